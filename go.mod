@@ -1,0 +1,15 @@
+module github.com/deltaclue/deltaclue
+
+go 1.26.5
+
+require (
+	github.com/gomlx/compute v0.1.2
+	github.com/gomlx/gomlx v0.28.2
+)
+
+require (
+	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
+	k8s.io/klog/v2 v2.140.0 // indirect
+)

