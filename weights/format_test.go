@@ -1,0 +1,155 @@
+package weights
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func sample(t testing.TB) []byte {
+	man := Manifest{Model: "bnn", Architecture: Architecture{Layers: []int{3, 2}, Activation: "relu", Output: "softmax",
+		Dropout: 0.25, MCSamples: 4, MaskSeed: 9}}
+	b, err := Encode(man, []Named{
+		{Name: "bnn/0/weights", Shape: []int{3, 2}, Values: []float32{1, 2, 3, 4, 5, 6}},
+		{Name: "bnn/0/biases", Shape: []int{2}, Values: []float32{-1, 0.5}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestRoundTrip(t *testing.T) {
+	f, err := Decode("sample", sample(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers, err := f.MLP("bnn", []int{3, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if layers[0].W[5] != 6 || layers[0].B[0] != -1 || f.Manifest.Architecture.MaskSeed != 9 {
+		t.Fatalf("round trip changed values: %+v", layers[0])
+	}
+	if _, err := f.Tensor("bnn/0/weights", 2, 3); err == nil || !strings.Contains(err.Error(), "shape") {
+		t.Errorf("wrong shape accepted: %v", err)
+	}
+	if _, err := f.Tensor("nope"); err == nil {
+		t.Error("missing tensor accepted")
+	}
+}
+
+func TestDecodeRejectsMalformed(t *testing.T) {
+	good := sample(t)
+	m := int(binary.LittleEndian.Uint32(good[12:16]))
+	edit := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
+	replaceInManifest := func(old, new string) []byte {
+		return edit(func(b []byte) []byte {
+			js := strings.Replace(string(b[16:16+m]), old, new, 1)
+			out := append(append(append([]byte(nil), b[:16]...), js...), b[16+m:]...)
+			binary.LittleEndian.PutUint32(out[12:16], uint32(len(js)))
+			return out
+		})
+	}
+	cases := map[string]struct {
+		data []byte
+		want string
+	}{
+		"short":            {good[:10], "shorter than"},
+		"magic":            {edit(func(b []byte) []byte { b[0] = 'X'; return b }), "magic"},
+		"version":          {edit(func(b []byte) []byte { b[8] = 2; return b }), "version 2"},
+		"manifest too big": {edit(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[12:], 1<<30); return b }), "exceeds"},
+		"manifest cut":     {good[:16+m/2], "manifest length"},
+		"bad json":         {edit(func(b []byte) []byte { b[16] = '['; return b }), "manifest"},
+		"unknown field":    {replaceInManifest(`"model"`, `"modle"`), "unknown field"},
+		"payload cut":      {good[:len(good)-4], "truncated"},
+		"flipped bit":      {edit(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), "SHA-256"},
+		"dtype":            {replaceInManifest(`"float32"`, `"float64"`), "dtype"},
+		"bad shape":        {replaceInManifest(`"shape": [`, `"shape": [-1,`), "shape"},
+		"bad offset":       {replaceInManifest(`"offset": 24`, `"offset": 20`), "offset"},
+	}
+	for name, c := range cases {
+		_, err := Decode("f.dcw", c.data)
+		if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "f.dcw: ") {
+			t.Errorf("%s: got %v, want an ErrFormat naming the file and mentioning %q", name, err, c.want)
+		}
+	}
+}
+
+func TestDecodeRejectsNaN(t *testing.T) {
+	b, err := Encode(Manifest{Model: "bnn"}, []Named{{Name: "x", Shape: []int{2}, Values: []float32{1, float32(math.NaN())}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode("nan.dcw", b); err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Fatalf("NaN accepted: %v", err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add(sample(f))
+	f.Add([]byte(Magic + "\x01\x00\x00\x00\x02\x00\x00\x00{}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Decode("fuzz", data)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error does not wrap ErrFormat: %v", err)
+			}
+			return
+		}
+		for _, tn := range file.Manifest.Tensors {
+			v, err := file.Tensor(tn.Name, tn.Shape...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 1
+			for _, d := range tn.Shape {
+				n *= d
+			}
+			if len(v) != n {
+				t.Fatalf("tensor %q: %d values for shape %v", tn.Name, len(v), tn.Shape)
+			}
+		}
+	})
+}
+
+func TestMCMasks(t *testing.T) {
+	a := Architecture{Layers: []int{784, 256, 128, 10}, Dropout: 0.25, MCSamples: 20, MaskSeed: 7}
+	masks := MCMasks(a)
+	again := MCMasks(a)
+	if len(masks) != 20 || len(masks[0]) != 2 || len(masks[0][0]) != 256 || len(masks[0][1]) != 128 {
+		t.Fatalf("mask shapes wrong")
+	}
+	kept, total := 0, 0
+	for k := range masks {
+		for l := range masks[k] {
+			for j, v := range masks[k][l] {
+				if v != again[k][l][j] {
+					t.Fatal("masks are not a function of the architecture")
+				}
+				if v != 0 && v != float32(1/0.75) {
+					t.Fatalf("mask value %v", v)
+				}
+				if v != 0 {
+					kept++
+				}
+				total++
+			}
+		}
+	}
+	if frac := float64(kept) / float64(total); math.Abs(frac-0.75) > 0.02 {
+		t.Errorf("kept fraction %.3f, want 0.75", frac)
+	}
+	a.MaskSeed = 8
+	differ := 0
+	for j, v := range MCMasks(a)[0][0] {
+		if v != masks[0][0][j] {
+			differ++
+		}
+	}
+	if differ < 50 { // two independent masks differ in 2·0.25·0.75 = 37.5 % of 256 units
+		t.Errorf("a different seed changes only %d of 256 mask values", differ)
+	}
+}

@@ -1,0 +1,71 @@
+package weights
+
+import (
+	"fmt"
+
+	"github.com/deltaclue/deltaclue/engine/rng"
+)
+
+// Dense is one fully connected layer: y = x·W + B, with W stored row-major as [In, Out].
+type Dense struct {
+	In, Out int
+	W       []float32 // In·Out values
+	B       []float32 // Out values
+}
+
+// LayerName returns the tensor-name prefix of layer i of the named stack: "<stack>/<i>".
+func LayerName(stack string, i int) string { return fmt.Sprintf("%s/%d", stack, i) }
+
+// MLP returns the dense layers of the named stack whose widths are given (input first), checking every shape.
+// The tensors are "<stack>/<i>/weights" [widths[i], widths[i+1]] and "<stack>/<i>/biases" [widths[i+1]].
+func (f *File) MLP(stack string, widths []int) ([]Dense, error) {
+	if len(widths) < 2 {
+		return nil, fmt.Errorf("%s: stack %q needs at least two widths, got %v", f.Name, stack, widths)
+	}
+	layers := make([]Dense, len(widths)-1)
+	for i := range layers {
+		in, out := widths[i], widths[i+1]
+		w, err := f.Tensor(LayerName(stack, i)+"/weights", in, out)
+		if err != nil {
+			return nil, err
+		}
+		b, err := f.Tensor(LayerName(stack, i)+"/biases", out)
+		if err != nil {
+			return nil, err
+		}
+		layers[i] = Dense{In: in, Out: out, W: w, B: b}
+	}
+	return layers, nil
+}
+
+// Stack names used in the shipped files.
+const (
+	StackEncoder       = "encoder"        // VAE: x → last hidden layer, ReLU after every layer
+	StackEncoderMean   = "encoder_mean"   // VAE: last hidden layer → μ (one layer)
+	StackEncoderLogVar = "encoder_logvar" // VAE: last hidden layer → log σ² (one layer)
+	StackDecoder       = "decoder"        // VAE: z → image logits, ReLU between layers
+	StackBNN           = "bnn"            // BNN: image → class logits, ReLU then dropout between layers
+)
+
+// MCMasks returns the BNN's fixed MC-dropout masks: masks[k][l] scales hidden layer l's activations in posterior
+// sample k, each unit kept (scaled by 1/(1−p)) or dropped (0). The masks are a function of the architecture
+// alone (dropout rate, sample count, mask seed, widths), so every platform averages over the same K networks.
+func MCMasks(a Architecture) [][][]float32 {
+	hidden := a.Layers[1 : len(a.Layers)-1]
+	keep := float32(1 / (1 - a.Dropout))
+	masks := make([][][]float32, a.MCSamples)
+	for k := range masks {
+		r := rng.New(rng.Derive(a.MaskSeed, uint64(k)))
+		masks[k] = make([][]float32, len(hidden))
+		for l, width := range hidden {
+			m := make([]float32, width)
+			for j := range m {
+				if r.Float64() >= a.Dropout {
+					m[j] = keep
+				}
+			}
+			masks[k][l] = m
+		}
+	}
+	return masks
+}
