@@ -1,0 +1,93 @@
+// Package kernel holds the engine's dense matrix-multiply kernel, MatMulAdd, in two bit-identical
+// implementations: a pure-Go one (every platform) and a hand-written WebAssembly SIMD one (matmul.wat, used by
+// js/wasm builds made with the wasmsimd build tag).
+//
+// # Determinism contract
+//
+// For row-major a [m×k], b [k×n], c [m×n], MatMulAdd performs, for every i, j,
+//
+//	c[i*n+j] += float32(a[i*k+0] * b[0*n+j])
+//	c[i*n+j] += float32(a[i*k+1] * b[1*n+j])
+//	...
+//	c[i*n+j] += float32(a[i*k+k-1] * b[(k-1)*n+j])
+//
+// strictly in increasing order of the inner index p, each product rounded to float32 before it is added (never a
+// fused multiply-add), so the result is a function of the inputs alone: natively (any GOAMD64 level, any
+// GOARCH) and in WebAssembly, with or without SIMD, it is the same bits. Implementations may block and unroll over
+// i and j freely, but never reorder or split the sum over p.
+//
+// Implementations may skip a product whose a element is exactly zero. That is invisible (x + ±0 == x bitwise)
+// under the preconditions below, which the engine always meets:
+//
+//   - c must not contain -0: callers start c from +0 (a zeroed slice) or from biases (which are never -0). A sum
+//     of float32 values is -0 only if every addend is -0, so c never becomes -0 either.
+//   - a and b must be finite (no Inf or NaN), so 0*b is always ±0.
+//
+// # The WebAssembly SIMD kernel
+//
+// In a GOOS=js GOARCH=wasm build with the build tag wasmsimd, MatMulAdd calls the function imported as
+//
+//	//go:wasmimport deltaclue_kernel matmul_add
+//
+// i.e. import module "deltaclue_kernel", name "matmul_add", signature (a, b, c, m, k, n i32) with a, b, c byte
+// addresses in Go's linear memory. The host supplies it from matmul.wasm (embedded here as WASM), which imports
+// Go's memory as "go" "mem" and so must be instantiated after the Go module, behind a small JS trampoline; see
+// web/node/wasm_exec_simd.js for the Node test runner and for the pattern a browser worker uses. Without the tag,
+// js/wasm builds use the pure-Go kernel and need nothing from the host.
+package kernel
+
+import (
+	_ "embed" // for WASM
+	"strconv"
+)
+
+// WASM is matmul.wasm: the WebAssembly SIMD kernel that a wasmsimd build of this package imports as
+// deltaclue_kernel.matmul_add. Tools write it out for the web page.
+//
+//go:embed matmul.wasm
+var WASM []byte
+
+// MatMulAdd computes c += a·b for row-major a [m×k], b [k×n], c [m×n]: for every i, j it adds the products
+// a[i*k+p]*b[p*n+j], each rounded to float32, to c[i*n+j] one at a time in increasing order of p (no fused
+// multiply-add). See the package documentation for the exact contract and its preconditions: c must not contain
+// -0 (callers start from +0 or from biases) and a, b must be finite.
+//
+// It panics if m, k or n is negative or if len(a) < m*k, len(b) < k*n or len(c) < m*n. Elements past those
+// lengths are neither read nor written. If m, k or n is zero it does nothing (after those checks).
+//
+// In a js/wasm build with the wasmsimd tag it runs the WebAssembly SIMD kernel (SIMD is true); elsewhere it runs
+// the same pure-Go kernel as MatMulAddGo. Both give the same bits.
+func MatMulAdd(a, b, c []float32, m, k, n int) {
+	a, b, c = check(a, b, c, m, k, n)
+	if m == 0 || k == 0 || n == 0 {
+		return
+	}
+	matMulAdd(a, b, c, m, k, n)
+}
+
+// MatMulAddGo is MatMulAdd always using the pure-Go kernel, whatever the build. It exists so that a wasmsimd
+// build can compare the two kernels bit for bit in one binary.
+func MatMulAddGo(a, b, c []float32, m, k, n int) {
+	a, b, c = check(a, b, c, m, k, n)
+	if m == 0 || k == 0 || n == 0 {
+		return
+	}
+	matMulAddGo(a, b, c, m, k, n)
+}
+
+// check validates the shapes and returns a, b, c resliced to exactly m*k, k*n and m*n elements.
+func check(a, b, c []float32, m, k, n int) ([]float32, []float32, []float32) {
+	if m < 0 || k < 0 || n < 0 {
+		panic("kernel.MatMulAdd: negative dimension m=" + strconv.Itoa(m) + " k=" + strconv.Itoa(k) + " n=" + strconv.Itoa(n))
+	}
+	// x*y <= l  <=>  x <= l/y for y > 0; this form cannot overflow.
+	short := func(name string, l, x, y int) {
+		if y > 0 && x > l/y {
+			panic("kernel.MatMulAdd: len(" + name + ")=" + strconv.Itoa(l) + " < " + strconv.Itoa(x) + "*" + strconv.Itoa(y))
+		}
+	}
+	short("a", len(a), m, k)
+	short("b", len(b), k, n)
+	short("c", len(c), m, n)
+	return a[:m*k], b[:k*n], c[:m*n]
+}

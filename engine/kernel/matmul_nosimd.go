@@ -1,0 +1,9 @@
+//go:build !(js && wasm && wasmsimd)
+
+package kernel
+
+// SIMD reports whether MatMulAdd runs the WebAssembly SIMD kernel (matmul.wasm). It is true only in
+// GOOS=js GOARCH=wasm builds with the wasmsimd build tag; in this build MatMulAdd runs the pure-Go kernel.
+const SIMD = false
+
+func matMulAdd(a, b, c []float32, m, k, n int) { matMulAddGo(a, b, c, m, k, n) }

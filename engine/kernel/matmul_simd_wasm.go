@@ -1,0 +1,25 @@
+//go:build js && wasm && wasmsimd
+
+package kernel
+
+import "unsafe"
+
+// SIMD reports whether MatMulAdd runs the WebAssembly SIMD kernel (matmul.wasm). It is true only in
+// GOOS=js GOARCH=wasm builds with the wasmsimd build tag, whose host must supply the import
+// deltaclue_kernel.matmul_add (see the package documentation).
+const SIMD = true
+
+// wasmMatMulAdd is matmul.wasm's export "matmul_add", supplied by the host under the import module
+// "deltaclue_kernel". Pointers are passed as i32 byte addresses into Go's linear memory, which the kernel
+// imports; it reads a and b and writes c only, within m*k, k*n and m*n elements, and keeps no reference.
+//
+//go:wasmimport deltaclue_kernel matmul_add
+//go:noescape
+func wasmMatMulAdd(a, b, c unsafe.Pointer, m, k, n int32)
+
+// matMulAdd runs the SIMD kernel. The caller has checked the shapes, m, k, n >= 1 and resliced a, b, c to
+// exactly m*k, k*n, m*n elements. The sizes fit in int32 because a wasm32 address space holds at most 2^30
+// float32s.
+func matMulAdd(a, b, c []float32, m, k, n int) {
+	wasmMatMulAdd(unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&c[0]), int32(m), int32(k), int32(n))
+}
