@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"testing"
+
+	"github.com/deltaclue/deltaclue/engine/kernel"
+	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+func loadShipped(t testing.TB) (*VAE, *BNN) {
+	t.Helper()
+	vf, err := weights.ShippedVAE()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bf, err := weights.ShippedBNN()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := LoadVAE(vf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadBNN(bf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, b
+}
+
+// benchObjective builds the distance loss around test digit 0 with n points scattered within radius 2.
+func benchObjective(t testing.TB, n int) *Objective {
+	v, b := loadShipped(t)
+	s, err := mnist.HeldOut()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x0 := s.Float(0, nil)
+	z0 := v.Encode(x0)
+	o, err := NewObjective(v, b, n, LossWeights{Total: 1, LambdaX: 0.03, LambdaY: 0.1}, x0, b.Classify(x0)[0].Probs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rng.New(9)
+	for i := 0; i < n; i++ {
+		for d := 0; d < v.Latent; d++ {
+			o.Z.Data[i*v.Latent+d] = z0[d] + float32(r.Norm()*0.5)
+		}
+	}
+	return o
+}
+
+// goldenObjective is the SHA-256 of the bits of the cost, p̄, uncertainties and ∂L/∂z of benchObjective(t, 13)
+// natively. The same test runs under GOOS=js GOARCH=wasm (Node), with the pure-Go and with the SIMD kernel: the
+// engine gives the same bits everywhere. (Regenerate it only when the models or the engine's arithmetic change
+// on purpose.)
+const goldenObjective = "5bd8c43e88f34a0dc1a6475c6b7a0f168f11834c06beb04f9f45cd77a30a0f2b"
+
+func TestGoldenBitsEverywhere(t *testing.T) {
+	o := benchObjective(t, 13)
+	o.Forward()
+	o.Backward()
+	h := sha256.New()
+	for _, s := range [][]float32{o.Cost.Live(), o.Pred.Probs.Live(), o.Pred.Total.Live(), o.Pred.Aleatoric.Live(),
+		o.Pred.Epistemic.Live(), o.Distance.Live(), o.Image.Live(), o.Z.Grad[:o.Z.Rows()*o.Z.Cols]} {
+		binary.Write(h, binary.LittleEndian, s)
+	}
+	got := hex.EncodeToString(h.Sum(nil))
+	if got != goldenObjective {
+		t.Fatalf("objective bits hash %s, want %s (kernel SIMD=%v)", got, goldenObjective, kernel.SIMD)
+	}
+}
+
+func TestZeroAllocationsPerStep(t *testing.T) {
+	o := benchObjective(t, 20)
+	step := func() {
+		o.Forward()
+		o.Backward()
+	}
+	step()
+	if a := testing.AllocsPerRun(5, step); a != 0 {
+		t.Fatalf("%v allocations per forward+backward, want 0", a)
+	}
+	o.Graph.SetBatch(7)
+	if a := testing.AllocsPerRun(5, step); a != 0 {
+		t.Fatalf("%v allocations per step with a shrunk batch, want 0", a)
+	}
+}
+
+func TestLoadRejectsWrongArchitecture(t *testing.T) {
+	vf, _ := weights.ShippedVAE()
+	bf, _ := weights.ShippedBNN()
+	if _, err := LoadVAE(bf); err == nil {
+		t.Error("LoadVAE accepted the BNN")
+	}
+	if _, err := LoadBNN(vf); err == nil {
+		t.Error("LoadBNN accepted the VAE")
+	}
+	bad := *bf
+	bad.Manifest.Architecture.Dropout = 1
+	if _, err := LoadBNN(&bad); err == nil {
+		t.Error("LoadBNN accepted dropout 1")
+	}
+	bad = *bf
+	bad.Manifest.Architecture.Layers = []int{784, 300, 128, 10}
+	if _, err := LoadBNN(&bad); err == nil {
+		t.Error("LoadBNN accepted widths that do not match the tensors")
+	}
+}
+
+func TestObjectiveRejectsBadInput(t *testing.T) {
+	v, b := loadShipped(t)
+	x0 := make([]float32, Pixels)
+	if _, err := NewObjective(v, b, 4, LossWeights{Total: 1}, x0[:10], nil); err == nil {
+		t.Error("a short x0 was accepted")
+	}
+	if _, err := NewObjective(v, b, 4, LossWeights{}, x0, nil); err == nil {
+		t.Error("an all-zero loss was accepted")
+	}
+	if _, err := NewObjective(v, b, 4, LossWeights{Total: 1, LambdaY: 1}, x0, nil); err == nil {
+		t.Error("λy without y0 was accepted")
+	}
+}
+
+func TestNaNPropagates(t *testing.T) {
+	// The engine's NaN policy: a NaN latent point gives a NaN cost and NaN gradient for that point only,
+	// never a panic and never a finite-looking number; the search (engine/clue) drops such points.
+	o := benchObjective(t, 3)
+	o.Z.Data[o.Z.Cols] = float32(math.NaN())
+	o.Forward()
+	o.Backward()
+	if !math.IsNaN(float64(o.Cost.Data[1])) {
+		t.Fatalf("cost of a NaN point is %v", o.Cost.Data[1])
+	}
+	for _, i := range []int{0, 2} {
+		if c := o.Cost.Data[i]; math.IsNaN(float64(c)) || math.IsInf(float64(c), 0) {
+			t.Fatalf("point %d caught the NaN: cost %v", i, c)
+		}
+		for _, g := range o.Z.Grad[i*o.Z.Cols : (i+1)*o.Z.Cols] {
+			if math.IsNaN(float64(g)) {
+				t.Fatalf("point %d's gradient caught the NaN", i)
+			}
+		}
+	}
+}
+
+// PointStepMultiplyAdds is the count of multiply-adds in one forward and backward pass of the objective for
+// one latent point (matrix products only; everything else is linear in the widths and far smaller).
+func TestPointStepCount(t *testing.T) {
+	v, b := loadShipped(t)
+	got := PointStepMultiplyAdds(v, b)
+	if got != 2836480 {
+		t.Fatalf("point-step multiply-adds %d, want 2,836,480 (decoder 16-256-512-784, BNN 784-256-128-10, K=20)", got)
+	}
+}
+
+func BenchmarkPointStep(b *testing.B) {
+	for _, n := range []int{1, 100} {
+		b.Run(map[int]string{1: "batch1", 100: "batch100"}[n], func(b *testing.B) {
+			o := benchObjective(b, n)
+			v, bnn := loadShipped(b)
+			b.ResetTimer()
+			for range b.N {
+				o.Forward()
+				o.Backward()
+			}
+			flops := 2 * float64(PointStepMultiplyAdds(v, bnn)) * float64(n) * float64(b.N)
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/step")
+		})
+	}
+}

@@ -1,0 +1,127 @@
+// Package engine is a small reverse-mode automatic differentiation engine for the δ-CLUE search, and the
+// project's models on it: the VAE's encoder and decoder and the MC-dropout BNN.
+//
+// It is built for one job: differentiate a per-point loss L(z) with respect to a batch of latent points z,
+// thousands of times, natively and inside a browser worker (WASM), with bit-identical results on both. So:
+//
+//   - Tensors are float32 matrices [rows, cols] whose row count follows the graph's active batch: a point
+//     that leaves the batch (it converged) stops costing compute (Graph.SetBatch).
+//   - A graph is built once for a batch capacity; Forward and Backward then run on buffers allocated at build
+//     time and allocate nothing.
+//   - Weights are constants: gradients flow only into tensors that depend on a graph input that asked for
+//     them (the latent points), never into weights.
+//   - Each op's backward rule sits beside its forward rule (ops.go); matrix products go through
+//     engine/kernel, whose pure-Go and WASM SIMD kernels give the same bits; exp and log come from
+//     engine/fmath, which gives the same bits on every platform.
+//
+// The graph runs on one goroutine; use one graph per goroutine.
+package engine
+
+import "fmt"
+
+// Tensor is a float32 matrix [Rows(), Cols] in row-major order, living in a Graph. Its row count is the
+// graph's batch size times PerPoint (1 for most tensors, K for the BNN's MC-expanded activations, laid out
+// sample-major: row k·batch + i belongs to sample k of point i).
+type Tensor struct {
+	Cols     int
+	PerPoint int
+	Data     []float32 // capacity·PerPoint·Cols values; the first Rows()·Cols are live
+	Grad     []float32 // ∂loss/∂Data, same size; nil when no gradient flows into this tensor
+	g        *Graph
+}
+
+// Rows is the tensor's live row count for the graph's current batch.
+func (t *Tensor) Rows() int { return t.PerPoint * t.g.batch }
+
+// Live returns the live part of Data.
+func (t *Tensor) Live() []float32 { return t.Data[:t.Rows()*t.Cols] }
+
+// Row returns row r of Data.
+func (t *Tensor) Row(r int) []float32 { return t.Data[r*t.Cols : (r+1)*t.Cols] }
+
+// op is one differentiable operation: forward computes its output from its inputs for the live rows;
+// backward adds ∂loss/∂input to the inputs' Grad (those that have one) given ∂loss/∂output.
+type op interface {
+	forward()
+	backward()
+}
+
+// Graph is a computation on a batch of up to Capacity points, recorded op by op in the order it is built
+// (a valid topological order), run forward in that order and backward in reverse.
+type Graph struct {
+	capacity int
+	batch    int
+	ops      []op
+	tensors  []*Tensor
+}
+
+// NewGraph starts a graph for batches of up to capacity points.
+func NewGraph(capacity int) *Graph {
+	if capacity < 1 {
+		panic(fmt.Sprintf("engine: graph capacity %d < 1", capacity))
+	}
+	return &Graph{capacity: capacity, batch: capacity}
+}
+
+// Capacity is the largest batch the graph was built for.
+func (g *Graph) Capacity() int { return g.capacity }
+
+// Batch is the current number of live points.
+func (g *Graph) Batch() int { return g.batch }
+
+// SetBatch sets the number of live points (rows 0..n-1 of every per-point tensor) for the next Forward and
+// Backward. Shrinking it is how converged points leave the computation.
+func (g *Graph) SetBatch(n int) error {
+	if n < 1 || n > g.capacity {
+		return fmt.Errorf("engine: batch %d outside 1..%d", n, g.capacity)
+	}
+	g.batch = n
+	return nil
+}
+
+// newTensor allocates a tensor of cols columns and perPoint rows per point, with a gradient buffer if grad.
+func (g *Graph) newTensor(cols, perPoint int, grad bool) *Tensor {
+	t := &Tensor{Cols: cols, PerPoint: perPoint, Data: make([]float32, g.capacity*perPoint*cols), g: g}
+	if grad {
+		t.Grad = make([]float32, len(t.Data))
+	}
+	g.tensors = append(g.tensors, t)
+	return t
+}
+
+// Input adds a per-point input of cols columns, to be filled by the caller before Forward. If grad, Backward
+// computes ∂loss/∂input into its Grad.
+func (g *Graph) Input(cols int, grad bool) *Tensor { return g.newTensor(cols, 1, grad) }
+
+func (g *Graph) add(o op) { g.ops = append(g.ops, o) }
+
+// Forward runs every op for the live rows.
+func (g *Graph) Forward() {
+	for _, o := range g.ops {
+		o.forward()
+	}
+}
+
+// Backward computes the gradient of Σ_i loss[i] (a per-point scalar, [batch, 1]) with respect to every tensor
+// that takes a gradient, after a Forward: ∂/∂loss[i] = 1 for each live point, and each point's gradient is
+// its own loss's, since points never mix. (weights scales point i's loss instead, when non-nil.)
+func (g *Graph) Backward(loss *Tensor, weights []float32) {
+	if loss.Grad == nil || loss.Cols != 1 || loss.PerPoint != 1 {
+		panic("engine: Backward needs a per-point scalar loss that depends on a gradient input")
+	}
+	for _, t := range g.tensors {
+		if t.Grad != nil {
+			clear(t.Grad[:t.Rows()*t.Cols])
+		}
+	}
+	seed := loss.Grad[:g.batch]
+	for i := range seed {
+		seed[i] = 1
+		if weights != nil {
+			seed[i] = weights[i]
+		}
+	}
+	for i := len(g.ops) - 1; i >= 0; i-- {
+		g.ops[i].backward()
+	}
+}

@@ -1,0 +1,134 @@
+package engine
+
+import "fmt"
+
+// LossWeights weights the terms of the δ-CLUE objective
+//
+//	L(z) = wT·H_total + wA·H_aleatoric + wE·H_epistemic + λx·d_x(μθ(z), x0) + λy·d_y(p̄(μθ(z)), p̄(x0))
+//
+// where d_x is the L1 distance (summed over pixels, or its mean per pixel when DistanceMean) and d_y the
+// cross-entropy of the prediction on the decoded image against the prediction on x0.
+type LossWeights struct {
+	Total, Aleatoric, Epistemic float32
+	LambdaX                     float32
+	DistanceMean                bool
+	LambdaY                     float32
+}
+
+// Objective is the δ-CLUE loss of a batch of latent points as an engine graph: set the points in Z, call
+// Forward (and Backward for ∂L/∂z in Z.Grad), read the outputs.
+type Objective struct {
+	Graph    *Graph
+	Z        *Tensor    // latent points [batch, Latent], with gradient
+	Logits   *Tensor    // decoder logits [batch, 784]
+	Image    *Tensor    // decoded images μθ(z) [batch, 784]
+	Pred     Prediction // the BNN on the decoded images
+	Distance *Tensor    // summed L1 distance to x0 [batch, 1], whatever the loss's normalisation
+	Cost     *Tensor    // L(z) [batch, 1]
+}
+
+// NewObjective builds the objective for batches of up to capacity points around the image x0 (784 values),
+// whose BNN prediction is y0 (its p̄, used by the λy term; may be nil when LambdaY = 0).
+func NewObjective(v *VAE, b *BNN, capacity int, w LossWeights, x0, y0 []float32) (*Objective, error) {
+	if len(x0) != Pixels {
+		return nil, fmt.Errorf("engine: x0 has %d values, want %d", len(x0), Pixels)
+	}
+	if w.LambdaY != 0 && len(y0) != b.Classes {
+		return nil, fmt.Errorf("engine: y0 has %d values, want %d classes", len(y0), b.Classes)
+	}
+	g := NewGraph(capacity)
+	o := &Objective{Graph: g}
+	o.Z = g.Input(v.Latent, true)
+	o.Logits, o.Image = v.Decode(g, o.Z)
+	var target []float32
+	if w.LambdaY != 0 {
+		target = y0
+	}
+	o.Pred = b.Predict(g, o.Image, target)
+	o.Distance = g.L1(o.Image, append([]float32(nil), x0...))
+	var terms []Term
+	for _, t := range []Term{{w.Total, o.Pred.Total}, {w.Aleatoric, o.Pred.Aleatoric}, {w.Epistemic, o.Pred.Epistemic}} {
+		if t.Coef != 0 {
+			terms = append(terms, t)
+		}
+	}
+	if w.LambdaX != 0 {
+		lx := w.LambdaX
+		if w.DistanceMean {
+			lx /= Pixels
+		}
+		terms = append(terms, Term{lx, o.Distance})
+	}
+	if w.LambdaY != 0 {
+		terms = append(terms, Term{w.LambdaY, o.Pred.CrossEnt})
+	}
+	if len(terms) == 0 {
+		return nil, fmt.Errorf("engine: every weight of the loss is zero")
+	}
+	o.Cost = g.Sum(terms...)
+	return o, nil
+}
+
+// Forward evaluates the objective at the live points of Z.
+func (o *Objective) Forward() { o.Graph.Forward() }
+
+// Backward computes ∂L_i/∂z_i for every live point into Z.Grad, after Forward.
+func (o *Objective) Backward() { o.Graph.Backward(o.Cost, nil) }
+
+// Encode returns the encoder means μφ(x) of images [n·784] as [n·Latent] (a one-off graph: allocates).
+func (v *VAE) Encode(images []float32) []float32 {
+	n := len(images) / Pixels
+	g := NewGraph(max(n, 1))
+	x := g.Input(Pixels, false)
+	z := v.EncodeMean(g, x)
+	g.SetBatch(n)
+	copy(x.Data, images)
+	g.Forward()
+	return append([]float32(nil), z.Live()...)
+}
+
+// DecodeImages returns the decoded images μθ(z) [n·784] of latent points [n·Latent] (a one-off graph).
+func (v *VAE) DecodeImages(z []float32) []float32 {
+	n := len(z) / v.Latent
+	g := NewGraph(max(n, 1))
+	in := g.Input(v.Latent, false)
+	_, img := v.Decode(g, in)
+	g.SetBatch(n)
+	copy(in.Data, z)
+	g.Forward()
+	return append([]float32(nil), img.Live()...)
+}
+
+// Uncertainty is the BNN's verdict on one image.
+type Uncertainty struct {
+	Probs                       []float32 // p̄, one per class
+	Total, Aleatoric, Epistemic float32   // nats
+}
+
+// Label is the most probable class (the first of ties).
+func (u Uncertainty) Label() int {
+	best := 0
+	for k, p := range u.Probs {
+		if p > u.Probs[best] {
+			best = k
+		}
+	}
+	return best
+}
+
+// Classify returns the BNN's prediction for each of the images [n·784] (a one-off graph).
+func (b *BNN) Classify(images []float32) []Uncertainty {
+	n := len(images) / Pixels
+	g := NewGraph(max(n, 1))
+	x := g.Input(Pixels, false)
+	p := b.Predict(g, x, nil)
+	g.SetBatch(n)
+	copy(x.Data, images)
+	g.Forward()
+	out := make([]Uncertainty, n)
+	for i := range out {
+		out[i] = Uncertainty{Probs: append([]float32(nil), p.Probs.Row(i)...),
+			Total: p.Total.Data[i], Aleatoric: p.Aleatoric.Data[i], Epistemic: p.Epistemic.Data[i]}
+	}
+	return out
+}
