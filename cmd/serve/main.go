@@ -1,0 +1,39 @@
+// Command serve serves a folder of static files on a local address, as a static host such as GitHub Pages
+// would (what `make serve` runs). With -prefix /repo/ the site is served under that path, to try a build made
+// for sub-path hosting.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"strings"
+)
+
+func main() {
+	dir := flag.String("dir", "build/site", "folder to serve")
+	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
+	prefix := flag.String("prefix", "/", "URL path the site lives under, e.g. /deltaclue/")
+	flag.Parse()
+	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+		log.Fatalf("serve: %s is not a folder (build the site first: make serve)", *dir)
+	}
+	fmt.Printf("serving %s at http://%s%s\n", *dir, *addr, *prefix)
+	log.Fatal(http.ListenAndServe(*addr, Handler(*dir, *prefix)))
+}
+
+// Handler serves dir under prefix, telling browsers to revalidate every file so a rebuilt site is picked up.
+func Handler(dir, prefix string) http.Handler {
+	if !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	files := http.StripPrefix(strings.TrimSuffix(prefix, "/"), http.FileServer(http.Dir(dir)))
+	mux := http.NewServeMux()
+	mux.Handle(prefix, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	}))
+	return mux
+}
