@@ -23,8 +23,8 @@ type VAE struct {
 type BNN struct {
 	Classes int
 	K       int
-	layers  []Layer
-	masks   [][][]float32 // masks[l][k]: hidden layer l's mask in sample k
+	first   Layer     // the first layer, before any dropout: shared by the K networks
+	samples [][]Layer // samples[l][k]: layer l+1 of network k, its input's dropout mask folded into its rows
 }
 
 func layersOf(f *weights.File, stack string, widths []int) ([]Layer, error) {
@@ -81,18 +81,26 @@ func LoadBNN(f *weights.File) (*BNN, error) {
 	case !(a.Dropout >= 0 && a.Dropout < 1) || a.MCSamples < 1 || a.MCSamples > 1000:
 		return nil, fmt.Errorf("%s: dropout %v with %d MC samples: need 0 ≤ dropout < 1 and 1..1000 samples", f.Name, a.Dropout, a.MCSamples)
 	}
-	b := &BNN{Classes: a.Layers[len(a.Layers)-1], K: a.MCSamples}
-	var err error
-	if b.layers, err = layersOf(f, weights.StackBNN, a.Layers); err != nil {
+	dense, err := f.MLP(weights.StackBNN, a.Layers)
+	if err != nil {
 		return nil, err
 	}
-	byK := weights.MCMasks(a)
-	b.masks = make([][][]float32, len(a.Layers)-2)
-	for l := range b.masks {
-		b.masks[l] = make([][]float32, b.K)
-		for k := range b.masks[l] {
-			b.masks[l][k] = byK[k][l]
+	b := &BNN{Classes: a.Layers[len(a.Layers)-1], K: a.MCSamples}
+	b.first = NewLayer(dense[0].In, dense[0].Out, dense[0].W, dense[0].B)
+	masks := weights.MCMasks(a)
+	for l, d := range dense[1:] {
+		per := make([]Layer, b.K)
+		for k := range per {
+			// (h ⊙ m)·W = h·(diag(m)·W): scale row i of W by the mask of input unit i.
+			w := make([]float32, len(d.W))
+			for i, m := range masks[k][l] {
+				for j := 0; j < d.Out; j++ {
+					w[i*d.Out+j] = m * d.W[i*d.Out+j]
+				}
+			}
+			per[k] = NewLayer(d.In, d.Out, w, d.B)
 		}
+		b.samples = append(b.samples, per)
 	}
 	return b, nil
 }
@@ -134,12 +142,11 @@ type Prediction struct {
 // cross-entropy against target when it is non-nil. The first layer runs once per point; the layers after the
 // first dropout run once per point and MC sample.
 func (b *BNN) Predict(g *Graph, x *Tensor, target []float32) Prediction {
-	h := g.ReLU(g.Dense(x, &b.layers[0]))
-	h = g.Expand(h, b.masks[0])
-	for l := 1; l < len(b.layers); l++ {
-		h = g.Dense(h, &b.layers[l])
-		if l < len(b.layers)-1 {
-			h = g.Mask(g.ReLU(h), b.masks[l])
+	h := g.ReLU(g.Dense(x, &b.first))
+	for l, per := range b.samples {
+		h = g.DenseSamples(h, per)
+		if l < len(b.samples)-1 {
+			h = g.ReLU(h)
 		}
 	}
 	return g.Predictive(h, target)
@@ -153,9 +160,9 @@ func PointStepMultiplyAdds(v *VAE, b *BNN) int {
 	for _, l := range v.decoder {
 		n += l.In * l.Out
 	}
-	n += b.layers[0].In * b.layers[0].Out
-	for _, l := range b.layers[1:] {
-		n += b.K * l.In * l.Out
+	n += b.first.In * b.first.Out
+	for _, per := range b.samples {
+		n += b.K * per[0].In * per[0].Out
 	}
 	return 2 * n
 }

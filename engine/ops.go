@@ -103,121 +103,104 @@ func (o *reluOp) backward() {
 
 // ---- sigmoid ----
 
-type sigmoidOp struct{ x, out *Tensor }
+type sigmoidOp struct {
+	x, out *Tensor
+	e      []float32 // e^{−|x|}, kept for the backward pass
+}
 
 // Sigmoid is 1/(1+e^-x) elementwise.
 func (g *Graph) Sigmoid(x *Tensor) *Tensor {
 	out := g.newTensor(x.Cols, x.PerPoint, x.Grad != nil)
-	g.add(&sigmoidOp{x, out})
+	g.add(&sigmoidOp{x, out, make([]float32, len(out.Data))})
 	return out
 }
 
 func (o *sigmoidOp) forward() {
 	x, out := o.x.Live(), o.out.Live()
-	out = out[:len(x)]
+	out, e := out[:len(x)], o.e[:len(x)]
 	for i, v := range x {
-		out[i] = fmath.Sigmoid32(v)
+		ei := fmath.Exp(-math.Abs(float64(v)))
+		s := 1 / (1 + ei)
+		if v < 0 {
+			s = ei / (1 + ei)
+		}
+		out[i], e[i] = float32(s), float32(ei)
 	}
 }
 
-// backward: σ'(x) = σ(x)σ(−x) = e^{−|x|}/(1+e^{−|x|})², from the logit in float64: 1−σ computed from a
+// backward: σ'(x) = σ(x)σ(−x) = e^{−|x|}/(1+e^{−|x|})², from e^{−|x|} rather than from σ: 1−σ computed from a
 // float32 σ near 1 would lose most of its digits.
 func (o *sigmoidOp) backward() {
 	if o.x.Grad == nil {
 		return
 	}
 	n := o.x.Rows() * o.x.Cols
-	x, dx, dout := o.x.Data[:n], o.x.Grad[:n], o.out.Grad[:n]
-	for i, v := range x {
-		e := fmath.Exp(-math.Abs(float64(v)))
-		dx[i] += float32(float64(dout[i]) * (e / ((1 + e) * (1 + e))))
+	e, dx, dout := o.e[:n], o.x.Grad[:n], o.out.Grad[:n]
+	for i, ei := range e {
+		d := float64(ei)
+		dx[i] += float32(float64(dout[i]) * (d / ((1 + d) * (1 + d))))
 	}
 }
 
-// ---- MC dropout: expand to K masked copies, and mask ----
+// ---- dense per MC sample: block k = x(k)·W_k + b ----
 
-type expandOp struct {
+type denseSamplesOp struct {
 	x, out *Tensor
-	masks  [][]float32 // [K][cols]
+	layers []Layer // one per MC sample
 }
 
-// Expand turns per-point rows [batch, C] into K masked copies [K·batch, C], sample-major: row k·batch + i is
-// x's row i times masks[k]. It is how the K MC-dropout networks share the layers before the first dropout.
-func (g *Graph) Expand(x *Tensor, masks [][]float32) *Tensor {
-	if x.PerPoint != 1 {
-		panic("engine: Expand needs per-point rows")
+// DenseSamples applies layer k to MC sample k: out [K·batch, Out] is sample-major (row k·batch + i belongs to
+// sample k of point i). x is either per point [batch, In], shared by the samples, or per sample [K·batch, In].
+// With layers[k] = diag(mask_k)·W, this is how the K MC-dropout networks differ: a dropout mask on a layer's
+// input is folded into that layer's weights, so no masked copy of the activations is ever made.
+func (g *Graph) DenseSamples(x *Tensor, layers []Layer) *Tensor {
+	if x.PerPoint != 1 && x.PerPoint != len(layers) {
+		panic("engine: DenseSamples input is neither per point nor per sample")
 	}
-	out := g.newTensor(x.Cols, len(masks), x.Grad != nil)
-	g.add(&expandOp{x, out, masks})
+	for i := range layers {
+		if layers[i].In != x.Cols || layers[i].Out != layers[0].Out {
+			panic("engine: DenseSamples layers do not match the input")
+		}
+	}
+	out := g.newTensor(layers[0].Out, len(layers), x.Grad != nil)
+	g.add(&denseSamplesOp{x, out, layers})
 	return out
 }
 
-func (o *expandOp) forward() {
-	b, c := o.x.g.batch, o.x.Cols
-	for k, m := range o.masks {
-		for i := 0; i < b; i++ {
-			src, dst := o.x.Data[i*c:(i+1)*c], o.out.Data[(k*b+i)*c:(k*b+i+1)*c]
-			m := m[:len(src)]
-			for j, v := range src {
-				dst[j] = v * m[j]
-			}
+// block returns sample k's rows of t (all of t when it is per point).
+func block(t *Tensor, k int, grad bool) []float32 {
+	b := t.g.batch
+	s := t.Data
+	if grad {
+		s = t.Grad
+	}
+	if t.PerPoint == 1 {
+		return s[:b*t.Cols]
+	}
+	return s[k*b*t.Cols : (k+1)*b*t.Cols]
+}
+
+func (o *denseSamplesOp) forward() {
+	b := o.x.g.batch
+	for k := range o.layers {
+		l := &o.layers[k]
+		out := block(o.out, k, false)
+		for r := 0; r < b; r++ {
+			copy(out[r*l.Out:(r+1)*l.Out], l.B)
 		}
+		kernel.MatMulAdd(block(o.x, k, false), l.W, out, b, l.In, l.Out)
 	}
 }
 
-func (o *expandOp) backward() {
+// backward: ∂/∂x(k) += ∂/∂out_k · W_kᵀ; a shared x sums the samples' contributions in order k = 0, 1, ….
+func (o *denseSamplesOp) backward() {
 	if o.x.Grad == nil {
 		return
 	}
-	b, c := o.x.g.batch, o.x.Cols
-	for k, m := range o.masks {
-		for i := 0; i < b; i++ {
-			dx, dout := o.x.Grad[i*c:(i+1)*c], o.out.Grad[(k*b+i)*c:(k*b+i+1)*c]
-			m := m[:len(dx)]
-			for j, d := range dout[:len(dx)] {
-				dx[j] += d * m[j]
-			}
-		}
-	}
-}
-
-type maskOp struct {
-	x, out *Tensor
-	masks  [][]float32
-}
-
-// Mask multiplies sample k's rows of an expanded tensor [K·batch, C] by masks[k].
-func (g *Graph) Mask(x *Tensor, masks [][]float32) *Tensor {
-	if x.PerPoint != len(masks) {
-		panic("engine: Mask needs one mask per MC sample")
-	}
-	out := g.newTensor(x.Cols, x.PerPoint, x.Grad != nil)
-	g.add(&maskOp{x, out, masks})
-	return out
-}
-
-func (o *maskOp) forward() {
-	b, c := o.x.g.batch, o.x.Cols
-	for k, m := range o.masks {
-		lo, hi := k*b*c, (k+1)*b*c
-		src, dst := o.x.Data[lo:hi], o.out.Data[lo:hi]
-		for i, v := range src {
-			dst[i] = v * m[i%c]
-		}
-	}
-}
-
-func (o *maskOp) backward() {
-	if o.x.Grad == nil {
-		return
-	}
-	b, c := o.x.g.batch, o.x.Cols
-	for k, m := range o.masks {
-		lo, hi := k*b*c, (k+1)*b*c
-		dx, dout := o.x.Grad[lo:hi], o.out.Grad[lo:hi]
-		for i, d := range dout {
-			dx[i] += d * m[i%c]
-		}
+	b := o.x.g.batch
+	for k := range o.layers {
+		l := &o.layers[k]
+		kernel.MatMulAdd(block(o.out, k, true), l.WT, block(o.x, k, true), b, l.Out, l.In)
 	}
 }
 

@@ -101,7 +101,10 @@ func awayFromKinks(r *rng.Rand, x []float32) {
 
 func TestOpGradients(t *testing.T) {
 	r := rng.New(1)
-	masks := [][]float32{{0, 2, 2, 2, 0, 2}, {2, 2, 0, 0, 2, 2}, {2, 0, 2, 2, 2, 0}}
+	samples := func() []Layer { // three MC samples' layers 6 → 6
+		return []Layer{*randLayer(r, 6, 6), *randLayer(r, 6, 6), *randLayer(r, 6, 6)}
+	}
+	s1, s2 := samples(), samples()
 	zeros := make([]float32, 6)
 	dist := []float32{0.1, 0.2, 0.3, 0.15, 0.05, 0.2}
 	cases := []struct {
@@ -118,16 +121,18 @@ func TestOpGradients(t *testing.T) {
 			b := g.Dense(x, randLayer(r, 6, 1))
 			return g.Sum(Term{0.7, a}, Term{-1.5, b}, Term{2, a})
 		}},
-		// The expanded ops reach a per-point output through Predictive.
-		{"expand", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.Expand(x, masks), nil).Total }},
-		{"mask", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.Mask(g.Expand(x, masks), masks), nil).Total }},
-		{"predictive p̄", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.Expand(x, masks), nil).Probs }},
-		{"predictive H total", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.Expand(x, masks), nil).Total }},
-		{"predictive H aleatoric", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.Expand(x, masks), nil).Aleatoric }},
-		{"predictive H epistemic", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.Expand(x, masks), nil).Epistemic }},
-		{"predictive cross-entropy", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.Expand(x, masks), dist).CrossEnt }},
+		// Per-sample tensors reach a per-point output through Predictive.
+		{"dense per sample, shared input", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.DenseSamples(x, s1), nil).Total }},
+		{"dense per sample, per-sample input", normal, func(g *Graph, x *Tensor) *Tensor {
+			return g.Predictive(g.DenseSamples(g.DenseSamples(x, s1), s2), nil).Aleatoric
+		}},
+		{"predictive p̄", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.DenseSamples(x, s1), nil).Probs }},
+		{"predictive H total", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.DenseSamples(x, s1), nil).Total }},
+		{"predictive H aleatoric", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.DenseSamples(x, s1), nil).Aleatoric }},
+		{"predictive H epistemic", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.DenseSamples(x, s1), nil).Epistemic }},
+		{"predictive cross-entropy", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.DenseSamples(x, s1), dist).CrossEnt }},
 		{"predictive, all at once", normal, func(g *Graph, x *Tensor) *Tensor {
-			p := g.Predictive(g.Expand(x, masks), dist)
+			p := g.Predictive(g.DenseSamples(x, s1), dist)
 			return g.Sum(Term{1, p.Total}, Term{0.5, p.Aleatoric}, Term{-2, p.Epistemic}, Term{0.3, p.CrossEnt}, Term{1, g.Dense(p.Probs, randLayer(r, 6, 1))})
 		}},
 	}
@@ -142,7 +147,8 @@ func TestForwardValues(t *testing.T) {
 	g := NewGraph(2)
 	x := g.Input(3, false)
 	copy(x.Data, []float32{1, 2, 3, -1, 0, 1})
-	pred := g.Predictive(g.Expand(x, [][]float32{{1, 1, 1}}), []float32{0, 0, 1})
+	identity := NewLayer(3, 3, []float32{1, 0, 0, 0, 1, 0, 0, 0, 1}, make([]float32, 3))
+	pred := g.Predictive(g.DenseSamples(x, []Layer{identity}), []float32{0, 0, 1})
 	p, h := pred.Probs, pred.Total
 	d := g.L1(x, []float32{1, 1, 1})
 	relu := g.ReLU(x)
@@ -180,10 +186,10 @@ func TestActiveBatch(t *testing.T) {
 	// Shrinking the batch computes the first rows exactly as the full batch does, and touches no other row.
 	r := rng.New(3)
 	l := randLayer(r, 5, 4)
-	masks := [][]float32{{2, 0, 2, 2}, {0, 2, 2, 2}}
+	per := []Layer{*randLayer(r, 4, 3), *randLayer(r, 4, 3)}
 	g := NewGraph(6)
 	x := g.Input(5, true)
-	out := g.Predictive(g.Mask(g.Expand(g.ReLU(g.Dense(x, l)), masks), masks), nil).Epistemic
+	out := g.Predictive(g.DenseSamples(g.ReLU(g.Dense(x, l)), per), nil).Epistemic
 	normal(r, x.Data)
 	g.Forward()
 	g.Backward(out, nil)

@@ -30,7 +30,7 @@ type predictiveOp struct {
 	total, aleatoric, epistemic *Tensor // [batch, 1]
 	crossEnt                    *Tensor // [batch, 1], nil without a target
 	target                      []float64
-	logp                        []float64 // log p_k, [K·capacity·C]
+	logp, p                     []float64 // log p_k and p_k, [K·capacity·C]
 	pbar, logpbar               []float64 // [capacity·C]
 	gp                          []float64 // backward scratch [C]
 }
@@ -46,7 +46,7 @@ func (g *Graph) Predictive(logits *Tensor, target []float32) Prediction {
 	o := &predictiveOp{logits: logits,
 		samples: g.newTensor(c, k, false), probs: g.newTensor(c, 1, grad),
 		total: g.newTensor(1, 1, grad), aleatoric: g.newTensor(1, 1, grad), epistemic: g.newTensor(1, 1, grad),
-		logp: make([]float64, g.capacity*k*c), pbar: make([]float64, g.capacity*c), logpbar: make([]float64, g.capacity*c),
+		logp: make([]float64, g.capacity*k*c), p: make([]float64, g.capacity*k*c), pbar: make([]float64, g.capacity*c), logpbar: make([]float64, g.capacity*c),
 		gp: make([]float64, c)}
 	if target != nil {
 		if len(target) != c {
@@ -72,7 +72,7 @@ func (o *predictiveOp) forward() {
 		var ha float64
 		for s := 0; s < k; s++ {
 			r := s*b + i
-			x, logp, p32 := o.logits.Row(r), o.logp[r*c:(r+1)*c], o.samples.Row(r)
+			x, logp, p64, p32 := o.logits.Row(r), o.logp[r*c:(r+1)*c], o.p[r*c:(r+1)*c], o.samples.Row(r)
 			hi := x[0]
 			for _, v := range x {
 				if v > hi {
@@ -88,7 +88,7 @@ func (o *predictiveOp) forward() {
 			for j, v := range x {
 				lp := float64(v) - lse
 				p := fmath.Exp(lp)
-				logp[j] = lp
+				logp[j], p64[j] = lp, p
 				p32[j] = float32(p)
 				pbar[j] += p
 				h -= p * lp
@@ -140,14 +140,13 @@ func (o *predictiveOp) backward() {
 		}
 		for s := 0; s < k; s++ {
 			r := s*b + i
-			logp, dx := o.logp[r*c:(r+1)*c], o.logits.Grad[r*c:(r+1)*c]
+			logp, p, dx := o.logp[r*c:(r+1)*c], o.p[r*c:(r+1)*c], o.logits.Grad[r*c:(r+1)*c]
 			var dot float64
 			for j, lp := range logp {
-				dot += fmath.Exp(lp) * (gpbar[j] - cA*invK*lp)
+				dot += p[j] * (gpbar[j] - cA*invK*lp)
 			}
 			for j, lp := range logp {
-				p := fmath.Exp(lp)
-				dx[j] += float32(p * (gpbar[j] - cA*invK*lp - dot))
+				dx[j] += float32(p[j] * (gpbar[j] - cA*invK*lp - dot))
 			}
 		}
 	}

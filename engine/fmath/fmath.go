@@ -47,6 +47,9 @@ func Exp(x float64) float64 {
 	t := r * r
 	c := r - t*(p1+t*(p2+t*(p3+t*(p4+t*p5))))
 	y := 1 - ((lo - (r*c)/(2-c)) - hi)
+	if k >= -1021 && k <= 1023 {
+		return y * math.Float64frombits(uint64(k+1023)<<52) // exact: y·2^k with 2^k built directly
+	}
 	return math.Ldexp(y, k)
 }
 
