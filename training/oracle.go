@@ -32,13 +32,22 @@ type OracleOutputs struct {
 	Grad                              []float64 // ∂(Σ cost)/∂z [N·latent]
 }
 
-// Oracle evaluates the δ-CLUE objective in gomlx, in float64, for latent points z [n, latent] around x0
-// (784 values) with BNN prediction y0, and differentiates it with graph.Gradient: the reference the engine is
-// checked against.
-func Oracle(vae, bnn *weights.File, w OracleWeights, z []float64, n int, x0, y0 []float64) OracleOutputs {
+// Objective is the δ-CLUE objective as a compiled gomlx graph: its values per point and its gradient with
+// respect to the latent points (graph.Gradient). It is the reference the engine is checked against (in
+// float64) and the gomlx side of the engine's speed comparison (in float32).
+type Objective struct {
+	exec            *Exec
+	dtype           dtypes.DType
+	latent, classes int
+}
+
+// NewObjective compiles the objective for the shipped-format models in dtype (Float32 or Float64).
+func NewObjective(vae, bnn *weights.File, w OracleWeights, dtype dtypes.DType) *Objective {
 	va, ba := vae.Manifest.Architecture, bnn.Manifest.Architecture
-	pv, pb := Float64(FileParams(vae)), Float64(FileParams(bnn))
-	classes := ba.Layers[len(ba.Layers)-1]
+	pv, pb := FileParams(vae), FileParams(bnn)
+	if dtype == dtypes.Float64 {
+		pv, pb = Float64(pv), Float64(pb)
+	}
 	exec := MustNewExec(Backend(), func(zn, x0n, y0n *Node) []*Node {
 		g := zn.Graph()
 		image := Sigmoid(DecoderLogitsGraph(pv, va, zn))
@@ -46,7 +55,7 @@ func Oracle(vae, bnn *weights.File, w OracleWeights, z []float64, n int, x0, y0 
 		for _, km := range weights.MCMasks(ba) {
 			masks := make([]*Node, len(km))
 			for l, m := range km {
-				masks[l] = ConvertDType(Const(g, tensors.FromFlatDataAndDimensions(m, 1, len(m))), dtypes.Float64)
+				masks[l] = ConvertDType(Const(g, tensors.FromFlatDataAndDimensions(m, 1, len(m))), dtype)
 			}
 			p := Softmax(BNNLogitsGraph(pb, ba, image, masks), -1)
 			h := Neg(ReduceSum(Mul(p, Log(p)), -1))
@@ -74,13 +83,50 @@ func Oracle(vae, bnn *weights.File, w OracleWeights, z []float64, n int, x0, y0 
 		grad := Gradient(ReduceAllSum(cost), zn)[0]
 		return []*Node{image, pbar, ht, ha, he, dist, cost, grad}
 	})
+	return &Objective{exec: exec, dtype: dtype, latent: va.Latent, classes: ba.Layers[len(ba.Layers)-1]}
+}
+
+// Run evaluates the objective at n latent points z [n·latent] around x0 (784 values) with BNN prediction y0
+// (nil when λy = 0), all given as float64 and converted to the objective's dtype.
+func (o *Objective) Run(z []float64, n int, x0, y0 []float64) OracleOutputs {
 	if y0 == nil {
-		y0 = make([]float64, classes)
+		y0 = make([]float64, o.classes)
 	}
-	out := exec.MustExec(tensors.FromFlatDataAndDimensions(z, n, va.Latent),
-		tensors.FromFlatDataAndDimensions(x0, 1, 784), tensors.FromFlatDataAndDimensions(y0, 1, classes))
-	f := func(i int) []float64 { return tensors.MustCopyFlatData[float64](out[i]) }
+	out := o.exec.MustExec(o.tensor(z, n, o.latent), o.tensor(x0, 1, 784), o.tensor(y0, 1, o.classes))
+	f := func(i int) []float64 {
+		if o.dtype == dtypes.Float64 {
+			return tensors.MustCopyFlatData[float64](out[i])
+		}
+		v := tensors.MustCopyFlatData[float32](out[i])
+		d := make([]float64, len(v))
+		for j, x := range v {
+			d[j] = float64(x)
+		}
+		return d
+	}
 	return OracleOutputs{Image: f(0), Probs: f(1), Total: f(2), Aleatoric: f(3), Epistemic: f(4), Dist: f(5), Cost: f(6), Grad: f(7)}
+}
+
+// RunTensors runs the objective on prepared input tensors and returns gomlx's outputs (for benchmarks).
+func (o *Objective) RunTensors(z, x0, y0 *tensors.Tensor) []*tensors.Tensor {
+	return o.exec.MustExec(z, x0, y0)
+}
+
+func (o *Objective) tensor(v []float64, dims ...int) *tensors.Tensor {
+	if o.dtype == dtypes.Float64 {
+		return tensors.FromFlatDataAndDimensions(v, dims...)
+	}
+	f := make([]float32, len(v))
+	for i, x := range v {
+		f[i] = float32(x)
+	}
+	return tensors.FromFlatDataAndDimensions(f, dims...)
+}
+
+// Oracle evaluates the δ-CLUE objective in gomlx, in float64, for latent points z [n, latent] around x0
+// (784 values) with BNN prediction y0, and differentiates it with graph.Gradient.
+func Oracle(vae, bnn *weights.File, w OracleWeights, z []float64, n int, x0, y0 []float64) OracleOutputs {
+	return NewObjective(vae, bnn, w, dtypes.Float64).Run(z, n, x0, y0)
 }
 
 // EncoderMeans returns the VAE encoder means μφ(x) of n images [n·784], computed by gomlx in float64.
