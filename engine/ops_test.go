@@ -131,6 +131,13 @@ func TestOpGradients(t *testing.T) {
 		{"predictive H aleatoric", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.DenseSamples(x, s1), nil).Aleatoric }},
 		{"predictive H epistemic", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.DenseSamples(x, s1), nil).Epistemic }},
 		{"predictive cross-entropy", normal, func(g *Graph, x *Tensor) *Tensor { return g.Predictive(g.DenseSamples(x, s1), dist).CrossEnt }},
+		{"predictive cross-entropy, a target per point", normal, func(g *Graph, x *Tensor) *Tensor {
+			perPoint := make([]float32, g.Capacity()*6)
+			for i := range perPoint {
+				perPoint[i] = dist[(i*7+i/6)%6]
+			}
+			return g.Predictive(g.DenseSamples(x, s1), perPoint).CrossEnt
+		}},
 		{"predictive, all at once", normal, func(g *Graph, x *Tensor) *Tensor {
 			p := g.Predictive(g.DenseSamples(x, s1), dist)
 			return g.Sum(Term{1, p.Total}, Term{0.5, p.Aleatoric}, Term{-2, p.Epistemic}, Term{0.3, p.CrossEnt}, Term{1, g.Dense(p.Probs, randLayer(r, 6, 1))})

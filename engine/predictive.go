@@ -25,11 +25,11 @@ import "github.com/deltaclue/deltaclue/engine/fmath"
 //
 // and the "+1" terms, equal across j, cancel in the last line, so they are left out.
 type predictiveOp struct {
-	logits                      *Tensor // [K·batch, C]
-	samples, probs              *Tensor // p_k [K·batch, C] (no gradient), p̄ [batch, C]
-	total, aleatoric, epistemic *Tensor // [batch, 1]
-	crossEnt                    *Tensor // [batch, 1], nil without a target
-	target                      []float64
+	logits                      *Tensor   // [K·batch, C]
+	samples, probs              *Tensor   // p_k [K·batch, C] (no gradient), p̄ [batch, C]
+	total, aleatoric, epistemic *Tensor   // [batch, 1]
+	crossEnt                    *Tensor   // [batch, 1], nil without a target
+	target                      []float64 // C values shared by every point, or capacity·C, one row per point
 	logp, p                     []float64 // log p_k and p_k, [K·capacity·C]
 	pbar, logpbar               []float64 // [capacity·C]
 	gp                          []float64 // backward scratch [C]
@@ -39,7 +39,8 @@ type predictiveOp struct {
 const minProb64 = 1e-300
 
 // Predictive turns the K MC samples' logits [K·batch, C] into the posterior predictive and its uncertainties
-// (see predictiveOp). target, if non-nil, adds the cross-entropy of p̄ against it.
+// (see predictiveOp). target, if non-nil, adds the cross-entropy of p̄ against it: C values shared by all
+// points, or capacity·C values, row i for point i.
 func (g *Graph) Predictive(logits *Tensor, target []float32) Prediction {
 	grad := logits.Grad != nil
 	c, k := logits.Cols, logits.PerPoint
@@ -49,11 +50,11 @@ func (g *Graph) Predictive(logits *Tensor, target []float32) Prediction {
 		logp: make([]float64, g.capacity*k*c), p: make([]float64, g.capacity*k*c), pbar: make([]float64, g.capacity*c), logpbar: make([]float64, g.capacity*c),
 		gp: make([]float64, c)}
 	if target != nil {
-		if len(target) != c {
-			panic("engine: Predictive target width does not match the classes")
+		if len(target) != c && len(target) != g.capacity*c {
+			panic("engine: Predictive target is neither one row nor one row per point")
 		}
 		o.crossEnt = g.newTensor(1, 1, grad)
-		o.target = make([]float64, c)
+		o.target = make([]float64, len(target))
 		for j, v := range target {
 			o.target[j] = float64(v)
 		}
@@ -97,14 +98,15 @@ func (o *predictiveOp) forward() {
 		}
 		ha *= invK
 		var ht, ce float64
+		target := o.targetRow(i)
 		for j := range pbar {
 			pbar[j] *= invK
 			logpbar[j] = fmath.Log(max(pbar[j], minProb64))
 			if pbar[j] > 0 {
 				ht -= pbar[j] * logpbar[j]
 			}
-			if o.target != nil {
-				ce -= o.target[j] * logpbar[j]
+			if target != nil {
+				ce -= target[j] * logpbar[j]
 			}
 			o.probs.Data[i*c+j] = float32(pbar[j])
 		}
@@ -130,11 +132,11 @@ func (o *predictiveOp) backward() {
 		if o.crossEnt != nil {
 			cY = float64(o.crossEnt.Grad[i])
 		}
-		pbar, logpbar, gpbar := o.pbar[i*c:(i+1)*c], o.logpbar[i*c:(i+1)*c], o.gp
+		pbar, logpbar, gpbar, target := o.pbar[i*c:(i+1)*c], o.logpbar[i*c:(i+1)*c], o.gp, o.targetRow(i)
 		for j := range gpbar {
 			g := float64(o.probs.Grad[i*c+j]) - cT*logpbar[j]
 			if cY != 0 && pbar[j] > minProb64 {
-				g -= cY * o.target[j] / pbar[j]
+				g -= cY * target[j] / pbar[j]
 			}
 			gpbar[j] = g * invK
 		}
@@ -150,4 +152,16 @@ func (o *predictiveOp) backward() {
 			}
 		}
 	}
+}
+
+// targetRow is point i's cross-entropy target, or nil without one.
+func (o *predictiveOp) targetRow(i int) []float64 {
+	c := o.logits.Cols
+	switch len(o.target) {
+	case 0:
+		return nil
+	case c:
+		return o.target
+	}
+	return o.target[i*c : (i+1)*c]
 }

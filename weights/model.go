@@ -69,3 +69,34 @@ func MCMasks(a Architecture) [][][]float32 {
 	}
 	return masks
 }
+
+// AnchorTensor names the tensor of the anchors file that holds class c's latent codes [n, latent].
+func AnchorTensor(c int) string { return fmt.Sprintf("class/%d", c) }
+
+// Anchors returns the latent codes of an anchors file, per class (see cmd/train: the encoder means of
+// training digits the BNN classifies correctly with low uncertainty), checking their shapes.
+func (f *File) Anchors(classes int) ([][]float32, error) {
+	if f.Manifest.Model != "anchors" {
+		return nil, fmt.Errorf("%s: model %q, want anchors", f.Name, f.Manifest.Model)
+	}
+	latent := f.Manifest.Architecture.Latent
+	out := make([][]float32, classes)
+	for c := range out {
+		name := AnchorTensor(c)
+		var n int
+		for _, t := range f.Manifest.Tensors {
+			if t.Name == name && len(t.Shape) == 2 {
+				n = t.Shape[0]
+			}
+		}
+		v, err := f.Tensor(name, n, latent)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s: class %d has no anchors", f.Name, c)
+		}
+		out[c] = v
+	}
+	return out, nil
+}

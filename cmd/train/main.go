@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/training"
 	"github.com/deltaclue/deltaclue/weights"
@@ -20,7 +21,7 @@ import (
 func main() {
 	data := flag.String("data", "data", "folder written by `make data`")
 	out := flag.String("out", "weights", "folder to write bnn.dcw and vae.dcw into")
-	only := flag.String("only", "", "train only this model (bnn or vae); the other is read from -out")
+	only := flag.String("only", "", "make only this (bnn, vae or anchors); the rest is read from -out")
 	maxEpochs := flag.Int("max-epochs", 0, "override the configured maximum number of epochs (for quick trials)")
 	noAugment := flag.Bool("no-augment", false, "train without augmentation (to measure what it does)")
 	measure := flag.String("measure", "", "only measure this BNN file on the test split, as is and augmented, and exit")
@@ -85,7 +86,7 @@ func run(dataDir, outDir, only string, maxEpochs int) error {
 	backend := training.Backend()
 	bnnPath, vaePath := filepath.Join(outDir, "bnn.dcw"), filepath.Join(outDir, "vae.dcw")
 
-	if only != "vae" {
+	if only == "" || only == "bnn" {
 		cfg := training.DefaultBNN
 		cfg.Log = os.Stdout
 		if maxEpochs > 0 {
@@ -105,7 +106,7 @@ func run(dataDir, outDir, only string, maxEpochs int) error {
 		}
 		fmt.Printf("BNN trained in %.0fs\n", info["seconds"])
 	}
-	if only != "bnn" {
+	if only == "" || only == "vae" {
 		bnn, err := load(bnnPath)
 		if err != nil {
 			return err
@@ -129,7 +130,64 @@ func run(dataDir, outDir, only string, maxEpochs int) error {
 		}
 		fmt.Printf("VAE trained in %.0fs\n", info["seconds"])
 	}
+	if only == "" || only == "anchors" {
+		return writeAnchors(filepath.Join(outDir, "anchors.dcw"), vaePath, bnnPath, train, dataset)
+	}
 	return nil
+}
+
+// writeAnchors stores the latent codes (encoder means) of the training digits the BNN classifies correctly
+// with predictive entropy below anchorEntropy, per class: the "low-uncertainty training points" that the
+// nearest-neighbour initialisation scheme S2 walks towards.
+func writeAnchors(path, vaePath, bnnPath string, train *mnist.Set, dataset weights.Dataset) error {
+	const anchorEntropy = 0.05
+	vf, err := load(vaePath)
+	if err != nil {
+		return err
+	}
+	bf, err := load(bnnPath)
+	if err != nil {
+		return err
+	}
+	vae, err := engine.LoadVAE(vf)
+	if err != nil {
+		return err
+	}
+	bnn, err := engine.LoadBNN(bf)
+	if err != nil {
+		return err
+	}
+	images := make([]float32, train.Len()*mnist.Pixels)
+	for i := 0; i < train.Len(); i++ {
+		train.Float(i, images[i*mnist.Pixels:(i+1)*mnist.Pixels])
+	}
+	codes := vae.Encode(images)
+	preds := bnn.Classify(images)
+	perClass := make([][]float32, mnist.Classes)
+	for i, p := range preds {
+		if p.Label() == int(train.Labels[i]) && p.Total < anchorEntropy {
+			perClass[p.Label()] = append(perClass[p.Label()], codes[i*vae.Latent:(i+1)*vae.Latent]...)
+		}
+	}
+	var named []weights.Named
+	counts := map[string]int{}
+	for c, z := range perClass {
+		if len(z) == 0 {
+			return fmt.Errorf("no training digit of class %d has entropy below %v", c, anchorEntropy)
+		}
+		named = append(named, weights.Named{Name: weights.AnchorTensor(c), Shape: []int{len(z) / vae.Latent, vae.Latent}, Values: z})
+		counts[fmt.Sprint(c)] = len(z) / vae.Latent
+	}
+	man := weights.Manifest{Model: "anchors", Architecture: weights.Architecture{Latent: vae.Latent}, Dataset: dataset,
+		Training: map[string]any{"what": "encoder means of correctly classified training digits", "max_entropy": anchorEntropy,
+			"vae_payload_sha256": vf.Manifest.PayloadSHA, "bnn_payload_sha256": bf.Manifest.PayloadSHA},
+		Metrics: map[string]any{"per_class": counts}}
+	b, err := weights.Encode(man, named)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s (%d bytes): %v anchors per class\n", path, len(b), counts)
+	return os.WriteFile(path, b, 0o644)
 }
 
 func load(path string) (*weights.File, error) {

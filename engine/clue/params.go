@@ -1,0 +1,232 @@
+// Package clue is the δ-CLUE search (Ley, Bhatt & Weller, 2021, Algorithm 1) on the engine, with the set's
+// metrics: given an uncertain image x0, it finds n latent points within distance δ of z0 = μφ(x0) that minimise
+// L(z) = H(y | μθ(z)) + λx·d_x + λy·d_y by projected gradient descent (Adam) from n starting points, and keeps
+// those whose decoded image the BNN is sure about (H < H_threshold).
+//
+// Everything is deterministic: the same image, parameters and seed give bit-identical explanations natively
+// and in WASM, and each restart's result depends only on its own index, so restarts can be split across
+// workers and merged (except with the joint diversity term, which couples them).
+package clue
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Scheme is an initialisation scheme (the paper's appendix C).
+type Scheme int
+
+// The schemes: S1 random direction with radius ~ U(0, δ); S2 along the path to the nearest low-uncertainty
+// training point of each class; S3 random direction with radius ~ half-normal(δ/2) cut at δ; S4 uniform in the
+// ball; S5 along the gradient path of p(class y) for each class.
+const (
+	S1 Scheme = 1 + iota
+	S2
+	S3
+	S4
+	S5
+)
+
+func (s Scheme) String() string { return fmt.Sprintf("S%d", int(s)) }
+
+// MarshalText writes "S1".."S5".
+func (s Scheme) MarshalText() ([]byte, error) {
+	if s < S1 || s > S5 {
+		return nil, fmt.Errorf("clue: no scheme %d", int(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText reads "S1".."S5" (or "s1".."s5").
+func (s *Scheme) UnmarshalText(b []byte) error {
+	for v := S1; v <= S5; v++ {
+		if strings.EqualFold(string(b), v.String()) {
+			*s = v
+			return nil
+		}
+	}
+	return fmt.Errorf("scheme %q: want one of S1, S2, S3, S4, S5", b)
+}
+
+// Norm is the latent distance ρ(z, z0).
+type Norm int
+
+// L2 is the paper's choice; LInf the max-norm alternative.
+const (
+	L2 Norm = iota
+	LInf
+)
+
+// MarshalText writes "l2" or "linf".
+func (n Norm) MarshalText() ([]byte, error) {
+	return []byte(map[Norm]string{L2: "l2", LInf: "linf"}[n]), nil
+}
+
+// UnmarshalText reads "l2" or "linf".
+func (n *Norm) UnmarshalText(b []byte) error {
+	switch strings.ToLower(string(b)) {
+	case "l2":
+		*n = L2
+	case "linf":
+		*n = LInf
+	default:
+		return fmt.Errorf("rho %q: want l2 or linf", b)
+	}
+	return nil
+}
+
+// Constraint says how the δ-ball is enforced.
+type Constraint int
+
+// Project puts a point that leaves the ball back on its surface after every step (the paper's method);
+// Filter searches unconstrained and then accepts only results inside the ball (the paper's appendix D).
+const (
+	Project Constraint = iota
+	Filter
+)
+
+// MarshalText writes "project" or "filter".
+func (c Constraint) MarshalText() ([]byte, error) {
+	return []byte(map[Constraint]string{Project: "project", Filter: "filter"}[c]), nil
+}
+
+// UnmarshalText reads "project" or "filter".
+func (c *Constraint) UnmarshalText(b []byte) error {
+	switch strings.ToLower(string(b)) {
+	case "project":
+		*c = Project
+	case "filter":
+		*c = Filter
+	default:
+		return fmt.Errorf("constraint %q: want project or filter", b)
+	}
+	return nil
+}
+
+// Params are every setting of a search. Defaults() documents each default.
+type Params struct {
+	Delta  float64 `json:"delta"`  // radius δ of the latent ball
+	N      int     `json:"n"`      // number of restarts (S2 and S5 make 10·⌊n/10⌋)
+	Scheme Scheme  `json:"scheme"` // initialisation scheme
+
+	// The loss: wT·H_total + wA·H_aleatoric + wE·H_epistemic + λx·d_x + λy·d_y.
+	WTotal       float64 `json:"w_total"`
+	WAleatoric   float64 `json:"w_aleatoric"`
+	WEpistemic   float64 `json:"w_epistemic"`
+	LambdaX      float64 `json:"lambda_x"`      // weight of the L1 distance to x0
+	DistanceMean bool    `json:"distance_mean"` // d_x as mean per pixel (CLUE's code) instead of summed (the paper)
+	LambdaY      float64 `json:"lambda_y"`      // weight of the cross-entropy to the prediction on x0
+	LambdaD      float64 `json:"lambda_d"`      // weight of the joint diversity term −λ_D·log det K (∇-CLUE)
+
+	Rho        Norm       `json:"rho"`
+	Constraint Constraint `json:"constraint"`
+
+	LearningRate float64 `json:"learning_rate"` // Adam's step size (β = 0.9, 0.999; ε = 1e-8)
+	MaxSteps     int     `json:"max_steps"`     // updates per restart at most
+
+	// Convergence (CLUE's rule): after MinSteps updates, a restart stops when its cost moved less than
+	// max(RelTol·|initial cost|, AbsTol) over the last Window updates (max minus min of those costs).
+	Window   int     `json:"window"`
+	RelTol   float64 `json:"rel_tol"`
+	AbsTol   float64 `json:"abs_tol"`
+	MinSteps int     `json:"min_steps"`
+
+	HThreshold float64 `json:"h_threshold"` // accept a result when H_total < this (nats)
+	DedupL1    float64 `json:"dedup_l1"`    // accepted results within this L1 image distance of a cheaper one are duplicates
+	Seed       uint64  `json:"seed"`
+}
+
+// Defaults returns the default parameters: the paper's Distance Random variant (L_H+d with λx = 0.03 on the
+// summed L1 distance, scheme S1, projected onto the L2 ball) at δ = DefaultDelta with n = 100; Adam with
+// learning rate 0.1 for at most 100 steps; CLUE's convergence rule (window 3, 1 % or 1e-3, after 3 steps);
+// H_threshold 0.3 nats (the BNN's predictive p̄ is then at least ≈ 0.95 on one class); duplicates within L1
+// distance 10 (1.3 % of a pixel on average); seed 1.
+func Defaults() Params {
+	return Params{Delta: DefaultDelta, N: 100, Scheme: S1, WTotal: 1, LambdaX: 0.03, Rho: L2, Constraint: Project,
+		LearningRate: 0.1, MaxSteps: 100, Window: 3, RelTol: 0.01, AbsTol: 1e-3, MinSteps: 3,
+		HThreshold: 0.3, DedupL1: 10, Seed: 1}
+}
+
+// DefaultDelta is the default radius.
+const DefaultDelta = 2.0
+
+// Classes is the number of labels the schemes S2 and S5 walk towards.
+const Classes = 10
+
+// ParamError says which parameter is wrong and why.
+type ParamError struct {
+	Field  string
+	Value  any
+	Reason string
+}
+
+func (e *ParamError) Error() string { return fmt.Sprintf("%s = %v: %s", e.Field, e.Value, e.Reason) }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Validate checks every parameter and returns a *ParamError naming the first bad one.
+func (p Params) Validate() error {
+	num := func(field string, v, lo, hi float64, open bool) error {
+		if !finite(v) || v > hi || v < lo || (open && v == lo) {
+			bracket := "["
+			if open {
+				bracket = "("
+			}
+			return &ParamError{field, v, fmt.Sprintf("must be a number in %s%g, %g]", bracket, lo, hi)}
+		}
+		return nil
+	}
+	integer := func(field string, v, lo, hi int) error {
+		if v < lo || v > hi {
+			return &ParamError{field, v, fmt.Sprintf("must be a whole number from %d to %d", lo, hi)}
+		}
+		return nil
+	}
+	checks := []error{
+		num("delta", p.Delta, 0, 20, true),
+		integer("n", p.N, 1, 1000),
+		num("w_total", p.WTotal, 0, 1000, false),
+		num("w_aleatoric", p.WAleatoric, 0, 1000, false),
+		num("w_epistemic", p.WEpistemic, 0, 1000, false),
+		num("lambda_x", p.LambdaX, 0, 1000, false),
+		num("lambda_y", p.LambdaY, 0, 1000, false),
+		num("lambda_d", p.LambdaD, 0, 1000, false),
+		num("learning_rate", p.LearningRate, 0, 10, true),
+		integer("max_steps", p.MaxSteps, 1, 10000),
+		integer("window", p.Window, 1, 100),
+		num("rel_tol", p.RelTol, 0, 1, false),
+		num("abs_tol", p.AbsTol, 0, 1000, false),
+		integer("min_steps", p.MinSteps, 0, 10000),
+		num("h_threshold", p.HThreshold, 0, 100, true),
+		num("dedup_l1", p.DedupL1, 0, 784, false),
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case p.Scheme < S1 || p.Scheme > S5:
+		return &ParamError{"scheme", int(p.Scheme), "must be S1, S2, S3, S4 or S5"}
+	case (p.Scheme == S2 || p.Scheme == S5) && p.N < Classes:
+		return &ParamError{"n", p.N, fmt.Sprintf("schemes S2 and S5 start ⌊n/%d⌋ restarts per class, so n must be at least %d", Classes, Classes)}
+	case p.Rho != L2 && p.Rho != LInf:
+		return &ParamError{"rho", int(p.Rho), "must be l2 or linf"}
+	case p.Constraint != Project && p.Constraint != Filter:
+		return &ParamError{"constraint", int(p.Constraint), "must be project or filter"}
+	case p.WTotal+p.WAleatoric+p.WEpistemic+p.LambdaX+p.LambdaY == 0:
+		return &ParamError{"w_total", p.WTotal, "every weight of the loss is zero: there is nothing to minimise"}
+	case p.MinSteps > p.MaxSteps:
+		return &ParamError{"min_steps", p.MinSteps, fmt.Sprintf("must not exceed max_steps (%d)", p.MaxSteps)}
+	}
+	return nil
+}
+
+// Restarts is the number of restarts the parameters make: n, or 10·⌊n/10⌋ for S2 and S5.
+func (p Params) Restarts() int {
+	if p.Scheme == S2 || p.Scheme == S5 {
+		return Classes * (p.N / Classes)
+	}
+	return p.N
+}

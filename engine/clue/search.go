@@ -1,0 +1,328 @@
+package clue
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// Models are what a search runs on.
+type Models struct {
+	VAE     *engine.VAE
+	BNN     *engine.BNN
+	Anchors [][]float32 // per class, latent codes of low-uncertainty training digits (scheme S2)
+}
+
+// LoadModels builds the models from weights files; anchors may be nil (then scheme S2 is unavailable).
+func LoadModels(vae, bnn, anchors *weights.File) (*Models, error) {
+	v, err := engine.LoadVAE(vae)
+	if err != nil {
+		return nil, err
+	}
+	b, err := engine.LoadBNN(bnn)
+	if err != nil {
+		return nil, err
+	}
+	m := &Models{VAE: v, BNN: b}
+	if anchors != nil {
+		if m.Anchors, err = anchors.Anchors(b.Classes); err != nil {
+			return nil, err
+		}
+		if anchors.Manifest.Architecture.Latent != v.Latent {
+			return nil, fmt.Errorf("%s: anchors of dimension %d for a latent space of %d", anchors.Name, anchors.Manifest.Architecture.Latent, v.Latent)
+		}
+	}
+	return m, nil
+}
+
+// ShippedModels loads the models the project ships (package weights).
+func ShippedModels() (*Models, error) {
+	vae, err := weights.ShippedVAE()
+	if err != nil {
+		return nil, err
+	}
+	bnn, err := weights.ShippedBNN()
+	if err != nil {
+		return nil, err
+	}
+	anchors, err := weights.ShippedAnchors()
+	if err != nil {
+		return nil, err
+	}
+	return LoadModels(vae, bnn, anchors)
+}
+
+// Problem is an image to explain, with what every search around it shares.
+type Problem struct {
+	models *Models
+	X0     []float32          // the image, 784 intensities in [0, 1]
+	Z0     []float32          // its latent code μφ(x0), the centre of the ball
+	Pred0  engine.Uncertainty // the BNN on x0
+	z0     []float64
+}
+
+// NewProblem checks x0 (784 finite intensities in [0, 1], not blank) and encodes and classifies it.
+func NewProblem(m *Models, x0 []float32) (*Problem, error) {
+	if len(x0) != engine.Pixels {
+		return nil, fmt.Errorf("clue: the image has %d pixels, want %d (28×28)", len(x0), engine.Pixels)
+	}
+	var ink float64
+	for i, v := range x0 {
+		if !(v >= 0 && v <= 1) {
+			return nil, fmt.Errorf("clue: pixel %d is %v, want an intensity in [0, 1]", i, v)
+		}
+		ink += float64(v)
+	}
+	if ink < 1 {
+		return nil, fmt.Errorf("clue: the image is empty: there is nothing to explain")
+	}
+	p := &Problem{models: m, X0: append([]float32(nil), x0...)}
+	p.Z0 = m.VAE.Encode(p.X0)
+	p.Pred0 = m.BNN.Classify(p.X0)[0]
+	p.z0 = make([]float64, len(p.Z0))
+	for i, v := range p.Z0 {
+		p.z0[i] = float64(v)
+	}
+	return p, nil
+}
+
+// Models returns the models the problem runs on.
+func (prob *Problem) Models() *Models { return prob.models }
+
+// Explanation is one restart's result: a δ-CLUE if Accepted.
+type Explanation struct {
+	Restart    int       `json:"restart"`
+	Start      []float32 `json:"start"` // latent starting point
+	Z          []float32 `json:"z"`     // latent result
+	Image      []float32 `json:"image"` // μθ(z), 784 intensities
+	Label      int       `json:"label"` // the BNN's most probable class on Image
+	Probs      []float32 `json:"probs"` // the BNN's p̄ on Image
+	HTotal     float32   `json:"h_total"`
+	HAleatoric float32   `json:"h_aleatoric"`
+	HEpistemic float32   `json:"h_epistemic"`
+	Distance   float32   `json:"distance"` // summed L1 distance from x0 in input space
+	Rho        float32   `json:"rho"`      // latent distance ρ(z, z0)
+	OnShell    bool      `json:"on_shell"` // ρ = δ (within 1e-4 relative)
+	Cost       float32   `json:"cost"`     // L(z)
+	Steps      int       `json:"steps"`    // updates taken
+	Converged  bool      `json:"converged"`
+	Accepted   bool      `json:"accepted"`
+	Failed     string    `json:"failed,omitempty"` // why the restart produced nothing (a NaN), if it did
+	// Set by Summarize: the mode (cluster) within its label, and the earlier explanation it duplicates.
+	Mode        int `json:"mode"`
+	DuplicateOf int `json:"duplicate_of"`
+}
+
+// restart is a running restart's optimiser state.
+type restart struct {
+	index       int
+	z, m, v     []float64
+	steps       int
+	initialCost float64
+	recent      []float64 // the last Window+1 costs, oldest first
+	b1t, b2t    float64   // β1^t, β2^t
+}
+
+const (
+	adamBeta1, adamBeta2, adamEps = 0.9, 0.999, 1e-8
+	shellTolerance                = 1e-4
+)
+
+// Search runs the restarts with the given indices (nil: all, 0..Restarts()-1) as one batch on the engine and
+// returns their explanations sorted by restart. onResult, if non-nil, receives each explanation as soon as its
+// restart stops (converged, out of steps, or failed), in the order they stop. The search checks ctx between
+// steps and, when it is cancelled, returns what it has with ctx's error.
+func Search(ctx context.Context, prob *Problem, p Params, restarts []int, onResult func(Explanation)) ([]Explanation, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	total := p.Restarts()
+	if restarts == nil {
+		restarts = make([]int, total)
+		for i := range restarts {
+			restarts[i] = i
+		}
+	}
+	seen := map[int]bool{}
+	for _, i := range restarts {
+		if i < 0 || i >= total || seen[i] {
+			return nil, fmt.Errorf("clue: restart %d is outside 0..%d or repeated", i, total-1)
+		}
+		seen[i] = true
+	}
+	if p.LambdaD > 0 && len(restarts) != total {
+		return nil, fmt.Errorf("clue: the diversity term couples all %d restarts, so they must run in one search", total)
+	}
+	if len(restarts) == 0 {
+		return nil, nil
+	}
+	starts, err := Starts(prob, p)
+	if err != nil {
+		return nil, err
+	}
+	return run(ctx, prob, p, restarts, starts, onResult)
+}
+
+// run is Search from given starting points (indexed by restart).
+func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts [][]float64, onResult func(Explanation)) ([]Explanation, error) {
+	m := prob.models
+	obj, err := engine.NewObjective(m.VAE, m.BNN, len(restarts), engine.LossWeights{
+		Total: float32(p.WTotal), Aleatoric: float32(p.WAleatoric), Epistemic: float32(p.WEpistemic),
+		LambdaX: float32(p.LambdaX), DistanceMean: p.DistanceMean, LambdaY: float32(p.LambdaY)}, prob.X0, prob.Pred0.Probs)
+	if err != nil {
+		return nil, err
+	}
+	d := m.VAE.Latent
+	states := make([]*restart, len(restarts))
+	for k, i := range restarts {
+		z := append([]float64(nil), starts[i]...)
+		if p.Constraint == Project {
+			p.project(z, prob.z0) // starts lie in the ball already; this only guards rounding
+		}
+		states[k] = &restart{index: i, z: z, m: make([]float64, d), v: make([]float64, d), b1t: 1, b2t: 1}
+	}
+	var div *diversity
+	if p.LambdaD > 0 {
+		div = newDiversity(len(states), d)
+	}
+	active := append([]*restart(nil), states...)
+	results := make([]Explanation, 0, len(states))
+	finish := func(s *restart, row int, failed string) {
+		e := prob.explanation(obj, row, s, p, starts[s.index], failed)
+		results = append(results, e)
+		if onResult != nil {
+			onResult(e)
+		}
+	}
+	grad := make([]float64, d)
+	for len(active) > 0 {
+		if err := ctx.Err(); err != nil {
+			sort.Slice(results, func(a, b int) bool { return results[a].Restart < results[b].Restart })
+			return results, err
+		}
+		if err := obj.Graph.SetBatch(len(active)); err != nil {
+			return nil, err
+		}
+		for r, s := range active {
+			for k, v := range s.z {
+				obj.Z.Data[r*d+k] = float32(v)
+			}
+		}
+		obj.Forward()
+		obj.Backward()
+		if div != nil {
+			div.update(states, p)
+		}
+		next := active[:0]
+		for r, s := range active {
+			cost := float64(obj.Cost.Data[r])
+			bad := !finite(cost)
+			for k := 0; k < d; k++ {
+				grad[k] = float64(obj.Z.Grad[r*d+k])
+				if div != nil {
+					grad[k] -= p.LambdaD * div.grad[s.index][k]
+				}
+				bad = bad || !finite(grad[k])
+			}
+			if bad {
+				finish(s, r, fmt.Sprintf("the cost or its gradient became NaN or infinite after %d steps", s.steps))
+				continue
+			}
+			if s.steps == 0 {
+				s.initialCost = cost
+			}
+			s.recent = append(s.recent, cost)
+			if len(s.recent) > p.Window+1 {
+				s.recent = s.recent[1:]
+			}
+			if s.converged(p) || s.steps == p.MaxSteps {
+				finish(s, r, "")
+				continue
+			}
+			s.adam(grad, p)
+			if p.Constraint == Project {
+				p.project(s.z, prob.z0)
+			}
+			next = append(next, s)
+		}
+		active = next
+	}
+	sort.Slice(results, func(a, b int) bool { return results[a].Restart < results[b].Restart })
+	return results, nil
+}
+
+// converged applies CLUE's rule: after MinSteps updates, the cost moved less than max(RelTol·|initial cost|,
+// AbsTol) over the last Window updates.
+func (s *restart) converged(p Params) bool {
+	if s.steps < p.MinSteps || len(s.recent) < p.Window+1 {
+		return false
+	}
+	lo, hi := s.recent[0], s.recent[0]
+	for _, c := range s.recent {
+		lo, hi = math.Min(lo, c), math.Max(hi, c)
+	}
+	return hi-lo < math.Max(p.RelTol*math.Abs(s.initialCost), p.AbsTol)
+}
+
+// adam takes one Adam step on z.
+func (s *restart) adam(grad []float64, p Params) {
+	s.steps++
+	s.b1t *= adamBeta1
+	s.b2t *= adamBeta2
+	for k, g := range grad {
+		s.m[k] = adamBeta1*s.m[k] + (1-adamBeta1)*g
+		s.v[k] = adamBeta2*s.v[k] + (1-adamBeta2)*g*g
+		mHat := s.m[k] / (1 - s.b1t)
+		vHat := s.v[k] / (1 - s.b2t)
+		s.z[k] -= p.LearningRate * mHat / (math.Sqrt(vHat) + adamEps)
+	}
+}
+
+// explanation reads restart s's result from row r of the objective's last forward pass.
+func (prob *Problem) explanation(obj *engine.Objective, r int, s *restart, p Params, start []float64, failed string) Explanation {
+	d := len(prob.z0)
+	e := Explanation{Restart: s.index, Steps: s.steps, Mode: -1, DuplicateOf: -1, Start: make([]float32, d)}
+	for k, v := range start {
+		if !finite(v) { // only a failed restart can have had such a start; keep the result encodable
+			e.Start = nil
+			break
+		}
+		e.Start[k] = float32(v)
+	}
+	if failed != "" {
+		e.Failed = failed
+		return e
+	}
+	e.Z = append([]float32(nil), obj.Z.Row(r)...)
+	e.Image = append([]float32(nil), obj.Image.Row(r)...)
+	e.Probs = append([]float32(nil), obj.Pred.Probs.Row(r)...)
+	e.Label = engine.Uncertainty{Probs: e.Probs}.Label()
+	e.HTotal, e.HAleatoric, e.HEpistemic = obj.Pred.Total.Data[r], obj.Pred.Aleatoric.Data[r], obj.Pred.Epistemic.Data[r]
+	e.Distance, e.Cost = obj.Distance.Data[r], obj.Cost.Data[r]
+	off := make([]float64, d)
+	for k, v := range e.Z {
+		off[k] = float64(v) - prob.z0[k]
+	}
+	rho := p.norm(off)
+	e.Rho = float32(rho)
+	e.OnShell = rho >= p.Delta*(1-shellTolerance)
+	e.Converged = s.converged(p)
+	e.Accepted = float64(e.HTotal) < p.HThreshold && rho <= p.Delta*(1+shellTolerance)
+	return e
+}
+
+// MostUncertain returns the indices of the k images [n·784] on which the BNN's predictive entropy H_total is
+// highest, most uncertain first (ties by index).
+func MostUncertain(b *engine.BNN, images []float32, k int) []int {
+	preds := b.Classify(images)
+	idx := make([]int, len(preds))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, c int) bool { return preds[idx[a]].Total > preds[idx[c]].Total })
+	return idx[:min(k, len(idx))]
+}
