@@ -276,10 +276,10 @@ func TestConvergenceRule(t *testing.T) {
 			t.Errorf("costs %v after %d steps: converged %v, want %v", costs, steps, got, want)
 		}
 	}
-	check([]float64{2, 1, 0.5, 0.4990, 0.4985, 0.4981}, 5, true)  // moved 0.0009 < 0.02
-	check([]float64{2, 1, 0.5, 0.49, 0.47, 0.45}, 5, false)        // moved 0.04 ≥ 0.02
-	check([]float64{2, 2, 2, 2}, 2, false)                         // too early
-	check([]float64{2, 2, 2, 2}, 3, true)                          // flat after 3 steps
+	check([]float64{2, 1, 0.5, 0.4990, 0.4985, 0.4981}, 5, true)    // moved 0.0009 < 0.02
+	check([]float64{2, 1, 0.5, 0.49, 0.47, 0.45}, 5, false)         // moved 0.04 ≥ 0.02
+	check([]float64{2, 2, 2, 2}, 2, false)                          // too early
+	check([]float64{2, 2, 2, 2}, 3, true)                           // flat after 3 steps
 	check([]float64{0.01, 0.0095, 0.0094, 0.0093, 0.0092}, 4, true) // 1 % of 0.01 is 1e-4, but 1e-3 wins
 }
 
