@@ -68,7 +68,7 @@ func TestPreprocessSquareAndBar(t *testing.T) {
 func TestPreprocessCentresTheMass(t *testing.T) {
 	// An L shape: its box is centred in the field only if mass is ignored; the mass must be central instead.
 	img := blank(60, 60)
-	fill(img, 60, 5, 5, 15, 55)  // long vertical stroke
+	fill(img, 60, 5, 5, 15, 55)   // long vertical stroke
 	fill(img, 60, 15, 45, 55, 55) // foot
 	out, _ := Preprocess(img, 60, 60)
 	cx, cy := centreOfMass(out)
