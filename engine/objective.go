@@ -101,8 +101,10 @@ func (v *VAE) DecodeImages(z []float32) []float32 {
 
 // Uncertainty is the BNN's verdict on one image.
 type Uncertainty struct {
-	Probs                       []float32 // p̄, one per class
-	Total, Aleatoric, Epistemic float32   // nats
+	Probs     []float32 `json:"probs"` // p̄, one per class
+	Total     float32   `json:"h_total"`
+	Aleatoric float32   `json:"h_aleatoric"`
+	Epistemic float32   `json:"h_epistemic"`
 }
 
 // Label is the most probable class (the first of ties).

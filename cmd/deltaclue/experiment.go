@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/mnist"
+)
+
+// variant is one of the paper's four experiment variants.
+type variant struct {
+	Name    string
+	LambdaX float64
+	Scheme  clue.Scheme
+	Colour  string
+	Dashed  bool
+}
+
+var variants = []variant{
+	{"Uncertainty Random", 0, clue.S1, "#1f77b4", false},
+	{"Uncertainty NN", 0, clue.S2, "#ff7f0e", true},
+	{"Distance Random", 0.03, clue.S1, "#2ca02c", false},
+	{"Distance NN", 0.03, clue.S2, "#d62728", true},
+}
+
+// setResult is one search's metrics.
+type setResult struct {
+	Digit, Label, Pred int
+	H0                 float64
+	Delta              float64
+	Variant            int
+	Sum                clue.Summary
+	AcceptedAtDefault  int // results with H below the explainer's default threshold
+	Curve              []float64
+	Seconds            float64
+	Steps              int
+}
+
+func experiment(args []string) error {
+	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
+	p := clue.Defaults()
+	p.HThreshold = 10 // the paper measures all n results: accept them all (H ≤ log 10 < 10)
+	finish := paramFlags(fs, &p)
+	digits := fs.Int("digits", 8, "explain the this many most uncertain test digits")
+	indices := fs.String("indices", "", "explain these test digits instead (comma-separated)")
+	deltas := fs.String("deltas", "0.5,1,1.5,2,2.5,3,3.5", "the radii δ")
+	only := fs.String("variants", "", "run only these variants (comma-separated numbers 1-4: Uncertainty Random, Uncertainty NN, Distance Random, Distance NN)")
+	out := fs.String("out", "docs/experiments", "folder for sets.csv, curves.csv and the plots")
+	workers := fs.Int("workers", runtime.NumCPU(), "searches run at once")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := finish(); err != nil {
+		return err
+	}
+	var ds []float64
+	for _, f := range strings.Split(*deltas, ",") {
+		d, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return fmt.Errorf("-deltas: %q is not a number", f)
+		}
+		ds = append(ds, d)
+	}
+	chosen := variants
+	if *only != "" {
+		chosen = nil
+		for _, f := range strings.Split(*only, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || k < 1 || k > len(variants) {
+				return fmt.Errorf("-variants: %q is not 1-4", f)
+			}
+			chosen = append(chosen, variants[k-1])
+		}
+	}
+	models, err := clue.ShippedModels()
+	if err != nil {
+		return err
+	}
+	set, err := mnist.HeldOut()
+	if err != nil {
+		return err
+	}
+	var picked []int
+	if *indices != "" {
+		for _, f := range strings.Split(*indices, ",") {
+			i, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || i < 0 || i >= set.Len() {
+				return fmt.Errorf("-indices: %q is not a test digit 0..%d", f, set.Len()-1)
+			}
+			picked = append(picked, i)
+		}
+	} else {
+		images := make([]float32, set.Len()*mnist.Pixels)
+		for i := 0; i < set.Len(); i++ {
+			set.Float(i, images[i*mnist.Pixels:(i+1)*mnist.Pixels])
+		}
+		picked = clue.MostUncertain(models.BNN, images, *digits)
+	}
+	problems := make([]*clue.Problem, len(picked))
+	for k, i := range picked {
+		if problems[k], err = clue.NewProblem(models, set.Float(i, nil)); err != nil {
+			return err
+		}
+	}
+	type task struct{ digit, delta, variant int }
+	var tasks []task
+	for d := range ds {
+		for v := range chosen {
+			for k := range picked {
+				tasks = append(tasks, task{k, d, v})
+			}
+		}
+	}
+	for _, t := range tasks { // validate every combination before spending minutes
+		q := p
+		q.Delta, q.LambdaX, q.Scheme = ds[t.delta], chosen[t.variant].LambdaX, chosen[t.variant].Scheme
+		if err := q.Validate(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%d digits × %d radii × %d variants = %d searches of n = %d on %d workers\n",
+		len(picked), len(ds), len(chosen), len(tasks), p.N, *workers)
+	results := make([]setResult, len(tasks))
+	start := time.Now()
+	var mu sync.Mutex
+	done := 0
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var firstErr error
+	for w := 0; w < *workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ti := range next {
+				t := tasks[ti]
+				q := p
+				q.Delta, q.LambdaX, q.Scheme = ds[t.delta], chosen[t.variant].LambdaX, chosen[t.variant].Scheme
+				prob := problems[t.digit]
+				t0 := time.Now()
+				exps, err := clue.Search(context.Background(), prob, q, nil, nil)
+				r := setResult{Digit: picked[t.digit], Label: int(set.Labels[picked[t.digit]]), Pred: prob.Pred0.Label(),
+					H0: float64(prob.Pred0.Total), Delta: q.Delta, Variant: t.variant, Seconds: time.Since(t0).Seconds()}
+				if err == nil {
+					r.Sum = clue.Summarize(prob, q, exps)
+					r.Curve = clue.LabelEntropyCurve(exps, models.BNN.Classes)
+					for _, e := range exps {
+						r.Steps += e.Steps
+						if e.Accepted && float64(e.HTotal) < clue.Defaults().HThreshold {
+							r.AcceptedAtDefault++
+						}
+					}
+				}
+				mu.Lock()
+				results[ti] = r
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				done++
+				progress(done, len(tasks), time.Since(start))
+				mu.Unlock()
+			}
+		}()
+	}
+	for ti := range tasks {
+		next <- ti
+	}
+	close(next)
+	wg.Wait()
+	fmt.Fprintln(os.Stderr)
+	if firstErr != nil {
+		return firstErr
+	}
+	elapsed := time.Since(start)
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	if err := writeSetsCSV(filepath.Join(*out, "sets.csv"), results, chosen); err != nil {
+		return err
+	}
+	if err := writeCurves(filepath.Join(*out, "curves.csv"), results, chosen); err != nil {
+		return err
+	}
+	if err := writePlots(*out, results, ds, chosen); err != nil {
+		return err
+	}
+	fmt.Printf("%d searches in %s on %d workers (%d CPUs); wrote %s\n", len(tasks), elapsed.Round(time.Second), *workers, runtime.NumCPU(), *out)
+	return nil
+}
+
+// progress draws a progress bar on stderr.
+func progress(done, total int, elapsed time.Duration) {
+	const width = 40
+	filled := done * width / total
+	eta := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
+	fmt.Fprintf(os.Stderr, "\r[%s%s] %d/%d  %s elapsed, ~%s left ", strings.Repeat("#", filled), strings.Repeat(".", width-filled),
+		done, total, elapsed.Round(time.Second), eta.Round(time.Second))
+}
+
+func writeSetsCSV(path string, results []setResult, vs []variant) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"digit", "label", "bnn_label", "h0", "delta", "variant", "restarts", "accepted", "accepted_h_below_0.3",
+		"converged", "h_min", "h_mean", "h_max", "d_min", "d_mean", "d_max", "rho_mean", "cost_min", "shell_fraction",
+		"distinct_labels", "label_entropy", "label_entropy_normalised", "duplicates", "modes_total",
+		"dpp_input", "dpp_latent", "avg_pairwise_input", "avg_pairwise_latent", "coverage_input", "coverage_latent",
+		"prediction_coverage", "steps_total", "seconds"})
+	for _, r := range results {
+		s := r.Sum
+		modes := 0
+		for _, m := range s.Modes {
+			modes += m
+		}
+		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+		w.Write([]string{strconv.Itoa(r.Digit), strconv.Itoa(r.Label), strconv.Itoa(r.Pred), g(r.H0), g(r.Delta), vs[r.Variant].Name,
+			strconv.Itoa(s.Restarts), strconv.Itoa(s.Accepted), strconv.Itoa(r.AcceptedAtDefault), strconv.Itoa(s.Converged),
+			g(s.H.Min), g(s.H.Mean), g(s.H.Max), g(s.D.Min), g(s.D.Mean), g(s.D.Max), g(s.Rho.Mean), g(s.Cost.Min), g(s.ShellFraction),
+			strconv.Itoa(s.DistinctLabels), g(s.LabelEntropy), g(s.LabelEntropyNorm), strconv.Itoa(s.Duplicates), strconv.Itoa(modes),
+			g(s.Input.DPP), g(s.Latent.DPP), g(s.Input.AvgPairwise), g(s.Latent.AvgPairwise), g(s.Input.Coverage), g(s.Latent.Coverage),
+			g(s.PredictionCoverage), strconv.Itoa(r.Steps), g(r.Seconds)})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// writeCurves writes the label entropy after k explanations, averaged over the digits, per variant and δ.
+func writeCurves(path string, results []setResult, vs []variant) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"variant", "delta", "k", "label_entropy_mean"})
+	for _, c := range averageCurves(results) {
+		for k, v := range c.mean {
+			w.Write([]string{vs[c.variant].Name, strconv.FormatFloat(c.delta, 'g', 4, 64), strconv.Itoa(k + 1), strconv.FormatFloat(v, 'g', 6, 64)})
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+type curve struct {
+	variant int
+	delta   float64
+	mean    []float64
+}
+
+func averageCurves(results []setResult) []curve {
+	type key struct {
+		v int
+		d float64
+	}
+	sums := map[key][]float64{}
+	counts := map[key]int{}
+	for _, r := range results {
+		k := key{r.Variant, r.Delta}
+		if sums[k] == nil {
+			sums[k] = make([]float64, len(r.Curve))
+		}
+		for i, v := range r.Curve {
+			if i < len(sums[k]) {
+				sums[k][i] += v
+			}
+		}
+		counts[k]++
+	}
+	var out []curve
+	for k, s := range sums {
+		for i := range s {
+			s[i] /= float64(counts[k])
+		}
+		out = append(out, curve{k.v, k.d, s})
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].variant != out[b].variant {
+			return out[a].variant < out[b].variant
+		}
+		return out[a].delta < out[b].delta
+	})
+	return out
+}
+
+// meanOver averages f over the digits for each (variant, δ).
+func meanOver(results []setResult, ds []float64, v int, f func(setResult) float64) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		n := 0
+		for _, r := range results {
+			if r.Variant == v && r.Delta == d {
+				out[i] += f(r)
+				n++
+			}
+		}
+		if n > 0 {
+			out[i] /= float64(n)
+		}
+	}
+	return out
+}
+
+func writePlots(dir string, results []setResult, ds []float64, vs []variant) error {
+	plot := func(file, title, ylabel string, f func(setResult) float64, extra ...series) error {
+		var lines []series
+		for v, vr := range vs {
+			lines = append(lines, series{Name: vr.Name, X: ds, Y: meanOver(results, ds, v, f), Colour: vr.Colour, Dashed: vr.Dashed})
+		}
+		return writeLinePlot(filepath.Join(dir, file), title, "δ", ylabel, append(lines, extra...))
+	}
+	plots := []struct {
+		file, title, ylabel string
+		f                   func(setResult) float64
+		extra               []series
+	}{
+		{"h_best.svg", "Best uncertainty of the set vs δ", "min H (nats)", func(r setResult) float64 { return r.Sum.H.Min }, nil},
+		{"h_mean.svg", "Mean uncertainty of the set vs δ", "mean H (nats)", func(r setResult) float64 { return r.Sum.H.Mean }, nil},
+		{"d_best.svg", "Smallest input distance vs δ", "min d (L1)", func(r setResult) float64 { return r.Sum.D.Min }, nil},
+		{"d_mean.svg", "Mean input distance vs δ", "mean d (L1)", func(r setResult) float64 { return r.Sum.D.Mean }, nil},
+		{"labels.svg", "Distinct labels among n explanations vs δ", "distinct labels", func(r setResult) float64 { return float64(r.Sum.DistinctLabels) }, nil},
+		{"rho.svg", "Mean latent distance vs δ", "mean ρ(z, z0)", func(r setResult) float64 { return r.Sum.Rho.Mean },
+			[]series{{Name: "ρ = δ", X: ds, Y: ds, Colour: "#9467bd", Dashed: true}}},
+		{"shell.svg", "Fraction of explanations on the shell vs δ", "fraction with ρ = δ", func(r setResult) float64 { return r.Sum.ShellFraction }, nil},
+	}
+	for _, p := range plots {
+		if err := plot(p.file, p.title, p.ylabel, p.f, p.extra...); err != nil {
+			return err
+		}
+	}
+	// Label entropy vs number of explanations, one line per δ, for the first variant run.
+	palette := []string{"#440154", "#443983", "#31688e", "#21918c", "#35b779", "#90d743", "#fde725", "#000000"}
+	var lines []series
+	for i, c := range averageCurves(results) {
+		if c.variant != 0 {
+			continue
+		}
+		x := make([]float64, len(c.mean))
+		for k := range x {
+			x[k] = float64(k + 1)
+		}
+		lines = append(lines, series{Name: fmt.Sprintf("δ = %g", c.delta), X: x, Y: c.mean, Colour: palette[i%len(palette)]})
+	}
+	return writeLinePlot(filepath.Join(dir, "label_entropy.svg"), "Label entropy vs number of explanations ("+vs[0].Name+")",
+		"number of explanations", "entropy of the labels (nats)", lines)
+}

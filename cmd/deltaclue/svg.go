@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+)
+
+// series is one line of a plot.
+type series struct {
+	Name   string
+	X, Y   []float64
+	Colour string
+	Dashed bool
+}
+
+// niceTicks returns about five round tick values covering [lo, hi].
+func niceTicks(lo, hi float64) []float64 {
+	if hi <= lo {
+		hi = lo + 1
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var ticks []float64
+	for v := math.Floor(lo/step) * step; v <= hi+step*1e-9; v += step {
+		ticks = append(ticks, v)
+	}
+	return ticks
+}
+
+func formatTick(v float64) string {
+	s := fmt.Sprintf("%.3g", v)
+	if math.Abs(v) < 1e-12 {
+		s = "0"
+	}
+	return s
+}
+
+// writeLinePlot writes an SVG line chart with axes, ticks and a legend.
+func writeLinePlot(path, title, xlabel, ylabel string, lines []series) error {
+	const w, h, left, right, top, bottom = 640, 420, 70, 170, 40, 55
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), 0.0, math.Inf(-1)
+	for _, s := range lines {
+		for i := range s.X {
+			xlo, xhi = math.Min(xlo, s.X[i]), math.Max(xhi, s.X[i])
+			ylo, yhi = math.Min(ylo, s.Y[i]), math.Max(yhi, s.Y[i])
+		}
+	}
+	if math.IsInf(xlo, 0) {
+		xlo, xhi, yhi = 0, 1, 1
+	}
+	xt, yt := niceTicks(xlo, xhi), niceTicks(ylo, yhi)
+	xlo, xhi = math.Min(xlo, xt[0]), math.Max(xhi, xt[len(xt)-1])
+	ylo, yhi = math.Min(ylo, yt[0]), math.Max(yhi, yt[len(yt)-1])
+	px := func(x float64) float64 { return left + (x-xlo)/(xhi-xlo)*(w-left-right) }
+	py := func(y float64) float64 { return h - bottom - (y-ylo)/(yhi-ylo)*(h-top-bottom) }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", w, h)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, h)
+	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="bold">%s</text>`+"\n", left, escape(title))
+	for _, t := range xt {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n",
+			px(t), top, px(t), h-bottom, px(t), h-bottom+18, formatTick(t))
+	}
+	for _, t := range yt {
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
+			left, py(t), w-right, py(t), left-6, py(t)+4, formatTick(t))
+	}
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>`+"\n", left, top, w-left-right, h-top-bottom)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", (left+w-right)/2, h-12, escape(xlabel))
+	fmt.Fprintf(&b, `<text transform="translate(18 %d) rotate(-90)" text-anchor="middle">%s</text>`+"\n", (top+h-bottom)/2, escape(ylabel))
+	for k, s := range lines {
+		var pts []string
+		for i := range s.X {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(s.X[i]), py(s.Y[i])))
+		}
+		dash := ""
+		if s.Dashed {
+			dash = ` stroke-dasharray="6 4"`
+		}
+		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", strings.Join(pts, " "), s.Colour, dash)
+		if len(s.X) < 30 {
+			for i := range s.X {
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, px(s.X[i]), py(s.Y[i]), s.Colour)
+			}
+			b.WriteString("\n")
+		}
+		ly := top + 10 + k*20
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/><text x="%d" y="%d">%s</text>`+"\n",
+			w-right+10, ly, w-right+34, ly, s.Colour, dash, w-right+40, ly+4, escape(s.Name))
+	}
+	b.WriteString("</svg>\n")
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func escape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
