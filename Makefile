@@ -55,3 +55,16 @@ bench:
 ## kernel: rebuild engine/kernel/matmul.wasm from matmul.wat (Debian: apt-get install wabt)
 kernel:
 	cd engine/kernel && $(GO) generate
+
+# Benchmark harnesses whose numbers get quoted; not part of `make test`.
+.PHONY: bench-gomlx-wasm bench-browser
+GOMLX_BENCHTIME ?= 20x
+
+## bench-gomlx-wasm: in ONE Node process, the engine's point-step (SIMD kernel) and the same step in gomlx (~1 min)
+bench-gomlx-wasm:
+	GOOS=js GOARCH=wasm $(GO) test -tags 'wasmsimd gomlxbench' -exec "$(CURDIR)/web/node/go_js_wasm_exec_simd" \
+	  -run '^$$' -bench 'PointStep/batch100' -benchtime $(GOMLX_BENCHTIME) ./engine/
+
+## bench-browser: kernel and point-step in one dedicated Web Worker in headless Chromium (BROWSERBENCH_FLAGS=-nosimd)
+bench-browser:
+	$(GO) run ./cmd/browserbench $(BROWSERBENCH_FLAGS)
