@@ -5,7 +5,9 @@ import (
 	"sync"
 )
 
-// The trained models the explainer ships with (README.md in this folder says how they were made).
+// The trained models the explainer ships with (README.md in this folder says how they were made). Only
+// functions refer to the embedded bytes, never a package-level initialiser, so a binary that imports this
+// package without loading the models (the page's app.wasm) does not carry them.
 var (
 	//go:embed vae.dcw
 	vaeBytes []byte
@@ -15,18 +17,25 @@ var (
 	anchorBytes []byte
 )
 
-var (
-	shippedVAE     = sync.OnceValues(func() (*File, error) { return Decode("weights/vae.dcw", vaeBytes) })
-	shippedBNN     = sync.OnceValues(func() (*File, error) { return Decode("weights/bnn.dcw", bnnBytes) })
-	shippedAnchors = sync.OnceValues(func() (*File, error) { return Decode("weights/anchors.dcw", anchorBytes) })
-)
+type lazy struct {
+	once sync.Once
+	file *File
+	err  error
+}
+
+func (l *lazy) load(name string, data []byte) (*File, error) {
+	l.once.Do(func() { l.file, l.err = Decode(name, data) })
+	return l.file, l.err
+}
+
+var vae, bnn, anchors lazy
 
 // ShippedVAE returns the shipped VAE, decoded and checked once. The file is shared: do not modify it.
-func ShippedVAE() (*File, error) { return shippedVAE() }
+func ShippedVAE() (*File, error) { return vae.load("weights/vae.dcw", vaeBytes) }
 
 // ShippedBNN returns the shipped BNN, decoded and checked once. The file is shared: do not modify it.
-func ShippedBNN() (*File, error) { return shippedBNN() }
+func ShippedBNN() (*File, error) { return bnn.load("weights/bnn.dcw", bnnBytes) }
 
 // ShippedAnchors returns the latent codes of low-uncertainty training digits per class that the δ-CLUE
 // scheme S2 walks towards (made by `make train` with the shipped models; see README.md).
-func ShippedAnchors() (*File, error) { return shippedAnchors() }
+func ShippedAnchors() (*File, error) { return anchors.load("weights/anchors.dcw", anchorBytes) }

@@ -152,7 +152,7 @@ func experiment(args []string) error {
 				r := setResult{Digit: picked[t.digit], Label: int(set.Labels[picked[t.digit]]), Pred: prob.Pred0.Label(),
 					H0: float64(prob.Pred0.Total), Delta: q.Delta, Variant: t.variant, Seconds: time.Since(t0).Seconds()}
 				if err == nil {
-					r.Sum = clue.Summarize(prob, q, exps)
+					r.Sum = clue.Summarize(prob.X0, prob.Z0, prob.Models().BNN.Classes, q, exps)
 					r.Curve = clue.LabelEntropyCurve(exps, models.BNN.Classes)
 					for _, e := range exps {
 						r.Steps += e.Steps

@@ -67,7 +67,7 @@ func explain(args []string) error {
 	if err != nil {
 		return err
 	}
-	sum := clue.Summarize(prob, p, exps)
+	sum := clue.Summarize(prob.X0, prob.Z0, prob.Models().BNN.Classes, p, exps)
 	rep := Report{Input: input, Params: p, X0: x0, Z0: prob.Z0, Prediction: prob.Pred0, Label: prob.Pred0.Label(),
 		Summary: sum, Explanations: exps, Seconds: time.Since(start).Seconds()}
 	if err := os.MkdirAll(*out, 0o755); err != nil {

@@ -447,7 +447,7 @@ func TestNaNRestartFailsAlone(t *testing.T) {
 	if _, err := json.Marshal(exps); err != nil {
 		t.Errorf("results with a failure do not encode: %v", err)
 	}
-	sum := Summarize(prob, p, exps)
+	sum := Summarize(prob.X0, prob.Z0, prob.Models().BNN.Classes, p, exps)
 	if sum.Failed != 1 {
 		t.Errorf("summary counts %d failures", sum.Failed)
 	}

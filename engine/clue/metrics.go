@@ -61,10 +61,11 @@ type Summary struct {
 	ModeSilhouetteMinimum float64   `json:"mode_silhouette_minimum"`  // the clustering criterion used
 }
 
-// Summarize computes the set's metrics and marks each explanation's duplicate (DuplicateOf, the restart it
-// duplicates) and mode (Mode, its cluster within its label), in place.
-func Summarize(prob *Problem, p Params, exps []Explanation) Summary {
-	classes := prob.models.BNN.Classes
+// Summarize computes the metrics of the set of explanations of x0 (whose latent code is z0) among the given
+// number of classes, and marks each explanation's duplicate (DuplicateOf, the restart it duplicates) and mode
+// (Mode, its cluster within its label), in place. It needs no models, so a page can merge the results of
+// several workers and summarise them itself.
+func Summarize(x0, z0 []float32, classes int, p Params, exps []Explanation) Summary {
 	s := Summary{Restarts: len(exps), LabelCounts: make([]int, classes), LabelDistribution: make([]float64, classes),
 		Modes: make([]int, classes), ModeSilhouetteMinimum: modeSilhouette}
 	var hs, ds, rhos, costs []float64
@@ -128,8 +129,8 @@ func Summarize(prob *Problem, p Params, exps []Explanation) Summary {
 	for k, i := range unique {
 		images[k], latents[k] = exps[i].Image, exps[i].Z
 	}
-	s.Input = measureDiversity(images, prob.X0, l1)
-	s.Latent = measureDiversity(latents, prob.Z0, l2)
+	s.Input = measureDiversity(images, x0, l1)
+	s.Latent = measureDiversity(latents, z0, l2)
 	for c := 0; c < classes; c++ {
 		var best float64
 		for _, i := range accepted {

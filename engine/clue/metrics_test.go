@@ -39,7 +39,7 @@ func TestSummaryByHand(t *testing.T) {
 	}
 	p := Defaults()
 	p.DedupL1 = 0.01
-	s := Summarize(prob, p, exps)
+	s := Summarize(prob.X0, prob.Z0, prob.Models().BNN.Classes, p, exps)
 	if s.Restarts != 5 || s.Accepted != 3 || s.Failed != 1 || s.Converged != 4 || s.Duplicates != 0 {
 		t.Errorf("counts %+v", s)
 	}
@@ -102,7 +102,7 @@ func TestDedupKeepsTheCheapest(t *testing.T) {
 	}
 	p := Defaults()
 	p.DedupL1 = 0.1
-	s := Summarize(prob, p, exps)
+	s := Summarize(prob.X0, prob.Z0, prob.Models().BNN.Classes, p, exps)
 	if s.Duplicates != 1 || exps[0].DuplicateOf != 1 || exps[1].DuplicateOf != -1 || exps[2].DuplicateOf != -1 {
 		t.Errorf("duplicates %d, marks %d %d %d", s.Duplicates, exps[0].DuplicateOf, exps[1].DuplicateOf, exps[2].DuplicateOf)
 	}
