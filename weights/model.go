@@ -1,6 +1,8 @@
 package weights
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/deltaclue/deltaclue/engine/rng"
@@ -99,4 +101,14 @@ func (f *File) Anchors(classes int) ([][]float32, error) {
 		out[c] = v
 	}
 	return out, nil
+}
+
+// Fingerprint identifies a set of model files: the first 4 bytes of the SHA-256 of their payload hashes, in
+// order. Share links carry it, so that a link made with other models is recognised.
+func Fingerprint(files ...*File) uint32 {
+	h := sha256.New()
+	for _, f := range files {
+		h.Write([]byte(f.Manifest.PayloadSHA))
+	}
+	return binary.BigEndian.Uint32(h.Sum(nil))
 }
