@@ -13,23 +13,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
 )
-
-// Report is what `deltaclue explain` writes as JSON (and what the page offers for download).
-type Report struct {
-	Input        string             `json:"input"`
-	Params       clue.Params        `json:"params"`
-	X0           []float32          `json:"x0"`
-	Z0           []float32          `json:"z0"`
-	Prediction   engine.Uncertainty `json:"prediction"` // the BNN on x0
-	Label        int                `json:"label"`
-	Summary      clue.Summary       `json:"summary"`
-	Explanations []clue.Explanation `json:"explanations"`
-	Seconds      float64            `json:"seconds"`
-}
 
 func explain(args []string) error {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
@@ -68,7 +54,7 @@ func explain(args []string) error {
 		return err
 	}
 	sum := clue.Summarize(prob.X0, prob.Z0, prob.Models().BNN.Classes, p, exps)
-	rep := Report{Input: input, Params: p, X0: x0, Z0: prob.Z0, Prediction: prob.Pred0, Label: prob.Pred0.Label(),
+	rep := clue.Report{Input: input, Params: p, X0: x0, Z0: prob.Z0, Prediction: prob.Pred0, Label: prob.Pred0.Label(),
 		Summary: sum, Explanations: exps, Seconds: time.Since(start).Seconds()}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
 )
 
@@ -19,7 +20,7 @@ func TestExplainDigitWritesTheFigures(t *testing.T) {
 	if err := explain([]string{"-digit", "1735", "-n", "20", "-out", out}); err != nil {
 		t.Fatal(err)
 	}
-	var rep Report
+	var rep clue.Report
 	b, err := os.ReadFile(filepath.Join(out, "explain.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package clue
 import (
 	"math"
 	"sort"
+
+	"github.com/deltaclue/deltaclue/engine"
 )
 
 // Stat is the minimum, mean and maximum of a quantity over a set.
@@ -240,4 +242,18 @@ func dedup(exps []Explanation, accepted []int, tol float64) []int {
 		kept = append(kept, i)
 	}
 	return kept
+}
+
+// Report is an explanation set with everything needed to reread it: what `deltaclue explain` writes and what
+// the page offers for download, in the same JSON.
+type Report struct {
+	Input        string             `json:"input"`
+	Params       Params             `json:"params"`
+	X0           []float32          `json:"x0"`
+	Z0           []float32          `json:"z0"`
+	Prediction   engine.Uncertainty `json:"prediction"` // the BNN on x0
+	Label        int                `json:"label"`
+	Summary      Summary            `json:"summary"`
+	Explanations []Explanation      `json:"explanations"`
+	Seconds      float64            `json:"seconds"`
 }
