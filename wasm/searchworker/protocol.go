@@ -1,0 +1,188 @@
+// Package searchworker is the search worker's protocol and logic, free of JavaScript so that it is tested
+// natively: the page sends Requests, the worker answers with Responses, each one JSON text in a postMessage.
+//
+//	page → worker: {"type":"inspect","id":1,"x0":[…784…]}
+//	               {"type":"explain","id":2,"x0":[…],"params":{…},"restarts":[0,2,4,…]}
+//	               {"type":"cancel","id":2}
+//	worker → page: {"type":"ready","version":"…","fingerprint":…}   once, when the models are loaded
+//	               {"type":"inspected","id":1,"inspection":{…}}      the model's view of x0
+//	               {"type":"result","id":2,"explanation":{…}}        one per restart, as it finishes
+//	               {"type":"done","id":2,"seconds":…,"error":"…"}     the end of an explain (error if it failed
+//	                                                                 or was cancelled: "cancelled")
+//	               {"type":"error","error":"…"}                      the models failed to load, or a bad message
+//
+// Floats travel as JSON numbers, which round-trip float32 values exactly, so a page that merges the workers'
+// results holds the same bits the native engine computes.
+package searchworker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// Request is a message from the page.
+type Request struct {
+	Type     string       `json:"type"`
+	ID       int          `json:"id"`
+	X0       []float32    `json:"x0,omitempty"`
+	Params   *clue.Params `json:"params,omitempty"`
+	Restarts []int        `json:"restarts,omitempty"`
+}
+
+// Response is a message to the page.
+type Response struct {
+	Type        string            `json:"type"`
+	ID          int               `json:"id,omitempty"`
+	Version     string            `json:"version,omitempty"`
+	Fingerprint uint32            `json:"fingerprint,omitempty"`
+	Error       string            `json:"error,omitempty"`
+	Inspection  *Inspection       `json:"inspection,omitempty"`
+	Explanation *clue.Explanation `json:"explanation,omitempty"`
+	Seconds     float64           `json:"seconds,omitempty"`
+}
+
+// Inspection is the models' view of an image: the BNN's prediction, the latent code and the VAE's
+// reconstruction with the BNN's prediction on it.
+type Inspection struct {
+	Prediction      engine.Uncertainty `json:"prediction"`
+	Z0              []float32          `json:"z0"`
+	Reconstruction  []float32          `json:"reconstruction"`
+	Reconstructed   engine.Uncertainty `json:"reconstructed"`
+	MultiplyAddsPer int                `json:"multiply_adds_per_point_step"`
+}
+
+// Cancelled is the error of a done message whose search was cancelled.
+const Cancelled = "cancelled"
+
+// Worker answers requests with the shipped models.
+type Worker struct {
+	version     string
+	models      *clue.Models
+	fingerprint uint32
+	// Yield, if set, is called between the steps of a search: the browser worker sleeps a millisecond there,
+	// which is what lets a "cancel" message in while Go computes.
+	Yield func()
+
+	mu      sync.Mutex
+	cancels map[int]context.CancelFunc
+}
+
+// New loads the shipped models and returns the worker with its first message: "ready", or "error" if the
+// models could not be loaded (the page shows it).
+func New(version string) (*Worker, Response) {
+	w := &Worker{version: version, cancels: map[int]context.CancelFunc{}}
+	vae, err1 := weights.ShippedVAE()
+	bnn, err2 := weights.ShippedBNN()
+	anchors, err3 := weights.ShippedAnchors()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return w, Response{Type: "error", Version: version, Error: "the models failed to load: " + err.Error()}
+	}
+	if w.models, err1 = clue.LoadModels(vae, bnn, anchors); err1 != nil {
+		return w, Response{Type: "error", Version: version, Error: "the models failed to load: " + err1.Error()}
+	}
+	w.fingerprint = weights.Fingerprint(vae, bnn, anchors)
+	return w, Response{Type: "ready", Version: version, Fingerprint: w.fingerprint}
+}
+
+// Decode parses a request, with an error fit to send back.
+func Decode(data string) (Request, error) {
+	var r Request
+	if err := json.Unmarshal([]byte(data), &r); err != nil {
+		return r, fmt.Errorf("a malformed request: %v", err)
+	}
+	return r, nil
+}
+
+// Handle answers one request, calling send for every response. "cancel" returns at once; "inspect" and
+// "explain" return when they are done (explain streams a "result" per restart, then "done").
+func (w *Worker) Handle(req Request, send func(Response)) {
+	if w.models == nil {
+		send(Response{Type: "error", ID: req.ID, Error: "the models are not loaded"})
+		return
+	}
+	switch req.Type {
+	case "cancel":
+		w.mu.Lock()
+		if cancel := w.cancels[req.ID]; cancel != nil {
+			cancel()
+		}
+		w.mu.Unlock()
+	case "inspect":
+		prob, err := clue.NewProblem(w.models, req.X0)
+		if err != nil {
+			send(Response{Type: "error", ID: req.ID, Error: err.Error()})
+			return
+		}
+		recon := w.models.VAE.DecodeImages(prob.Z0)
+		send(Response{Type: "inspected", ID: req.ID, Inspection: &Inspection{
+			Prediction: prob.Pred0, Z0: prob.Z0, Reconstruction: recon, Reconstructed: w.models.BNN.Classify(recon)[0],
+			MultiplyAddsPer: engine.PointStepMultiplyAdds(w.models.VAE, w.models.BNN)}})
+	case "explain":
+		start := time.Now()
+		done := func(err error) {
+			r := Response{Type: "done", ID: req.ID, Seconds: time.Since(start).Seconds()}
+			if errors.Is(err, context.Canceled) {
+				r.Error = Cancelled
+			} else if err != nil {
+				r.Error = err.Error()
+			}
+			send(r)
+		}
+		if req.Params == nil {
+			done(errors.New("the request has no parameters"))
+			return
+		}
+		prob, err := clue.NewProblem(w.models, req.X0)
+		if err != nil {
+			done(err)
+			return
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		w.mu.Lock()
+		w.cancels[req.ID] = cancel
+		w.mu.Unlock()
+		defer func() {
+			w.mu.Lock()
+			delete(w.cancels, req.ID)
+			w.mu.Unlock()
+			cancel()
+		}()
+		// No restarts field means all of them; a pool sends each worker its share.
+		_, err = clue.Search(yielding{ctx, w.Yield}, prob, *req.Params, req.Restarts, func(e clue.Explanation) {
+			send(Response{Type: "result", ID: req.ID, Explanation: &e})
+		})
+		done(err)
+	default:
+		send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("unknown request type %q", req.Type)})
+	}
+}
+
+// yielding is a context whose Err, which the search calls between steps, first gives the host a chance to run.
+type yielding struct {
+	context.Context
+	yield func()
+}
+
+func (y yielding) Err() error {
+	if y.yield != nil {
+		y.yield()
+	}
+	return y.Context.Err()
+}
+
+// Encode renders a response as the JSON text that goes into postMessage.
+func Encode(r Response) string {
+	b, err := json.Marshal(r)
+	if err != nil { // only a NaN could do this, and explanations carry none
+		b, _ = json.Marshal(Response{Type: "error", ID: r.ID, Error: "could not encode a response: " + err.Error()})
+	}
+	return string(b)
+}

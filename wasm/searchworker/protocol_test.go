@@ -1,0 +1,139 @@
+package searchworker
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/mnist"
+)
+
+func newWorker(t *testing.T) *Worker {
+	w, ready := New("test")
+	if ready.Type != "ready" || ready.Fingerprint == 0 || ready.Version != "test" {
+		t.Fatalf("first message %+v", ready)
+	}
+	return w
+}
+
+func digit(t *testing.T, i int) []float32 {
+	s, err := mnist.HeldOut()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Float(i, nil)
+}
+
+// roundTrip sends a request through JSON, as the page does, and collects the JSON-decoded responses.
+func roundTrip(t *testing.T, w *Worker, req Request) []Response {
+	b, _ := json.Marshal(req)
+	parsed, err := Decode(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Response
+	w.Handle(parsed, func(r Response) {
+		var back Response
+		if err := json.Unmarshal([]byte(Encode(r)), &back); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, back)
+	})
+	return out
+}
+
+func TestExplainMatchesTheNativeSearchThroughJSON(t *testing.T) {
+	w := newWorker(t)
+	p := clue.Defaults()
+	p.N = 12
+	x0 := digit(t, 1735)
+	// Two workers' shares, as a pool of two splits the restarts.
+	var got []clue.Explanation
+	for _, share := range [][]int{{0, 2, 4, 6, 8, 10}, {1, 3, 5, 7, 9, 11}} {
+		resps := roundTrip(t, w, Request{Type: "explain", ID: 7, X0: x0, Params: &p, Restarts: share})
+		if last := resps[len(resps)-1]; last.Type != "done" || last.Error != "" || last.ID != 7 {
+			t.Fatalf("last message %+v", last)
+		}
+		for _, r := range resps[:len(resps)-1] {
+			if r.Type != "result" || r.ID != 7 {
+				t.Fatalf("message %+v", r)
+			}
+			got = append(got, *r.Explanation)
+		}
+	}
+	m, _ := clue.ShippedModels()
+	prob, _ := clue.NewProblem(m, x0)
+	want, err := clue.Search(context.Background(), prob, p, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRestart := map[int]clue.Explanation{}
+	for _, e := range got {
+		byRestart[e.Restart] = e
+	}
+	for _, e := range want {
+		a, _ := json.Marshal(e)
+		b, _ := json.Marshal(byRestart[e.Restart])
+		if string(a) != string(b) {
+			t.Fatalf("restart %d differs after the worker protocol", e.Restart)
+		}
+	}
+}
+
+func TestInspect(t *testing.T) {
+	w := newWorker(t)
+	resps := roundTrip(t, w, Request{Type: "inspect", ID: 3, X0: digit(t, 0)})
+	if len(resps) != 1 || resps[0].Type != "inspected" {
+		t.Fatalf("%+v", resps)
+	}
+	in := resps[0].Inspection
+	if len(in.Z0) != 16 || len(in.Reconstruction) != 784 || len(in.Prediction.Probs) != 10 || in.MultiplyAddsPer != 2836480 {
+		t.Fatalf("inspection %+v", in)
+	}
+}
+
+func TestCancelStopsASearch(t *testing.T) {
+	w := newWorker(t)
+	p := clue.Defaults()
+	p.N, p.MaxSteps, p.RelTol, p.AbsTol = 50, 10000, 0, 0 // would run 10,000 steps
+	steps := 0
+	w.Yield = func() {
+		steps++
+		if steps == 3 { // the page's cancel arrives while the search runs
+			w.Handle(Request{Type: "cancel", ID: 9}, func(Response) {})
+		}
+	}
+	var last Response
+	w.Handle(Request{Type: "explain", ID: 9, X0: digit(t, 5), Params: &p}, func(r Response) { last = r })
+	if last.Type != "done" || last.Error != Cancelled || steps > 5 {
+		t.Fatalf("after cancel: %+v after %d steps", last, steps)
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	w := newWorker(t)
+	bad := clue.Defaults()
+	bad.Delta = -1
+	cases := []struct {
+		req  Request
+		want string
+	}{
+		{Request{Type: "explain", ID: 1, X0: digit(t, 1)}, "no parameters"},
+		{Request{Type: "explain", ID: 2, X0: make([]float32, 784), Params: &bad}, "empty"},
+		{Request{Type: "explain", ID: 3, X0: digit(t, 1), Params: &bad}, "delta"},
+		{Request{Type: "explain", ID: 4, X0: make([]float32, 3), Params: &bad}, "784"},
+		{Request{Type: "inspect", ID: 5, X0: nil}, "784"},
+		{Request{Type: "launch", ID: 6}, "unknown request"},
+	}
+	for _, c := range cases {
+		resps := roundTrip(t, w, c.req)
+		if len(resps) != 1 || !strings.Contains(resps[0].Error, c.want) || resps[0].ID != c.req.ID {
+			t.Errorf("%+v: %+v, want one error mentioning %q", c.req.Type, resps, c.want)
+		}
+	}
+	if _, err := Decode(`{"type":`); err == nil {
+		t.Error("malformed JSON accepted")
+	}
+}

@@ -1,0 +1,73 @@
+//go:build js && wasm
+
+// Command worker is the search worker's WebAssembly binary (web/worker.js starts it in a dedicated Web Worker).
+// It holds the engine, the search and the shipped models, and nothing of the page: no go-app, no gomlx.
+// Messages are the JSON texts of package searchworker.
+package main
+
+import (
+	"time"
+
+	"github.com/hack-pad/safejs"
+
+	"github.com/deltaclue/deltaclue/wasm/searchworker"
+)
+
+// Version is the build's content hash, stamped by cmd/site (-ldflags -X); the page compares it with its own.
+var Version = "dev"
+
+func main() {
+	self := safejs.Global()
+	post := func(r searchworker.Response) {
+		if _, err := self.Call("postMessage", searchworker.Encode(r)); err != nil {
+			println("worker: postMessage:", err.Error())
+		}
+	}
+	w, ready := searchworker.New(Version)
+	// While Go computes, the worker's event loop is blocked and no message (a cancel) can arrive; sleeping a
+	// millisecond between search steps lets it run. A browser stretches such sleeps to ~4 ms, and late in a
+	// search a step of a few remaining points takes well under that, so yield only every 25 ms: a cancel still
+	// lands within a step or two.
+	last := time.Now()
+	w.Yield = func() {
+		if time.Since(last) > 25*time.Millisecond {
+			time.Sleep(time.Millisecond)
+			last = time.Now()
+		}
+	}
+	queue := make(chan searchworker.Request, 64)
+	onMessage, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		data, err := args[0].Get("data")
+		if err != nil {
+			return nil
+		}
+		text, err := data.String()
+		if err != nil {
+			post(searchworker.Response{Type: "error", Error: "a request that is not text"})
+			return nil
+		}
+		req, err := searchworker.Decode(text)
+		if err != nil {
+			post(searchworker.Response{Type: "error", Error: err.Error()})
+			return nil
+		}
+		if req.Type == "cancel" {
+			w.Handle(req, post) // at once, while a search may be running
+			return nil
+		}
+		go func() { queue <- req }() // never block the event loop
+		return nil
+	})
+	if err != nil {
+		post(searchworker.Response{Type: "error", Error: "cannot listen for messages: " + err.Error()})
+		return
+	}
+	if _, err := self.Call("addEventListener", "message", onMessage.Value()); err != nil {
+		post(searchworker.Response{Type: "error", Error: "cannot listen for messages: " + err.Error()})
+		return
+	}
+	post(ready)
+	for req := range queue {
+		w.Handle(req, post)
+	}
+}
