@@ -7,15 +7,19 @@ WASMEXEC := PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm
 # The same under Node, with the engine's WebAssembly SIMD matmul kernel linked in (build tag wasmsimd).
 WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/node/go_js_wasm_exec_simd"
 # Packages that compile to WASM, tested under Node as well as natively.
-WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./app/sharelink/...
+WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./app/sharelink/... ./wasm/searchworker/...
 # package:FuzzTarget pairs run briefly by `make test`.
 FUZZ_TARGETS := ./mnist:FuzzRead ./weights:FuzzDecode ./app/sharelink:FuzzDecode
 
-.PHONY: serve test vet test-native test-wasm fuzz data train bench kernel
+.PHONY: serve site test vet test-native test-wasm fuzz data train bench kernel
 
-## serve: build the explainer and serve it at http://127.0.0.1:8080
-serve:
-	$(GO) run ./cmd/serve -dir web -addr 127.0.0.1:8080
+## serve: build the explainer (both WASM binaries and the static site) and serve it at http://127.0.0.1:8080
+serve: site
+	$(GO) run ./cmd/serve -dir build/site -addr 127.0.0.1:8080 -prefix /$(REPO)
+
+## site: the static site in build/site; REPO=<name> makes it for GitHub Pages under /<name>/
+site:
+	$(GO) run ./cmd/site -out build/site -repo "$(REPO)"
 
 ## test: go vet, every test natively, the WASM packages under Node, and a short run of every fuzzer
 test: vet test-native test-wasm fuzz

@@ -1,0 +1,350 @@
+//go:build !js
+
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// The end-to-end test: the real site, built by cmd/site for sub-path hosting, served under /repo/ on
+// 127.0.0.1, driven in headless Debian Chromium with chromedp.
+
+func findChrome(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("CHROME_PATH"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no chromium found, and CI=true: the browser test must run in CI (apt-get install chromium)")
+	}
+	t.Skip("SKIPPING the browser end-to-end test: no chromium found (apt-get install chromium, or set CHROME_PATH)")
+	return ""
+}
+
+// siteDir is the site built once for every browser test (removed by TestMain).
+var siteDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if siteDir != "" && os.Getenv("E2E_SITE") == "" {
+		os.RemoveAll(filepath.Dir(siteDir))
+	}
+	os.Exit(code)
+}
+
+// buildSite builds the site for /repo/ with cmd/site, once (or uses $E2E_SITE if set, to iterate fast).
+func buildSite(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("E2E_SITE"); d != "" {
+		return d
+	}
+	if siteDir != "" {
+		return siteDir
+	}
+	tmp, err := os.MkdirTemp("", "deltaclue-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "site")
+	cmd := exec.Command("go", "run", "./cmd/site", "-out", out, "-repo", "repo")
+	cmd.Dir = ".."
+	start := time.Now()
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("building the site: %v\n%s", err, b)
+	}
+	t.Logf("site built in %s:\n%s", time.Since(start).Round(time.Second), b)
+	siteDir = out
+	return out
+}
+
+// serve mimics GitHub Pages: the site under /repo/.
+func serve(dir string) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.Handle("/repo/", http.StripPrefix("/repo", http.FileServer(http.Dir(dir))))
+	return httptest.NewServer(mux)
+}
+
+// browser starts a fresh headless Chromium (its own profile: no service worker, no cache from before).
+func browser(t *testing.T, chrome string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1800))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	chromedp.Listen(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			t.Logf("page exception: %s %s", e.ExceptionDetails.Text, e.ExceptionDetails.Exception.Description)
+		case *runtime.EventConsoleAPICalled:
+			for _, a := range e.Args {
+				if e.Type == "error" || strings.Contains(string(a.Value), "panic") || strings.Contains(string(a.Value), ".go:") || strings.Contains(string(a.Value), "goroutine") {
+					t.Logf("console %s: %s %s", e.Type, a.Value, a.Description)
+				}
+			}
+		}
+	})
+	return ctx
+}
+
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls a JavaScript expression until it is truthy and returns its value as JSON.
+func waitFor(t *testing.T, ctx context.Context, what, expr string, timeout time.Duration) string {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => { const v = (`+expr+`); return v ? JSON.stringify(v) : false; })()`,
+		chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(20*time.Millisecond)))
+	if err != nil {
+		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(Object.assign({}, window.deltaclue || {}, {report: undefined}))`))
+		t.Fatalf("waiting for %s: %v (page state %s)", what, err, state)
+	}
+	return v
+}
+
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// setField types a value into a parameter field and fires its change event.
+func setField(t *testing.T, ctx context.Context, key, value string) {
+	t.Helper()
+	eval[bool](t, ctx, fmt.Sprintf(`(() => { const el = document.getElementById("p-%s"); el.value = %q;
+		el.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`, key, value))
+}
+
+type rect struct{ X, Y float64 }
+
+// drawFour draws, with the mouse, a 4 whose top is nearly closed: a 4 that could be a 9.
+func drawFour(t *testing.T, ctx context.Context) {
+	r := eval[rect](t, ctx, `(() => { const b = document.getElementById("pad").getBoundingClientRect(); return {X: b.x, Y: b.y}; })()`)
+	strokes := [][][2]float64{
+		{{95, 50}, {85, 90}, {78, 130}, {90, 150}, {150, 150}, {190, 148}}, // down the left, across
+		{{180, 45}, {182, 110}, {184, 170}, {186, 240}},                    // the long right stroke
+		{{95, 52}, {136, 48}}, // a top that stops short of closing
+	}
+	for _, s := range strokes {
+		steps := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(chromedp.MousePressed, r.X+s[0][0], r.Y+s[0][1], chromedp.ButtonLeft)}
+		for _, p := range s[1:] {
+			steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved, r.X+p[0], r.Y+p[1], chromedp.ButtonLeft))
+		}
+		last := s[len(s)-1]
+		steps = append(steps, chromedp.MouseEvent(chromedp.MouseReleased, r.X+last[0], r.Y+last[1], chromedp.ButtonLeft))
+		do(t, ctx, steps...)
+	}
+}
+
+// pageReport reads the finished run's report from the page.
+func pageReport(t *testing.T, ctx context.Context) clue.Report {
+	var r clue.Report
+	if err := json.Unmarshal([]byte(eval[string](t, ctx, `window.deltaclue.report`)), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// nativeReport runs the same search natively from a share link.
+func nativeReport(t *testing.T, link string) ([]clue.Explanation, clue.Summary) {
+	s, err := sharelink.Decode(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := clue.ShippedModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob, err := clue.NewProblem(m, s.Float())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exps, err := clue.Search(context.Background(), prob, s.Params, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exps, clue.Summarize(prob.X0, prob.Z0, m.BNN.Classes, s.Params, exps)
+}
+
+func sameJSON(t *testing.T, what string, a, b any) {
+	t.Helper()
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Errorf("%s differ:\n page   %.400s\n native %.400s", what, ja, jb)
+	}
+}
+
+func labelsOf(exps []clue.Explanation) map[int]int {
+	m := map[int]int{}
+	for _, e := range exps {
+		if e.Accepted {
+			m[e.Label]++
+		}
+	}
+	return m
+}
+
+func TestBrowserDrawExplainShareCancel(t *testing.T) {
+	chrome := findChrome(t)
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	workers := "2"
+	if w := os.Getenv("E2E_WORKERS"); w != "" {
+		workers = w
+	}
+	ctx := browser(t, chrome)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers="+workers))
+	start := time.Now()
+	waitFor(t, ctx, "the workers", `window.deltaclue && window.deltaclue.ready == `+workers, time.Minute)
+	t.Logf("page and %s workers ready in %s", workers, time.Since(start).Round(time.Millisecond))
+
+	// Draw, and see the model's view appear.
+	drawFour(t, ctx)
+	waitFor(t, ctx, "the model's view", `document.getElementById("pred-label")`, 30*time.Second)
+	lit := eval[int](t, ctx, `(() => { const d = document.getElementById("pad").getContext("2d").getImageData(0, 0, 280, 280).data;
+		let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] > 128) n++; return n; })()`)
+	if lit < 2000 {
+		t.Fatalf("the drawing left only %d lit pixels on the pad", lit)
+	}
+
+	// Explain with the defaults (n = 100), timing click → first result → full set.
+	do(t, ctx, chromedp.Click(chromedp.ID("run")))
+	clicked := time.Now()
+	waitFor(t, ctx, "a first result", `window.deltaclue.results > 0`, time.Minute)
+	first := time.Since(clicked)
+	waitFor(t, ctx, "the full set", `window.deltaclue.state == "done"`, 3*time.Minute)
+	full := time.Since(clicked)
+	st := eval[map[string]any](t, ctx, `Object.assign({}, window.deltaclue, {report: undefined})`)
+	t.Logf("n = 100 on %s workers: first result %s after the click (page: %v ms), full set %s (page: last result at %v ms, "+
+		"summarised at %v ms; each worker's own seconds %v)", workers, first.Round(time.Millisecond), st["firstResultMs"],
+		full.Round(time.Millisecond), st["lastResultMs"], st["elapsedMs"], st["workerSeconds"])
+	rep := pageReport(t, ctx)
+	link := eval[string](t, ctx, `location.href`)
+	if len(rep.Explanations) != 100 || !strings.Contains(link, "#v1.") {
+		t.Fatalf("page report has %d explanations; link %q", len(rep.Explanations), link)
+	}
+	labels := labelsOf(rep.Explanations)
+	t.Logf("the model reads %d (p4 %.2f, p9 %.2f, H %.2f); labels of the accepted explanations: %v; share link %d characters",
+		rep.Label, rep.Prediction.Probs[4], rep.Prediction.Probs[9], rep.Prediction.Total, labels, len(link))
+	if labels[4] == 0 || labels[9] == 0 {
+		t.Errorf("a 4 that could be a 9 should be explained by both 4s and 9s, got %v", labels)
+	}
+
+	// The same input, parameters and seed natively: the same explanations, bit for bit.
+	exps, sum := nativeReport(t, link)
+	sameJSON(t, "explanations", rep.Explanations, exps)
+	sameJSON(t, "set summaries", rep.Summary, sum)
+
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(artifacts(t), "deltaclue-e2e.png")
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", shot)
+
+	// The link in a fresh browser: the same set.
+	fresh := browser(t, chrome)
+	do(t, fresh, chromedp.Navigate(link))
+	waitFor(t, fresh, "the shared set", `window.deltaclue && window.deltaclue.state == "done"`, 3*time.Minute)
+	sameJSON(t, "explanations from the shared link", pageReport(t, fresh).Explanations, rep.Explanations)
+
+	// A long search, cancelled: the page must answer within a second.
+	setField(t, ctx, "n", "1000")
+	setField(t, ctx, "max_steps", "10000")
+	setField(t, ctx, "rel_tol", "0")
+	setField(t, ctx, "abs_tol", "0")
+	do(t, ctx, chromedp.Click(chromedp.ID("run")))
+	waitFor(t, ctx, "the long search to start", `window.deltaclue.state == "running"`, 10*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	ping := time.Now()
+	eval[bool](t, ctx, `true`)
+	t.Logf("a JavaScript round trip during the long search: %s", time.Since(ping).Round(time.Millisecond))
+	cancelAt := time.Now()
+	do(t, ctx, chromedp.Click(chromedp.ID("cancel")))
+	waitFor(t, ctx, "the cancel", `window.deltaclue.state == "cancelled"`, 5*time.Second)
+	if d := time.Since(cancelAt); d > time.Second {
+		t.Errorf("cancelling took %s, want under a second", d)
+	} else {
+		t.Logf("cancelled in %s", d.Round(time.Millisecond))
+	}
+	// The workers still work after a cancel.
+	setField(t, ctx, "n", "10")
+	setField(t, ctx, "max_steps", "20")
+	do(t, ctx, chromedp.Click(chromedp.ID("run")))
+	waitFor(t, ctx, "a search after the cancel", `window.deltaclue.state == "done"`, time.Minute)
+}
+
+func TestBrowserBadLinks(t *testing.T) {
+	chrome := findChrome(t)
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	ctx := browser(t, chrome)
+	good := sharelink.Encode(sharelink.State{Image: [784]uint8{300 % 256: 200, 301: 255, 330: 255}, Params: clue.Defaults(), Model: 12345})
+	cases := map[string]string{
+		"#v1.!!not-base64":                 "damaged",
+		"#" + good[:len(good)/2]:           "damaged",
+		"#v7.AAAA":                         "another version",
+		"#<img src=x onerror=alert(1)>":    "not a deltaclue link",
+		"#" + good:                         "other models",
+		"#v1." + strings.Repeat("A", 9000): "characters long",
+	}
+	i := 0
+	for frag, want := range cases {
+		i++ // a new query each time: a change of fragment alone would not reload the page
+		do(t, ctx, chromedp.Navigate(fmt.Sprintf("%s/repo/?workers=1&case=%d%s", srv.URL, i, frag)))
+		msg := waitFor(t, ctx, "the link's error", `document.getElementById("link-error") && document.getElementById("link-error").textContent`, 30*time.Second)
+		if !strings.Contains(msg, want) {
+			t.Errorf("%.40s: message %s, want it to mention %q", frag, msg, want)
+		}
+		waitFor(t, ctx, "a working page", `window.deltaclue.ready == 1`, time.Minute)
+		if n := eval[int](t, ctx, `document.querySelectorAll("img[src=x]").length`); n != 0 {
+			t.Errorf("%.40s: the link's text became markup", frag)
+		}
+	}
+}
+
+// artifacts is where the test leaves its screenshot: $E2E_ARTIFACTS, or the system's temporary folder.
+func artifacts(t *testing.T) string {
+	dir := os.Getenv("E2E_ARTIFACTS")
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	os.MkdirAll(dir, 0o755)
+	return dir
+}

@@ -1,0 +1,39 @@
+package app
+
+import (
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+)
+
+// GalleryDigit is a test digit the BNN is unsure about, offered on the page.
+type GalleryDigit struct {
+	Index  int     `json:"index"`  // in the shipped test split
+	Label  int     `json:"label"`  // the true label
+	Pred   int     `json:"pred"`   // the BNN's label
+	H      float32 `json:"h"`      // the BNN's predictive entropy, nats
+	Pixels string  `json:"pixels"` // 784 bytes (intensity k/255), base64
+}
+
+// Image returns the digit's 784 intensities.
+func (d GalleryDigit) Image() []float32 {
+	b, _ := base64.StdEncoding.DecodeString(d.Pixels)
+	x := make([]float32, len(b))
+	for i, v := range b {
+		x[i] = float32(v) / 255
+	}
+	return x
+}
+
+// gallery.json holds the 24 most uncertain digits of the shipped test split under the shipped BNN, most
+// uncertain first; gallery_test.go checks it against the models (and rewrites it with -update-gallery), so the
+// page needs neither the test split nor the models to show it.
+//
+//go:embed gallery.json
+var galleryJSON []byte
+
+func gallery() []GalleryDigit {
+	var g []GalleryDigit
+	json.Unmarshal(galleryJSON, &g)
+	return g
+}

@@ -1,0 +1,109 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/wasm/searchworker"
+)
+
+// pool runs the search workers: one dedicated Web Worker each, every one its own Go WASM instance
+// (web/worker.js starting worker.wasm). Messages are searchworker's JSON texts.
+type pool struct {
+	script    string // URL of worker.js, with the build version
+	workers   []*poolWorker
+	onMessage func(k int, r searchworker.Response) // called on the JS event loop; dispatch to the UI from it
+}
+
+type poolWorker struct {
+	js      app.Value
+	ready   bool
+	version string
+	funcs   []app.Func
+}
+
+func newPool(n int, script string, onMessage func(int, searchworker.Response)) *pool {
+	p := &pool{script: script, onMessage: onMessage, workers: make([]*poolWorker, n)}
+	for k := range p.workers {
+		p.spawn(k)
+	}
+	return p
+}
+
+// spawn starts worker k (again).
+func (p *pool) spawn(k int) {
+	w := &poolWorker{js: app.Window().Get("Worker").New(p.script, map[string]any{"name": fmt.Sprintf("search-%d", k)})}
+	onMessage := app.FuncOf(func(_ app.Value, args []app.Value) any {
+		var r searchworker.Response
+		if err := json.Unmarshal([]byte(args[0].Get("data").String()), &r); err != nil {
+			r = searchworker.Response{Type: "error", Error: "a malformed message from a search worker"}
+		}
+		if r.Type == "ready" {
+			w.ready, w.version = true, r.Version
+		}
+		p.onMessage(k, r)
+		return nil
+	})
+	onError := app.FuncOf(func(_ app.Value, args []app.Value) any {
+		msg := "a search worker failed to start"
+		if m := args[0].Get("message"); !m.IsUndefined() && m.String() != "" {
+			msg += ": " + m.String()
+		}
+		p.onMessage(k, searchworker.Response{Type: "error", Error: msg})
+		return nil
+	})
+	w.js.Call("addEventListener", "message", onMessage)
+	w.js.Call("addEventListener", "error", onError)
+	w.funcs = []app.Func{onMessage, onError}
+	p.workers[k] = w
+}
+
+// post sends a request to worker k.
+func (p *pool) post(k int, req searchworker.Request) {
+	b, _ := json.Marshal(req)
+	p.workers[k].js.Call("postMessage", string(b))
+}
+
+// restart terminates worker k (a search that ignores cancel) and starts a fresh one.
+func (p *pool) restart(k int) {
+	w := p.workers[k]
+	w.js.Call("terminate")
+	for _, f := range w.funcs {
+		f.Release()
+	}
+	p.spawn(k)
+}
+
+// close terminates every worker.
+func (p *pool) close() {
+	for _, w := range p.workers {
+		w.js.Call("terminate")
+		for _, f := range w.funcs {
+			f.Release()
+		}
+	}
+}
+
+// ready lists the workers that have said ready.
+func (p *pool) ready() []int {
+	var ks []int
+	for k, w := range p.workers {
+		if w.ready {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// shares splits the restarts 0..n-1 among the given workers, restart i to worker i mod len(workers), so each
+// gets the same mix of early and late restarts (S2 and S5 order them by class).
+func shares(n int, workers []int) map[int][]int {
+	out := map[int][]int{}
+	for i := 0; i < n; i++ {
+		k := workers[i%len(workers)]
+		out[k] = append(out[k], i)
+	}
+	return out
+}

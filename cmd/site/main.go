@@ -1,0 +1,197 @@
+// Command site builds the explainer as a static site (what `make serve` and `make site` run): the page's
+// app.wasm (go-app) and the search worker's worker.wasm (engine, search and models; no go-app, no gomlx), the
+// worker's loader and SIMD kernel, styles and icons, and go-app's index.html, loader and service worker, all
+// under one content-hash version.
+//
+//	go run ./cmd/site -out build/site               # a site served at /
+//	go run ./cmd/site -out build/site -repo NAME    # a site for GitHub Pages under /NAME/
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io/fs"
+	"log"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	deltaclue "github.com/deltaclue/deltaclue/app"
+	"github.com/deltaclue/deltaclue/engine/kernel"
+)
+
+func main() {
+	out := flag.String("out", "build/site", "folder to write the site into (replaced)")
+	repo := flag.String("repo", "", "GitHub Pages repository name: the site then lives under /<repo>/")
+	flag.Parse()
+	if err := build(*out, *repo); err != nil {
+		log.Fatal("site: ", err)
+	}
+}
+
+func build(out, repo string) error {
+	if _, err := os.Stat("go.mod"); err != nil {
+		return fmt.Errorf("run from the repository's root (no go.mod here)")
+	}
+	version, err := sourceHash()
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	web := filepath.Join(out, "web")
+	if err := os.MkdirAll(web, 0o755); err != nil {
+		return err
+	}
+	wasm := func(dst, pkg string, tags string, ldflags string) error {
+		args := []string{"build", "-trimpath", "-ldflags", "-s -w " + ldflags, "-o", filepath.Join(web, dst)}
+		if tags != "" {
+			args = append(args, "-tags", tags)
+		}
+		cmd := exec.Command("go", append(args, pkg)...)
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+		}
+		return nil
+	}
+	if err := wasm("app.wasm", "./wasm/app", "", ""); err != nil {
+		return err
+	}
+	if err := wasm("worker.wasm", "./wasm/worker", "wasmsimd", "-X main.Version="+version); err != nil {
+		return err
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return err
+	}
+	copies := map[string]string{
+		filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"): "wasm_exec.js",
+		filepath.Join("web", "worker.js"):                                               "worker.js", filepath.Join("web", "app.css"): "app.css",
+		filepath.Join("web", "icon.svg"): "icon.svg",
+	}
+	for src, dst := range copies {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(web, dst), b, 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(web, "matmul.wasm"), kernel.WASM, 0o644); err != nil {
+		return err
+	}
+	for _, size := range []int{192, 512} {
+		if err := writeIcon(filepath.Join(web, fmt.Sprintf("icon-%d.png", size)), size); err != nil {
+			return err
+		}
+	}
+	deltaclue.Routes()
+	if err := app.GenerateStaticWebsite(out, deltaclue.Handler(repo, version)); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, ".nojekyll"), nil, 0o644); err != nil {
+		return err
+	}
+	where := "/"
+	if repo != "" {
+		where = "/" + repo + "/"
+	}
+	fmt.Printf("built %s (version %s, served under %s)\n", out, version, where)
+	for _, f := range []string{"app.wasm", "worker.wasm"} {
+		b, _ := os.ReadFile(filepath.Join(web, f))
+		var z bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		w.Write(b)
+		w.Close()
+		fmt.Printf("  %-12s %6.2f MB raw, %5.2f MB gzipped\n", f, float64(len(b))/1e6, float64(z.Len())/1e6)
+	}
+	return nil
+}
+
+// sourceHash is the first 12 hex digits of a SHA-256 over everything the site is built from: one version
+// for app.wasm, worker.wasm and the service worker's cache.
+func sourceHash() (string, error) {
+	var files []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch path {
+			case ".git", "build", "data", "docs", "training":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case strings.HasSuffix(path, "_test.go"):
+		case strings.HasSuffix(path, ".go"), path == "go.mod", path == "go.sum",
+			strings.HasPrefix(path, "web"+string(filepath.Separator)), strings.HasSuffix(path, ".dcw"),
+			strings.HasSuffix(path, ".json") && strings.HasPrefix(path, "app"), strings.HasSuffix(path, ".wasm"):
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// writeIcon draws the icon (a dashed δ-ball around a point, on blue) as a PNG.
+func writeIcon(path string, size int) error {
+	img := image.NewRGBA(image.Rect(0, 0, size, size))
+	s := float64(size) / 64
+	blue, white, light := color.RGBA{29, 78, 216, 255}, color.RGBA{255, 255, 255, 255}, color.RGBA{147, 197, 253, 255}
+	for y := 0; y < size; y++ {
+		for x := 0; x < size; x++ {
+			fx, fy := (float64(x)+0.5)/s, (float64(y)+0.5)/s
+			c := blue
+			r := math.Hypot(fx-32, fy-32)
+			angle := math.Atan2(fy-32, fx-32)
+			switch {
+			case r < 5:
+				c = white
+			case math.Abs(r-20) < 2 && math.Mod(angle+math.Pi, math.Pi/8) < math.Pi/13:
+				c = white
+			case math.Hypot(fx-46, fy-21) < 4, math.Hypot(fx-19, fy-40) < 4:
+				c = light
+			}
+			img.Set(x, y, c)
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
