@@ -2,6 +2,7 @@ package weights
 
 import (
 	_ "embed"
+	"errors"
 	"sync"
 )
 
@@ -39,3 +40,14 @@ func ShippedBNN() (*File, error) { return bnn.load("weights/bnn.dcw", bnnBytes) 
 // ShippedAnchors returns the latent codes of low-uncertainty training digits per class that the δ-CLUE
 // scheme S2 walks towards (made by `make train` with the shipped models; see README.md).
 func ShippedAnchors() (*File, error) { return anchors.load("weights/anchors.dcw", anchorBytes) }
+
+// ShippedFingerprint is the Fingerprint of the shipped VAE, BNN and anchors: what share links carry.
+func ShippedFingerprint() (uint32, error) {
+	v, err1 := ShippedVAE()
+	b, err2 := ShippedBNN()
+	a, err3 := ShippedAnchors()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return 0, err
+	}
+	return Fingerprint(v, b, a), nil
+}

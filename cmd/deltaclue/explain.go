@@ -13,8 +13,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 func explain(args []string) error {
@@ -23,6 +25,7 @@ func explain(args []string) error {
 	finish := paramFlags(fs, &p)
 	digit := fs.Int("digit", -1, "explain this digit of the shipped 2,000-digit test split (0..1999)")
 	pngPath := fs.String("png", "", "explain the digit in this image file (PNG or JPEG, any size; preprocessed like MNIST)")
+	link := fs.String("link", "", "explain what a share link from the page holds: its image, parameters and seed (other flags are ignored)")
 	out := fs.String("out", "explain-out", "folder for grid.png, labels.png and explain.json")
 	cols := fs.Int("cols", 10, "columns of the grid")
 	if err := fs.Parse(args); err != nil {
@@ -31,12 +34,21 @@ func explain(args []string) error {
 	if err := finish(); err != nil {
 		return err
 	}
-	x0, input, err := loadInput(*digit, *pngPath)
+	models, err := clue.ShippedModels()
 	if err != nil {
 		return err
 	}
-	models, err := clue.ShippedModels()
-	if err != nil {
+	var x0 []float32
+	var input string
+	if *link != "" {
+		if *digit >= 0 || *pngPath != "" {
+			return fmt.Errorf("give one of -digit, -png and -link")
+		}
+		if x0, p, err = fromLink(*link); err != nil {
+			return err
+		}
+		input = "a share link"
+	} else if x0, input, err = loadInput(*digit, *pngPath); err != nil {
 		return err
 	}
 	prob, err := clue.NewProblem(models, x0)
@@ -114,4 +126,20 @@ func loadInput(digit int, pngPath string) ([]float32, string, error) {
 		return x, pngPath, nil
 	}
 	return nil, "", fmt.Errorf("say what to explain: -digit N (a test digit) or -png FILE")
+}
+
+// fromLink decodes a share link and checks it was made with the shipped models.
+func fromLink(link string) ([]float32, clue.Params, error) {
+	s, err := sharelink.Decode(link)
+	if err != nil {
+		return nil, clue.Params{}, err
+	}
+	fingerprint, err := weights.ShippedFingerprint()
+	if err != nil {
+		return nil, clue.Params{}, err
+	}
+	if err := sharelink.CheckModel(s, fingerprint); err != nil {
+		return nil, clue.Params{}, err
+	}
+	return s.Float(), s.Params, nil
 }

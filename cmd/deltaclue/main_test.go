@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 func TestExplainDigitWritesTheFigures(t *testing.T) {
@@ -111,5 +113,31 @@ func TestExperimentSmallGrid(t *testing.T) {
 		if err != nil || len(b) < 200 {
 			t.Errorf("%s: %v (%d bytes)", name, err, len(b))
 		}
+	}
+}
+
+func TestExplainShareLink(t *testing.T) {
+	fingerprint, _ := weights.ShippedFingerprint()
+	set, _ := mnist.HeldOut()
+	p := clue.Defaults()
+	p.N, p.Delta, p.Seed = 12, 1.5, 77
+	link := "http://127.0.0.1:8080/#" + sharelink.Encode(sharelink.State{Image: sharelink.Quantize(set.Float(42, nil)), Params: p,
+		Model: fingerprint})
+	out := t.TempDir()
+	if err := explain([]string{"-link", link, "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	var rep clue.Report
+	b, _ := os.ReadFile(filepath.Join(out, "explain.json"))
+	json.Unmarshal(b, &rep)
+	if rep.Params != p || len(rep.Explanations) != 12 {
+		t.Errorf("the link's parameters were not used: %+v", rep.Params)
+	}
+	other := "#" + sharelink.Encode(sharelink.State{Image: sharelink.Quantize(set.Float(42, nil)), Params: p, Model: 1})
+	if err := explain([]string{"-link", other, "-out", out}); err == nil || !strings.Contains(err.Error(), "other models") {
+		t.Errorf("a link from other models: %v", err)
+	}
+	if err := explain([]string{"-link", "#v1.garbage", "-out", out}); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("a damaged link: %v", err)
 	}
 }

@@ -88,7 +88,7 @@ func New(version string) (*Worker, Response) {
 	if w.models, err1 = clue.LoadModels(vae, bnn, anchors); err1 != nil {
 		return w, Response{Type: "error", Version: version, Error: "the models failed to load: " + err1.Error()}
 	}
-	w.fingerprint = weights.Fingerprint(vae, bnn, anchors)
+	w.fingerprint, _ = weights.ShippedFingerprint() // the files just loaded, so no error
 	return w, Response{Type: "ready", Version: version, Fingerprint: w.fingerprint}
 }
 
