@@ -353,12 +353,19 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 	e.redrawPending = true
 	ctx.After(100*time.Millisecond, func(ctx app.Context) {
 		e.redrawPending = false
-		drawGrid("grid", e.ordered(), gridCols, e.selected)
+		drawGrid("grid", e.ordered(), gridColumns(), e.selected)
 		e.publish()
 	})
 }
 
-const gridCols = 10
+// gridColumns is the paper's 10 columns, or as many as fit the page on a narrow screen (at least 3).
+func gridColumns() int {
+	wrap := app.Window().GetElementByID("grid-wrap")
+	if wrap.IsNull() || wrap.IsUndefined() {
+		return 10
+	}
+	return min(10, max(3, wrap.Get("clientWidth").Int()/cellW))
+}
 
 // publish mirrors the run's state into window.deltaclue, for people poking at the console and for the
 // end-to-end test.

@@ -19,7 +19,7 @@ import (
 )
 
 // PaperURL is the δ-CLUE paper.
-const PaperURL = "https://arxiv.org/abs/2112.06357"
+const PaperURL = "https://arxiv.org/abs/2104.06323"
 
 // Render lays the page out: input, the model's view, the search controls, then the results.
 func (e *Explainer) Render() app.UI {
@@ -245,8 +245,8 @@ func (e *Explainer) renderResults() app.UI {
 			),
 			app.Span().Class("hint").Text("Above each: its label and H; below: its distance d. Grey: H above the threshold. Point at one (or use the arrow keys) to compare it with the input."),
 		),
-		app.Div().Class("grid-wrap").Body(
-			app.Canvas().ID("grid").Class("grid").Width(gridCols*cellW).Height(cellH).TabIndex(0).
+		app.Div().ID("grid-wrap").Class("grid-wrap").Body(
+			app.Canvas().ID("grid").Class("grid").Width(10*cellW).Height(cellH).TabIndex(0).
 				Aria("label", "the explanations; arrow keys select one").
 				On("pointermove", e.gridPoint).On("click", e.gridPoint).OnKeyDown(e.gridKey),
 		),
@@ -492,7 +492,7 @@ func (e *Explainer) setWorkers(ctx app.Context, ev app.Event) {
 
 func (e *Explainer) gridPoint(ctx app.Context, ev app.Event) {
 	ord := e.ordered()
-	k := cellAt(ev.Get("offsetX").Float(), ev.Get("offsetY").Float(), len(ord), gridCols)
+	k := cellAt(ev.Get("offsetX").Float(), ev.Get("offsetY").Float(), len(ord), gridColumns())
 	if k < 0 || ord[k].Restart == e.selected {
 		ctx.PreventUpdate()
 		return
@@ -517,9 +517,9 @@ func (e *Explainer) gridKey(ctx app.Context, ev app.Event) {
 	case "ArrowLeft":
 		pos--
 	case "ArrowDown":
-		pos += gridCols
+		pos += gridColumns()
 	case "ArrowUp":
-		pos -= gridCols
+		pos -= gridColumns()
 	default:
 		return
 	}
@@ -529,7 +529,7 @@ func (e *Explainer) gridKey(ctx app.Context, ev app.Event) {
 
 func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	e.selected = restart
-	drawGrid("grid", e.ordered(), gridCols, e.selected)
+	drawGrid("grid", e.ordered(), gridColumns(), e.selected)
 	ctx.Defer(func(app.Context) {
 		if x := e.selectedExplanation(); x != nil {
 			drawDigit("detail-x0", e.x0, 5)
