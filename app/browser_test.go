@@ -348,3 +348,61 @@ func artifacts(t *testing.T) string {
 	os.MkdirAll(dir, 0o755)
 	return dir
 }
+
+// copySite copies the built site so that a test can break a file of it.
+func copySite(t *testing.T, from string) string {
+	t.Helper()
+	to := filepath.Join(t.TempDir(), "site")
+	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
+
+// TestBrowserWorkerFailures: a worker binary that does not load, and one from another build, are both told to
+// the user in the page, not only in the console.
+func TestBrowserWorkerFailures(t *testing.T) {
+	chrome := findChrome(t)
+	site := buildSite(t)
+
+	broken := copySite(t, site)
+	if err := os.WriteFile(filepath.Join(broken, "web", "worker.wasm"), []byte("not a wasm module"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(broken)
+	defer srv.Close()
+	ctx := browser(t, chrome)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=1"))
+	msg := waitFor(t, ctx, "the load failure in the page", `document.getElementById("pool-error") && document.getElementById("pool-error").textContent`, time.Minute)
+	if !strings.Contains(msg, "worker.wasm") || !strings.Contains(msg, "failed to load") {
+		t.Errorf("the page says %s", msg)
+	}
+
+	other := copySite(t, site)
+	cmd := exec.Command("go", "build", "-tags", "wasmsimd", "-trimpath", "-ldflags", "-s -w -X main.Version=another-build",
+		"-o", filepath.Join(other, "web", "worker.wasm"), "./wasm/worker")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building a worker of another version: %v\n%s", err, b)
+	}
+	srv2 := serve(other)
+	defer srv2.Close()
+	ctx2 := browser(t, chrome)
+	do(t, ctx2, chromedp.Navigate(srv2.URL+"/repo/?workers=1"))
+	waitFor(t, ctx2, "the mixed-version warning", `window.deltaclue && window.deltaclue.stale && document.querySelector(".banner button")`, time.Minute)
+}
