@@ -13,7 +13,8 @@ import (
 	"github.com/deltaclue/deltaclue/weights"
 )
 
-func loadShipped(t testing.TB) (*VAE, *BNN) {
+// shippedModels loads the shipped weights files and builds the engine's models from them.
+func shippedModels(t testing.TB) (*weights.File, *weights.File, *VAE, *BNN) {
 	t.Helper()
 	vf, err := weights.ShippedVAE()
 	if err != nil {
@@ -31,6 +32,11 @@ func loadShipped(t testing.TB) (*VAE, *BNN) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return vf, bf, v, b
+}
+
+func loadShipped(t testing.TB) (*VAE, *BNN) {
+	_, _, v, b := shippedModels(t)
 	return v, b
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/deltaclue/deltaclue/engine/rng"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/training"
-	"github.com/deltaclue/deltaclue/weights"
 )
 
 // relErr is ‖a − b‖ / max(‖b‖, floor).
@@ -20,27 +19,6 @@ func relErr(a []float32, b []float64, floor float64) float64 {
 		n += b[i] * b[i]
 	}
 	return math.Sqrt(d) / math.Max(math.Sqrt(n), floor)
-}
-
-func shippedModels(t testing.TB) (*weights.File, *weights.File, *VAE, *BNN) {
-	t.Helper()
-	vf, err := weights.ShippedVAE()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bf, err := weights.ShippedBNN()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := LoadVAE(vf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := LoadBNN(bf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return vf, bf, v, b
 }
 
 func heldOutImage(t testing.TB, i int) []float32 {
