@@ -54,6 +54,7 @@ type Explainer struct {
 	total         int
 	results       []clue.Explanation
 	pending       map[int]bool // workers still running the current search
+	runWorkers    int          // how many workers share the current search
 	started       time.Time
 	firstResult   time.Duration
 	lastResult    time.Duration
@@ -116,18 +117,18 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		if r.Version != e.version {
 			e.stale = true
 		}
-		if e.ready == 1 {
-			if e.pendingLink != nil {
-				link := *e.pendingLink
-				e.pendingLink = nil
-				if err := sharelink.CheckModel(link, e.fingerprint); err != nil {
-					e.linkErr = err.Error()
-				} else {
-					e.setInput(ctx, link.Image, "the shared link")
-					e.run(ctx)
-				}
-			} else if e.x0 != nil {
-				e.requestInspect()
+		if e.ready == 1 && e.x0 != nil && e.pendingLink == nil {
+			e.requestInspect()
+		}
+		// A shared link runs once every worker is up, so that it gets the whole pool.
+		if e.ready == len(e.pool.workers) && e.pendingLink != nil {
+			link := *e.pendingLink
+			e.pendingLink = nil
+			if err := sharelink.CheckModel(link, e.fingerprint); err != nil {
+				e.linkErr = err.Error()
+			} else {
+				e.setInput(ctx, link.Image, "the shared link")
+				e.run(ctx)
 			}
 		}
 	case "inspected":
@@ -244,6 +245,7 @@ func (e *Explainer) run(ctx app.Context) {
 	e.runID++
 	e.state, e.total, e.started = "running", e.params.Restarts(), time.Now()
 	e.pending = map[int]bool{}
+	e.runWorkers = len(workers)
 	p := e.params
 	for k, share := range shares(e.total, workers) {
 		e.pending[k] = true

@@ -213,7 +213,7 @@ func (e *Explainer) status() string {
 		return "The search failed: " + e.runErr
 	case "done":
 		return fmt.Sprintf("Done: %d explanations in %s (first after %s) on %d workers.", len(e.results), fmtDuration(e.elapsed),
-			fmtDuration(e.firstResult), len(e.pending)+len(e.poolWorkers()))
+			fmtDuration(e.firstResult), e.runWorkers)
 	}
 	if !e.paramsOK {
 		return "Fix the highlighted parameter to search. " + workers + "."
