@@ -9,7 +9,7 @@ WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/n
 # Packages that compile to WASM, tested under Node as well as natively.
 WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./app/sharelink/... ./wasm/searchworker/...
 # package:FuzzTarget pairs run briefly by `make test`.
-FUZZ_TARGETS := ./mnist:FuzzRead ./weights:FuzzDecode ./app/sharelink:FuzzDecode
+FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./weights:FuzzDecode ./app/sharelink:FuzzDecode ./wasm/searchworker:FuzzRequest
 
 .PHONY: serve site test vet test-native test-wasm fuzz data train bench kernel
 

@@ -152,3 +152,30 @@ func TestIntensities(t *testing.T) {
 		t.Errorf("white on transparent: %v", got)
 	}
 }
+
+func FuzzPreprocess(f *testing.F) {
+	f.Add([]byte{0, 255, 128, 0}, uint8(2))
+	f.Add(make([]byte, 100), uint8(10))
+	f.Fuzz(func(t *testing.T, pixels []byte, width uint8) {
+		w := int(width)
+		if w == 0 || len(pixels)%w != 0 {
+			return
+		}
+		img := make([]float32, len(pixels))
+		for i, v := range pixels {
+			img[i] = float32(v) / 255
+		}
+		out, err := Preprocess(img, w, len(pixels)/w)
+		if err != nil {
+			return
+		}
+		if len(out) != Pixels {
+			t.Fatalf("%d pixels out", len(out))
+		}
+		for _, v := range out {
+			if !(v >= 0 && v <= 1) {
+				t.Fatalf("intensity %v out of [0, 1]", v)
+			}
+		}
+	})
+}

@@ -104,6 +104,11 @@ func Decode(data string) (Request, error) {
 // Handle answers one request, calling send for every response. "cancel" returns at once; "inspect" and
 // "explain" return when they are done (explain streams a "result" per restart, then "done").
 func (w *Worker) Handle(req Request, send func(Response)) {
+	defer func() { // a bug must reach the page as a message, not kill the worker behind its back
+		if p := recover(); p != nil {
+			send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("the search worker failed: %v", p)})
+		}
+	}()
 	if w.models == nil {
 		send(Response{Type: "error", ID: req.ID, Error: "the models are not loaded"})
 		return

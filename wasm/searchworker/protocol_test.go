@@ -137,3 +137,29 @@ func TestBadRequests(t *testing.T) {
 		t.Error("malformed JSON accepted")
 	}
 }
+
+func FuzzRequest(f *testing.F) {
+	w, _ := New("fuzz")
+	f.Add(`{"type":"inspect","id":1,"x0":[0.5,1,0]}`)
+	f.Add(`{"type":"cancel","id":3}`)
+	f.Add(`{"type":"explain","id":2,"params":{"delta":-1}}`)
+	f.Fuzz(func(t *testing.T, data string) {
+		req, err := Decode(data)
+		if err != nil {
+			return
+		}
+		if req.Type == "explain" && req.Params != nil && req.Params.Validate() == nil {
+			return // a valid search may take seconds: the protocol tests run those
+		}
+		var got []Response
+		w.Handle(req, func(r Response) { got = append(got, r) })
+		for _, r := range got {
+			if strings.HasPrefix(r.Error, "the search worker failed") {
+				t.Fatalf("Handle panicked: %s", r.Error)
+			}
+			if Encode(r) == "" {
+				t.Fatal("an unencodable response")
+			}
+		}
+	})
+}
