@@ -37,7 +37,6 @@ type Explainer struct {
 	form      form
 	params    clue.Params
 	paramsOK  bool
-	advanced  bool
 	workersIn string // the requested pool size, as typed
 
 	// Workers.

@@ -59,9 +59,6 @@ var glyphs = map[rune][7]string{
 	' ': {".....", ".....", ".....", ".....", ".....", ".....", "....."},
 }
 
-// textWidth is the width in pixels of s at the given scale (6 pixels a character at scale 1).
-func textWidth(s string, scale int) int { return len([]rune(s)) * 6 * scale }
-
 // drawText writes s with its top-left corner at (x, y); unknown characters are skipped as spaces.
 func drawText(img *image.RGBA, x, y int, s string, scale int, c color.Color) {
 	for _, r := range s {

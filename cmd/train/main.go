@@ -12,7 +12,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/training"
 	"github.com/deltaclue/deltaclue/weights"
@@ -149,14 +149,11 @@ func writeAnchors(path, vaePath, bnnPath string, train *mnist.Set, dataset weigh
 	if err != nil {
 		return err
 	}
-	vae, err := engine.LoadVAE(vf)
+	models, err := clue.LoadModels(vf, bf, nil) // no anchors yet: these are what it makes
 	if err != nil {
 		return err
 	}
-	bnn, err := engine.LoadBNN(bf)
-	if err != nil {
-		return err
-	}
+	vae, bnn := models.VAE, models.BNN
 	images := make([]float32, train.Len()*mnist.Pixels)
 	for i := 0; i < train.Len(); i++ {
 		train.Float(i, images[i*mnist.Pixels:(i+1)*mnist.Pixels])
