@@ -12,7 +12,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
-	"github.com/deltaclue/deltaclue/wasm/searchworker"
+	"github.com/deltaclue/deltaclue/app/searchworker"
 )
 
 // MaxWorkers caps the pool: each worker holds its own copy of the models (~25 MB of memory).

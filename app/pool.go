@@ -6,7 +6,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/deltaclue/deltaclue/wasm/searchworker"
+	"github.com/deltaclue/deltaclue/app/searchworker"
 )
 
 // pool runs the search workers: one dedicated Web Worker each, every one its own Go WASM instance

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 
-	"github.com/deltaclue/deltaclue/wasm/searchworker"
+	"github.com/deltaclue/deltaclue/app/searchworker"
 )
 
 // Version is the build's content hash, stamped by cmd/site (-ldflags -X); the page compares it with its own.
