@@ -1,0 +1,155 @@
+// The results panel (4 · δ-CLUEs): the grid of explanations, the selected one in detail, and the share and download buttons.
+
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+func (e *Explainer) renderResults() app.UI {
+	sel := e.selectedExplanation()
+	return app.Section().Class("card results").Body(
+		app.H2().Text("4 · δ-CLUEs"),
+		app.Div().Class("row").Body(
+			app.Label().For("sort").Text("order"),
+			app.Select().ID("sort").OnChange(func(ctx app.Context, ev app.Event) {
+				e.sortBy = ctx.JSSrc().Get("value").String()
+				e.scheduleRedraw(ctx)
+			}).Body(
+				app.Option().Value("label").Text("by label, then cost").Selected(e.sortBy == "label"),
+				app.Option().Value("cost").Text("by cost").Selected(e.sortBy == "cost"),
+				app.Option().Value("distance").Text("by distance").Selected(e.sortBy == "distance"),
+				app.Option().Value("restart").Text("by restart").Selected(e.sortBy == "restart"),
+			),
+			app.Span().Class("hint").Text("Above each: its label and H; below: its distance d. Grey: H above the threshold. Point at one (or use the arrow keys) to compare it with the input."),
+		),
+		app.Div().ID("grid-wrap").Class("grid-wrap").Body(
+			app.Canvas().ID("grid").Class("grid").Width(10*cellW).Height(cellH).TabIndex(0).
+				Aria("label", "the explanations; arrow keys select one").
+				On("pointermove", e.gridPoint).On("click", e.gridPoint).OnKeyDown(e.gridKey),
+		),
+		app.Div().ID("detail").Class("row detail").Hidden(sel == nil).Body(
+			app.Figure().Body(app.Canvas().ID("detail-x0").Width(140).Height(140), app.FigCaption().Text("input")),
+			app.Figure().Body(app.Canvas().ID("detail-e").Width(140).Height(140), app.FigCaption().Text("explanation")),
+			app.Figure().Body(app.Canvas().ID("detail-diff").Width(140).Height(140), app.FigCaption().Body(
+				app.Span().Class("added").Text("added"), app.Text(" / "), app.Span().Class("removed").Text("removed"))),
+			app.If(sel != nil, func() app.UI {
+				x := *sel
+				return app.Table().Class("numbers").Body(
+					row("label", fmt.Sprintf("%d (p = %.3f)", x.Label, x.Probs[x.Label])),
+					row("H total / aleatoric / epistemic", fmt.Sprintf("%.3f / %.3f / %.3f", x.HTotal, x.HAleatoric, x.HEpistemic)),
+					row("distance d (L1)", fmt.Sprintf("%.1f", x.Distance)),
+					row("latent distance ρ", fmt.Sprintf("%.3f%s", x.Rho, map[bool]string{true: " (on the shell)", false: ""}[x.OnShell])),
+					row("cost", fmt.Sprintf("%.4f", x.Cost)),
+					row("steps", fmt.Sprintf("%d%s", x.Steps, map[bool]string{true: ", converged", false: ""}[x.Converged])),
+					row("restart, mode", fmt.Sprintf("%d, %d%s", x.Restart, x.Mode, dupText(x.DuplicateOf))),
+				)
+			}),
+		),
+		app.If(e.summary != nil, func() app.UI { return e.renderSummary() }),
+		app.Div().Class("row share").Body(
+			app.Button().ID("copy-link").Text("Copy link").Disabled(e.x0 == nil).OnClick(e.copyLink),
+			app.Button().ID("download-png").Text("Download grid (PNG)").Disabled(len(e.results) == 0).OnClick(e.downloadPNG),
+			app.Button().ID("download-json").Text("Download results (JSON)").Disabled(e.summary == nil).OnClick(e.downloadJSON),
+		),
+	)
+}
+
+func dupText(of int) string {
+	if of < 0 {
+		return ""
+	}
+	return fmt.Sprintf(", a duplicate of restart %d", of)
+}
+
+func (e *Explainer) selectedExplanation() *clue.Explanation {
+	for i := range e.results {
+		if e.results[i].Restart == e.selected && e.results[i].Image != nil {
+			return &e.results[i]
+		}
+	}
+	return nil
+}
+
+func (e *Explainer) gridPoint(ctx app.Context, ev app.Event) {
+	ord := e.ordered()
+	k := cellAt(ev.Get("offsetX").Float(), ev.Get("offsetY").Float(), len(ord), gridColumns())
+	if k < 0 || ord[k].Restart == e.selected {
+		ctx.PreventUpdate()
+		return
+	}
+	e.selectRestart(ctx, ord[k].Restart)
+}
+
+func (e *Explainer) gridKey(ctx app.Context, ev app.Event) {
+	ord := e.ordered()
+	if len(ord) == 0 {
+		return
+	}
+	pos := 0
+	for i, x := range ord {
+		if x.Restart == e.selected {
+			pos = i
+		}
+	}
+	switch ev.Get("key").String() {
+	case "ArrowRight":
+		pos++
+	case "ArrowLeft":
+		pos--
+	case "ArrowDown":
+		pos += gridColumns()
+	case "ArrowUp":
+		pos -= gridColumns()
+	default:
+		return
+	}
+	ev.PreventDefault()
+	e.selectRestart(ctx, ord[min(max(pos, 0), len(ord)-1)].Restart)
+}
+
+func (e *Explainer) selectRestart(ctx app.Context, restart int) {
+	e.selected = restart
+	drawGrid("grid", e.ordered(), gridColumns(), e.selected)
+	ctx.Defer(func(app.Context) {
+		if x := e.selectedExplanation(); x != nil {
+			drawDigit("detail-x0", e.x0, 5)
+			drawDigit("detail-e", x.Image, 5)
+			drawDiff("detail-diff", e.x0, x.Image, 5)
+		}
+	})
+}
+
+func (e *Explainer) copyLink(ctx app.Context, _ app.Event) {
+	href := app.Window().Get("location").Get("href").String()
+	if cb := app.Window().Get("navigator").Get("clipboard"); !cb.IsUndefined() {
+		cb.Call("writeText", href)
+	}
+}
+
+// download saves a Blob or data URL under a file name.
+func download(href, name string) {
+	a := app.Window().Get("document").Call("createElement", "a")
+	a.Set("href", href)
+	a.Set("download", name)
+	a.Call("click")
+}
+
+func (e *Explainer) downloadPNG(ctx app.Context, _ app.Event) {
+	if c := app.Window().GetElementByID("grid"); !c.IsNull() {
+		download(c.Call("toDataURL", "image/png").String(), "deltaclue-grid.png")
+	}
+}
+
+func (e *Explainer) downloadJSON(ctx app.Context, _ app.Event) {
+	b, _ := json.MarshalIndent(e.report(), "", " ")
+	blob := app.Window().Get("Blob").New([]any{string(b)}, map[string]any{"type": "application/json"})
+	u := app.Window().Get("URL").Call("createObjectURL", blob)
+	download(u.String(), "deltaclue.json")
+	app.Window().Get("URL").Call("revokeObjectURL", u)
+}

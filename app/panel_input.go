@@ -1,0 +1,179 @@
+// The input panel (1 · A digit): the drawing pad, the gallery of uncertain test digits and the upload.
+
+package app
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/mnist"
+)
+
+func (e *Explainer) renderInput() app.UI {
+	tab := func(id, label string) app.UI {
+		return app.Button().Class("tab").ID("tab-"+id).Role("tab").Aria("selected", e.tab == id).Text(label).
+			OnClick(func(ctx app.Context, _ app.Event) { e.tab = id })
+	}
+	return app.Section().Class("card").Body(
+		app.H2().Text("1 · A digit"),
+		app.Div().Class("tabs").Role("tablist").Body(tab("draw", "Draw"), tab("gallery", "Uncertain test digits"), tab("upload", "Upload")),
+		app.Div().Class("tab-panel").Hidden(e.tab != "draw").Body(
+			app.Canvas().ID("pad").Class("pad").Width(padSize).Height(padSize).Aria("label", "drawing pad: draw a digit").
+				On("pointerdown", e.padDown).On("pointermove", e.padMove).On("pointerup", e.padUp).On("pointercancel", e.padUp),
+			app.Div().Class("row").Body(
+				app.Button().ID("undo").Text("Undo").Disabled(len(e.strokes) == 0).OnClick(e.undo),
+				app.Button().ID("clear").Text("Clear").Disabled(len(e.strokes) == 0).OnClick(e.clearPad),
+				app.Span().Class("hint").Text("Draw with a mouse, finger or pen."),
+			),
+		),
+		app.Div().Class("tab-panel gallery").Hidden(e.tab != "gallery").Body(
+			app.Range(galleryImages()).Slice(func(i int) app.UI {
+				d := gallery()[i]
+				return app.Button().Class("thumb").Title(fmt.Sprintf("test digit %d: true label %d, the model says %d with H = %.2f", d.Index, d.Label, d.Pred, d.H)).
+					OnClick(func(ctx app.Context, _ app.Event) {
+						e.setInput(ctx, sharelink.Quantize(d.Image()), fmt.Sprintf("test digit %d (true label %d)", d.Index, d.Label))
+					}).Body(app.Img().Src(galleryImages()[i]).Alt(fmt.Sprintf("test digit %d", d.Index)),
+					app.Span().Text(fmt.Sprintf("H %.2f", d.H)))
+			}),
+		),
+		app.Div().Class("tab-panel").Hidden(e.tab != "upload").Body(
+			app.Label().For("upload").Text("An image of one digit, any size; dark on light or light on dark:"),
+			app.Input().ID("upload").Type("file").Accept("image/*").OnChange(e.upload),
+		),
+		app.If(e.inputErr != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(e.inputErr) }),
+		app.Div().Class("row views").Body(
+			app.Figure().Body(app.Canvas().ID("preview").Width(112).Height(112), app.FigCaption().Text("what the model reads (28×28)")),
+			app.Figure().Body(app.Canvas().ID("recon").Width(112).Height(112), app.FigCaption().Text("its VAE reconstruction")),
+		),
+	)
+}
+
+// galleryImages are the gallery's digits as PNG data URLs, made once.
+var galleryCache []string
+
+func galleryImages() []string {
+	if galleryCache != nil {
+		return galleryCache
+	}
+	for _, d := range gallery() {
+		x := d.Image()
+		img := image.NewGray(image.Rect(0, 0, mnist.Side, mnist.Side))
+		for i, v := range x {
+			img.SetGray(i%mnist.Side, i/mnist.Side, color.Gray{uint8(255 - 255*v)})
+		}
+		var b bytes.Buffer
+		png.Encode(&b, img)
+		galleryCache = append(galleryCache, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(b.Bytes()))
+	}
+	return galleryCache
+}
+
+// ---- event handlers ----
+
+func (e *Explainer) padPoint(ev app.Event) point {
+	return point{ev.Get("offsetX").Float(), ev.Get("offsetY").Float()}
+}
+
+func (e *Explainer) padDown(ctx app.Context, ev app.Event) {
+	ev.PreventDefault()
+	ctx.JSSrc().Call("setPointerCapture", ev.Get("pointerId"))
+	e.drawing = true
+	e.strokes = append(e.strokes, []point{e.padPoint(ev)})
+	redrawPad(e.strokes)
+}
+
+func (e *Explainer) padMove(ctx app.Context, ev app.Event) {
+	ctx.PreventUpdate()
+	if !e.drawing {
+		return
+	}
+	ev.PreventDefault()
+	last := &e.strokes[len(e.strokes)-1]
+	*last = append(*last, e.padPoint(ev))
+	if c := canvas2d("pad"); c != nil {
+		s := *last
+		drawStroke(c, s[len(s)-2:])
+	}
+}
+
+func (e *Explainer) padUp(ctx app.Context, ev app.Event) {
+	if !e.drawing {
+		ctx.PreventUpdate()
+		return
+	}
+	e.drawing = false
+	e.padChanged(ctx)
+}
+
+func (e *Explainer) padChanged(ctx app.Context) {
+	redrawPad(e.strokes)
+	x, err := padDigit()
+	if err != nil {
+		e.x0, e.inspect, e.inputErr = nil, nil, ""
+		e.clearResults()
+		return
+	}
+	e.setInput(ctx, sharelink.Quantize(x), "a drawing")
+}
+
+func (e *Explainer) undo(ctx app.Context, _ app.Event) {
+	if len(e.strokes) > 0 {
+		e.strokes = e.strokes[:len(e.strokes)-1]
+		e.padChanged(ctx)
+	}
+}
+
+func (e *Explainer) clearPad(ctx app.Context, _ app.Event) {
+	e.strokes = nil
+	e.padChanged(ctx)
+}
+
+func (e *Explainer) upload(ctx app.Context, ev app.Event) {
+	files := ctx.JSSrc().Get("files")
+	if files.Length() == 0 {
+		return
+	}
+	file := files.Index(0)
+	name := file.Get("name").String()
+	var onload, onerror app.Func
+	img := app.Window().Get("Image").New()
+	objectURL := app.Window().Get("URL").Call("createObjectURL", file)
+	onload = app.FuncOf(func(app.Value, []app.Value) any {
+		defer onload.Release()
+		defer onerror.Release()
+		w, h := img.Get("naturalWidth").Int(), img.Get("naturalHeight").Int()
+		scale := min(1, 1024/float64(max(w, h))) // keep huge photos cheap
+		cw, ch := max(1, int(float64(w)*scale)), max(1, int(float64(h)*scale))
+		c := app.Window().Get("document").Call("createElement", "canvas")
+		c.Set("width", cw)
+		c.Set("height", ch)
+		c2d := c.Call("getContext", "2d")
+		c2d.Call("drawImage", img, 0, 0, cw, ch)
+		app.Window().Get("URL").Call("revokeObjectURL", objectURL)
+		x, err := mnist.Preprocess(mnist.Intensities(canvasImage(c2d, cw, ch), cw, ch), cw, ch)
+		ctx.Dispatch(func(ctx app.Context) {
+			if err != nil {
+				e.inputErr = name + ": " + err.Error()
+				return
+			}
+			e.setInput(ctx, sharelink.Quantize(x), name)
+		})
+		return nil
+	})
+	onerror = app.FuncOf(func(app.Value, []app.Value) any {
+		defer onload.Release()
+		defer onerror.Release()
+		ctx.Dispatch(func(ctx app.Context) { e.inputErr = name + " is not an image this browser can read." })
+		return nil
+	})
+	img.Set("onload", onload)
+	img.Set("onerror", onerror)
+	img.Set("src", objectURL)
+}

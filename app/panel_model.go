@@ -1,0 +1,40 @@
+// The model panel (2 · The model's view): the prediction and its uncertainty.
+
+package app
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+func (e *Explainer) renderModel() app.UI {
+	in := e.inspect
+	return app.Section().Class("card").Body(
+		app.H2().Text("2 · The model's view"),
+		app.If(in == nil, func() app.UI {
+			msg := "Draw a digit, pick one or upload one."
+			if e.x0 != nil {
+				msg = "Asking the model …"
+			}
+			if e.ready == 0 && e.poolErr == "" {
+				msg = "Starting the search workers …"
+			}
+			return app.P().Class("hint").Text(msg)
+		}).Else(func() app.UI {
+			p := in.Prediction
+			return app.Div().ID("model-view").Body(
+				app.P().Body(app.Text("It reads "), app.Strong().ID("pred-label").Text(strconv.Itoa(argmax(p.Probs))),
+					app.Text(fmt.Sprintf(" with probability %.2f.", p.Probs[argmax(p.Probs)]))),
+				bars("pred-bars", p.Probs, "p"),
+				app.Table().Class("numbers").Body(
+					row("total uncertainty H", fmt.Sprintf("%.3f nats", p.Total)),
+					row("aleatoric (data noise)", fmt.Sprintf("%.3f nats", p.Aleatoric)),
+					row("epistemic (model ignorance)", fmt.Sprintf("%.3f nats", p.Epistemic)),
+					row("on its reconstruction", fmt.Sprintf("%d, H %.3f", argmax(in.Reconstructed.Probs), in.Reconstructed.Total)),
+				),
+			)
+		}),
+	)
+}

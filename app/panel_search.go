@@ -1,0 +1,127 @@
+// The search panel (3 · Search): the parameter form, the run and cancel buttons, and the status.
+
+package app
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+func (e *Explainer) renderControls() app.UI {
+	control := func(f field) app.UI {
+		id := "p-" + f.Key
+		var input app.UI
+		switch f.Kind {
+		case "select":
+			input = app.Select().ID(id).OnChange(e.setField(f.Key)).Body(app.Range(f.Options).Slice(func(i int) app.UI {
+				return app.Option().Value(f.Options[i]).Text(f.Options[i]).Selected(e.form.values[f.Key] == f.Options[i])
+			}))
+		case "checkbox":
+			input = app.Input().ID(id).Type("checkbox").Checked(e.form.values[f.Key] == "true").OnChange(e.setCheckbox(f.Key))
+		default:
+			input = app.Input().ID(id).Type("text").Attr("inputmode", "decimal").Value(e.form.values[f.Key]).
+				Aria("invalid", e.form.errors[f.Key] != "").Aria("describedby", id+"-help").OnChange(e.setField(f.Key))
+		}
+		return app.Div().Class("field").Body(
+			app.Label().For(id).Text(f.Label), input,
+			app.Small().ID(id+"-help").Class("help").Text(f.Help),
+			app.If(e.form.errors[f.Key] != "", func() app.UI {
+				return app.Small().ID(id + "-error").Class("error").Role("alert").Text(e.form.errors[f.Key])
+			}),
+		)
+	}
+	var basic, advanced []app.UI
+	for _, f := range fields {
+		if f.Advanced {
+			advanced = append(advanced, control(f))
+		} else {
+			basic = append(basic, control(f))
+		}
+	}
+	workersErr := ""
+	if w, err := strconv.Atoi(e.workersIn); err != nil || w < 1 || w > 8 {
+		workersErr = "a whole number from 1 to 8"
+	}
+	advanced = append(advanced, app.Div().Class("field").Body(
+		app.Label().For("p-workers").Text("workers"),
+		app.Input().ID("p-workers").Type("text").Attr("inputmode", "numeric").Value(e.workersIn).OnChange(e.setWorkers),
+		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %d cores; default up to %d).", app.Window().Get("navigator").Get("hardwareConcurrency").Int(), MaxWorkers)),
+		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
+	))
+	running := e.state == "running" || e.state == "cancelling"
+	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && !running
+	return app.Section().Class("card").Body(
+		app.H2().Text("3 · Search"),
+		app.Div().Class("form").Body(basic...),
+		app.Details().Class("advanced").Body(append([]app.UI{app.Summary().Text("Advanced options")}, advanced...)...),
+		app.Div().Class("row run").Body(
+			app.Button().ID("run").Class("primary").Text("Explain").Disabled(!canRun).OnClick(func(ctx app.Context, _ app.Event) { e.run(ctx) }),
+			app.Button().ID("cancel").Text("Cancel").Disabled(e.state != "running").OnClick(func(ctx app.Context, _ app.Event) { e.cancel(ctx) }),
+		),
+		app.Progress().ID("progress").Max(max(e.total, 1)).Value(len(e.results)).Aria("label", "explanations found"),
+		app.P().ID("status").Class("status").Aria("live", "polite").Text(e.status()),
+	)
+}
+
+// status says what is happening, in words.
+func (e *Explainer) status() string {
+	workers := fmt.Sprintf("%d of %d workers ready", e.ready, len(e.poolWorkers()))
+	switch e.state {
+	case "running":
+		s := fmt.Sprintf("%d of %d explanations", len(e.results), e.total)
+		if len(e.results) > 0 {
+			s += fmt.Sprintf(" (first after %s)", fmtDuration(e.firstResult))
+		}
+		return s + " …"
+	case "cancelling":
+		return "Cancelling …"
+	case "cancelled":
+		return fmt.Sprintf("Cancelled after %s with %d of %d explanations.", fmtDuration(e.elapsed), len(e.results), e.total)
+	case "failed":
+		return "The search failed: " + e.runErr
+	case "done":
+		return fmt.Sprintf("Done: %d explanations in %s (first after %s) on %d workers.", len(e.results), fmtDuration(e.elapsed),
+			fmtDuration(e.firstResult), e.runWorkers)
+	}
+	if !e.paramsOK {
+		return "Fix the highlighted parameter to search. " + workers + "."
+	}
+	return workers + "."
+}
+
+func (e *Explainer) poolWorkers() []*poolWorker {
+	if e.pool == nil {
+		return nil
+	}
+	return e.pool.workers
+}
+
+func (e *Explainer) setField(key string) app.EventHandler {
+	return func(ctx app.Context, ev app.Event) {
+		e.form.set(key, ctx.JSSrc().Get("value").String())
+		e.paramsChanged()
+	}
+}
+
+func (e *Explainer) setCheckbox(key string) app.EventHandler {
+	return func(ctx app.Context, ev app.Event) {
+		e.form.set(key, strconv.FormatBool(ctx.JSSrc().Get("checked").Bool()))
+		e.paramsChanged()
+	}
+}
+
+func (e *Explainer) paramsChanged() {
+	e.params, e.paramsOK = e.form.params()
+	e.updateLink()
+	e.publish()
+}
+
+func (e *Explainer) setWorkers(ctx app.Context, ev app.Event) {
+	e.workersIn = ctx.JSSrc().Get("value").String()
+	if n, err := strconv.Atoi(e.workersIn); err == nil && n >= 1 && n <= 8 && (e.pool == nil || n != len(e.pool.workers)) &&
+		e.state != "running" && e.state != "cancelling" {
+		e.startPool(ctx, n)
+	}
+}

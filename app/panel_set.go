@@ -1,0 +1,56 @@
+// The set's summary, inside the results panel: the label distribution and the set's metrics.
+
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+func (e *Explainer) renderSummary() app.UI {
+	s := e.summary
+	dist := make([]float32, len(s.LabelDistribution))
+	for k, v := range s.LabelDistribution {
+		dist[k] = float32(v)
+	}
+	var modes []string
+	for k, m := range s.Modes {
+		if m > 0 {
+			modes = append(modes, fmt.Sprintf("%d: %d", k, m))
+		}
+	}
+	return app.Div().ID("summary").Class("summary").Body(
+		app.Div().Body(
+			app.H3().Text("Label distribution"),
+			app.P().Class("hint").Text("p(y) ∝ 1 / (lowest cost among the explanations labelled y)², as in the paper's appendix E."),
+			bars("label-bars", dist, "p"),
+		),
+		app.Div().Body(
+			app.H3().Text("The set"),
+			app.Table().Class("numbers").Body(
+				row("accepted", fmt.Sprintf("%d of %d (%d duplicates, %d failed)", s.Accepted, s.Restarts, s.Duplicates, s.Failed)),
+				row("labels", fmt.Sprintf("%d distinct: %s", s.DistinctLabels, countsText(s.LabelCounts))),
+				row("label entropy", fmt.Sprintf("%.3f nats (%.2f of the maximum)", s.LabelEntropy, s.LabelEntropyNorm)),
+				row("H min / mean / max", fmt.Sprintf("%.3f / %.3f / %.3f", s.H.Min, s.H.Mean, s.H.Max)),
+				row("d min / mean / max", fmt.Sprintf("%.1f / %.1f / %.1f", s.D.Min, s.D.Mean, s.D.Max)),
+				row("on the shell", fmt.Sprintf("%.0f %%", 100*s.ShellFraction)),
+				row("DPP (input / latent)", fmt.Sprintf("%.3g / %.3g", s.Input.DPP, s.Latent.DPP)),
+				row("coverage (input / latent)", fmt.Sprintf("%.3f / %.3f", s.Input.Coverage, s.Latent.Coverage)),
+				row("prediction coverage", fmt.Sprintf("%.3f", s.PredictionCoverage)),
+				row("modes within labels", strings.Join(modes, ", ")),
+			),
+		),
+	)
+}
+
+func countsText(c []int) string {
+	var parts []string
+	for k, n := range c {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d×%d", n, k))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
