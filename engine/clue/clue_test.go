@@ -432,7 +432,7 @@ func TestNaNRestartFailsAlone(t *testing.T) {
 	starts, _ := Starts(prob, p)
 	starts[1] = append([]float64(nil), starts[1]...)
 	starts[1][4] = math.NaN()
-	exps, err := run(context.Background(), prob, p, []int{0, 1, 2}, starts, nil)
+	exps, err := run(context.Background(), prob, p, []int{0, 1, 2}, starts, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,7 @@ type Summary struct {
 	Latent                Diversity `json:"latent"`                   // d = L2 between latent points
 	Modes                 []int     `json:"modes"`                    // modes found within each label
 	ModeSilhouetteMinimum float64   `json:"mode_silhouette_minimum"`  // the clustering criterion used
+	Recourse              Recourse  `json:"recourse"`                 // the CARLA benchmark's measures
 }
 
 // Summarize computes the metrics of the set of explanations of x0 (whose latent code is z0) among the given
@@ -141,6 +142,7 @@ func Summarize(x0, z0 []float32, classes int, p Params, exps []Explanation) Summ
 		s.PredictionCoverage += best / float64(classes)
 	}
 	s.Modes = assignModes(exps, unique, classes, p.Seed)
+	s.Recourse = recourse(x0, exps, accepted)
 	return s
 }
 
@@ -256,4 +258,6 @@ type Report struct {
 	Summary      Summary            `json:"summary"`
 	Explanations []Explanation      `json:"explanations"`
 	Seconds      float64            `json:"seconds"`
+	// SecondsPerExplanation is Seconds over the restarts: the recourse benchmark's time per counterfactual.
+	SecondsPerExplanation float64 `json:"seconds_per_explanation"`
 }

@@ -112,6 +112,9 @@ type Explanation struct {
 	Converged  bool      `json:"converged"`
 	Accepted   bool      `json:"accepted"`
 	Failed     string    `json:"failed,omitempty"` // why the restart produced nothing (a NaN), if it did
+	// YNN is CARLA's plausibility: the fraction of the NeighboursK training codes nearest to Z (among the
+	// anchors) that have this explanation's label; −1 when the models have no anchors.
+	YNN float32 `json:"ynn"`
 	// Set by Summarize: the mode (cluster) within its label, and the earlier explanation it duplicates.
 	Mode        int `json:"mode"`
 	DuplicateOf int `json:"duplicate_of"`
@@ -164,15 +167,14 @@ func Search(ctx context.Context, prob *Problem, p Params, restarts []int, onResu
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, prob, p, restarts, starts, onResult)
+	return run(ctx, prob, p, restarts, starts, onResult, nil)
 }
 
-// run is Search from given starting points (indexed by restart).
-func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts [][]float64, onResult func(Explanation)) ([]Explanation, error) {
+// run is Search from given starting points (indexed by restart). If paths is non-nil, it records every point
+// at which each restart's objective was evaluated, by restart: paths[i][0] is its start, the last its result.
+func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts [][]float64, onResult func(Explanation), paths map[int][][]float32) ([]Explanation, error) {
 	m := prob.models
-	obj, err := engine.NewObjective(m.VAE, m.BNN, len(restarts), engine.LossWeights{
-		Total: float32(p.WTotal), Aleatoric: float32(p.WAleatoric), Epistemic: float32(p.WEpistemic),
-		LambdaX: float32(p.LambdaX), DistanceMean: p.DistanceMean, LambdaY: float32(p.LambdaY)}, prob.X0, prob.Pred0.Probs)
+	obj, err := engine.NewObjective(m.VAE, m.BNN, len(restarts), lossWeights(p), prob.X0, prob.Pred0.Probs)
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +212,9 @@ func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts []
 		for r, s := range active {
 			for k, v := range s.z {
 				obj.Z.Data[r*d+k] = float32(v)
+			}
+			if paths != nil {
+				paths[s.index] = append(paths[s.index], append([]float32(nil), obj.Z.Row(r)...))
 			}
 		}
 		obj.Forward()
@@ -255,6 +260,12 @@ func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts []
 	return results, nil
 }
 
+// lossWeights are the objective's weights for the parameters.
+func lossWeights(p Params) engine.LossWeights {
+	return engine.LossWeights{Total: float32(p.WTotal), Aleatoric: float32(p.WAleatoric), Epistemic: float32(p.WEpistemic),
+		LambdaX: float32(p.LambdaX), DistanceMean: p.DistanceMean, LambdaY: float32(p.LambdaY)}
+}
+
 // converged applies CLUE's rule: after MinSteps updates, the cost moved less than max(RelTol·|initial cost|,
 // AbsTol) over the last Window updates.
 func (s *restart) converged(p Params) bool {
@@ -285,7 +296,7 @@ func (s *restart) adam(grad []float64, p Params) {
 // explanation reads restart s's result from row r of the objective's last forward pass.
 func (prob *Problem) explanation(obj *engine.Objective, r int, s *restart, p Params, start []float64, failed string) Explanation {
 	d := len(prob.z0)
-	e := Explanation{Restart: s.index, Steps: s.steps, Mode: -1, DuplicateOf: -1, Start: make([]float32, d)}
+	e := Explanation{Restart: s.index, Steps: s.steps, Mode: -1, DuplicateOf: -1, YNN: -1, Start: make([]float32, d)}
 	for k, v := range start {
 		if !finite(v) { // only a failed restart can have had such a start; keep the result encodable
 			e.Start = nil
@@ -312,6 +323,7 @@ func (prob *Problem) explanation(obj *engine.Objective, r int, s *restart, p Par
 	e.OnShell = rho >= p.Delta*(1-shellTolerance)
 	e.Converged = s.converged(p)
 	e.Accepted = float64(e.HTotal) < p.HThreshold && rho <= p.Delta*(1+shellTolerance)
+	e.YNN = neighbourAgreement(e.Z, e.Label, prob.models.Anchors, NeighboursK)
 	return e
 }
 

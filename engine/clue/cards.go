@@ -1,0 +1,148 @@
+package clue
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/deltaclue/deltaclue/engine"
+)
+
+// ModeCard is one way the set reads the digit: a mode (cluster) within a label, shown by its representative.
+type ModeCard struct {
+	Label          int     `json:"label"`
+	Mode           int     `json:"mode"`           // the mode's index within its label
+	Representative int     `json:"representative"` // restart of the mode's lowest-cost member
+	Count          int     `json:"count"`          // restarts that landed in the mode: its members and their duplicates
+	HTotal         float32 `json:"h_total"`        // of the representative
+	Distance       float32 `json:"distance"`       // of the representative
+	Cost           float32 `json:"cost"`           // of the representative
+	P              float64 `json:"p"`              // the label's share of the label distribution p(y)
+}
+
+// ModeCards groups the accepted explanations by mode, after Summarize marked their modes and duplicates: one
+// card per mode, grouped by label with the most probable label (by the label distribution) first, and within a
+// label the most visited mode first (ties: the cheaper representative). A duplicate counts in the mode of the
+// explanation it duplicates.
+func ModeCards(exps []Explanation, s Summary) []ModeCard {
+	byRestart := map[int]int{}
+	for i, e := range exps {
+		byRestart[e.Restart] = i
+	}
+	type key struct{ label, mode int }
+	cards := map[key]*ModeCard{}
+	var order []key
+	for _, e := range exps {
+		if !e.Accepted || e.Mode < 0 {
+			continue
+		}
+		k := key{e.Label, e.Mode}
+		c := cards[k]
+		if c == nil {
+			c = &ModeCard{Label: e.Label, Mode: e.Mode, Representative: e.Restart, HTotal: e.HTotal, Distance: e.Distance, Cost: e.Cost}
+			if e.Label < len(s.LabelDistribution) {
+				c.P = s.LabelDistribution[e.Label]
+			}
+			cards[k] = c
+			order = append(order, k)
+		} else if e.Cost < c.Cost || (e.Cost == c.Cost && e.Restart < c.Representative) {
+			c.Representative, c.HTotal, c.Distance, c.Cost = e.Restart, e.HTotal, e.Distance, e.Cost
+		}
+		c.Count++
+	}
+	for _, e := range exps {
+		if !e.Accepted || e.DuplicateOf < 0 {
+			continue
+		}
+		if i, ok := byRestart[e.DuplicateOf]; ok {
+			if c := cards[key{exps[i].Label, exps[i].Mode}]; c != nil {
+				c.Count++
+			}
+		}
+	}
+	out := make([]ModeCard, 0, len(order))
+	for _, k := range order {
+		out = append(out, *cards[k])
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		switch {
+		case x.P != y.P:
+			return x.P > y.P
+		case x.Label != y.Label:
+			return x.Label < y.Label
+		case x.Count != y.Count:
+			return x.Count > y.Count
+		}
+		return x.Cost < y.Cost
+	})
+	return out
+}
+
+// article is "an" for the digits whose names start with a vowel sound (8, 11, 18, …), else "a".
+func article(label int) string {
+	if label == 8 || label == 11 || label == 18 || (label >= 80 && label <= 89) {
+		return "an"
+	}
+	return "a"
+}
+
+// Describe says in plain words what the set shows: what the model reads, and which confident readings lie
+// nearby with how many restarts found each and how far the closest is. exps are the set's explanations (after
+// Summarize), pred0 the model on x0.
+func Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params) string {
+	label0 := pred0.Label()
+	var b strings.Builder
+	fmt.Fprintf(&b, "The model reads %s %d (p %.2f, H %.2f nats).", article(label0), label0, pred0.Probs[label0], pred0.Total)
+	if float64(pred0.Total) < p.HThreshold {
+		fmt.Fprintf(&b, " It is already sure (H is below the threshold %g), so the explanations are near copies of the digit.", p.HThreshold)
+	}
+	if s.Accepted == 0 {
+		if len(exps) > 0 {
+			fmt.Fprintf(&b, " Within δ = %g no restart reached a digit the model is sure of (H below %g): try a larger δ or a higher threshold.",
+				p.Delta, p.HThreshold)
+		}
+		return b.String()
+	}
+	closest := make([]float64, len(s.LabelCounts))
+	modes := make([]int, len(s.LabelCounts))
+	for c := range closest {
+		closest[c] = math.Inf(1)
+		if c < len(s.Modes) {
+			modes[c] = s.Modes[c]
+		}
+	}
+	for _, e := range exps {
+		if e.Accepted {
+			closest[e.Label] = math.Min(closest[e.Label], float64(e.Distance))
+		}
+	}
+	var labels []int
+	for c, n := range s.LabelCounts {
+		if n > 0 {
+			labels = append(labels, c)
+		}
+	}
+	sort.SliceStable(labels, func(a, c int) bool {
+		return s.LabelDistribution[labels[a]] > s.LabelDistribution[labels[c]]
+	})
+	parts := make([]string, len(labels))
+	for i, c := range labels {
+		d := "d"
+		if i == 0 {
+			d = "closest d"
+		}
+		forms := ""
+		if modes[c] > 1 {
+			forms = fmt.Sprintf(" in %d forms", modes[c])
+		}
+		parts[i] = fmt.Sprintf("%s %d (%d of %d%s, %s %.1f)", article(c), c, s.LabelCounts[c], s.Restarts, forms, d, closest[c])
+	}
+	list := parts[0]
+	if len(parts) > 1 {
+		list = strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+	}
+	fmt.Fprintf(&b, " Nearby, it would be sure of %s.", list)
+	return b.String()
+}
