@@ -3,10 +3,12 @@
 //
 //	page → worker: {"type":"inspect","id":1,"x0":[…784…]}
 //	               {"type":"explain","id":2,"x0":[…],"params":{…},"restarts":[0,2,4,…]}
+//	               {"type":"trace","id":3,"x0":[…],"params":{…},"restart":5}  one restart's path, rerun recorded
 //	               {"type":"cancel","id":2}
 //	worker → page: {"type":"ready","version":"…","fingerprint":…}   once, when the models are loaded
 //	               {"type":"inspected","id":1,"inspection":{…}}      the model's view of x0
 //	               {"type":"result","id":2,"explanation":{…}}        one per restart, as it finishes
+//	               {"type":"traced","id":3,"trajectory":{…}}          the restart's path and decoded frames
 //	               {"type":"done","id":2,"seconds":…,"error":"…"}     the end of an explain (error if it failed
 //	                                                                 or was cancelled: "cancelled")
 //	               {"type":"error","error":"…"}                      the models failed to load, or a bad message
@@ -35,7 +37,11 @@ type Request struct {
 	X0       []float32    `json:"x0,omitempty"`
 	Params   *clue.Params `json:"params,omitempty"`
 	Restarts []int        `json:"restarts,omitempty"`
+	Restart  int          `json:"restart,omitempty"` // the restart a trace asks for
 }
+
+// TraceFrames is how many points of a traced path the worker decodes.
+const TraceFrames = 8
 
 // Response is a message to the page.
 type Response struct {
@@ -46,6 +52,7 @@ type Response struct {
 	Error       string            `json:"error,omitempty"`
 	Inspection  *Inspection       `json:"inspection,omitempty"`
 	Explanation *clue.Explanation `json:"explanation,omitempty"`
+	Trajectory  *clue.Trajectory  `json:"trajectory,omitempty"`
 	Seconds     float64           `json:"seconds,omitempty"`
 }
 
@@ -130,6 +137,23 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 		send(Response{Type: "inspected", ID: req.ID, Inspection: &Inspection{
 			Prediction: prob.Pred0, Z0: prob.Z0, Reconstruction: recon, Reconstructed: w.models.BNN.Classify(recon)[0],
 			MultiplyAddsPer: engine.PointStepMultiplyAdds(w.models.VAE, w.models.BNN)}})
+	case "trace":
+		// Only when asked: an ordinary search records no paths, so it costs nothing extra.
+		if req.Params == nil {
+			send(Response{Type: "error", ID: req.ID, Error: "the trace request has no parameters"})
+			return
+		}
+		prob, err := clue.NewProblem(w.models, req.X0)
+		if err != nil {
+			send(Response{Type: "error", ID: req.ID, Error: err.Error()})
+			return
+		}
+		t, err := clue.Trace(context.Background(), prob, *req.Params, req.Restart, TraceFrames)
+		if err != nil {
+			send(Response{Type: "error", ID: req.ID, Error: err.Error()})
+			return
+		}
+		send(Response{Type: "traced", ID: req.ID, Trajectory: &t})
 	case "explain":
 		start := time.Now()
 		done := func(err error) {

@@ -82,6 +82,52 @@ func TestExplainMatchesTheNativeSearchThroughJSON(t *testing.T) {
 	}
 }
 
+// TestTraceEndsAtTheSearchResult: a traced restart, through JSON, ends at the explanation the search gave it,
+// bit for bit, with its frames decoded.
+func TestTraceEndsAtTheSearchResult(t *testing.T) {
+	w := newWorker(t)
+	p := clue.Defaults()
+	p.N = 6
+	x0 := digit(t, 1735)
+	var exps []clue.Explanation
+	for _, r := range roundTrip(t, w, Request{Type: "explain", ID: 1, X0: x0, Params: &p}) {
+		if r.Type == "result" {
+			exps = append(exps, *r.Explanation)
+		}
+	}
+	resps := roundTrip(t, w, Request{Type: "trace", ID: 2, X0: x0, Params: &p, Restart: 4})
+	if len(resps) != 1 || resps[0].Type != "traced" || resps[0].Trajectory == nil {
+		t.Fatalf("trace answered %+v", resps)
+	}
+	tr := resps[0].Trajectory
+	var result clue.Explanation
+	for _, e := range exps {
+		if e.Restart == 4 {
+			result = e
+		}
+	}
+	ja, _ := json.Marshal(tr.Explanation)
+	jb, _ := json.Marshal(result)
+	if string(ja) != string(jb) || tr.Restart != 4 {
+		t.Errorf("the traced explanation differs from the search's")
+	}
+	last := tr.Path[len(tr.Path)-1]
+	for k := range last {
+		if last[k] != result.Z[k] {
+			t.Fatalf("the path ends at %v, the result is at %v", last, result.Z)
+		}
+	}
+	if n := len(tr.Frames); n != TraceFrames || tr.Frames[n-1].Step != result.Steps {
+		t.Errorf("%d frames, the last at step %d of %d", n, tr.Frames[n-1].Step, result.Steps)
+	}
+	if r := roundTrip(t, w, Request{Type: "trace", ID: 3, X0: x0, Params: &p, Restart: 99}); r[0].Type != "error" {
+		t.Errorf("a trace of restart 99 of 6 answered %+v", r[0])
+	}
+	if r := roundTrip(t, w, Request{Type: "trace", ID: 4, X0: x0, Restart: 1}); r[0].Type != "error" {
+		t.Errorf("a trace without parameters answered %+v", r[0])
+	}
+}
+
 func TestInspect(t *testing.T) {
 	w := newWorker(t)
 	resps := roundTrip(t, w, Request{Type: "inspect", ID: 3, X0: digit(t, 0)})
