@@ -80,12 +80,15 @@ type Worker struct {
 
 	mu      sync.Mutex
 	cancels map[int]context.CancelFunc
+	// cancelled holds the IDs of searches cancelled before they started: a page that queued several (a δ
+	// sweep) and cancels them all must not wait for the queued ones to run.
+	cancelled map[int]bool
 }
 
 // New loads the shipped models and returns the worker with its first message: "ready", or "error" if the
 // models could not be loaded (the page shows it).
 func New(version string) (*Worker, Response) {
-	w := &Worker{version: version, cancels: map[int]context.CancelFunc{}}
+	w := &Worker{version: version, cancels: map[int]context.CancelFunc{}, cancelled: map[int]bool{}}
 	vae, err1 := weights.ShippedVAE()
 	bnn, err2 := weights.ShippedBNN()
 	anchors, err3 := weights.ShippedAnchors()
@@ -125,6 +128,8 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 		w.mu.Lock()
 		if cancel := w.cancels[req.ID]; cancel != nil {
 			cancel()
+		} else if len(w.cancelled) < 10000 { // bounded: a stray cancel must not grow it for ever
+			w.cancelled[req.ID] = true
 		}
 		w.mu.Unlock()
 	case "inspect":
@@ -176,6 +181,10 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		w.mu.Lock()
+		if w.cancelled[req.ID] {
+			delete(w.cancelled, req.ID)
+			cancel()
+		}
 		w.cancels[req.ID] = cancel
 		w.mu.Unlock()
 		defer func() {

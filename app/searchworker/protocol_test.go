@@ -158,6 +158,28 @@ func TestCancelStopsASearch(t *testing.T) {
 	}
 }
 
+// TestCancelBeforeStart: a search cancelled while it waits in the worker's queue (a δ sweep queues one per
+// radius) ends at once when its turn comes, and a later search with another ID still runs.
+func TestCancelBeforeStart(t *testing.T) {
+	w := newWorker(t)
+	p := clue.Defaults()
+	p.N, p.MaxSteps, p.RelTol, p.AbsTol = 50, 10000, 0, 0
+	w.Handle(Request{Type: "cancel", ID: 11}, func(Response) {})
+	steps := 0
+	w.Yield = func() { steps++ }
+	var resps []Response
+	w.Handle(Request{Type: "explain", ID: 11, X0: digit(t, 5), Params: &p}, func(r Response) { resps = append(resps, r) })
+	if len(resps) != 1 || resps[0].Type != "done" || resps[0].Error != Cancelled || steps > 1 {
+		t.Fatalf("a search cancelled before it started answered %+v after %d steps", resps, steps)
+	}
+	p.N, p.MaxSteps = 2, 3
+	resps = nil
+	w.Handle(Request{Type: "explain", ID: 12, X0: digit(t, 5), Params: &p}, func(r Response) { resps = append(resps, r) })
+	if last := resps[len(resps)-1]; last.Type != "done" || last.Error != "" || len(resps) != 3 {
+		t.Fatalf("the next search answered %+v", resps)
+	}
+}
+
 func TestBadRequests(t *testing.T) {
 	w := newWorker(t)
 	bad := clue.Defaults()
