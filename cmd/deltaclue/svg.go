@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/deltaclue/deltaclue/app/figures"
 )
 
 // series is one line of a plot.
@@ -13,35 +15,6 @@ type series struct {
 	X, Y   []float64
 	Colour string
 	Dashed bool
-}
-
-// niceTicks returns about five round tick values covering [lo, hi].
-func niceTicks(lo, hi float64) []float64 {
-	if hi <= lo {
-		hi = lo + 1
-	}
-	raw := (hi - lo) / 5
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	var ticks []float64
-	for v := math.Floor(lo/step) * step; v <= hi+step*1e-9; v += step {
-		ticks = append(ticks, v)
-	}
-	return ticks
-}
-
-func formatTick(v float64) string {
-	s := fmt.Sprintf("%.3g", v)
-	if math.Abs(v) < 1e-12 {
-		s = "0"
-	}
-	return s
 }
 
 // writeLinePlot writes an SVG line chart with axes, ticks and a legend.
@@ -57,7 +30,7 @@ func writeLinePlot(path, title, xlabel, ylabel string, lines []series) error {
 	if math.IsInf(xlo, 0) {
 		xlo, xhi, yhi = 0, 1, 1
 	}
-	xt, yt := niceTicks(xlo, xhi), niceTicks(ylo, yhi)
+	xt, yt := figures.Ticks(xlo, xhi), figures.Ticks(ylo, yhi)
 	xlo, xhi = math.Min(xlo, xt[0]), math.Max(xhi, xt[len(xt)-1])
 	ylo, yhi = math.Min(ylo, yt[0]), math.Max(yhi, yt[len(yt)-1])
 	px := func(x float64) float64 { return left + (x-xlo)/(xhi-xlo)*(w-left-right) }
@@ -68,11 +41,11 @@ func writeLinePlot(path, title, xlabel, ylabel string, lines []series) error {
 	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="bold">%s</text>`+"\n", left, escape(title))
 	for _, t := range xt {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n",
-			px(t), top, px(t), h-bottom, px(t), h-bottom+18, formatTick(t))
+			px(t), top, px(t), h-bottom, px(t), h-bottom+18, figures.FormatTick(t))
 	}
 	for _, t := range yt {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
-			left, py(t), w-right, py(t), left-6, py(t)+4, formatTick(t))
+			left, py(t), w-right, py(t), left-6, py(t)+4, figures.FormatTick(t))
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>`+"\n", left, top, w-left-right, h-top-bottom)
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", (left+w-right)/2, h-12, escape(xlabel))
@@ -101,6 +74,5 @@ func writeLinePlot(path, title, xlabel, ylabel string, lines []series) error {
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-func escape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
+// escape escapes text for SVG.
+func escape(s string) string { return figures.Escape(s) }
