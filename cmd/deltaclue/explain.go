@@ -5,50 +5,40 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"image"
-	"image/draw"
-	_ "image/jpeg"
-	_ "image/png"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine/clue"
-	"github.com/deltaclue/deltaclue/mnist"
-	"github.com/deltaclue/deltaclue/weights"
 )
 
 func explain(args []string) error {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
 	p := clue.Defaults()
 	finish := paramFlags(fs, &p)
-	digit := fs.Int("digit", -1, "explain this digit of the shipped 2,000-digit test split (0..1999)")
-	pngPath := fs.String("png", "", "explain the digit in this image file (PNG or JPEG, any size; preprocessed like MNIST)")
-	link := fs.String("link", "", "explain what a share link from the page holds: its image, parameters and seed (other flags are ignored)")
-	out := fs.String("out", "explain-out", "folder for grid.png, labels.png and explain.json")
+	in := addInputFlags(fs, "explain what a share link from the page holds: its image, parameters and seed (other flags are ignored)")
+	out := fs.String("out", "explain-out", "folder for grid.png, labels.png, tradeoff.svg, summary.png and explain.json")
 	cols := fs.Int("cols", 10, "columns of the grid")
+	workers := fs.Int("workers", runtime.NumCPU(), "split the restarts across this many searches run at once (the results are the same)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := finish(); err != nil {
 		return err
 	}
+	if *workers < 1 {
+		return fmt.Errorf("-workers %d: want at least 1", *workers)
+	}
 	models, err := clue.ShippedModels()
 	if err != nil {
 		return err
 	}
-	var x0 []float32
-	var input string
-	if *link != "" {
-		if *digit >= 0 || *pngPath != "" {
-			return fmt.Errorf("give one of -digit, -png and -link")
-		}
-		if x0, p, err = fromLink(*link); err != nil {
-			return err
-		}
-		input = "a share link"
-	} else if x0, input, err = loadInput(*digit, *pngPath); err != nil {
+	x0, input, _, err := in.load(&p)
+	if err != nil {
 		return err
 	}
 	prob, err := clue.NewProblem(models, x0)
@@ -57,7 +47,7 @@ func explain(args []string) error {
 	}
 	start := time.Now()
 	done := 0
-	exps, err := clue.Search(context.Background(), prob, p, nil, func(e clue.Explanation) {
+	exps, err := searchOn(context.Background(), prob, p, *workers, func(e clue.Explanation) {
 		done++
 		fmt.Fprintf(os.Stderr, "\r%d/%d restarts done", done, p.Restarts())
 	})
@@ -65,9 +55,14 @@ func explain(args []string) error {
 	if err != nil {
 		return err
 	}
-	sum := clue.Summarize(prob.X0, prob.Z0, prob.Models().BNN.Classes, p, exps)
+	classes := prob.Models().BNN.Classes
+	sum := clue.Summarize(prob.X0, prob.Z0, classes, p, exps)
 	rep := clue.Report{Input: input, Params: p, X0: x0, Z0: prob.Z0, Prediction: prob.Pred0, Label: prob.Pred0.Label(),
 		Summary: sum, Explanations: exps, Seconds: time.Since(start).Seconds()}
+	if len(exps) > 0 {
+		rep.SecondsPerExplanation = rep.Seconds / float64(len(exps))
+	}
+	sentence := clue.Describe(prob.Pred0, exps, sum, p)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -84,62 +79,107 @@ func explain(args []string) error {
 	if err := writePNG(filepath.Join(*out, "labels.png"), renderLabelChart(prob.Pred0.Probs, sum.LabelDistribution)); err != nil {
 		return err
 	}
+	if err := os.WriteFile(filepath.Join(*out, "tradeoff.svg"), []byte(tradeoffSVG(exps, classes, p.HThreshold)), 0o644); err != nil {
+		return err
+	}
+	if err := writePNG(filepath.Join(*out, "summary.png"), renderSummary(input, x0, prob.Pred0, p, exps, sum, sentence)); err != nil {
+		return err
+	}
 	fmt.Printf("%s: the BNN says %d with H = %.3f nats (aleatoric %.3f, epistemic %.3f)\n", input, rep.Label,
 		prob.Pred0.Total, prob.Pred0.Aleatoric, prob.Pred0.Epistemic)
 	fmt.Printf("%d of %d restarts accepted in %.1fs: labels %v, H %.3f..%.3f, d %.1f..%.1f, shell fraction %.2f, %d duplicates, modes %v\n",
 		sum.Accepted, sum.Restarts, rep.Seconds, sum.LabelCounts, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max, sum.ShellFraction, sum.Duplicates, sum.Modes)
-	fmt.Printf("wrote %s/{grid.png,labels.png,explain.json}\n", *out)
+	fmt.Println(sentence)
+	fmt.Println(carlaLine(sum.Recourse, sum.Accepted, sum.Restarts, rep.SecondsPerExplanation))
+	fmt.Printf("wrote %s/{grid.png,labels.png,tradeoff.svg,summary.png,explain.json}\n", *out)
 	return nil
 }
 
-// loadInput returns the image to explain and a description of where it came from.
-func loadInput(digit int, pngPath string) ([]float32, string, error) {
-	switch {
-	case digit >= 0 && pngPath != "":
-		return nil, "", fmt.Errorf("give one of -digit and -png, not both")
-	case digit >= 0:
-		set, err := mnist.HeldOut()
-		if err != nil {
-			return nil, "", err
-		}
-		if digit >= set.Len() {
-			return nil, "", fmt.Errorf("-digit %d: the test split has digits 0..%d", digit, set.Len()-1)
-		}
-		return set.Float(digit, nil), fmt.Sprintf("test digit %d (true label %d)", digit, set.Labels[digit]), nil
-	case pngPath != "":
-		f, err := os.Open(pngPath)
-		if err != nil {
-			return nil, "", err
-		}
-		defer f.Close()
-		img, _, err := image.Decode(f)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %v", pngPath, err)
-		}
-		b := img.Bounds()
-		rgba := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-		draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
-		x, err := mnist.Preprocess(mnist.Intensities(rgba.Pix, b.Dx(), b.Dy()), b.Dx(), b.Dy())
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %v", pngPath, err)
-		}
-		return x, pngPath, nil
+// carlaLine writes the recourse benchmark's measures of a set in one line.
+func carlaLine(r clue.Recourse, accepted, restarts int, secondsPer float64) string {
+	s := fmt.Sprintf("CARLA: validity %.2f (%d of %d)", r.Validity, accepted, restarts)
+	if accepted > 0 {
+		s += fmt.Sprintf(", proximity (means) L0 %.1f pixels, L1 %.2f, L2 %.3f", r.L0.Mean, r.L1.Mean, r.L2.Mean)
+	} else {
+		s += ", proximity n/a (nothing accepted)"
 	}
-	return nil, "", fmt.Errorf("say what to explain: -digit N (a test digit) or -png FILE")
+	if r.YNN >= 0 {
+		s += fmt.Sprintf(", yNN %.3f (k = %d)", r.YNN, clue.NeighboursK)
+	} else {
+		s += ", yNN n/a"
+	}
+	return s + fmt.Sprintf(", %.4f s per explanation", secondsPer)
 }
 
-// fromLink decodes a share link and checks it was made with the shipped models.
-func fromLink(link string) ([]float32, clue.Params, error) {
-	s, err := sharelink.Decode(link)
-	if err != nil {
-		return nil, clue.Params{}, err
+// searchOn runs the search's restarts split across up to workers searches at once and merges them in restart
+// order. Each restart's result depends only on its own index, so the explanations are the same as one
+// search's; with the joint diversity term (λ_D > 0), which couples the restarts, it runs one search. onResult
+// is called from one goroutine at a time.
+func searchOn(ctx context.Context, prob *clue.Problem, p clue.Params, workers int, onResult func(clue.Explanation)) ([]clue.Explanation, error) {
+	n := p.Restarts()
+	workers = min(workers, n)
+	if workers <= 1 || p.LambdaD != 0 {
+		return clue.Search(ctx, prob, p, nil, onResult)
 	}
-	fingerprint, err := weights.ShippedFingerprint()
-	if err != nil {
-		return nil, clue.Params{}, err
+	var mu sync.Mutex
+	report := func(e clue.Explanation) {
+		if onResult != nil {
+			mu.Lock()
+			onResult(e)
+			mu.Unlock()
+		}
 	}
-	if err := sharelink.CheckModel(s, fingerprint); err != nil {
-		return nil, clue.Params{}, err
+	parts := make([][]clue.Explanation, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		var restarts []int
+		for i := w; i < n; i += workers {
+			restarts = append(restarts, i)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[w], errs[w] = clue.Search(ctx, prob, p, restarts, report)
+		}()
 	}
-	return s.Float(), s.Params, nil
+	wg.Wait()
+	var exps []clue.Explanation
+	for w := range workers {
+		exps = append(exps, parts[w]...)
+	}
+	sort.Slice(exps, func(a, b int) bool { return exps[a].Restart < exps[b].Restart })
+	for _, err := range errs {
+		if err != nil {
+			return exps, err
+		}
+	}
+	return exps, nil
+}
+
+// tradeoffSVG draws the uncertainty–distance trade-off of the explanations that did not fail, with each
+// label's Pareto front and the H threshold, as the page does.
+func tradeoffSVG(exps []clue.Explanation, classes int, threshold float64) string {
+	var pts []figures.TradeoffPoint
+	byRestart := map[int]clue.Explanation{}
+	for _, e := range exps {
+		byRestart[e.Restart] = e
+		if e.Failed != "" {
+			continue
+		}
+		pts = append(pts, figures.TradeoffPoint{Restart: e.Restart, Label: e.Label, D: float64(e.Distance), H: float64(e.HTotal), Accepted: e.Accepted})
+	}
+	var fronts []figures.Front
+	for label, restarts := range clue.LabelFronts(exps, classes) {
+		if len(restarts) == 0 {
+			continue
+		}
+		f := figures.Front{Label: label}
+		for _, r := range restarts {
+			f.D, f.H = append(f.D, float64(byRestart[r].Distance)), append(f.H, float64(byRestart[r].HTotal))
+		}
+		fronts = append(fronts, f)
+	}
+	return figures.Tradeoff(figures.TradeoffChart{Points: pts, Fronts: fronts, Threshold: threshold, Selected: -1,
+		Title: fmt.Sprintf("Uncertainty against distance (%d explanations)", len(pts))})
 }

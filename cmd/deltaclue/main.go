@@ -1,11 +1,20 @@
 // Command deltaclue runs the δ-CLUE search from the command line.
 //
 //	deltaclue explain    [flags]   explain one digit: a PNG grid like the paper's figure, the label
-//	                               distribution chart and a JSON file with every explanation and metric
+//	                               distribution chart, the uncertainty–distance trade-off (SVG), a summary
+//	                               figure of the modes (PNG) and a JSON file with every explanation and metric;
+//	                               prints the set in a sentence and its CARLA measures
+//	deltaclue sweep      [flags]   explain one digit at each radius of a δ ladder (default 0.5, 1, …, 4 with
+//	                               n = 50 each): an SVG chart, a CSV row and the JSON of every radius, and
+//	                               how far each label is
 //	deltaclue experiment [flags]   the paper's experiments on the most uncertain test digits: a CSV of every
 //	                               set's metrics and SVG plots of the paper's figures
 //
-// Run `deltaclue explain -h` or `deltaclue experiment -h` for the flags.
+// explain and sweep read the digit from -digit N (the shipped test split), -png FILE or -link LINK (a share
+// link from the page) and use every core; the same flags give the same files, byte for byte (but for the
+// timings in explain.json). The measures are defined in docs/measures.md.
+//
+// Run `deltaclue explain -h`, `deltaclue sweep -h` or `deltaclue experiment -h` for the flags.
 package main
 
 import (
@@ -26,6 +35,8 @@ func main() {
 	switch os.Args[1] {
 	case "explain":
 		err = explain(os.Args[2:])
+	case "sweep":
+		err = sweep(os.Args[2:])
 	case "experiment":
 		err = experiment(os.Args[2:])
 	default:
@@ -41,7 +52,16 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: deltaclue explain [flags] | deltaclue experiment [flags] (-h for the flags)")
+	fmt.Fprint(os.Stderr, `usage: deltaclue <command> [flags]
+
+  explain     explain one digit (-digit N, -png FILE or -link LINK): grid.png, labels.png, tradeoff.svg,
+              summary.png and explain.json in -out; prints the set in a sentence and its CARLA measures
+  sweep       the same digit at each radius of a δ ladder (-radii "0.5:4:0.5", -n-per-radius 50):
+              sweep.svg, sweep.csv and sweep.json in -out; prints how far each label is
+  experiment  the paper's experiments on the most uncertain test digits: CSVs and SVG plots
+
+Run deltaclue <command> -h for its flags. The measures are defined in docs/measures.md.
+`)
 	os.Exit(2)
 }
 
