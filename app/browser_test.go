@@ -125,7 +125,7 @@ func waitFor(t *testing.T, ctx context.Context, what, expr string, timeout time.
 	v, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => { const v = (`+expr+`); return v ? JSON.stringify(v) : false; })()`,
 		chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(20*time.Millisecond)))
 	if err != nil {
-		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(Object.assign({}, window.deltaclue || {}, {report: undefined}))`))
+		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(Object.assign({}, window.deltaclue || {}, {report: undefined, trajectory: undefined, link: undefined}))`))
 		t.Fatalf("waiting for %s: %v (page state %s)", what, err, state)
 	}
 	return v

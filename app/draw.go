@@ -26,8 +26,8 @@ func digitRGBA(x []float32, scale int) []byte {
 	return out
 }
 
-// diffRGBA renders what an explanation changes in x0: ink it adds in green, ink it removes in red, over a
-// faint x0.
+// diffRGBA renders what an explanation changes in x0: ink it adds in blue, ink it removes in orange (a pair
+// colour-blind readers tell apart; the page's legend names them too), over a faint x0.
 func diffRGBA(x0, e []float32, scale int) []byte {
 	side := 28 * scale
 	out := make([]byte, side*side*4)
@@ -38,10 +38,10 @@ func diffRGBA(x0, e []float32, scale int) []byte {
 			base := 255 - 60*min(max(x0[i], 0), 1)
 			r, g, b := base, base, base
 			switch {
-			case d > 0:
-				r, g, b = base*(1-d), base-(base-150)*d, base*(1-d)
-			case d < 0:
-				r, g, b = base+(200-base)*(-d), base*(1+d), base*(1+d)
+			case d > 0: // towards #0072B2
+				r, g, b = base+(0-base)*d, base+(114-base)*d, base+(178-base)*d
+			case d < 0: // towards #D55E00
+				r, g, b = base+(213-base)*(-d), base+(94-base)*(-d), base+(0-base)*(-d)
 			}
 			o := (y*side + u) * 4
 			out[o], out[o+1], out[o+2], out[o+3] = byte(r), byte(g), byte(b), 255
@@ -105,8 +105,9 @@ func cellAt(x, y float64, n, cols int) int {
 	return -1
 }
 
-// drawGrid draws the explanations in order into the grid canvas, highlighting the selected restart.
-func drawGrid(id string, exps []clue.Explanation, cols, selected int) {
+// drawGrid draws the explanations in order into the grid canvas, highlighting the selected restart; copies
+// maps a restart to how many restarts its cell stands for when duplicates are collapsed onto it ("×12").
+func drawGrid(id string, exps []clue.Explanation, cols, selected int, copies map[int]int) {
 	c := app.Window().GetElementByID(id)
 	if c.IsNull() || c.IsUndefined() {
 		return
@@ -161,6 +162,11 @@ func drawGrid(id string, exps []clue.Explanation, cols, selected int) {
 		}
 		ctx.Call("fillText", fmt.Sprintf("%d  %.2f", e.Label, e.HTotal), x0, y0+12)
 		ctx.Call("fillText", fmt.Sprintf("%.1f", e.Distance), x0, y0+16+side+13)
+		if n := copies[e.Restart]; n > 1 {
+			ctx.Set("textAlign", "right")
+			ctx.Call("fillText", fmt.Sprintf("×%d", n), x0+side, y0+16+side+13)
+			ctx.Set("textAlign", "left")
+		}
 		if e.Restart == selected {
 			ctx.Set("strokeStyle", "#2563eb")
 			ctx.Set("lineWidth", 2)

@@ -59,18 +59,40 @@ type Explainer struct {
 	lastResult    time.Duration
 	workerSeconds []float64 // each worker's own time for its share
 	elapsed       time.Duration
-	summary       *clue.Summary
-	runErr        string
-	linkErr       string
-	pendingLink   *sharelink.State // a link waiting for the workers
-	sortBy        string
-	selected      int
-	redrawPending bool
+	summary       *clue.Summary   // of the results so far; final when the run ends
+	cards         []clue.ModeCard // the summary's modes, most probable label first
+	sentence      string          // the summary in words
+	summarised    int             // how many results the summary covers
+	reportJSON    string          // the finished run's report, as published
+	showAll       bool            // the grid shows every restart, not duplicates collapsed onto their representative
+	tradeoffSVG   string          // the trade-off plot of the results so far
+	mapSVG        string          // the latent map of the results so far
+	trajectory    *clue.Trajectory
+	traceID       int
+	traceErr      string
+	lastID        int // the last request ID given out: every explain, sweep radius and trace gets its own
+
+	// The δ sweep.
+	sweep            *sweepRun
+	sweepRadiiIn     string // the ladder's radii, as typed
+	sweepNIn         string // its restarts per radius, as typed
+	sweepInLink      bool   // a sweep was run on this input, so the link carries its ladder
+	sweepDrawPending bool
+	runErr           string
+	linkErr          string
+	pendingLink      *sharelink.State // a link waiting for the workers
+	linkNote         string           // a quiet remark about the opened link (a v1 link has no checksum)
+	restore          *sharelink.State // what an opened link still has to restore once its run is done
+	sortBy           string
+	selected         int
+	redrawPending    bool
 }
 
 // OnMount starts the workers and opens a share link, if the URL holds one.
 func (e *Explainer) OnMount(ctx app.Context) {
 	e.tab, e.sortBy, e.selected = "draw", "label", -1
+	l := clue.DefaultLadder()
+	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.form = newForm(clue.Defaults())
 	e.params, e.paramsOK = e.form.params()
 	e.version = app.Getenv("GOAPP_VERSION")
@@ -109,6 +131,15 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 
 // onWorker handles a worker's message on the UI goroutine.
 func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
+	if s := e.sweep; s != nil && r.ID > 0 {
+		if _, ok := s.ids[r.ID]; ok {
+			e.onSweep(ctx, k, r)
+			if r.Type != "result" {
+				e.publish()
+			}
+			return
+		}
+	}
 	switch r.Type {
 	case "ready":
 		e.ready++
@@ -127,8 +158,13 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 				e.linkErr = err.Error()
 			} else {
 				e.setInput(ctx, link.Image, "the shared link")
+				e.restore = &link
 				e.run(ctx)
 			}
+		}
+	case "traced":
+		if r.ID == e.traceID {
+			e.onTraced(ctx, r.Trajectory)
 		}
 	case "inspected":
 		if r.ID != -e.inspectSeq { // an answer about an earlier input
@@ -173,6 +209,8 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		}
 		if r.ID < 0 {
 			e.inputErr = r.Error
+		} else if r.ID == e.traceID {
+			e.traceErr = r.Error
 		} else {
 			e.poolErr = r.Error
 		}
@@ -185,6 +223,7 @@ func (e *Explainer) setInput(ctx app.Context, q [sharelink.Pixels]uint8, source 
 	s := sharelink.State{Image: q}
 	e.x0, e.source, e.inspect, e.inputErr = s.Float(), source, nil, ""
 	e.clearResults()
+	e.dropSweep()
 	e.requestInspect()
 	e.updateLink()
 	x0 := e.x0
@@ -203,6 +242,8 @@ func (e *Explainer) requestInspect() {
 
 func (e *Explainer) clearResults() {
 	e.results, e.summary, e.state, e.runErr, e.selected = nil, nil, "", "", -1
+	e.cards, e.sentence, e.summarised, e.reportJSON = nil, "", 0, ""
+	e.tradeoffSVG, e.mapSVG, e.trajectory, e.traceErr = "", "", nil, ""
 	e.elapsed, e.firstResult, e.lastResult, e.workerSeconds = 0, 0, 0, nil
 }
 
@@ -215,6 +256,12 @@ func (e *Explainer) openLink(fragment string) {
 	}
 	e.form = newForm(s.Params)
 	e.params, e.paramsOK = e.form.params()
+	if len(s.Sweep.Radii) > 0 {
+		e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(s.Sweep.Radii), strconv.Itoa(s.Sweep.N)
+	}
+	if s.Version == 1 {
+		e.linkNote = "This link is in the older format v1, which carries no checksum: a change to it cannot be detected."
+	}
 	e.pendingLink = &s
 }
 
@@ -223,13 +270,20 @@ func (e *Explainer) updateLink() {
 	if e.x0 == nil || !e.paramsOK || e.fingerprint == 0 {
 		return
 	}
-	link := "#" + sharelink.Encode(sharelink.State{Image: sharelink.Quantize(e.x0), Params: e.params, Model: e.fingerprint})
+	st := sharelink.State{Image: sharelink.Quantize(e.x0), Params: e.params, Model: e.fingerprint, Selected: sharelink.NoSelection}
+	if e.selected >= 0 && e.selected < e.params.Restarts() {
+		st.Selected = e.selected
+	}
+	if l, bad := e.ladderInput(); e.sweepInLink && bad == "" {
+		st.Sweep = l
+	}
+	link := "#" + sharelink.Encode(st)
 	app.Window().Get("history").Call("replaceState", nil, "", link)
 }
 
 // run starts a search on every ready worker, each with its share of the restarts.
 func (e *Explainer) run(ctx app.Context) {
-	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.state == "running" || e.state == "cancelling" {
+	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.state == "running" || e.state == "cancelling" || e.sweep.running() {
 		return
 	}
 	workers := e.pool.ready()
@@ -241,7 +295,7 @@ func (e *Explainer) run(ctx app.Context) {
 	}
 	e.clearResults()
 	e.linkErr = ""
-	e.runID++
+	e.runID = e.newID()
 	e.state, e.total, e.started = "running", e.params.Restarts(), time.Now()
 	e.pending = map[int]bool{}
 	e.runWorkers = len(workers)
@@ -292,17 +346,57 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 	default:
 		e.state = "done"
 	}
-	if e.inspect != nil && len(e.results) > 0 {
-		s := clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), e.params, e.results)
-		e.summary = &s
+	e.summarise()
+	if l := e.restore; l != nil && e.state == "done" {
+		e.restore = nil
+		if l.Selected >= 0 {
+			e.selectRestart(ctx, l.Selected)
+		}
+		if len(l.Sweep.Radii) > 0 {
+			e.runSweep(ctx, l.Sweep)
+		}
 	}
 	e.scheduleRedraw(ctx)
 	e.publish()
 }
 
+// summarise brings the set's summary, its mode cards and its sentence up to date with the results so far.
+func (e *Explainer) summarise() {
+	if e.inspect == nil || len(e.results) == 0 || e.summarised == len(e.results) {
+		return
+	}
+	sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
+	s := clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), e.params, e.results)
+	e.summary, e.summarised = &s, len(e.results)
+	e.cards = clue.ModeCards(e.results, s)
+	e.sentence = clue.Describe(e.inspect.Prediction, e.results, s, e.params)
+	e.refreshFigures()
+}
+
+// dropSweep forgets the sweep of an earlier input, cancelling it if it still runs.
+func (e *Explainer) dropSweep() {
+	if s := e.sweep; s.running() {
+		for id, i := range s.ids {
+			for k := range s.waiting[i] {
+				e.pool.post(k, searchworker.Request{Type: "cancel", ID: id})
+			}
+		}
+	}
+	e.sweep, e.sweepInLink = nil, false
+}
+
+// newID returns a request ID no earlier request had.
+func (e *Explainer) newID() int {
+	e.lastID++
+	return e.lastID
+}
+
 // report is the run as the JSON that `deltaclue explain` writes.
 func (e *Explainer) report() clue.Report {
 	r := clue.Report{Input: e.source, Params: e.params, X0: e.x0, Explanations: e.results, Seconds: e.elapsed.Seconds()}
+	if len(e.results) > 0 {
+		r.SecondsPerExplanation = r.Seconds / float64(len(e.results))
+	}
 	if e.inspect != nil {
 		r.Z0, r.Prediction, r.Label = e.inspect.Z0, e.inspect.Prediction, argmax(e.inspect.Prediction.Probs)
 	}
@@ -322,9 +416,15 @@ func argmax(p []float32) int {
 	return best
 }
 
-// ordered returns the results in the grid's order.
+// ordered returns the results in the grid's order: without the duplicates of another result unless every
+// restart is asked for.
 func (e *Explainer) ordered() []clue.Explanation {
-	out := append([]clue.Explanation(nil), e.results...)
+	out := make([]clue.Explanation, 0, len(e.results))
+	for _, x := range e.results {
+		if e.showAll || x.DuplicateOf < 0 {
+			out = append(out, x)
+		}
+	}
 	sort.SliceStable(out, func(a, b int) bool {
 		x, y := out[a], out[b]
 		if x.Accepted != y.Accepted {
@@ -354,8 +454,19 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 	e.redrawPending = true
 	ctx.After(100*time.Millisecond, func(ctx app.Context) {
 		e.redrawPending = false
-		drawGrid("grid", e.ordered(), gridColumns(), e.selected)
+		e.summarise()
+		e.redrawResults(ctx)
 		e.publish()
+	})
+}
+
+// redrawResults draws the results' canvases: the grid now, the mode cards once go-app has rendered them.
+func (e *Explainer) redrawResults(ctx app.Context) {
+	drawGrid("grid", e.ordered(), gridColumns(), e.selected, e.copies())
+	ctx.Defer(func(app.Context) {
+		e.drawCards()
+		e.markSelected()
+		e.drawReaches()
 	})
 }
 
@@ -375,15 +486,33 @@ func (e *Explainer) publish() {
 		"state": e.state, "ready": e.ready, "workers": 0, "results": len(e.results), "total": e.total,
 		"firstResultMs": e.firstResult.Milliseconds(), "lastResultMs": e.lastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
 		"workerSeconds": fmt.Sprint(e.workerSeconds),
-		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "stale": e.stale,
+		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "stale": e.stale,
 		"runError": e.runErr, "poolError": e.poolErr, "inputError": e.inputErr,
 	}
 	if e.pool != nil {
 		state["workers"] = len(e.pool.workers)
 	}
 	if e.state == "done" || e.state == "cancelled" {
-		b, _ := json.Marshal(e.report())
-		state["report"] = string(b)
+		if e.reportJSON == "" { // once per run: marshalling a set of 100 takes longer than a worker message
+			b, _ := json.Marshal(e.report())
+			e.reportJSON = string(b)
+		}
+		state["report"] = e.reportJSON
+	}
+	cards, _ := json.Marshal(e.cards)
+	state["cards"], state["sentence"], state["selected"] = string(cards), e.sentence, e.selected
+	if t := e.trajectory; t != nil && len(t.Frames) > 0 {
+		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
+		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}
+	}
+	if s := e.sweep; s != nil {
+		reaches := make([]map[string]any, len(s.reaches))
+		for i, r := range s.reaches {
+			reaches[i] = map[string]any{"label": r.Label, "delta": r.Delta, "restart": r.Explanation.Restart}
+		}
+		rb, _ := json.Marshal(reaches)
+		state["sweep"] = map[string]any{"state": s.state, "done": s.done(), "finished": len(s.finishedPrefix()),
+			"radii": len(s.ladder.Radii), "elapsedMs": s.elapsed.Milliseconds(), "reaches": string(rb)}
 	}
 	app.Window().Set("deltaclue", state)
 }

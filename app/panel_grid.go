@@ -13,8 +13,15 @@ import (
 
 func (e *Explainer) renderResults() app.UI {
 	sel := e.selectedExplanation()
+	dups := 0
+	if e.summary != nil {
+		dups = e.summary.Duplicates
+	}
 	return app.Section().Class("card results").Body(
 		app.H2().Text("4 · δ-CLUEs"),
+		e.renderOverview(),
+		e.renderFigures(),
+		app.H3().Text("Every explanation"),
 		app.Div().Class("row").Body(
 			app.Label().For("sort").Text("order"),
 			app.Select().ID("sort").OnChange(func(ctx app.Context, ev app.Event) {
@@ -26,7 +33,14 @@ func (e *Explainer) renderResults() app.UI {
 				app.Option().Value("distance").Text("by distance").Selected(e.sortBy == "distance"),
 				app.Option().Value("restart").Text("by restart").Selected(e.sortBy == "restart"),
 			),
-			app.Span().Class("hint").Text("Above each: its label and H; below: its distance d. Grey: H above the threshold. Point at one (or use the arrow keys) to compare it with the input."),
+			app.Label().Class("check").Body(
+				app.Input().ID("show-all").Type("checkbox").Checked(e.showAll).OnChange(func(ctx app.Context, _ app.Event) {
+					e.showAll = ctx.JSSrc().Get("checked").Bool()
+					e.scheduleRedraw(ctx)
+				}),
+				app.Text(fmt.Sprintf(" show every restart (%d duplicates collapsed)", dups)),
+			),
+			app.Span().Class("hint").Text("Above each: its label and H; below: its distance d, and ×k when it stands for k near-identical restarts. Grey: H above the threshold. Point at one (or use the arrow keys) to compare it with the input."),
 		),
 		app.Div().ID("grid-wrap").Class("grid-wrap").Body(
 			app.Canvas().ID("grid").Class("grid").Width(10*cellW).Height(cellH).TabIndex(0).
@@ -115,7 +129,10 @@ func (e *Explainer) gridKey(ctx app.Context, ev app.Event) {
 
 func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	e.selected = restart
-	drawGrid("grid", e.ordered(), gridColumns(), e.selected)
+	e.updateLink()
+	e.requestTrace(ctx)
+	e.markSelected()
+	drawGrid("grid", e.ordered(), gridColumns(), e.selected, e.copies())
 	ctx.Defer(func(app.Context) {
 		if x := e.selectedExplanation(); x != nil {
 			drawDigit("detail-x0", e.x0, 5)

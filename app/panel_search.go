@@ -51,7 +51,7 @@ func (e *Explainer) renderControls() app.UI {
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
 	running := e.state == "running" || e.state == "cancelling"
-	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && !running
+	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && !running && !e.sweep.running()
 	return app.Section().Class("card").Body(
 		app.H2().Text("3 · Search"),
 		app.Div().Class("form").Body(basic...),

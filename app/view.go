@@ -30,9 +30,11 @@ func (e *Explainer) Render() app.UI {
 				app.Button().Text("Reload").OnClick(func(ctx app.Context, _ app.Event) { ctx.Reload() }))
 		}),
 		app.If(e.linkErr != "", func() app.UI { return app.Div().ID("link-error").Class("banner error").Text(e.linkErr) }),
+		app.If(e.linkNote != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(e.linkNote) }),
 		app.If(e.poolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(e.poolErr) }),
 		app.Div().Class("columns").Body(e.renderInput(), e.renderModel(), e.renderControls()),
 		e.renderResults(),
+		e.renderSweep(),
 	)
 }
 

@@ -1,0 +1,194 @@
+// The figures of a set: the uncertainty–distance trade-off, the δ-ball seen from above, and the selected
+// explanation's trajectory (how it was found).
+
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/figures"
+	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// renderFigures lays out the trade-off plot and the latent map side by side (stacked on a phone), and the
+// selected explanation's trajectory under them.
+func (e *Explainer) renderFigures() app.UI {
+	if len(e.results) == 0 {
+		return app.Div().ID("figures").Hidden(true)
+	}
+	return app.Div().ID("figures").Body(
+		app.Div().Class("figures").Body(
+			app.Figure().Class("figure-box").Body(
+				app.Div().ID("tradeoff").Body(app.Raw(e.tradeoffSVG)).
+					On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint),
+				app.FigCaption().Text("Each explanation at its distance d and uncertainty H, its label written on it; lines: each label's "+
+					"Pareto front (the least uncertain for its distance); dashed: the H threshold. Point at one or tab to it."),
+			),
+			app.Figure().Class("figure-box").Body(
+				app.Div().ID("latent-map").Body(app.Raw(e.mapSVG)).
+					On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint),
+				app.FigCaption().Text("The δ-ball projected onto the two directions along which the results spread most (PCA around z0): "+
+					"hollow circles are starts, labelled circles results; the selected restart's path is drawn."),
+			),
+		),
+		e.renderTrajectory(),
+	)
+}
+
+// renderTrajectory shows the selected explanation's path: its decoded image at evenly spaced steps.
+func (e *Explainer) renderTrajectory() app.UI {
+	t := e.trajectory
+	if e.selected < 0 {
+		return app.Div().ID("trajectory").Hidden(true)
+	}
+	if t == nil || t.Restart != e.selected {
+		msg := "Tracing how restart " + strconv.Itoa(e.selected) + " was found …"
+		if e.traceErr != "" {
+			msg = "Could not trace it: " + e.traceErr
+		}
+		return app.Div().ID("trajectory").Body(app.H3().Text("How it was found"), app.P().Class("hint").Text(msg))
+	}
+	return app.Div().ID("trajectory").Body(
+		app.H3().Text(fmt.Sprintf("How restart %d was found: %d steps from its start to its result", t.Restart, t.Explanation.Steps)),
+		app.Div().ID("strip").Class("strip").Body(
+			app.Range(t.Frames).Slice(func(i int) app.UI {
+				f := t.Frames[i]
+				return app.Figure().Body(
+					app.Canvas().ID("frame-"+strconv.Itoa(i)).Width(56).Height(56).Aria("label", fmt.Sprintf("step %d: reads %d", f.Step, f.Label)),
+					app.FigCaption().Body(
+						app.Div().Text(fmt.Sprintf("step %d · %d", f.Step, f.Label)),
+						app.Div().Text(fmt.Sprintf("H %.2f · d %.1f", f.HTotal, f.Distance)),
+					),
+				)
+			}),
+		),
+	)
+}
+
+// figurePoint selects the explanation under the pointer or keyboard focus in either figure.
+func (e *Explainer) figurePoint(ctx app.Context, ev app.Event) {
+	g := ev.Get("target").Call("closest", "[data-restart]")
+	if g.IsNull() || g.IsUndefined() {
+		ctx.PreventUpdate()
+		return
+	}
+	r, err := strconv.Atoi(g.Call("getAttribute", "data-restart").String())
+	if err != nil || r == e.selected {
+		ctx.PreventUpdate()
+		return
+	}
+	e.selectRestart(ctx, r)
+}
+
+// refreshFigures remakes the figures' SVG after the results or the trajectory changed.
+func (e *Explainer) refreshFigures() {
+	if e.inspect == nil || len(e.results) == 0 {
+		e.tradeoffSVG, e.mapSVG = "", ""
+		return
+	}
+	var pts []figures.TradeoffPoint
+	var ends [][]float32
+	for _, x := range e.results {
+		if x.Failed != "" {
+			continue
+		}
+		pts = append(pts, figures.TradeoffPoint{Restart: x.Restart, Label: x.Label, D: float64(x.Distance), H: float64(x.HTotal), Accepted: x.Accepted})
+		ends = append(ends, x.Z)
+	}
+	byRestart := map[int]clue.Explanation{}
+	for _, x := range e.results {
+		byRestart[x.Restart] = x
+	}
+	var fronts []figures.Front
+	for label, restarts := range clue.LabelFronts(e.results, len(e.inspect.Prediction.Probs)) {
+		if len(restarts) == 0 {
+			continue
+		}
+		f := figures.Front{Label: label}
+		for _, r := range restarts {
+			f.D, f.H = append(f.D, float64(byRestart[r].Distance)), append(f.H, float64(byRestart[r].HTotal))
+		}
+		fronts = append(fronts, f)
+	}
+	e.tradeoffSVG = figures.Tradeoff(figures.TradeoffChart{Points: pts, Fronts: fronts, Threshold: e.params.HThreshold, Selected: -1,
+		Title: fmt.Sprintf("Uncertainty against distance (%d explanations)", len(pts))})
+
+	plane := clue.PrincipalPlane(e.inspect.Z0, ends)
+	var mp []figures.MapPoint
+	for _, x := range e.results {
+		if x.Failed != "" || x.Start == nil {
+			continue
+		}
+		mp = append(mp, figures.MapPoint{Restart: x.Restart, Label: x.Label, Start: plane.Project(x.Start), End: plane.Project(x.Z), Accepted: x.Accepted})
+	}
+	var path [][2]float64
+	if t := e.trajectory; t != nil && t.Restart == e.selected {
+		for _, z := range t.Path {
+			path = append(path, plane.Project(z))
+		}
+	}
+	radius := e.params.Delta
+	e.mapSVG = figures.LatentMap(figures.LatentMapChart{Radius: radius, Points: mp, Path: path, Selected: -1,
+		Axes:  [2]string{fmt.Sprintf("PC1 (%.0f %%)", 100*plane.Explained[0]), fmt.Sprintf("PC2 (%.0f %%)", 100*plane.Explained[1])},
+		Title: fmt.Sprintf("The δ-ball (δ = %g) seen from above", radius)})
+}
+
+// markSelected shows the selection in the figures without redrawing them (which would lose keyboard focus).
+func (e *Explainer) markSelected() {
+	doc := app.Window().Get("document")
+	old := doc.Call("querySelectorAll", ".figures .selected")
+	for i := 0; i < old.Length(); i++ {
+		old.Index(i).Get("classList").Call("remove", "selected")
+	}
+	if e.selected < 0 {
+		return
+	}
+	now := doc.Call("querySelectorAll", fmt.Sprintf(`.figures [data-restart="%d"]`, e.selected))
+	for i := 0; i < now.Length(); i++ {
+		now.Index(i).Get("classList").Call("add", "selected")
+	}
+}
+
+// requestTrace asks a worker, a moment after the selection settles, how the selected explanation was found.
+func (e *Explainer) requestTrace(ctx app.Context) {
+	restart := e.selected
+	ctx.After(150*time.Millisecond, func(ctx app.Context) {
+		if e.selected != restart || e.pool == nil || e.x0 == nil || (e.trajectory != nil && e.trajectory.Restart == restart) {
+			return
+		}
+		ks := e.pool.ready()
+		if len(ks) == 0 {
+			return
+		}
+		e.traceID, e.traceErr = e.newID(), ""
+		p := e.params
+		e.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.traceID, X0: e.x0, Params: &p, Restart: restart})
+	})
+}
+
+// onTraced takes a worker's trajectory of the selected explanation.
+func (e *Explainer) onTraced(ctx app.Context, t *clue.Trajectory) {
+	if t == nil || t.Restart != e.selected {
+		return
+	}
+	e.trajectory = t
+	focused := app.Window().Get("document").Get("activeElement")
+	inMap := !focused.IsNull() && !focused.Call("closest", "#latent-map").IsNull()
+	e.refreshFigures()
+	ctx.Defer(func(app.Context) {
+		for i, f := range t.Frames {
+			drawDigit("frame-"+strconv.Itoa(i), f.Image, 2)
+		}
+		e.markSelected()
+		if inMap { // the map was redrawn with the path: give the keyboard its place back
+			if el := app.Window().Get("document").Call("querySelector", fmt.Sprintf(`#latent-map [data-restart="%d"]`, t.Restart)); !el.IsNull() {
+				el.Call("focus")
+			}
+		}
+	})
+}

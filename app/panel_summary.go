@@ -1,0 +1,89 @@
+// The summary panel: the different ways the digit could be read, one card per mode, and a sentence.
+
+package app
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// cardScale magnifies a card's images (28·4 = 112 px).
+const cardScale = 4
+
+// renderOverview shows the set at a glance: what the model reads, the modes it would be sure of nearby, each
+// by its representative (the mode's lowest-cost member) with what it changes in the input.
+func (e *Explainer) renderOverview() app.UI {
+	final := e.state == "done" || e.state == "cancelled" || e.state == "failed"
+	status := "so far"
+	if final {
+		status = "final"
+	}
+	return app.Div().ID("overview").Class("overview").Body(
+		app.P().ID("sentence").Class("sentence").Aria("live", "polite").Text(e.sentence),
+		app.If(len(e.cards) > 0, func() app.UI {
+			return app.Div().Body(
+				app.P().Class("hint").Text(fmt.Sprintf("One card per mode (%s), most probable label first: the mode's cheapest explanation, "+
+					"then what it changes in your digit (ink added in blue, removed in orange). Select one to see how it was found.", status)),
+				app.Div().ID("cards").Class("cards").Role("list").Body(
+					app.Range(e.cards).Slice(func(i int) app.UI {
+						c := e.cards[i]
+						modes := 1
+						if e.summary != nil && c.Label < len(e.summary.Modes) {
+							modes = e.summary.Modes[c.Label]
+						}
+						form := ""
+						if modes > 1 {
+							form = fmt.Sprintf("form %d of %d", c.Mode+1, modes)
+						}
+						id := strconv.Itoa(c.Representative)
+						return app.Button().ID("card-"+id).Class("mode-card").Role("listitem").
+							Aria("pressed", e.selected == c.Representative).DataSet("restart", c.Representative).
+							Aria("label", fmt.Sprintf("reads %d %s: %d of %d restarts, H %.2f, d %.1f", c.Label, form, c.Count, e.total, c.HTotal, c.Distance)).
+							OnClick(func(ctx app.Context, _ app.Event) { e.selectRestart(ctx, c.Representative) }, app.EventScope(c.Representative)).Body(
+							app.Div().Class("card-label").Body(app.Span().Class("digit").Text(strconv.Itoa(c.Label)), app.Span().Class("form").Text(form)),
+							app.Div().Class("card-images").Body(
+								app.Canvas().ID("card-img-"+id).Width(28*cardScale).Height(28*cardScale).Aria("label", "the explanation"),
+								app.Canvas().ID("card-diff-"+id).Width(28*cardScale).Height(28*cardScale).Aria("label", "what it changes"),
+							),
+							app.Div().Class("card-numbers").Text(fmt.Sprintf("H %.2f · d %.1f", c.HTotal, c.Distance)),
+							app.Div().Class("card-count").Text(fmt.Sprintf("%d of %d restarts", c.Count, e.total)),
+						)
+					}),
+				),
+			)
+		}),
+	)
+}
+
+// drawCards draws each card's representative and its difference from the input.
+func (e *Explainer) drawCards() {
+	for _, c := range e.cards {
+		for i := range e.results {
+			if x := e.results[i]; x.Restart == c.Representative && x.Image != nil {
+				id := strconv.Itoa(c.Representative)
+				drawDigit("card-img-"+id, x.Image, cardScale)
+				drawDiff("card-diff-"+id, e.x0, x.Image, cardScale)
+			}
+		}
+	}
+}
+
+// copies maps each result that others duplicate to how many restarts it stands for (itself and its
+// duplicates), for the collapsed grid's "×k".
+func (e *Explainer) copies() map[int]int {
+	out := map[int]int{}
+	if e.showAll {
+		return out
+	}
+	for _, x := range e.results {
+		if x.DuplicateOf >= 0 {
+			if out[x.DuplicateOf] == 0 {
+				out[x.DuplicateOf] = 1
+			}
+			out[x.DuplicateOf]++
+		}
+	}
+	return out
+}

@@ -1,0 +1,331 @@
+// The δ sweep panel (5 · Sweep δ): the same digit and parameters over a ladder of radii, streamed through the
+// worker pool, with the label distribution, distinct labels and best H against δ, and how far each label is.
+
+package app
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/figures"
+	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// sweepRun is a δ sweep in progress or finished: one search per radius, each split among the workers.
+type sweepRun struct {
+	ladder  clue.Ladder
+	params  clue.Params // the base parameters; δ and n come from the ladder
+	ids     map[int]int // request ID → radius index
+	results [][]clue.Explanation
+	waiting []map[int]bool    // per radius, the workers still running their share
+	steps   []*clue.SweepStep // per radius, nil until every worker finished it
+	state   string            // "running", "cancelling", "done", "cancelled", "failed"
+	err     string
+	started time.Time
+	elapsed time.Duration
+	reaches []clue.Reach
+	svg     string
+}
+
+// done counts the restarts finished so far.
+func (s *sweepRun) done() int {
+	n := 0
+	for _, r := range s.results {
+		n += len(r)
+	}
+	return n
+}
+
+func (s *sweepRun) running() bool {
+	return s != nil && (s.state == "running" || s.state == "cancelling")
+}
+
+// ladderInput reads the ladder fields, with a sentence saying what is wrong if they are not a ladder.
+func (e *Explainer) ladderInput() (clue.Ladder, string) {
+	radii, err := clue.ParseRadii(e.sweepRadiiIn)
+	if err != nil {
+		return clue.Ladder{}, strings.TrimPrefix(err.Error(), "ladder = ")
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(e.sweepNIn))
+	if err != nil {
+		return clue.Ladder{}, fmt.Sprintf("n per radius %q is not a whole number", e.sweepNIn)
+	}
+	l := clue.Ladder{Radii: radii, N: n}
+	if err := l.Validate(); err != nil {
+		pe, ok := err.(*clue.ParamError)
+		if ok {
+			return l, fmt.Sprintf("%v: %s", pe.Value, pe.Reason)
+		}
+		return l, err.Error()
+	}
+	return l, ""
+}
+
+func (e *Explainer) renderSweep() app.UI {
+	s := e.sweep
+	_, ladderErr := e.ladderInput()
+	running := s.running() || e.state == "running" || e.state == "cancelling"
+	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && ladderErr == "" && !running
+	total, done := 0, 0
+	if s != nil {
+		total, done = len(s.ladder.Radii)*s.ladder.N, s.done()
+	}
+	return app.Section().ID("sweep").Class("card results").Body(
+		app.H2().Text("5 · Sweep δ: how far is each label?"),
+		app.P().Class("hint").Text("The same digit and parameters, searched again at each radius of a ladder: which labels appear as the ball grows, "+
+			"and the smallest δ at which the model is sure of each."),
+		app.Div().Class("row").Body(
+			app.Div().Class("field").Body(
+				app.Label().For("sweep-radii").Text("radii δ"),
+				app.Input().ID("sweep-radii").Type("text").Value(e.sweepRadiiIn).Aria("invalid", ladderErr != "").
+					Aria("describedby", "sweep-help").OnChange(func(ctx app.Context, _ app.Event) {
+					e.sweepRadiiIn = ctx.JSSrc().Get("value").String()
+				}),
+			),
+			app.Div().Class("field").Body(
+				app.Label().For("sweep-n").Text("n per radius"),
+				app.Input().ID("sweep-n").Type("text").Attr("inputmode", "numeric").Value(e.sweepNIn).Aria("invalid", ladderErr != "").
+					OnChange(func(ctx app.Context, _ app.Event) { e.sweepNIn = ctx.JSSrc().Get("value").String() }),
+			),
+			app.Button().ID("sweep-run").Class("primary").Text("Sweep δ").Disabled(!canRun).OnClick(func(ctx app.Context, _ app.Event) {
+				if l, bad := e.ladderInput(); bad == "" { // read now: go-app keeps a handler's first closure
+					e.runSweep(ctx, l)
+				}
+			}),
+			app.Button().ID("sweep-cancel").Text("Cancel").Disabled(s == nil || s.state != "running").OnClick(func(ctx app.Context, _ app.Event) { e.cancelSweep(ctx) }),
+		),
+		app.Small().ID("sweep-help").Class("help").Text(fmt.Sprintf("Up to %d radii in (0, 20], increasing, separated by commas, or first:last:step.", clue.MaxRadii)),
+		app.If(ladderErr != "", func() app.UI { return app.P().ID("sweep-error").Class("error").Role("alert").Text(ladderErr) }),
+		app.If(s != nil, func() app.UI {
+			return app.Div().Body(
+				app.Progress().ID("sweep-progress").Max(max(total, 1)).Value(done).Aria("label", "restarts of the sweep done"),
+				app.P().ID("sweep-status").Class("status").Aria("live", "polite").Text(e.sweepStatus()),
+				app.Div().Class("figures").Body(
+					app.Figure().Class("figure-box").Body(app.Div().ID("sweep-chart").Body(app.Raw(s.svg))),
+					app.Div().Body(
+						app.P().ID("reach-sentence").Class("sentence").Text(e.reachSentence()),
+						app.Div().ID("reaches").Class("strip").Body(app.Range(s.reaches).Slice(func(i int) app.UI {
+							r := s.reaches[i]
+							return app.Figure().Body(
+								app.Canvas().ID("reach-"+strconv.Itoa(r.Label)).Width(56).Height(56).
+									Aria("label", fmt.Sprintf("the nearest confident %d", r.Label)),
+								app.FigCaption().Body(app.Div().Text(fmt.Sprintf("%d at δ %g", r.Label, r.Delta)),
+									app.Div().Text(fmt.Sprintf("H %.2f · d %.1f", r.Explanation.HTotal, r.Explanation.Distance))),
+							)
+						})),
+					),
+				),
+			)
+		}),
+	)
+}
+
+func (e *Explainer) sweepStatus() string {
+	s := e.sweep
+	finished := 0
+	for _, st := range s.steps {
+		if st != nil {
+			finished++
+		}
+	}
+	radii := fmt.Sprintf("%d of %d radii", finished, len(s.ladder.Radii))
+	switch s.state {
+	case "running":
+		return fmt.Sprintf("Sweeping: %s, %d of %d restarts …", radii, s.done(), len(s.ladder.Radii)*s.ladder.N)
+	case "cancelling":
+		return "Cancelling the sweep …"
+	case "cancelled":
+		return fmt.Sprintf("Cancelled after %s: %s finished, shown below.", fmtDuration(s.elapsed), radii)
+	case "failed":
+		return "The sweep failed: " + s.err
+	}
+	return fmt.Sprintf("Done: %d radii × %d restarts in %s.", len(s.ladder.Radii), s.ladder.N, fmtDuration(s.elapsed))
+}
+
+// reachSentence says how far each label is, over the radii finished in order so far.
+func (e *Explainer) reachSentence() string {
+	s := e.sweep
+	if len(s.reaches) == 0 && s.state == "running" {
+		return ""
+	}
+	l := s.ladder
+	if n := len(s.finishedPrefix()); n < len(l.Radii) {
+		l.Radii = l.Radii[:max(n, 1)]
+	}
+	label0 := -1
+	if e.inspect != nil {
+		label0 = e.inspect.Prediction.Label()
+	}
+	return clue.DescribeReaches(s.reaches, l, label0)
+}
+
+// finishedPrefix is the sweep's steps up to the first radius still running: what a reach may be read from.
+func (s *sweepRun) finishedPrefix() []clue.SweepStep {
+	var out []clue.SweepStep
+	for _, st := range s.steps {
+		if st == nil {
+			break
+		}
+		out = append(out, *st)
+	}
+	return out
+}
+
+// runSweep starts the ladder's searches: every radius's restarts shared among the ready workers, all queued at
+// once, so that each worker works through its shares in increasing δ.
+func (e *Explainer) runSweep(ctx app.Context, l clue.Ladder) {
+	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || e.state == "running" || e.state == "cancelling" {
+		return
+	}
+	workers := e.pool.ready()
+	if len(workers) == 0 || l.Validate() != nil {
+		return
+	}
+	s := &sweepRun{ladder: l, params: e.params, ids: map[int]int{}, state: "running", started: time.Now(),
+		results: make([][]clue.Explanation, len(l.Radii)), waiting: make([]map[int]bool, len(l.Radii)),
+		steps: make([]*clue.SweepStep, len(l.Radii))}
+	e.sweep, e.sweepInLink = s, true
+	for i := range l.Radii {
+		p := l.AtRadius(e.params, i)
+		id := e.newID()
+		s.ids[id] = i
+		s.waiting[i] = map[int]bool{}
+		ws := workers
+		if p.LambdaD > 0 { // the diversity term couples every restart: one worker runs them all
+			ws = workers[:1]
+		}
+		for k, share := range shares(p.Restarts(), ws) {
+			s.waiting[i][k] = true
+			e.pool.post(k, searchworker.Request{Type: "explain", ID: id, X0: e.x0, Params: &p, Restarts: share})
+		}
+	}
+	s.refresh(e)
+	e.updateLink()
+}
+
+// onSweep handles a worker's message about one of the sweep's searches.
+func (e *Explainer) onSweep(ctx app.Context, k int, r searchworker.Response) {
+	s := e.sweep
+	i := s.ids[r.ID]
+	switch r.Type {
+	case "result":
+		if r.Explanation != nil && s.running() {
+			s.results[i] = append(s.results[i], *r.Explanation)
+		}
+		ctx.PreventUpdate() // the progress shows at the next radius's end; redrawing per result costs more than it shows
+		return
+	case "done", "error":
+		if r.Error != "" && r.Error != searchworker.Cancelled && s.err == "" {
+			s.err = r.Error
+		}
+		delete(s.waiting[i], k)
+		if len(s.waiting[i]) == 0 && s.steps[i] == nil && (r.Error == "" || r.Error == searchworker.Cancelled) && s.state == "running" {
+			e.finishRadius(i)
+		}
+	}
+	e.maybeFinishSweep(ctx)
+	ctx.Defer(func(app.Context) { e.drawReaches() })
+}
+
+// finishRadius summarises a radius whose every share has come back.
+func (e *Explainer) finishRadius(i int) {
+	s := e.sweep
+	exps := s.results[i]
+	sort.Slice(exps, func(a, b int) bool { return exps[a].Restart < exps[b].Restart })
+	p := s.ladder.AtRadius(s.params, i)
+	if e.inspect == nil || len(exps) != p.Restarts() {
+		return
+	}
+	st := clue.SweepStep{Delta: p.Delta, Explanations: exps,
+		Summary: clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), p, exps)}
+	s.steps[i] = &st
+	s.refresh(e)
+}
+
+// maybeFinishSweep closes the sweep once no worker owes it anything.
+func (e *Explainer) maybeFinishSweep(ctx app.Context) {
+	s := e.sweep
+	for _, w := range s.waiting {
+		if len(w) > 0 {
+			return
+		}
+	}
+	if !s.running() {
+		return
+	}
+	s.elapsed = time.Since(s.started)
+	switch {
+	case s.state == "cancelling":
+		s.state = "cancelled"
+	case s.err != "":
+		s.state = "failed"
+	default:
+		s.state = "done"
+	}
+	s.refresh(e)
+}
+
+// refresh remakes the sweep's chart and reaches from the radii finished so far, and draws the reach images
+// once go-app has rendered their canvases.
+func (s *sweepRun) refresh(e *Explainer) {
+	rows := make([]figures.SweepRow, len(s.ladder.Radii))
+	for i, d := range s.ladder.Radii {
+		rows[i] = figures.SweepRow{Delta: d, Restarts: s.ladder.N}
+		if st := s.steps[i]; st != nil {
+			rows[i] = figures.SweepRow{Delta: d, Dist: st.Summary.LabelDistribution, Distinct: st.Summary.DistinctLabels,
+				BestH: st.Summary.BestH(), Accepted: st.Summary.Accepted, Restarts: st.Summary.Restarts, Done: true}
+		}
+	}
+	s.svg = figures.Sweep(figures.SweepChart{Rows: rows, Threshold: s.params.HThreshold,
+		Title: fmt.Sprintf("What the model is sure of as δ grows (n = %d each)", s.ladder.N)})
+	s.reaches = clue.Reaches(s.finishedPrefix())
+	e.sweepDrawPending = true
+}
+
+// drawReaches draws each label's nearest explanation.
+func (e *Explainer) drawReaches() {
+	if e.sweep == nil || !e.sweepDrawPending {
+		return
+	}
+	e.sweepDrawPending = false
+	for _, r := range e.sweep.reaches {
+		drawDigit("reach-"+strconv.Itoa(r.Label), r.Explanation.Image, 2)
+	}
+}
+
+// cancelSweep stops the sweep; the radii already finished stay shown. A worker that has not answered within a
+// second is replaced.
+func (e *Explainer) cancelSweep(ctx app.Context) {
+	s := e.sweep
+	if s == nil || s.state != "running" {
+		return
+	}
+	s.state = "cancelling"
+	for id, i := range s.ids {
+		for k := range s.waiting[i] {
+			e.pool.post(k, searchworker.Request{Type: "cancel", ID: id})
+		}
+	}
+	ctx.After(time.Second, func(ctx app.Context) {
+		if e.sweep != s || s.state != "cancelling" {
+			return
+		}
+		for i := range s.waiting {
+			for k := range s.waiting[i] {
+				e.pool.restart(k)
+				e.ready--
+				for j := range s.waiting {
+					delete(s.waiting[j], k)
+				}
+			}
+		}
+		e.maybeFinishSweep(ctx)
+		e.publish()
+	})
+}
