@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
 func (e *Explainer) renderSummary() app.UI {
@@ -14,6 +16,12 @@ func (e *Explainer) renderSummary() app.UI {
 	dist := make([]float32, len(s.LabelDistribution))
 	for k, v := range s.LabelDistribution {
 		dist[k] = float32(v)
+	}
+	r := s.Recourse
+	perExplanation := "—"
+	if e.elapsed > 0 && len(e.results) > 0 {
+		perExplanation = fmt.Sprintf("%.1f ms (%s for %d on %d workers)", 1000*e.elapsed.Seconds()/float64(len(e.results)),
+			fmtDuration(e.elapsed), len(e.results), e.runWorkers)
 	}
 	var modes []string
 	for k, m := range s.Modes {
@@ -42,7 +50,25 @@ func (e *Explainer) renderSummary() app.UI {
 				row("modes within labels", strings.Join(modes, ", ")),
 			),
 		),
+		app.Div().ID("recourse").Body(
+			app.H3().Text("In the recourse benchmark's terms (CARLA)"),
+			app.Table().Class("numbers").Body(
+				row("validity", fmt.Sprintf("%.2f (accepted / restarts)", r.Validity)),
+				row("proximity L0", fmt.Sprintf("%.1f pixels changed by more than %g (mean)", r.L0.Mean, clue.ChangedPixel)),
+				row("proximity L1 / L2", fmt.Sprintf("%.1f / %.2f (mean)", r.L1.Mean, r.L2.Mean)),
+				row("plausibility yNN", ynnText(r.YNN)),
+				row("time per explanation", perExplanation),
+			),
+			app.P().Class("hint").Text("Over the accepted explanations. The formulas are in docs/measures.md of the source."),
+		),
 	)
+}
+
+func ynnText(v float64) string {
+	if v < 0 {
+		return "— (the models carry no training codes)"
+	}
+	return fmt.Sprintf("%.2f (of the %d training codes nearest each, the share with its label)", v, clue.NeighboursK)
 }
 
 func countsText(c []int) string {

@@ -365,9 +365,15 @@ func document(kind string, w, h int, title, desc, body string) string {
 		hash.Write([]byte{0})
 	}
 	id := fmt.Sprintf("dcfig-%s-%08x", kind, hash.Sum32())
+	// A chart whose markers take focus is a group, so that screen readers reach each marker's label; the
+	// others are one image described by their title and description.
+	role := "img"
+	if kind != "sweep" {
+		role = "group"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="dcfig dcfig-%s" viewBox="0 0 %d %d" width="100%%" role="img" aria-labelledby="%s-title %s-desc" font-family="%s" font-size="%d" fill="%s">`+"\n",
-		kind, w, h, id, id, fontFamily, fontText, ink)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="dcfig dcfig-%s" viewBox="0 0 %d %d" width="100%%" role="%s" aria-labelledby="%s-title %s-desc" font-family="%s" font-size="%d" fill="%s">`+"\n",
+		kind, w, h, role, id, id, fontFamily, fontText, ink)
 	fmt.Fprintf(&b, `<title id="%s-title">%s</title>`+"\n", id, Escape(title))
 	fmt.Fprintf(&b, `<desc id="%s-desc">%s</desc>`+"\n", id, Escape(desc))
 	b.WriteString(style + "\n")

@@ -3,6 +3,7 @@ package figures
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -211,7 +212,7 @@ func Sweep(s SweepChart) string {
 		func(v float64) string { return fmt.Sprint(int(v)) }, false, 0)
 	y = linePanel(y, "(c) lowest H among the accepted (nats)", "H (nats)", "besth",
 		func(r SweepRow) float64 { return r.BestH }, axisTicks(0, maxH*1.1),
-		func(v float64) string { return fixed(v, 2) }, true, threshold)
+		func(v float64) string { return strconv.FormatFloat(v, 'g', 2, 64) }, true, threshold)
 	h := int(math.Ceil(y - 14))
 
 	return document("sweep", w, h, title, sweepDesc(s), c.b.String())
@@ -258,7 +259,7 @@ func sweepDesc(s SweepChart) string {
 		}
 		fmt.Fprintf(&b, " δ %s: %s", FormatTick(r.Delta), distText(r, sum))
 		if r.Done {
-			fmt.Fprintf(&b, ", %d distinct, lowest H %s", r.Distinct, fixed(r.BestH, 2))
+			fmt.Fprintf(&b, ", %d distinct, lowest H %s", r.Distinct, strconv.FormatFloat(r.BestH, 'g', 2, 64))
 		}
 		b.WriteString(".")
 	}

@@ -114,8 +114,8 @@ func Tradeoff(t TradeoffChart) string {
 			}
 		}
 	}
-	if threshold {
-		hhi = math.Max(hhi, t.Threshold)
+	if threshold { // with headroom, so that its label sits inside the frame
+		hhi = math.Max(hhi, 1.15*t.Threshold)
 	}
 	xt, yt := axisTicks(dlo, dhi), axisTicks(0, hhi)
 	// Keep markers off the frame: the data area is inset by a marker and a bit.
