@@ -283,6 +283,19 @@ func TestBrowserSummaryPlotTrajectorySweep(t *testing.T) {
 		t.Errorf("after cancel: %s, %d finished bars", c, bars)
 	}
 	t.Logf("cancelled with %d of %d radii finished", cancelled.Finished, cancelled.Radii)
+
+	// 8. On a phone (390 px), nothing but the grid's own scroller is wider than the screen.
+	do(t, ctx, chromedp.EmulateViewport(390, 844))
+	waitFor(t, ctx, "the narrow layout", `document.documentElement.clientWidth <= 390`, 5*time.Second)
+	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
+		wide := eval[string](t, ctx, `[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > 391 && !e.closest(".grid-wrap")).slice(0, 5).map(e => e.tagName + "#" + e.id + "." + e.className).join(" ")`)
+		t.Errorf("at 390 px the page is %d px wide: %s", w, wide)
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(artifacts(t), "page-390.png"), png, 0o644)
 }
 
 // setValue types into an input by id and fires its change event.
