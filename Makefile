@@ -11,7 +11,7 @@ WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/n
 # Packages that compile to WASM, tested under Node as well as natively.
 WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./app/sharelink/... ./app/searchworker/...
 # package:FuzzTarget pairs run briefly by `make test`.
-FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./weights:FuzzDecode ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest
+FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./weights:FuzzDecode ./weights:FuzzBundle ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest
 
 .PHONY: serve site test vet test-native test-wasm fuzz data train bench kernel
 

@@ -253,7 +253,7 @@ func TestBrowserDrawExplainShareCancel(t *testing.T) {
 		full.Round(time.Millisecond), st["lastResultMs"], st["elapsedMs"], st["workerSeconds"])
 	rep := pageReport(t, ctx)
 	link := eval[string](t, ctx, `location.href`)
-	if len(rep.Explanations) != 100 || !strings.Contains(link, "#v1.") {
+	if len(rep.Explanations) != 100 || !strings.Contains(link, "#v2.") {
 		t.Fatalf("page report has %d explanations; link %q", len(rep.Explanations), link)
 	}
 	labels := labelsOf(rep.Explanations)

@@ -40,12 +40,15 @@ type Explainer struct {
 	workersIn string // the requested pool size, as typed
 
 	// Workers.
-	pool        *pool
-	version     string
-	fingerprint uint32
-	ready       int
-	poolErr     string
-	stale       bool // a worker runs another build than the page
+	assets       app.Value // the compiled worker and kernel and the checked models bundle (web/loader.js)
+	modelsLoaded int       // bytes of the models bundle fetched so far
+	modelsTotal  int       // its size
+	pool         *pool
+	version      string
+	fingerprint  uint32
+	ready        int
+	poolErr      string
+	stale        bool // a worker runs another build than the page
 
 	// The run.
 	runID         int
@@ -107,7 +110,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 		}
 	}
 	e.workersIn = strconv.Itoa(n)
-	e.startPool(ctx, n)
+	e.loadAssets(ctx, n)
 	e.publish()
 }
 
@@ -124,7 +127,7 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 	}
 	e.ready, e.poolErr, e.stale = 0, "", false
 	script := ctx.ResolveStaticResource("/web/worker.js")
-	e.pool = newPool(n, script, func(k int, r searchworker.Response) {
+	e.pool = newPool(n, script, e.assets, func(k int, r searchworker.Response) {
 		ctx.Dispatch(func(ctx app.Context) { e.onWorker(ctx, k, r) })
 	})
 }

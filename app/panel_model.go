@@ -1,4 +1,4 @@
-// The model panel (2 · The model's view): the prediction and its uncertainty.
+// The model panel (2 · The model's view): the prediction and its uncertainty, or the models' download.
 
 package app
 
@@ -20,6 +20,9 @@ func (e *Explainer) renderModel() app.UI {
 			}
 			if e.ready == 0 && e.poolErr == "" {
 				msg = "Starting the search workers …"
+				if e.assets == nil {
+					return e.renderLoading()
+				}
 			}
 			return app.P().Class("hint").Text(msg)
 		}).Else(func() app.UI {
@@ -36,5 +39,16 @@ func (e *Explainer) renderModel() app.UI {
 				),
 			)
 		}),
+	)
+}
+
+// renderLoading shows the models bundle's download: the page is usable meanwhile, the search is not yet.
+func (e *Explainer) renderLoading() app.UI {
+	mb := func(b int) string { return fmt.Sprintf("%.1f", float64(b)/1e6) }
+	return app.Div().ID("models-loading").Body(
+		app.P().Class("hint").Text(fmt.Sprintf("Loading the models: %s of %s MB. You can draw, pick or upload a digit meanwhile; "+
+			"the model reads it as soon as they are in.", mb(e.modelsLoaded), mb(e.modelsTotal))),
+		app.Progress().ID("models-progress").Max(max(e.modelsTotal, 1)).Value(min(e.modelsLoaded, max(e.modelsTotal, 1))).
+			Aria("label", "the models' download"),
 	)
 }

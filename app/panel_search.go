@@ -120,7 +120,7 @@ func (e *Explainer) paramsChanged() {
 
 func (e *Explainer) setWorkers(ctx app.Context, ev app.Event) {
 	e.workersIn = ctx.JSSrc().Get("value").String()
-	if n, err := strconv.Atoi(e.workersIn); err == nil && n >= 1 && n <= 8 && (e.pool == nil || n != len(e.pool.workers)) &&
+	if n, err := strconv.Atoi(e.workersIn); err == nil && n >= 1 && n <= 8 && e.pool != nil && n != len(e.pool.workers) &&
 		e.state != "running" && e.state != "cancelling" {
 		e.startPool(ctx, n)
 	}

@@ -12,7 +12,8 @@ import (
 // pool runs the search workers: one dedicated Web Worker each, every one its own Go WASM instance
 // (web/worker.js starting worker.wasm). Messages are searchworker's JSON texts.
 type pool struct {
-	script    string // URL of worker.js, with the build version
+	script    string    // URL of worker.js, with the build version
+	assets    app.Value // {module, kernel, models}: compiled once for the page, posted to each worker as it starts
 	workers   []*poolWorker
 	onMessage func(k int, r searchworker.Response) // called on the JS event loop; dispatch to the UI from it
 }
@@ -24,8 +25,8 @@ type poolWorker struct {
 	funcs   []app.Func
 }
 
-func newPool(n int, script string, onMessage func(int, searchworker.Response)) *pool {
-	p := &pool{script: script, onMessage: onMessage, workers: make([]*poolWorker, n)}
+func newPool(n int, script string, assets app.Value, onMessage func(int, searchworker.Response)) *pool {
+	p := &pool{script: script, assets: assets, onMessage: onMessage, workers: make([]*poolWorker, n)}
 	for k := range p.workers {
 		p.spawn(k)
 	}
@@ -58,6 +59,7 @@ func (p *pool) spawn(k int) {
 	w.js.Call("addEventListener", "error", onError)
 	w.funcs = []app.Func{onMessage, onError}
 	p.workers[k] = w
+	w.js.Call("postMessage", p.assets) // structured clone: the modules are shared, the bundle copied
 }
 
 // post sends a request to worker k.
@@ -66,7 +68,8 @@ func (p *pool) post(k int, req searchworker.Request) {
 	p.workers[k].js.Call("postMessage", string(b))
 }
 
-// restart terminates worker k (a search that ignores cancel) and starts a fresh one.
+// restart terminates worker k (a search that ignores cancel) and starts a fresh one from the same compiled
+// modules and bundle: nothing is downloaded again.
 func (p *pool) restart(k int) {
 	w := p.workers[k]
 	w.js.Call("terminate")

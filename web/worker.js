@@ -1,14 +1,19 @@
-// The search worker: starts worker.wasm (Go) in this dedicated Web Worker with the engine's SIMD matmul kernel,
-// matmul.wasm. Every URL is relative to this script, so the site works under any base path. These files are in
-// the service worker's cache under the same version as the page's app.wasm, and worker.wasm says its version in
-// its ready message, so the page notices if a browser cache ever mixes two builds.
+// The search worker: runs worker.wasm (Go) in this dedicated Web Worker with the engine's SIMD matmul kernel.
+// The page downloads and compiles worker.wasm and matmul.wasm once, and fetches and checks the models bundle
+// once; its first message hands this worker the compiled modules and a copy of the bundle, so that no worker
+// downloads anything but this script and wasm_exec.js. worker.wasm says its version in its ready message, so
+// the page notices if a cache ever mixes two builds.
 "use strict";
 importScripts("wasm_exec.js");
 
-const url = (name) => new URL(name, self.location.href);
 const fail = (what, err) => self.postMessage(JSON.stringify({ type: "error", error: what + ": " + String(err && err.message || err) }));
 
-(async () => {
+self.addEventListener("message", async function start(event) {
+  const { module, kernel: kernelModule, models } = event.data || {};
+  if (!(module instanceof WebAssembly.Module) || !(kernelModule instanceof WebAssembly.Module) || !(models instanceof ArrayBuffer)) {
+    return; // not the start message; Go's own listener takes every later one
+  }
+  self.removeEventListener("message", start);
   const go = new Go();
   let kernel = null;
   // worker.wasm imports deltaclue_kernel.matmul_add; the kernel imports Go's memory, so it is instantiated after
@@ -16,15 +21,15 @@ const fail = (what, err) => self.postMessage(JSON.stringify({ type: "error", err
   go.importObject.deltaclue_kernel = { matmul_add: (a, b, c, m, k, n) => kernel.exports.matmul_add(a, b, c, m, k, n) };
   let instance;
   try {
-    ({ instance } = await WebAssembly.instantiateStreaming(fetch(url("worker.wasm")), go.importObject));
+    instance = await WebAssembly.instantiate(module, go.importObject);
   } catch (err) {
     return fail("the search worker (worker.wasm) failed to load", err);
   }
   try {
-    const bytes = await (await fetch(url("matmul.wasm"))).arrayBuffer();
-    ({ instance: kernel } = await WebAssembly.instantiate(bytes, { go: { mem: instance.exports.mem } }));
+    kernel = await WebAssembly.instantiate(kernelModule, { go: { mem: instance.exports.mem } });
   } catch (err) {
     return fail("the matmul kernel (matmul.wasm) failed to load", err);
   }
+  self.deltaclueModels = new Uint8Array(models); // Go takes it into its own memory and deletes this
   go.run(instance).then(() => fail("the search worker stopped", "Go exited"));
-})();
+});

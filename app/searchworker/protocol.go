@@ -85,20 +85,25 @@ type Worker struct {
 	cancelled map[int]bool
 }
 
-// New loads the shipped models and returns the worker with its first message: "ready", or "error" if the
-// models could not be loaded (the page shows it).
+// New loads the shipped models (natively: the worker in the browser gets them from the page, NewFromBundle)
+// and returns the worker with its first message: "ready", or "error" if the models could not be loaded.
 func New(version string) (*Worker, Response) {
+	return NewFromBundle(version, weights.ShippedBundle())
+}
+
+// NewFromBundle loads the models of a bundle (package weights) and returns the worker with its first message:
+// "ready" with the models' fingerprint, or "error" saying why they could not be loaded (the page shows it).
+func NewFromBundle(version string, bundle []byte) (*Worker, Response) {
 	w := &Worker{version: version, cancels: map[int]context.CancelFunc{}, cancelled: map[int]bool{}}
-	vae, err1 := weights.ShippedVAE()
-	bnn, err2 := weights.ShippedBNN()
-	anchors, err3 := weights.ShippedAnchors()
-	if err := errors.Join(err1, err2, err3); err != nil {
+	vae, bnn, anchors, err := weights.OpenBundle(bundle)
+	if err == nil {
+		w.models, err = clue.LoadModels(vae, bnn, anchors)
+	}
+	if err != nil {
+		w.models = nil
 		return w, Response{Type: "error", Version: version, Error: "the models failed to load: " + err.Error()}
 	}
-	if w.models, err1 = clue.LoadModels(vae, bnn, anchors); err1 != nil {
-		return w, Response{Type: "error", Version: version, Error: "the models failed to load: " + err1.Error()}
-	}
-	w.fingerprint, _ = weights.ShippedFingerprint() // the files just loaded, so no error
+	w.fingerprint = weights.Fingerprint(vae, bnn, anchors)
 	return w, Response{Type: "ready", Version: version, Fingerprint: w.fingerprint}
 }
 

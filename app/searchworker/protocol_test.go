@@ -8,6 +8,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 func newWorker(t *testing.T) *Worker {
@@ -230,4 +231,25 @@ func FuzzRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNewFromBundle: the worker the page starts loads the models from the bundle it is handed; a damaged bundle
+// is an error message, and such a worker answers every request with an error instead of running.
+func TestNewFromBundle(t *testing.T) {
+	b := weights.ShippedBundle()
+	_, ready := NewFromBundle("v", b)
+	want, _ := weights.ShippedFingerprint()
+	if ready.Type != "ready" || ready.Fingerprint != want {
+		t.Fatalf("from the shipped bundle: %+v", ready)
+	}
+	bad := append([]byte(nil), b...)
+	bad[len(bad)-100] ^= 0x40
+	w, msg := NewFromBundle("v", bad)
+	if msg.Type != "error" || !strings.Contains(msg.Error, "the models failed to load") {
+		t.Fatalf("from a damaged bundle: %+v", msg)
+	}
+	p := clue.Defaults()
+	if r := roundTrip(t, w, Request{Type: "explain", ID: 1, X0: digit(t, 5), Params: &p}); len(r) != 1 || r[0].Type != "error" {
+		t.Errorf("a worker without models answered %+v", r)
+	}
 }

@@ -30,6 +30,7 @@ import (
 
 	deltaclue "github.com/deltaclue/deltaclue/app"
 	"github.com/deltaclue/deltaclue/engine/kernel"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 func main() {
@@ -68,7 +69,14 @@ func build(out, repo string) error {
 		}
 		return nil
 	}
-	if err := wasm("app.wasm", "./wasm/app", "", ""); err != nil {
+	// The models travel as data, fetched once by the page and checked against the SHA-256 stamped into it.
+	models := weights.ShippedBundle()
+	if err := os.WriteFile(filepath.Join(web, "models.bin"), models, 0o644); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(models)
+	stamp := fmt.Sprintf("-X github.com/deltaclue/deltaclue/app.ModelsSHA256=%x -X github.com/deltaclue/deltaclue/app.ModelsBytes=%d", sum, len(models))
+	if err := wasm("app.wasm", "./wasm/app", "", stamp); err != nil {
 		return err
 	}
 	if err := wasm("worker.wasm", "./wasm/worker", "wasmsimd", "-X main.Version="+version); err != nil {
@@ -81,7 +89,8 @@ func build(out, repo string) error {
 	copies := map[string]string{
 		filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"): "wasm_exec.js",
 		filepath.Join("web", "worker.js"):                                               "worker.js", filepath.Join("web", "app.css"): "app.css",
-		filepath.Join("web", "icon.svg"): "icon.svg",
+		filepath.Join("web", "loader.js"): "loader.js",
+		filepath.Join("web", "icon.svg"):  "icon.svg",
 	}
 	for src, dst := range copies {
 		b, err := os.ReadFile(src)
@@ -112,7 +121,7 @@ func build(out, repo string) error {
 		where = "/" + repo + "/"
 	}
 	fmt.Printf("built %s (version %s, served under %s)\n", out, version, where)
-	for _, f := range []string{"app.wasm", "worker.wasm"} {
+	for _, f := range []string{"app.wasm", "worker.wasm", "matmul.wasm", "models.bin"} {
 		b, _ := os.ReadFile(filepath.Join(web, f))
 		var z bytes.Buffer
 		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)

@@ -16,6 +16,25 @@ import (
 // Version is the build's content hash, stamped by cmd/site (-ldflags -X); the page compares it with its own.
 var Version = "dev"
 
+// models takes the models bundle that worker.js received from the page (self.deltaclueModels, a Uint8Array) into
+// Go's memory and drops the JavaScript copy. Any problem is left to the bundle's own checks to report.
+func models(self safejs.Value) []byte {
+	arr, err := self.Get("deltaclueModels")
+	if err != nil {
+		return nil
+	}
+	n, err := arr.Length()
+	if err != nil || n <= 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	if _, err := safejs.CopyBytesToGo(b, arr); err != nil {
+		return nil
+	}
+	self.Delete("deltaclueModels")
+	return b
+}
+
 func main() {
 	self := safejs.Global()
 	post := func(r searchworker.Response) {
@@ -23,7 +42,7 @@ func main() {
 			println("worker: postMessage:", err.Error())
 		}
 	}
-	w, ready := searchworker.New(Version)
+	w, ready := searchworker.NewFromBundle(Version, models(self))
 	// While Go computes, the worker's event loop is blocked and no message (a cancel) can arrive; sleeping a
 	// millisecond between search steps lets it run. A browser stretches such sleeps to ~4 ms, and late in a
 	// search a step of a few remaining points takes well under that, so yield only every 25 ms: a cancel still

@@ -1,0 +1,88 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// The models bundle the build serves as web/models.bin: its SHA-256 and size, stamped by cmd/site (-ldflags
+// -X), so that the page refuses a bundle that is not the one it was built with.
+var (
+	ModelsSHA256 = ""
+	ModelsBytes  = "0"
+)
+
+// ModelsFile is where the site serves the models bundle.
+const ModelsFile = "/web/models.bin"
+
+// loadAssets fetches and compiles the workers' files once for the page (web/loader.js), checks the models
+// bundle against the build's SHA-256, and then starts n workers on them. While it loads, the page works: the
+// drawing pad, the gallery and uploads need no workers.
+func (e *Explainer) loadAssets(ctx app.Context, n int) {
+	e.modelsTotal, _ = strconv.Atoi(ModelsBytes)
+	urls := map[string]any{
+		"worker": ctx.ResolveStaticResource("/web/worker.wasm"), "kernel": ctx.ResolveStaticResource("/web/matmul.wasm"),
+		"models": ctx.ResolveStaticResource(ModelsFile), "app": ctx.ResolveStaticResource("/web/app.wasm"),
+	}
+	var progress, done, failed app.Func
+	release := func() {
+		progress.Release()
+		done.Release()
+		failed.Release()
+	}
+	lastShown := time.Time{}
+	progress = app.FuncOf(func(_ app.Value, args []app.Value) any {
+		loaded := args[0].Int()
+		if time.Since(lastShown) < 100*time.Millisecond && loaded < e.modelsTotal {
+			return nil
+		}
+		lastShown = time.Now()
+		ctx.Dispatch(func(app.Context) { e.modelsLoaded = loaded })
+		return nil
+	})
+	done = app.FuncOf(func(_ app.Value, args []app.Value) any {
+		defer release()
+		assets := args[0]
+		models := app.Window().Get("Uint8Array").New(assets.Get("models"))
+		b := make([]byte, models.Length())
+		app.CopyBytesToGo(b, models)
+		sum := sha256.Sum256(b)
+		ctx.Dispatch(func(ctx app.Context) {
+			e.modelsLoaded = len(b)
+			if got := hex.EncodeToString(sum[:]); ModelsSHA256 != "" && got != ModelsSHA256 {
+				e.poolErr = fmt.Sprintf("The models bundle (web/models.bin) failed its integrity check: its SHA-256 is %.12s…, "+
+					"this build expects %.12s…. Nothing will run on it. Reload the page; if this persists, the site is damaged.", got, ModelsSHA256)
+				return
+			}
+			e.assets = assets
+			if w, err := strconv.Atoi(e.workersIn); err == nil && w >= 1 && w <= 8 { // changed while loading
+				n = w
+			}
+			e.startPool(ctx, n)
+		})
+		return nil
+	})
+	failed = app.FuncOf(func(_ app.Value, args []app.Value) any {
+		defer release()
+		msg := "unknown error"
+		if len(args) > 0 && !args[0].IsUndefined() && !args[0].IsNull() {
+			msg = args[0].Call("toString").String()
+		}
+		ctx.Dispatch(func(app.Context) {
+			e.poolErr = "The search workers could not start: " + msg + ". Check the connection and reload the page."
+		})
+		return nil
+	})
+	load := app.Window().Get("deltaclueLoad")
+	if load.IsUndefined() {
+		e.poolErr = "The page's loader (web/loader.js) is missing: reload the page."
+		release()
+		return
+	}
+	load.Invoke(urls, "app-"+app.Getenv("GOAPP_VERSION"), progress).Call("then", done, failed)
+}

@@ -1,0 +1,79 @@
+// deltaclue's loader for the search workers' files: worker.wasm and matmul.wasm are fetched and compiled once
+// for the whole pool, and the models bundle fetched once with its progress; the page (Go) checks the bundle's
+// SHA-256 and posts the modules and a copy of the bundle to each worker (web/worker.js). Every large file the
+// page fetches also goes into the service worker's cache for this build (app/app-worker.js), so that it crosses
+// the network once and the page works offline afterwards.
+"use strict";
+
+window.deltaclueLoad = async function (urls, cacheName, onProgress) {
+  const cache = ("caches" in window) ? await caches.open(cacheName).catch(() => null) : null;
+  // get answers from the cache if the file is there, else from the network, keeping a copy in the cache.
+  const get = async (url) => {
+    const hit = cache && await cache.match(url, { ignoreSearch: true });
+    if (hit) {
+      return hit;
+    }
+    const response = await fetch(url);
+    if (!response.ok) {
+      throw new Error(url + ": HTTP " + response.status);
+    }
+    if (cache) {
+      await cache.put(url, response.clone()).catch(() => {});
+    }
+    return response;
+  };
+  const name = (url) => new URL(url, location.href).pathname.split("/").pop();
+  const compile = async (url) => {
+    const response = await get(url);
+    try {
+      try {
+        return await WebAssembly.compileStreaming(response.clone());
+      } catch (err) { // a server that does not say application/wasm
+        return await WebAssembly.compile(await response.arrayBuffer());
+      }
+    } catch (err) {
+      if (cache) {
+        await cache.delete(url).catch(() => {}); // never keep a file that does not compile
+      }
+      throw new Error(name(url) + " failed to load: " + err.message);
+    }
+  };
+  const download = async (url) => {
+    const response = await get(url);
+    if (!response.body) {
+      return await response.arrayBuffer();
+    }
+    const reader = response.body.getReader();
+    const chunks = [];
+    let loaded = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        break;
+      }
+      chunks.push(value);
+      loaded += value.length;
+      onProgress(loaded);
+    }
+    const out = new Uint8Array(loaded);
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out.buffer;
+  };
+  // app.wasm came through go-app's loader: copy it from the browser's HTTP cache into this build's cache.
+  const keepApp = async () => {
+    if (!cache || await cache.match(urls.app)) {
+      return;
+    }
+    const response = await fetch(urls.app, { cache: "force-cache" });
+    if (response.ok) {
+      await cache.put(urls.app, response);
+    }
+  };
+  const [module, kernel, models] = await Promise.all([compile(urls.worker), compile(urls.kernel), download(urls.models)]);
+  keepApp().catch(() => {});
+  return { module, kernel, models };
+};

@@ -1,0 +1,109 @@
+package weights
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+)
+
+// A models bundle carries the weights files the search needs in one download, so that a page fetches them once
+// and hands the same bytes to every worker:
+//
+//	offset  size  field
+//	0       8     magic "DCBUNDLE"
+//	8       4     number of files N (uint32, little-endian), at most MaxBundleFiles
+//	then N times: name length (uint16), name (UTF-8), file length L (uint32), L bytes: a weights file
+//
+// Its integrity is the page's to check (the build records the bundle's SHA-256); each file inside still
+// carries its own payload hash, which Decode checks.
+const (
+	BundleMagic    = "DCBUNDLE"
+	MaxBundleFiles = 16
+)
+
+// BundleFile is one named weights file of a bundle.
+type BundleFile struct {
+	Name string
+	Data []byte
+}
+
+// EncodeBundle writes files as a bundle, in the order given.
+func EncodeBundle(files []BundleFile) []byte {
+	var b bytes.Buffer
+	b.WriteString(BundleMagic)
+	binary.Write(&b, binary.LittleEndian, uint32(len(files)))
+	for _, f := range files {
+		binary.Write(&b, binary.LittleEndian, uint16(len(f.Name)))
+		b.WriteString(f.Name)
+		binary.Write(&b, binary.LittleEndian, uint32(len(f.Data)))
+		b.Write(f.Data)
+	}
+	return b.Bytes()
+}
+
+// DecodeBundle splits a bundle into its files (sharing data's memory), with an error that says what is wrong.
+func DecodeBundle(data []byte) ([]BundleFile, error) {
+	if len(data) < len(BundleMagic)+4 || string(data[:len(BundleMagic)]) != BundleMagic {
+		return nil, fmt.Errorf("the models bundle is not one (no %q header)", BundleMagic)
+	}
+	rest := data[len(BundleMagic):]
+	n := binary.LittleEndian.Uint32(rest)
+	rest = rest[4:]
+	if n > MaxBundleFiles {
+		return nil, fmt.Errorf("the models bundle claims %d files, at most %d are allowed", n, MaxBundleFiles)
+	}
+	files := make([]BundleFile, 0, n)
+	for i := uint32(0); i < n; i++ {
+		if len(rest) < 2 {
+			return nil, fmt.Errorf("the models bundle is cut short in file %d's name", i)
+		}
+		nl := int(binary.LittleEndian.Uint16(rest))
+		rest = rest[2:]
+		if len(rest) < nl+4 {
+			return nil, fmt.Errorf("the models bundle is cut short in file %d's name", i)
+		}
+		name := string(rest[:nl])
+		rest = rest[nl:]
+		fl := binary.LittleEndian.Uint32(rest)
+		rest = rest[4:]
+		if uint64(len(rest)) < uint64(fl) {
+			return nil, fmt.Errorf("the models bundle is cut short in %s (%d of %d bytes)", name, len(rest), fl)
+		}
+		files = append(files, BundleFile{Name: name, Data: rest[:fl:fl]})
+		rest = rest[fl:]
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("the models bundle has %d bytes after its last file", len(rest))
+	}
+	return files, nil
+}
+
+// The names of the shipped models in a bundle.
+const (
+	BundleVAE     = "vae.dcw"
+	BundleBNN     = "bnn.dcw"
+	BundleAnchors = "anchors.dcw"
+)
+
+// OpenBundle decodes and checks the VAE, BNN and anchors of a bundle.
+func OpenBundle(data []byte) (vae, bnn, anchors *File, err error) {
+	files, err := DecodeBundle(data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	found := map[string]*File{}
+	for _, f := range files {
+		if _, dup := found[f.Name]; dup {
+			return nil, nil, nil, fmt.Errorf("the models bundle holds %s twice", f.Name)
+		}
+		if found[f.Name], err = Decode("models bundle: "+f.Name, f.Data); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	for _, name := range []string{BundleVAE, BundleBNN, BundleAnchors} {
+		if found[name] == nil {
+			return nil, nil, nil, fmt.Errorf("the models bundle has no %s", name)
+		}
+	}
+	return found[BundleVAE], found[BundleBNN], found[BundleAnchors], nil
+}
