@@ -11,9 +11,9 @@ WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/n
 # Packages that compile to WASM, tested under Node as well as natively.
 WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./app/sharelink/... ./app/searchworker/...
 # package:FuzzTarget pairs run briefly by `make test`.
-FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./weights:FuzzDecode ./weights:FuzzBundle ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest
+FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./weights:FuzzDecode ./weights:FuzzBundle ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest ./app/searchworker:FuzzResponse
 
-.PHONY: serve site test vet test-native test-wasm fuzz data train bench kernel
+.PHONY: serve site test vet test-native test-wasm fuzz data train compact bench kernel
 
 ## serve: build the explainer (both WASM binaries and the static site) and serve it at http://127.0.0.1:8080
 serve: site
@@ -49,9 +49,17 @@ fuzz:
 data:
 	$(GO) run ./cmd/mnistdata -dir data
 
-## train: retrain the shipped models into weights/ from `make data` (GOEXPERIMENT=simd: ~4x faster matmuls)
+# The float32 export of `make train`, which `make compact` converts into the shipped files (git-ignored).
+F32      ?= build/weights-f32
+
+## train: retrain the models from `make data` into the float32 export $(F32) (GOEXPERIMENT=simd), then make compact
 train:
-	GOEXPERIMENT=simd $(GO) run ./cmd/train -data data -out weights
+	GOEXPERIMENT=simd $(GO) run ./cmd/train -data data -out $(F32)
+	$(MAKE) compact
+
+## compact: convert the float32 export $(F32) into the shipped int8 files in weights/, measured on the test split
+compact:
+	GOEXPERIMENT=simd $(GO) run ./cmd/compact -in $(F32) -out weights
 
 ## bench: the engine's benchmarks natively, then in WASM under Node (pure Go, then the SIMD kernel)
 bench:

@@ -40,9 +40,10 @@ type Explainer struct {
 	workersIn string // the requested pool size, as typed
 
 	// Workers.
-	assets       app.Value // the compiled worker and kernel and the checked models bundle (web/loader.js)
-	modelsLoaded int       // bytes of the models bundle fetched so far
-	modelsTotal  int       // its size
+	assets       app.Value          // the compiled worker and kernel and the checked models bundle (web/loader.js)
+	modelsLoaded int                // bytes of the models bundle fetched so far
+	modelsTotal  int                // its size
+	timing       map[string]float64 // when the page mounted, loaded and checked the models, had every worker ready (ms since navigation)
 	pool         *pool
 	version      string
 	fingerprint  uint32
@@ -137,7 +138,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 	if s := e.sweep; s != nil && r.ID > 0 {
 		if _, ok := s.ids[r.ID]; ok {
 			e.onSweep(ctx, k, r)
-			if r.Type != "result" {
+			if r.Type != "results" {
 				e.publish()
 			}
 			return
@@ -146,6 +147,9 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 	switch r.Type {
 	case "ready":
 		e.ready++
+		if e.pool != nil && e.ready == len(e.pool.workers) && e.timing != nil && e.timing["ready"] == 0 {
+			e.timing["ready"] = now()
+		}
 		e.fingerprint = r.Fingerprint
 		if r.Version != e.version {
 			e.stale = true
@@ -177,18 +181,19 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		recon := r.Inspection.Reconstruction // captured: a later input may clear e.inspect before this runs
 		ctx.Defer(func(app.Context) { drawDigit("recon", recon, 4) })
 		e.maybeFinish(ctx)
-	case "result":
-		if r.ID != e.runID || r.Explanation == nil || (e.state != "running" && e.state != "cancelling") {
+	case "results":
+		if r.ID != e.runID || (e.state != "running" && e.state != "cancelling") {
 			return
 		}
 		if len(e.results) == 0 {
 			e.firstResult = time.Since(e.started)
 		}
-		e.results = append(e.results, *r.Explanation)
+		first := len(e.results) == 0
+		e.results = append(e.results, r.Explanations...)
 		e.lastResult = time.Since(e.started)
 		e.scheduleRedraw(ctx)
-		if len(e.results) > 1 {
-			// Rendering the page for every result would cost more than the search: the scheduled redraw
+		if !first {
+			// Rendering the page for every batch would cost more than the search: the scheduled redraw
 			// shows them ten times a second.
 			ctx.PreventUpdate()
 			return
@@ -502,6 +507,11 @@ func (e *Explainer) publish() {
 		}
 		state["report"] = e.reportJSON
 	}
+	timing := map[string]any{} // syscall/js takes map[string]any, not map[string]float64
+	for k, v := range e.timing {
+		timing[k] = v
+	}
+	state["timing"] = timing
 	cards, _ := json.Marshal(e.cards)
 	state["cards"], state["sentence"], state["selected"] = string(cards), e.sentence, e.selected
 	if t := e.trajectory; t != nil && len(t.Frames) > 0 {

@@ -25,6 +25,7 @@ const ModelsFile = "/web/models.bin"
 // drawing pad, the gallery and uploads need no workers.
 func (e *Explainer) loadAssets(ctx app.Context, n int) {
 	e.modelsTotal, _ = strconv.Atoi(ModelsBytes)
+	e.timing = map[string]float64{"mounted": now()}
 	urls := map[string]any{
 		"worker": ctx.ResolveStaticResource("/web/worker.wasm"), "kernel": ctx.ResolveStaticResource("/web/matmul.wasm"),
 		"models": ctx.ResolveStaticResource(ModelsFile), "app": ctx.ResolveStaticResource("/web/app.wasm"),
@@ -47,12 +48,15 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 	})
 	done = app.FuncOf(func(_ app.Value, args []app.Value) any {
 		defer release()
+		loadedAt := now()
 		assets := args[0]
 		models := app.Window().Get("Uint8Array").New(assets.Get("models"))
 		b := make([]byte, models.Length())
 		app.CopyBytesToGo(b, models)
 		sum := sha256.Sum256(b)
+		checked := now()
 		ctx.Dispatch(func(ctx app.Context) {
+			e.timing["loaded"], e.timing["checked"] = loadedAt, checked
 			e.modelsLoaded = len(b)
 			if got := hex.EncodeToString(sum[:]); ModelsSHA256 != "" && got != ModelsSHA256 {
 				e.poolErr = fmt.Sprintf("The models bundle (web/models.bin) failed its integrity check: its SHA-256 is %.12s…, "+
@@ -86,3 +90,6 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 	}
 	load.Invoke(urls, "app-"+app.Getenv("GOAPP_VERSION"), progress).Call("then", done, failed)
 }
+
+// now is the page's clock: milliseconds since the navigation started (performance.now).
+func now() float64 { return app.Window().Get("performance").Call("now").Float() }

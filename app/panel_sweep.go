@@ -214,9 +214,9 @@ func (e *Explainer) onSweep(ctx app.Context, k int, r searchworker.Response) {
 	s := e.sweep
 	i := s.ids[r.ID]
 	switch r.Type {
-	case "result":
-		if r.Explanation != nil && s.running() {
-			s.results[i] = append(s.results[i], *r.Explanation)
+	case "results":
+		if s.running() {
+			s.results[i] = append(s.results[i], r.Explanations...)
 		}
 		ctx.PreventUpdate() // the progress shows at the next radius's end; redrawing per result costs more than it shows
 		return

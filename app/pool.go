@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -10,7 +9,8 @@ import (
 )
 
 // pool runs the search workers: one dedicated Web Worker each, every one its own Go WASM instance
-// (web/worker.js starting worker.wasm). Messages are searchworker's JSON texts.
+// (web/worker.js starting worker.wasm). Messages are searchworker's binary wire format, one transferred
+// ArrayBuffer each.
 type pool struct {
 	script    string    // URL of worker.js, with the build version
 	assets    app.Value // {module, kernel, models}: compiled once for the page, posted to each worker as it starts
@@ -37,9 +37,9 @@ func newPool(n int, script string, assets app.Value, onMessage func(int, searchw
 func (p *pool) spawn(k int) {
 	w := &poolWorker{js: app.Window().Get("Worker").New(p.script, map[string]any{"name": fmt.Sprintf("search-%d", k)})}
 	onMessage := app.FuncOf(func(_ app.Value, args []app.Value) any {
-		var r searchworker.Response
-		if err := json.Unmarshal([]byte(args[0].Get("data").String()), &r); err != nil {
-			r = searchworker.Response{Type: "error", Error: "a malformed message from a search worker"}
+		r, err := searchworker.UnmarshalResponse(bytesOf(args[0].Get("data")))
+		if err != nil {
+			r = searchworker.Response{Type: "error", Error: "a malformed message from a search worker: " + err.Error()}
 		}
 		if r.Type == "ready" {
 			w.ready, w.version = true, r.Version
@@ -64,8 +64,22 @@ func (p *pool) spawn(k int) {
 
 // post sends a request to worker k.
 func (p *pool) post(k int, req searchworker.Request) {
-	b, _ := json.Marshal(req)
-	p.workers[k].js.Call("postMessage", string(b))
+	b := searchworker.MarshalRequest(req)
+	arr := app.Window().Get("Uint8Array").New(len(b))
+	app.CopyBytesToJS(arr, b)
+	buf := arr.Get("buffer")
+	p.workers[k].js.Call("postMessage", buf, []any{buf})
+}
+
+// bytesOf copies an ArrayBuffer into Go.
+func bytesOf(buf app.Value) []byte {
+	if buf.IsUndefined() || buf.IsNull() || buf.Get("byteLength").IsUndefined() {
+		return nil
+	}
+	arr := app.Window().Get("Uint8Array").New(buf)
+	b := make([]byte, arr.Length())
+	app.CopyBytesToGo(b, arr)
+	return b
 }
 
 // restart terminates worker k (a search that ignores cancel) and starts a fresh one from the same compiled

@@ -6,7 +6,16 @@
 "use strict";
 importScripts("wasm_exec.js");
 
-const fail = (what, err) => self.postMessage(JSON.stringify({ type: "error", error: what + ": " + String(err && err.message || err) }));
+// fail tells the page in the worker's wire format (app/searchworker/wire.go): "DW", version 1, type 6 (error),
+// id 0, then the text's length (u32, little-endian) and its UTF-8 bytes.
+const fail = (what, err) => {
+  const text = new TextEncoder().encode(what + ": " + String(err && err.message || err));
+  const msg = new Uint8Array(12 + text.length);
+  msg.set([68, 87, 1, 6, 0, 0, 0, 0]);
+  new DataView(msg.buffer).setUint32(8, text.length, true);
+  msg.set(text, 12);
+  self.postMessage(msg.buffer, [msg.buffer]);
+};
 
 self.addEventListener("message", async function start(event) {
   const { module, kernel: kernelModule, models } = event.data || {};

@@ -1,25 +1,25 @@
 // Package searchworker is the search worker's protocol and logic, free of JavaScript so that it is tested
-// natively: the page sends Requests, the worker answers with Responses, each one JSON text in a postMessage.
+// natively: the page sends Requests, the worker answers with Responses, each one binary message (wire.go) in a
+// postMessage.
 //
-//	page → worker: {"type":"inspect","id":1,"x0":[…784…]}
-//	               {"type":"explain","id":2,"x0":[…],"params":{…},"restarts":[0,2,4,…]}
-//	               {"type":"trace","id":3,"x0":[…],"params":{…},"restart":5}  one restart's path, rerun recorded
-//	               {"type":"cancel","id":2}
-//	worker → page: {"type":"ready","version":"…","fingerprint":…}   once, when the models are loaded
-//	               {"type":"inspected","id":1,"inspection":{…}}      the model's view of x0
-//	               {"type":"result","id":2,"explanation":{…}}        one per restart, as it finishes
-//	               {"type":"traced","id":3,"trajectory":{…}}          the restart's path and decoded frames
-//	               {"type":"done","id":2,"seconds":…,"error":"…"}     the end of an explain (error if it failed
-//	                                                                 or was cancelled: "cancelled")
-//	               {"type":"error","error":"…"}                      the models failed to load, or a bad message
+//	page → worker: inspect  x0                          the model's view of x0
+//	               explain  x0, params, restarts        a share of a search's restarts (none: all)
+//	               trace    x0, params, restart         one restart's path, rerun recorded
+//	               cancel                               stop the search with this ID
+//	worker → page: ready    version, fingerprint        once, when the models are loaded
+//	               inspected inspection
+//	               results  explanations                restarts as they finish, batched (every ResultsEvery)
+//	               traced   trajectory
+//	               done     seconds, error              the end of an explain (error if it failed or was
+//	                                                    cancelled: "cancelled")
+//	               error    error                       the models failed to load, or a bad message
 //
-// Floats travel as JSON numbers, which round-trip float32 values exactly, so a page that merges the workers'
-// results holds the same bits the native engine computes.
+// Floats travel as their IEEE bits, so a page that merges the workers' results holds the same bits the native
+// engine computes.
 package searchworker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -40,20 +40,23 @@ type Request struct {
 	Restart  int          `json:"restart,omitempty"` // the restart a trace asks for
 }
 
+// ResultsEvery is how often, at most, a search sends the restarts finished since its last batch.
+const ResultsEvery = 15 * time.Millisecond
+
 // TraceFrames is how many points of a traced path the worker decodes.
 const TraceFrames = 8
 
 // Response is a message to the page.
 type Response struct {
-	Type        string            `json:"type"`
-	ID          int               `json:"id,omitempty"`
-	Version     string            `json:"version,omitempty"`
-	Fingerprint uint32            `json:"fingerprint,omitempty"`
-	Error       string            `json:"error,omitempty"`
-	Inspection  *Inspection       `json:"inspection,omitempty"`
-	Explanation *clue.Explanation `json:"explanation,omitempty"`
-	Trajectory  *clue.Trajectory  `json:"trajectory,omitempty"`
-	Seconds     float64           `json:"seconds,omitempty"`
+	Type         string             `json:"type"`
+	ID           int                `json:"id,omitempty"`
+	Version      string             `json:"version,omitempty"`
+	Fingerprint  uint32             `json:"fingerprint,omitempty"`
+	Error        string             `json:"error,omitempty"`
+	Inspection   *Inspection        `json:"inspection,omitempty"`
+	Explanations []clue.Explanation `json:"explanations,omitempty"` // a batch of finished restarts
+	Trajectory   *clue.Trajectory   `json:"trajectory,omitempty"`
+	Seconds      float64            `json:"seconds,omitempty"`
 }
 
 // Inspection is the models' view of an image: the BNN's prediction, the latent code and the VAE's
@@ -105,15 +108,6 @@ func NewFromBundle(version string, bundle []byte) (*Worker, Response) {
 	}
 	w.fingerprint = weights.Fingerprint(vae, bnn, anchors)
 	return w, Response{Type: "ready", Version: version, Fingerprint: w.fingerprint}
-}
-
-// Decode parses a request, with an error fit to send back.
-func Decode(data string) (Request, error) {
-	var r Request
-	if err := json.Unmarshal([]byte(data), &r); err != nil {
-		return r, fmt.Errorf("a malformed request: %v", err)
-	}
-	return r, nil
 }
 
 // Handle answers one request, calling send for every response. "cancel" returns at once; "inspect" and
@@ -198,10 +192,29 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 			w.mu.Unlock()
 			cancel()
 		}()
+		// Finished restarts go out in batches, between steps: one message per restart would cost the page more
+		// than the search.
+		var batch []clue.Explanation
+		last := time.Now()
+		flush := func() {
+			if len(batch) > 0 {
+				send(Response{Type: "results", ID: req.ID, Explanations: batch})
+				batch, last = nil, time.Now()
+			}
+		}
+		between := func() {
+			if time.Since(last) >= ResultsEvery {
+				flush()
+			}
+			if w.Yield != nil {
+				w.Yield()
+			}
+		}
 		// No restarts field means all of them; a pool sends each worker its share.
-		_, err = clue.Search(yielding{ctx, w.Yield}, prob, *req.Params, req.Restarts, func(e clue.Explanation) {
-			send(Response{Type: "result", ID: req.ID, Explanation: &e})
+		_, err = clue.Search(yielding{ctx, between}, prob, *req.Params, req.Restarts, func(e clue.Explanation) {
+			batch = append(batch, e)
 		})
+		flush()
 		done(err)
 	default:
 		send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("unknown request type %q", req.Type)})
@@ -219,13 +232,4 @@ func (y yielding) Err() error {
 		y.yield()
 	}
 	return y.Context.Err()
-}
-
-// Encode renders a response as the JSON text that goes into postMessage.
-func Encode(r Response) string {
-	b, err := json.Marshal(r)
-	if err != nil { // only a NaN could do this, and explanations carry none
-		b, _ = json.Marshal(Response{Type: "error", ID: r.ID, Error: "could not encode a response: " + err.Error()})
-	}
-	return string(b)
 }

@@ -1,11 +1,15 @@
 package searchworker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"math"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
@@ -27,18 +31,24 @@ func digit(t *testing.T, i int) []float32 {
 	return s.Float(i, nil)
 }
 
-// roundTrip sends a request through JSON, as the page does, and collects the JSON-decoded responses.
+// roundTrip sends a request through the wire format, as the page does, and collects the decoded responses,
+// one "result" per explanation of a "results" batch (the tests read them one by one).
 func roundTrip(t *testing.T, w *Worker, req Request) []Response {
-	b, _ := json.Marshal(req)
-	parsed, err := Decode(string(b))
+	parsed, err := UnmarshalRequest(MarshalRequest(req))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []Response
 	w.Handle(parsed, func(r Response) {
-		var back Response
-		if err := json.Unmarshal([]byte(Encode(r)), &back); err != nil {
+		back, err := UnmarshalResponse(MarshalResponse(r))
+		if err != nil {
 			t.Fatal(err)
+		}
+		if back.Type == "results" {
+			for i := range back.Explanations {
+				out = append(out, Response{Type: "result", ID: back.ID, Explanations: back.Explanations[i : i+1]})
+			}
+			return
 		}
 		out = append(out, back)
 	})
@@ -61,7 +71,7 @@ func TestExplainMatchesTheNativeSearchThroughJSON(t *testing.T) {
 			if r.Type != "result" || r.ID != 7 {
 				t.Fatalf("message %+v", r)
 			}
-			got = append(got, *r.Explanation)
+			got = append(got, r.Explanations[0])
 		}
 	}
 	m, _ := clue.ShippedModels()
@@ -93,7 +103,7 @@ func TestTraceEndsAtTheSearchResult(t *testing.T) {
 	var exps []clue.Explanation
 	for _, r := range roundTrip(t, w, Request{Type: "explain", ID: 1, X0: x0, Params: &p}) {
 		if r.Type == "result" {
-			exps = append(exps, *r.Explanation)
+			exps = append(exps, r.Explanations[0])
 		}
 	}
 	resps := roundTrip(t, w, Request{Type: "trace", ID: 2, X0: x0, Params: &p, Restart: 4})
@@ -176,7 +186,7 @@ func TestCancelBeforeStart(t *testing.T) {
 	p.N, p.MaxSteps = 2, 3
 	resps = nil
 	w.Handle(Request{Type: "explain", ID: 12, X0: digit(t, 5), Params: &p}, func(r Response) { resps = append(resps, r) })
-	if last := resps[len(resps)-1]; last.Type != "done" || last.Error != "" || len(resps) != 3 {
+	if last := resps[len(resps)-1]; last.Type != "done" || last.Error != "" || len(resps) != 2 || len(resps[0].Explanations) != 2 {
 		t.Fatalf("the next search answered %+v", resps)
 	}
 }
@@ -194,7 +204,6 @@ func TestBadRequests(t *testing.T) {
 		{Request{Type: "explain", ID: 3, X0: digit(t, 1), Params: &bad}, "delta"},
 		{Request{Type: "explain", ID: 4, X0: make([]float32, 3), Params: &bad}, "784"},
 		{Request{Type: "inspect", ID: 5, X0: nil}, "784"},
-		{Request{Type: "launch", ID: 6}, "unknown request"},
 	}
 	for _, c := range cases {
 		resps := roundTrip(t, w, c.req)
@@ -202,22 +211,31 @@ func TestBadRequests(t *testing.T) {
 			t.Errorf("%+v: %+v, want one error mentioning %q", c.req.Type, resps, c.want)
 		}
 	}
-	if _, err := Decode(`{"type":`); err == nil {
-		t.Error("malformed JSON accepted")
+	for _, bad := range [][]byte{nil, []byte("{\"type\":"), {'D', 'W', 1, 99, 0, 0, 0, 0}, {'D', 'W', 2, 1, 0, 0, 0, 0},
+		MarshalRequest(Request{Type: "inspect", X0: make([]float32, 784)})[:100]} {
+		if _, err := UnmarshalRequest(bad); err == nil {
+			t.Errorf("malformed request %q accepted", bad)
+		}
 	}
 }
 
 func FuzzRequest(f *testing.F) {
 	w, _ := New("fuzz")
-	f.Add(`{"type":"inspect","id":1,"x0":[0.5,1,0]}`)
-	f.Add(`{"type":"cancel","id":3}`)
-	f.Add(`{"type":"explain","id":2,"params":{"delta":-1}}`)
-	f.Fuzz(func(t *testing.T, data string) {
-		req, err := Decode(data)
+	bad := clue.Defaults()
+	bad.Delta = -1
+	f.Add(MarshalRequest(Request{Type: "inspect", ID: 1, X0: []float32{0.5, 1, 0}}))
+	f.Add(MarshalRequest(Request{Type: "cancel", ID: 3}))
+	f.Add(MarshalRequest(Request{Type: "explain", ID: 2, Params: &bad, Restarts: []int{1, 2}}))
+	f.Add(MarshalRequest(Request{Type: "trace", ID: 2, Params: &bad, Restart: 4}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		req, err := UnmarshalRequest(data)
 		if err != nil {
 			return
 		}
-		if req.Type == "explain" && req.Params != nil && req.Params.Validate() == nil {
+		if again, err := UnmarshalRequest(MarshalRequest(req)); err != nil || !reflect.DeepEqual(again, req) && req.Params == nil {
+			t.Fatalf("a decoded request does not survive a round trip: %v", err)
+		}
+		if (req.Type == "explain" || req.Type == "trace") && req.Params != nil && req.Params.Validate() == nil {
 			return // a valid search may take seconds: the protocol tests run those
 		}
 		var got []Response
@@ -226,11 +244,71 @@ func FuzzRequest(f *testing.F) {
 			if strings.HasPrefix(r.Error, "the search worker failed") {
 				t.Fatalf("Handle panicked: %s", r.Error)
 			}
-			if Encode(r) == "" {
-				t.Fatal("an unencodable response")
+			if _, err := UnmarshalResponse(MarshalResponse(r)); err != nil {
+				t.Fatalf("a response does not survive the wire: %v", err)
 			}
 		}
 	})
+}
+
+// FuzzResponse: the page's decoder never panics, and what it reads survives a second trip.
+func FuzzResponse(f *testing.F) {
+	f.Add(MarshalResponse(Response{Type: "ready", Version: "v", Fingerprint: 7}))
+	f.Add(MarshalResponse(Response{Type: "results", ID: 2, Explanations: []clue.Explanation{{Restart: 1, Z: []float32{1, 2}, Failed: "x"}}}))
+	f.Add(MarshalResponse(Response{Type: "traced", ID: 3, Trajectory: &clue.Trajectory{Path: [][]float32{{1}}, Frames: []clue.Frame{{Step: 1}}}}))
+	f.Add(MarshalResponse(Response{Type: "done", ID: 2, Seconds: 1.5, Error: "cancelled"}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := UnmarshalResponse(data)
+		if err != nil {
+			return
+		}
+		again, err := UnmarshalResponse(MarshalResponse(r))
+		if err != nil {
+			t.Fatalf("a decoded response does not survive a round trip: %v", err)
+		}
+		if a, b := MarshalResponse(again), MarshalResponse(r); !bytes.Equal(a, b) {
+			t.Fatal("a decoded response re-encodes differently")
+		}
+	})
+}
+
+// TestWireRoundTrip: every message type, with every field set, comes back bit for bit (floats by their bits).
+func TestWireRoundTrip(t *testing.T) {
+	p := clue.Defaults()
+	p.Scheme, p.Rho, p.Constraint, p.DistanceMean, p.Seed, p.LambdaD = clue.S5, clue.LInf, clue.Filter, true, 1<<63+5, 0.25
+	e := clue.Explanation{Restart: 3, Start: []float32{1, -2}, Z: []float32{float32(math.Inf(1)), -0.0, 1e-45}, Image: []float32{0.5},
+		Label: 9, Probs: []float32{0.1, 0.9}, HTotal: 0.1, HAleatoric: 0.05, HEpistemic: 0.05, Distance: 28.3, Rho: 2,
+		OnShell: true, Cost: 0.9, Steps: 17, Converged: true, Accepted: true, Failed: "ünïcode", YNN: 0.6, Mode: 2, DuplicateOf: -1}
+	requests := []Request{
+		{Type: "inspect", ID: -4, X0: []float32{0, 1}},
+		{Type: "explain", ID: 5, X0: []float32{0.25}, Params: &p, Restarts: []int{0, 2, 4}},
+		{Type: "explain", ID: 6, X0: []float32{0.25}, Params: &p},
+		{Type: "explain", ID: 6, X0: []float32{0.25}, Params: &p, Restarts: []int{}},
+		{Type: "trace", ID: 7, X0: []float32{0.25}, Params: &p, Restart: 9},
+		{Type: "cancel", ID: 8},
+	}
+	for _, q := range requests {
+		got, err := UnmarshalRequest(MarshalRequest(q))
+		if err != nil || !reflect.DeepEqual(got, q) {
+			t.Errorf("%s: %+v, %v; want %+v", q.Type, got, err, q)
+		}
+	}
+	responses := []Response{
+		{Type: "ready", Version: "abc", Fingerprint: 0xdeadbeef},
+		{Type: "error", ID: -3, Error: "bad"},
+		{Type: "inspected", ID: -2, Inspection: &Inspection{Prediction: engine.Uncertainty{Probs: []float32{1}, Total: 2}, Z0: []float32{3},
+			Reconstruction: []float32{4}, Reconstructed: engine.Uncertainty{Probs: []float32{5}}, MultiplyAddsPer: 2836480}},
+		{Type: "results", ID: 5, Explanations: []clue.Explanation{e, {Restart: 4, Failed: "NaN", Mode: -1, DuplicateOf: -1, YNN: -1}}},
+		{Type: "traced", ID: 7, Trajectory: &clue.Trajectory{Restart: 3, Explanation: e, Path: [][]float32{{1, 2}, {3, 4}},
+			Frames: []clue.Frame{{Step: 0, Z: []float32{1}, Image: []float32{0.5}, Label: 4, HTotal: 0.5, Distance: 3, Cost: 1}}}},
+		{Type: "done", ID: 5, Seconds: 0.25, Error: Cancelled},
+	}
+	for _, r := range responses {
+		got, err := UnmarshalResponse(MarshalResponse(r))
+		if err != nil || !reflect.DeepEqual(got, r) {
+			t.Errorf("%s: %+v, %v; want %+v", r.Type, got, err, r)
+		}
+	}
 }
 
 // TestNewFromBundle: the worker the page starts loads the models from the bundle it is handed; a damaged bundle
@@ -251,5 +329,27 @@ func TestNewFromBundle(t *testing.T) {
 	p := clue.Defaults()
 	if r := roundTrip(t, w, Request{Type: "explain", ID: 1, X0: digit(t, 5), Params: &p}); len(r) != 1 || r[0].Type != "error" {
 		t.Errorf("a worker without models answered %+v", r)
+	}
+}
+
+// BenchmarkNewFromBundle is a worker's start-up work once its modules are instantiated: the models from the
+// bundle, checked and decoded, and the engine built on them.
+func BenchmarkNewFromBundle(b *testing.B) {
+	bundle := weights.ShippedBundle()
+	for b.Loop() {
+		if _, r := NewFromBundle("bench", bundle); r.Type != "ready" {
+			b.Fatal(r.Error)
+		}
+	}
+}
+
+// TestWorkerScriptErrorDecodes: web/worker.js writes its load failures in the wire format by hand; those bytes
+// decode as an error message.
+func TestWorkerScriptErrorDecodes(t *testing.T) {
+	text := "the search worker (worker.wasm) failed to load: CompileError"
+	msg := append([]byte{68, 87, 1, 6, 0, 0, 0, 0}, byte(len(text)), 0, 0, 0)
+	r, err := UnmarshalResponse(append(msg, text...))
+	if err != nil || r.Type != "error" || r.Error != text {
+		t.Fatalf("%+v, %v", r, err)
 	}
 }

@@ -2,7 +2,7 @@
 
 // Command worker is the search worker's WebAssembly binary (web/worker.js starts it in a dedicated Web Worker).
 // It holds the engine, the search and the shipped models, and nothing of the page: no go-app, no gomlx.
-// Messages are the JSON texts of package searchworker.
+// Messages are package searchworker's binary wire format, one ArrayBuffer each (transferred, not copied).
 package main
 
 import (
@@ -37,8 +37,18 @@ func models(self safejs.Value) []byte {
 
 func main() {
 	self := safejs.Global()
+	uint8Array, _ := safejs.Global().Get("Uint8Array")
 	post := func(r searchworker.Response) {
-		if _, err := self.Call("postMessage", searchworker.Encode(r)); err != nil {
+		b := searchworker.MarshalResponse(r)
+		arr, err := uint8Array.New(len(b))
+		if err == nil {
+			_, err = safejs.CopyBytesToJS(arr, b)
+		}
+		if err == nil {
+			buf, _ := arr.Get("buffer")
+			_, err = self.Call("postMessage", buf, []any{buf})
+		}
+		if err != nil {
 			println("worker: postMessage:", err.Error())
 		}
 	}
@@ -60,12 +70,18 @@ func main() {
 		if err != nil {
 			return nil
 		}
-		text, err := data.String()
+		arr, err := uint8Array.New(data)
+		var n int
+		if err == nil {
+			n, err = arr.Length()
+		}
 		if err != nil {
-			post(searchworker.Response{Type: "error", Error: "a request that is not text"})
+			post(searchworker.Response{Type: "error", Error: "a request that is not an ArrayBuffer"})
 			return nil
 		}
-		req, err := searchworker.Decode(text)
+		b := make([]byte, n)
+		safejs.CopyBytesToGo(b, arr)
+		req, err := searchworker.UnmarshalRequest(b)
 		if err != nil {
 			post(searchworker.Response{Type: "error", Error: err.Error()})
 			return nil
