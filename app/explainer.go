@@ -58,6 +58,13 @@ type Explainer struct {
 	results       []clue.Explanation
 	pending       map[int]bool // workers still running the current search
 	runWorkers    int          // how many workers share the current search
+	runParams     clue.Params  // the parameters of the current (or last) run
+	preview       bool         // the run is a live preview (PreviewRestarts restarts), not the full set
+	live          bool         // live mode: a preview after every stroke
+	previewSeq    int          // debounces previews
+	penUp         time.Time    // when the stroke that started the preview ended
+	previewTime   time.Duration
+	superseded    int // previews replaced by a later stroke before they finished
 	started       time.Time
 	firstResult   time.Duration
 	lastResult    time.Duration
@@ -94,7 +101,7 @@ type Explainer struct {
 
 // OnMount starts the workers and opens a share link, if the URL holds one.
 func (e *Explainer) OnMount(ctx app.Context) {
-	e.tab, e.sortBy, e.selected = "draw", "label", -1
+	e.tab, e.sortBy, e.selected, e.live = "draw", "label", -1, true
 	l := clue.DefaultLadder()
 	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.form = newForm(clue.Defaults())
@@ -230,6 +237,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 func (e *Explainer) setInput(ctx app.Context, q [sharelink.Pixels]uint8, source string) {
 	s := sharelink.State{Image: q}
 	e.x0, e.source, e.inspect, e.inputErr = s.Float(), source, nil, ""
+	e.dropRun()
 	e.clearResults()
 	e.dropSweep()
 	e.requestInspect()
@@ -291,29 +299,68 @@ func (e *Explainer) updateLink() {
 
 // run starts a search on every ready worker, each with its share of the restarts.
 func (e *Explainer) run(ctx app.Context) {
-	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.state == "running" || e.state == "cancelling" || e.sweep.running() {
+	e.previewSeq++ // a preview still waiting for its debounce must not replace the full set
+	e.start(ctx, e.params, false)
+}
+
+// start runs a search with parameters p on every ready worker, each with its share of the restarts. It replaces
+// a live preview still running (with a newer preview, or with the full set); nothing interrupts a full set.
+func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
+	busy := e.state == "running" || e.state == "cancelling"
+	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || (busy && !e.preview) {
 		return
 	}
 	workers := e.pool.ready()
 	if len(workers) == 0 {
 		return
 	}
-	if e.params.LambdaD > 0 { // the diversity term couples every restart: one worker runs them all
+	if busy { // the preview of an earlier drawing: its workers drop it at their next step
+		for k := range e.pending {
+			e.pool.post(k, searchworker.Request{Type: "cancel", ID: e.runID})
+		}
+		e.superseded++
+	}
+	if p.LambdaD > 0 { // the diversity term couples every restart: one worker runs them all
 		workers = workers[:1]
 	}
 	e.clearResults()
 	e.linkErr = ""
 	e.runID = e.newID()
-	e.state, e.total, e.started = "running", e.params.Restarts(), time.Now()
+	e.runParams, e.preview = p, preview
+	e.state, e.total, e.started = "running", p.Restarts(), time.Now()
 	e.pending = map[int]bool{}
 	e.runWorkers = len(workers)
-	p := e.params
 	for k, share := range shares(e.total, workers) {
 		e.pending[k] = true
 		e.pool.post(k, searchworker.Request{Type: "explain", ID: e.runID, X0: e.x0, Params: &p, Restarts: share})
 	}
 	e.updateLink()
 	e.scheduleRedraw(ctx)
+}
+
+// PreviewRestarts is the size of a live preview's set.
+const PreviewRestarts = 24
+
+// schedulePreview runs a small set a moment after the pen lifts (debounced: a stroke that follows soon
+// replaces it), when live mode is on.
+func (e *Explainer) schedulePreview(ctx app.Context) {
+	if !e.live || e.x0 == nil {
+		return
+	}
+	e.previewSeq++
+	seq, penUp := e.previewSeq, time.Now()
+	ctx.After(120*time.Millisecond, func(ctx app.Context) {
+		if seq != e.previewSeq || e.x0 == nil || (e.state == "running" || e.state == "cancelling") && !e.preview {
+			return
+		}
+		p := e.params
+		p.N = PreviewRestarts
+		if p.Validate() != nil {
+			return
+		}
+		e.penUp = penUp
+		e.start(ctx, p, true)
+	})
 }
 
 // cancel asks the workers to stop; one that has not stopped within a second is replaced.
@@ -353,6 +400,9 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 		e.state = "failed"
 	default:
 		e.state = "done"
+		if e.preview {
+			e.previewTime = time.Since(e.penUp)
+		}
 	}
 	e.summarise()
 	if l := e.restore; l != nil && e.state == "done" {
@@ -374,11 +424,25 @@ func (e *Explainer) summarise() {
 		return
 	}
 	sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
-	s := clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), e.params, e.results)
+	s := clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), e.runParams, e.results)
 	e.summary, e.summarised = &s, len(e.results)
 	e.cards = clue.ModeCards(e.results, s)
-	e.sentence = clue.Describe(e.inspect.Prediction, e.results, s, e.params)
+	e.sentence = clue.Describe(e.inspect.Prediction, e.results, s, e.runParams)
 	e.refreshFigures()
+}
+
+// dropRun tells the workers to stop a run whose input is gone; its late messages are ignored by their ID.
+func (e *Explainer) dropRun() {
+	if e.state == "running" || e.state == "cancelling" {
+		for k := range e.pending {
+			e.pool.post(k, searchworker.Request{Type: "cancel", ID: e.runID})
+		}
+		if e.preview {
+			e.superseded++
+		}
+		e.pending = nil
+		e.runID = e.newID()
+	}
 }
 
 // dropSweep forgets the sweep of an earlier input, cancelling it if it still runs.
@@ -401,7 +465,7 @@ func (e *Explainer) newID() int {
 
 // report is the run as the JSON that `deltaclue explain` writes.
 func (e *Explainer) report() clue.Report {
-	r := clue.Report{Input: e.source, Params: e.params, X0: e.x0, Explanations: e.results, Seconds: e.elapsed.Seconds()}
+	r := clue.Report{Input: e.source, Params: e.runParams, X0: e.x0, Explanations: e.results, Seconds: e.elapsed.Seconds()}
 	if len(e.results) > 0 {
 		r.SecondsPerExplanation = r.Seconds / float64(len(e.results))
 	}
@@ -492,6 +556,7 @@ func gridColumns() int {
 func (e *Explainer) publish() {
 	state := map[string]any{
 		"state": e.state, "ready": e.ready, "workers": 0, "results": len(e.results), "total": e.total,
+		"preview": e.preview, "previewMs": e.previewTime.Milliseconds(), "superseded": e.superseded, "runID": e.runID,
 		"firstResultMs": e.firstResult.Milliseconds(), "lastResultMs": e.lastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
 		"workerSeconds": fmt.Sprint(e.workerSeconds),
 		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "stale": e.stale,

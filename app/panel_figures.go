@@ -115,7 +115,7 @@ func (e *Explainer) refreshFigures() {
 		}
 		fronts = append(fronts, f)
 	}
-	e.tradeoffSVG = figures.Tradeoff(figures.TradeoffChart{Points: pts, Fronts: fronts, Threshold: e.params.HThreshold, Selected: -1,
+	e.tradeoffSVG = figures.Tradeoff(figures.TradeoffChart{Points: pts, Fronts: fronts, Threshold: e.runParams.HThreshold, Selected: -1,
 		Title: fmt.Sprintf("Uncertainty against distance (%d explanations)", len(pts))})
 
 	plane := clue.PrincipalPlane(e.inspect.Z0, ends)
@@ -132,7 +132,7 @@ func (e *Explainer) refreshFigures() {
 			path = append(path, plane.Project(z))
 		}
 	}
-	radius := e.params.Delta
+	radius := e.runParams.Delta
 	e.mapSVG = figures.LatentMap(figures.LatentMapChart{Radius: radius, Points: mp, Path: path, Selected: -1,
 		Axes:  [2]string{fmt.Sprintf("PC1 (%.0f %%)", 100*plane.Explained[0]), fmt.Sprintf("PC2 (%.0f %%)", 100*plane.Explained[1])},
 		Title: fmt.Sprintf("The δ-ball (δ = %g) seen from above", radius)})
@@ -166,7 +166,7 @@ func (e *Explainer) requestTrace(ctx app.Context) {
 			return
 		}
 		e.traceID, e.traceErr = e.newID(), ""
-		p := e.params
+		p := e.runParams
 		e.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.traceID, X0: e.x0, Params: &p, Restart: restart})
 	})
 }

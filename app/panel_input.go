@@ -30,7 +30,13 @@ func (e *Explainer) renderInput() app.UI {
 			app.Div().Class("row").Body(
 				app.Button().ID("undo").Text("Undo").Disabled(len(e.strokes) == 0).OnClick(e.undo),
 				app.Button().ID("clear").Text("Clear").Disabled(len(e.strokes) == 0).OnClick(e.clearPad),
-				app.Span().Class("hint").Text("Draw with a mouse, finger or pen."),
+				app.Label().Class("check").Body(
+					app.Input().ID("live").Type("checkbox").Checked(e.live).OnChange(func(ctx app.Context, _ app.Event) {
+						e.live = ctx.JSSrc().Get("checked").Bool()
+						e.schedulePreview(ctx)
+					}),
+					app.Text(fmt.Sprintf(" live preview (%d restarts after each stroke)", PreviewRestarts)),
+				),
 			),
 		),
 		app.Div().Class("tab-panel gallery").Hidden(e.tab != "gallery").Body(
@@ -117,10 +123,12 @@ func (e *Explainer) padChanged(ctx app.Context) {
 	x, err := padDigit()
 	if err != nil {
 		e.x0, e.inspect, e.inputErr = nil, nil, ""
+		e.dropRun()
 		e.clearResults()
 		return
 	}
 	e.setInput(ctx, sharelink.Quantize(x), "a drawing")
+	e.schedulePreview(ctx)
 }
 
 func (e *Explainer) undo(ctx app.Context, _ app.Event) {

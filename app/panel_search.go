@@ -51,7 +51,7 @@ func (e *Explainer) renderControls() app.UI {
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
 	running := e.state == "running" || e.state == "cancelling"
-	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && !running && !e.sweep.running()
+	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && (!running || e.preview) && !e.sweep.running()
 	return app.Section().Class("card").Body(
 		app.H2().Text("3 · Search"),
 		app.Div().Class("form").Body(basic...),
@@ -71,6 +71,9 @@ func (e *Explainer) status() string {
 	switch e.state {
 	case "running":
 		s := fmt.Sprintf("%d of %d explanations", len(e.results), e.total)
+		if e.preview {
+			s = "Preview: " + s
+		}
 		if len(e.results) > 0 {
 			s += fmt.Sprintf(" (first after %s)", fmtDuration(e.firstResult))
 		}
@@ -82,6 +85,10 @@ func (e *Explainer) status() string {
 	case "failed":
 		return "The search failed: " + e.runErr
 	case "done":
+		if e.preview {
+			return fmt.Sprintf("Preview: %d explanations, %s after the pen lifted, on %d workers. Explain runs the full set of %d.",
+				len(e.results), fmtDuration(e.previewTime), e.runWorkers, e.params.Restarts())
+		}
 		return fmt.Sprintf("Done: %d explanations in %s (first after %s) on %d workers.", len(e.results), fmtDuration(e.elapsed),
 			fmtDuration(e.firstResult), e.runWorkers)
 	}
