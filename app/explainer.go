@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -34,10 +35,11 @@ type Explainer struct {
 	inputErr   string
 
 	// Parameters.
-	form      form
-	params    clue.Params
-	paramsOK  bool
-	workersIn string // the requested pool size, as typed
+	form        form
+	params      clue.Params
+	paramsOK    bool
+	workersIn   string // the requested pool size, as typed
+	workersNote string // why a ?workers= in the address was not used
 
 	// Workers.
 	assets       app.Value          // the compiled worker and kernel and the checked models bundle (web/loader.js)
@@ -110,8 +112,8 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	redrawPad(nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
 	if u, err := url.Parse(app.Window().Get("location").Get("href").String()); err == nil {
-		if w, err := strconv.Atoi(u.Query().Get("workers")); err == nil && w >= 1 && w <= 8 {
-			n = w
+		if q := u.Query(); q.Has("workers") {
+			n, e.workersNote = workersFromQuery(q.Get("workers"), n)
 		}
 		if u.Fragment != "" {
 			e.openLink(u.Fragment)
@@ -120,6 +122,20 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.workersIn = strconv.Itoa(n)
 	e.loadAssets(ctx, n)
 	e.publish()
+}
+
+// workersFromQuery reads ?workers=: a whole number from 1 to 8, else the default n with a sentence saying so.
+func workersFromQuery(v string, n int) (int, string) {
+	w, err := strconv.Atoi(strings.TrimSpace(v))
+	if err == nil && w >= 1 && w <= 8 {
+		return w, ""
+	}
+	shown := v
+	if len(shown) > 20 {
+		shown = shown[:20] + "…"
+	}
+	return n, fmt.Sprintf("The address asks for %q workers, which is not a whole number from 1 to 8: using %d "+
+		"(this device's cores, at most %d). Change it under Advanced options.", shown, n, MaxWorkers)
 }
 
 // OnDismount stops the workers.
@@ -559,7 +575,7 @@ func (e *Explainer) publish() {
 		"preview": e.preview, "previewMs": e.previewTime.Milliseconds(), "superseded": e.superseded, "runID": e.runID,
 		"firstResultMs": e.firstResult.Milliseconds(), "lastResultMs": e.lastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
 		"workerSeconds": fmt.Sprint(e.workerSeconds),
-		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "stale": e.stale,
+		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "stale": e.stale,
 		"runError": e.runErr, "poolError": e.poolErr, "inputError": e.inputErr,
 	}
 	if e.pool != nil {

@@ -53,3 +53,19 @@ func TestLossChoiceSetsLambdaX(t *testing.T) {
 		t.Errorf("λx = 0 shows loss %q", f.values["loss"])
 	}
 }
+
+func TestWorkersFromQuery(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+		note bool
+	}{{"1", 1, false}, {"8", 8, false}, {" 3 ", 3, false}, {"0", 2, true}, {"-1", 2, true}, {"1000", 2, true}, {"abc", 2, true}, {"", 2, true}} {
+		n, note := workersFromQuery(c.in, 2)
+		if n != c.want || (note != "") != c.note {
+			t.Errorf("?workers=%q: %d, %q", c.in, n, note)
+		}
+		if c.note && !strings.Contains(note, "using 2") {
+			t.Errorf("?workers=%q: the note %q does not say what was used", c.in, note)
+		}
+	}
+}

@@ -22,6 +22,10 @@ func (e *Explainer) renderOverview() app.UI {
 	}
 	return app.Div().ID("overview").Class("overview").Body(
 		app.P().ID("sentence").Class("sentence").Aria("live", "polite").Text(e.sentence),
+		app.If(final && e.summary != nil && e.summary.Accepted == 0, func() app.UI {
+			return app.P().ID("none-note").Class("banner").Text("No explanation was accepted, so there is no summary to show: " +
+				"the grid below has every restart, greyed. Try a larger δ or a higher H threshold (Search options).")
+		}),
 		app.If(len(e.cards) > 0, func() app.UI {
 			return app.Div().Body(
 				app.P().Class("hint").Text(fmt.Sprintf("One card per mode (%s), most probable label first: the mode's cheapest explanation, "+

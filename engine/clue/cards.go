@@ -99,7 +99,9 @@ func Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params)
 		fmt.Fprintf(&b, " It is already sure (H is below the threshold %g), so the explanations are near copies of the digit.", p.HThreshold)
 	}
 	if s.Accepted == 0 {
-		if len(exps) > 0 {
+		if s.Restarts > 0 && s.Failed == s.Restarts {
+			fmt.Fprintf(&b, " Every restart failed (its cost became NaN or infinite): try a smaller learning rate than %g.", p.LearningRate)
+		} else if len(exps) > 0 {
 			fmt.Fprintf(&b, " Within δ = %g no restart reached a digit the model is sure of (H below %g): try a larger δ or a higher threshold.",
 				p.Delta, p.HThreshold)
 		}

@@ -135,6 +135,11 @@ func TestModeCardsAndSentence(t *testing.T) {
 	if got := Describe(pred0, exps[4:5], none, Defaults()); !strings.Contains(got, "try a larger δ or a higher threshold") {
 		t.Errorf("nothing accepted: %q", got)
 	}
+	failed := Summary{Restarts: 2, Failed: 2, LabelCounts: make([]int, 10)}
+	if got := Describe(pred0, []Explanation{{Failed: "NaN"}, {Failed: "NaN"}}, failed, Defaults()); !strings.Contains(got, "Every restart failed") ||
+		!strings.Contains(got, "smaller learning rate than 0.1") {
+		t.Errorf("every restart failed: %q", got)
+	}
 	sure := engine.Uncertainty{Probs: []float32{0, 0, 0, 0, 0, 0, 0, 0, .97, .03}, Total: .14}
 	if got := Describe(sure, nil, Summary{LabelCounts: make([]int, 10)}, Defaults()); !strings.HasPrefix(got, "The model reads an 8") ||
 		!strings.Contains(got, "already sure") {
