@@ -54,19 +54,27 @@ type Explainer struct {
 	stale        bool // a worker runs another build than the page
 
 	// The run.
-	runID         int
-	state         string // "", "running", "cancelling", "done", "cancelled", "failed"
-	total         int
-	results       []clue.Explanation
-	pending       map[int]bool // workers still running the current search
-	runWorkers    int          // how many workers share the current search
-	runParams     clue.Params  // the parameters of the current (or last) run
-	preview       bool         // the run is a live preview (PreviewRestarts restarts), not the full set
-	live          bool         // live mode: a preview after every stroke
-	previewSeq    int          // debounces previews
-	penUp         time.Time    // when the stroke that started the preview ended
-	previewTime   time.Duration
-	superseded    int // previews replaced by a later stroke before they finished
+	runID       int
+	state       string // "", "running", "cancelling", "done", "cancelled", "failed"
+	total       int
+	results     []clue.Explanation
+	pending     map[int]bool // workers still running the current search
+	runWorkers  int          // how many workers share the current search
+	runParams   clue.Params  // the parameters of the current (or last) run
+	preview     bool         // the run is a live preview (PreviewRestarts restarts), not the full set
+	live        bool         // live mode: a preview after every stroke
+	previewSeq  int          // debounces previews
+	penUp       time.Time    // when the stroke that started the preview ended
+	previewTime time.Duration
+	superseded  int // previews replaced by a later stroke before they finished
+
+	// Recovery from a worker that dies or stops answering mid-run.
+	owed          map[int][]int // worker → the restarts of the run it was given
+	got           map[int]bool  // restarts whose result has come
+	resend        map[int][]int // worker → restarts to give it again once it is back
+	crashes       int           // worker failures since the run last made progress
+	restarted     int           // workers restarted during this page's life
+	restartNote   string
 	started       time.Time
 	firstResult   time.Duration
 	lastResult    time.Duration
@@ -170,6 +178,13 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 	switch r.Type {
 	case "ready":
 		e.ready++
+		if owed, ok := e.resend[k]; ok {
+			delete(e.resend, k)
+			if e.state == "running" && e.pending[k] {
+				p := e.runParams
+				e.pool.post(k, searchworker.Request{Type: "explain", ID: e.runID, X0: e.x0, Params: &p, Restarts: owed})
+			}
+		}
 		if e.pool != nil && e.ready == len(e.pool.workers) && e.timing != nil && e.timing["ready"] == 0 {
 			e.timing["ready"] = now()
 		}
@@ -212,6 +227,10 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 			e.firstResult = time.Since(e.started)
 		}
 		first := len(e.results) == 0
+		for _, x := range r.Explanations {
+			e.got[x.Restart] = true
+		}
+		e.crashes = 0
 		e.results = append(e.results, r.Explanations...)
 		e.lastResult = time.Since(e.started)
 		e.scheduleRedraw(ctx)
@@ -232,6 +251,10 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		}
 		e.maybeFinish(ctx)
 	case "error":
+		if r.ID == 0 && e.state == "running" && e.pending[k] { // the worker itself failed mid-run
+			e.recoverWorker(ctx, k, "failed ("+r.Error+")")
+			break
+		}
 		if r.ID > 0 && r.ID == e.runID && e.pending[k] {
 			delete(e.pending, k)
 			e.runErr = r.Error
@@ -344,14 +367,78 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 	e.runID = e.newID()
 	e.runParams, e.preview = p, preview
 	e.state, e.total, e.started = "running", p.Restarts(), time.Now()
-	e.pending = map[int]bool{}
+	e.pending, e.owed, e.got, e.resend, e.crashes, e.restartNote = map[int]bool{}, map[int][]int{}, map[int]bool{}, map[int][]int{}, 0, ""
 	e.runWorkers = len(workers)
 	for k, share := range shares(e.total, workers) {
-		e.pending[k] = true
+		e.pending[k], e.owed[k] = true, share
 		e.pool.post(k, searchworker.Request{Type: "explain", ID: e.runID, X0: e.x0, Params: &p, Restarts: share})
 	}
 	e.updateLink()
 	e.scheduleRedraw(ctx)
+	e.watch(ctx, e.runID)
+}
+
+// WorkerSilence is how long a worker with work may say nothing before the page takes it for dead: it sends a
+// heartbeat every searchworker.AliveEvery while it computes.
+const WorkerSilence = 3 * time.Second
+
+// watch checks the run's workers every second and recovers any that died silently (a crashed tab process,
+// a terminated worker).
+func (e *Explainer) watch(ctx app.Context, id int) {
+	ctx.After(time.Second, func(ctx app.Context) {
+		if e.runID != id || e.state != "running" || e.pool == nil {
+			return
+		}
+		for k := range e.pending {
+			limit := WorkerSilence
+			if _, restarting := e.resend[k]; restarting {
+				limit = 15 * time.Second // a worker starting up sends nothing until it is ready
+			}
+			if e.pool.silent(k) > limit {
+				e.recoverWorker(ctx, k, "stopped answering")
+			}
+		}
+		e.publish()
+		e.watch(ctx, id)
+	})
+}
+
+// recoverWorker replaces worker k, which died during the run, and gives its replacement the restarts whose
+// results never came: each restart's result depends only on its index, so the finished set is the same bits
+// as an uninterrupted run. Three failures without progress in between stop the run.
+func (e *Explainer) recoverWorker(ctx app.Context, k int, why string) {
+	e.crashes++
+	e.restarted++
+	if e.crashes >= 3 {
+		for j := range e.pending {
+			if e.pool.workers[j].ready {
+				e.ready--
+			}
+			e.pool.restart(j) // leave no half-dead worker behind
+		}
+		e.pending, e.resend = map[int]bool{}, map[int][]int{}
+		e.runErr = fmt.Sprintf("search workers failed three times in a row (the last %s), so the run is stopped rather than retried "+
+			"for ever. Reload the page, or try fewer workers under Advanced options.", why)
+		e.maybeFinish(ctx)
+		return
+	}
+	var owed []int
+	if e.runParams.LambdaD > 0 { // the diversity term couples the restarts: run them all again
+		owed, e.results, e.got = e.owed[k], nil, map[int]bool{}
+	} else {
+		for _, i := range e.owed[k] {
+			if !e.got[i] {
+				owed = append(owed, i)
+			}
+		}
+	}
+	if e.pool.workers[k].ready {
+		e.ready--
+	}
+	e.pool.restart(k)
+	e.resend[k] = owed
+	e.restartNote = fmt.Sprintf("Search worker %d %s and was restarted; it is recomputing the %d restarts it owed, "+
+		"so the set will be the same.", k+1, why, len(owed))
 }
 
 // PreviewRestarts is the size of a live preview's set.
@@ -575,7 +662,7 @@ func (e *Explainer) publish() {
 		"preview": e.preview, "previewMs": e.previewTime.Milliseconds(), "superseded": e.superseded, "runID": e.runID,
 		"firstResultMs": e.firstResult.Milliseconds(), "lastResultMs": e.lastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
 		"workerSeconds": fmt.Sprint(e.workerSeconds),
-		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "stale": e.stale,
+		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "restarted": e.restarted, "restartNote": e.restartNote, "stale": e.stale,
 		"runError": e.runErr, "poolError": e.poolErr, "inputError": e.inputErr,
 	}
 	if e.pool != nil {

@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"strconv"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -19,10 +21,11 @@ type pool struct {
 }
 
 type poolWorker struct {
-	js      app.Value
-	ready   bool
-	version string
-	funcs   []app.Func
+	js       app.Value
+	ready    bool
+	version  string
+	funcs    []app.Func
+	lastSeen time.Time // its last message, or its start
 }
 
 func newPool(n int, script string, assets app.Value, onMessage func(int, searchworker.Response)) *pool {
@@ -35,8 +38,9 @@ func newPool(n int, script string, assets app.Value, onMessage func(int, searchw
 
 // spawn starts worker k (again).
 func (p *pool) spawn(k int) {
-	w := &poolWorker{js: app.Window().Get("Worker").New(p.script, map[string]any{"name": fmt.Sprintf("search-%d", k)})}
+	w := &poolWorker{js: app.Window().Get("Worker").New(p.script, map[string]any{"name": fmt.Sprintf("search-%d", k)}), lastSeen: time.Now()}
 	onMessage := app.FuncOf(func(_ app.Value, args []app.Value) any {
+		w.lastSeen = time.Now()
 		r, err := searchworker.UnmarshalResponse(bytesOf(args[0].Get("data")))
 		if err != nil {
 			r = searchworker.Response{Type: "error", Error: "a malformed message from a search worker: " + err.Error()}
@@ -60,6 +64,13 @@ func (p *pool) spawn(k int) {
 	w.funcs = []app.Func{onMessage, onError}
 	p.workers[k] = w
 	w.js.Call("postMessage", p.assets) // structured clone: the modules are shared, the bundle copied
+	// The workers, for the console and the end-to-end test (which terminates one to check recovery).
+	list := app.Window().Get("deltaclueWorkers")
+	if list.IsUndefined() {
+		list = app.Window().Get("Array").New()
+		app.Window().Set("deltaclueWorkers", list)
+	}
+	list.Set(strconv.Itoa(k), w.js) // Set, not SetIndex: only Set converts an app.Value
 }
 
 // post sends a request to worker k.
@@ -102,6 +113,9 @@ func (p *pool) close() {
 		}
 	}
 }
+
+// silent is how long worker k has said nothing (since it started, if it never did).
+func (p *pool) silent(k int) time.Duration { return time.Since(p.workers[k].lastSeen) }
 
 // ready lists the workers that have said ready.
 func (p *pool) ready() []int {

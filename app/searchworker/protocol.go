@@ -10,6 +10,7 @@
 //	               inspected inspection
 //	               results  explanations                restarts as they finish, batched (every ResultsEvery)
 //	               traced   trajectory
+//	               alive                                a search's heartbeat, every AliveEvery without other news
 //	               done     seconds, error              the end of an explain (error if it failed or was
 //	                                                    cancelled: "cancelled")
 //	               error    error                       the models failed to load, or a bad message
@@ -42,6 +43,11 @@ type Request struct {
 
 // ResultsEvery is how often, at most, a search sends the restarts finished since its last batch.
 const ResultsEvery = 15 * time.Millisecond
+
+// AliveEvery is how long a search stays silent at most: with no batch to send for this long it sends "alive",
+// so that the page can tell a worker that computes from one that died (it restarts a worker silent for
+// several of these).
+const AliveEvery = 500 * time.Millisecond
 
 // TraceFrames is how many points of a traced path the worker decodes.
 const TraceFrames = 8
@@ -205,6 +211,10 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 		between := func() {
 			if time.Since(last) >= ResultsEvery {
 				flush()
+			}
+			if time.Since(last) >= AliveEvery {
+				send(Response{Type: "alive", ID: req.ID})
+				last = time.Now()
 			}
 			if w.Yield != nil {
 				w.Yield()

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -171,6 +172,29 @@ func TestCancelStopsASearch(t *testing.T) {
 
 // TestCancelBeforeStart: a search cancelled while it waits in the worker's queue (a δ sweep queues one per
 // radius) ends at once when its turn comes, and a later search with another ID still runs.
+// TestAliveDuringALongSearch: a search with nothing to report for a while says it is alive.
+func TestAliveDuringALongSearch(t *testing.T) {
+	w := newWorker(t)
+	p := clue.Defaults()
+	p.N, p.MaxSteps, p.RelTol, p.AbsTol = 100, 10000, 0, 0
+	start := time.Now()
+	steps := 0
+	w.Yield = func() { // stands in for the page's cancel after 1.3 s
+		if steps++; time.Since(start) > 1300*time.Millisecond {
+			w.Handle(Request{Type: "cancel", ID: 4}, func(Response) {})
+		}
+	}
+	alive := 0
+	w.Handle(Request{Type: "explain", ID: 4, X0: digit(t, 5), Params: &p}, func(r Response) {
+		if r.Type == "alive" {
+			alive++
+		}
+	})
+	if alive < 2 {
+		t.Errorf("%d alive messages in a 1.3 s search with no results", alive)
+	}
+}
+
 func TestCancelBeforeStart(t *testing.T) {
 	w := newWorker(t)
 	p := clue.Defaults()
@@ -302,6 +326,7 @@ func TestWireRoundTrip(t *testing.T) {
 		{Type: "traced", ID: 7, Trajectory: &clue.Trajectory{Restart: 3, Explanation: e, Path: [][]float32{{1, 2}, {3, 4}},
 			Frames: []clue.Frame{{Step: 0, Z: []float32{1}, Image: []float32{0.5}, Label: 4, HTotal: 0.5, Distance: 3, Cost: 1}}}},
 		{Type: "done", ID: 5, Seconds: 0.25, Error: Cancelled},
+		{Type: "alive", ID: 5},
 	}
 	for _, r := range responses {
 		got, err := UnmarshalResponse(MarshalResponse(r))

@@ -1,0 +1,122 @@
+//go:build !js
+
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// linkFor makes a share link for test digit i with parameters p.
+func linkFor(t *testing.T, i int, p clue.Params) string {
+	t.Helper()
+	set, err := mnist.HeldOut()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := weights.ShippedFingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sharelink.Encode(sharelink.State{Image: sharelink.Quantize(set.Float(i, nil)), Params: p, Model: fp, Selected: sharelink.NoSelection})
+}
+
+// TestBrowserWorkerCrashRecovered: a worker terminated mid-search is restarted, recomputes the restarts it owed,
+// and the finished set equals the native engine's bit for bit; three failures in a row stop the run.
+func TestBrowserWorkerCrashRecovered(t *testing.T) {
+	chrome := findChrome(t)
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	ctx := browser(t, chrome)
+	p := clue.Defaults()
+	p.RelTol, p.AbsTol = 0, 0 // every restart runs its 100 steps: a search of a few seconds
+	link := linkFor(t, 1735, p)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2#"+link))
+	waitFor(t, ctx, "the run under way", `window.deltaclue && window.deltaclue.state == "running"`, time.Minute)
+	time.Sleep(300 * time.Millisecond)
+	eval[bool](t, ctx, `(window.deltaclueWorkers[0].terminate(), true)`)
+	killed := time.Now()
+	waitFor(t, ctx, "the worker restarted", `window.deltaclue.restarted >= 1`, 20*time.Second)
+	t.Logf("the terminated worker was noticed and restarted after %s", time.Since(killed).Round(time.Millisecond))
+	waitFor(t, ctx, "the set finished", `window.deltaclue.state == "done"`, 2*time.Minute)
+	note := eval[string](t, ctx, `document.getElementById("restart-note").textContent`)
+	if !strings.Contains(note, "restarted") {
+		t.Errorf("the page says %q", note)
+	}
+	t.Logf("the page says: %s", note)
+	exps, sum := nativeReport(t, link)
+	rep := pageReport(t, ctx)
+	sameJSON(t, "explanations after a worker was restarted", rep.Explanations, exps)
+	sameJSON(t, "set summaries after a worker was restarted", rep.Summary, sum)
+
+	// Three failures in a row stop the run with a message.
+	setField(t, ctx, "max_steps", "5000")
+	do(t, ctx, chromedp.Click(chromedp.ID("run")))
+	waitFor(t, ctx, "the long run", `window.deltaclue.state == "running"`, 10*time.Second)
+	for i := 1; i <= 3; i++ {
+		waitFor(t, ctx, "both workers ready", `window.deltaclue.ready == 2 || window.deltaclue.state != "running"`, 30*time.Second)
+		eval[bool](t, ctx, `(window.deltaclueWorkers[1].terminate(), true)`)
+		waitFor(t, ctx, fmt.Sprintf("failure %d noticed", i), fmt.Sprintf(`window.deltaclue.restarted >= %d`, 1+i), 20*time.Second)
+	}
+	msg := waitFor(t, ctx, "the run stopped", `window.deltaclue.state == "failed" && window.deltaclue.runError`, 10*time.Second)
+	if !strings.Contains(msg, "three times in a row") {
+		t.Errorf("after three failures: %s", msg)
+	}
+	waitFor(t, ctx, "the pool back", `window.deltaclue.ready == 2`, time.Minute)
+}
+
+// TestBrowserNotices: a bad ?workers= says what is used instead; a digit the model is sure of says so (and still
+// explains); a set with nothing accepted says what to change.
+func TestBrowserNotices(t *testing.T) {
+	chrome := findChrome(t)
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	ctx := browser(t, chrome)
+	for i, bad := range []string{"0", "-1", "1000", "abc"} {
+		do(t, ctx, chromedp.Navigate(fmt.Sprintf("%s/repo/?workers=%s&case=%d", srv.URL, bad, i)))
+		note := waitFor(t, ctx, "the workers note", `document.getElementById("workers-note") && document.getElementById("workers-note").textContent`, 30*time.Second)
+		if !strings.Contains(note, "using") || !strings.Contains(note, bad) {
+			t.Errorf("?workers=%s: %s", bad, note)
+		}
+	}
+
+	// The most certain digit of the test split.
+	m, err := clue.ShippedModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := mnist.HeldOut()
+	sure, best := 0, float32(10)
+	for i := 0; i < 200; i++ {
+		if u := m.BNN.Classify(set.Float(i, nil))[0]; u.Total < best {
+			sure, best = i, u.Total
+		}
+	}
+	p := clue.Defaults()
+	p.N, p.MaxSteps = 20, 30
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2#"+linkFor(t, sure, p)))
+	note := waitFor(t, ctx, "the sure note", `document.getElementById("sure-note") && document.getElementById("sure-note").textContent`, time.Minute)
+	if !strings.Contains(note, "already sure") || !strings.Contains(note, "near copies") {
+		t.Errorf("a digit with H %.3f: %s", best, note)
+	}
+	waitFor(t, ctx, "it still explains", `window.deltaclue.state == "done" && window.deltaclue.results == 20`, time.Minute)
+
+	// Nothing accepted.
+	p.HThreshold = 1e-6
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2&none=1#"+linkFor(t, 1735, p)))
+	none := waitFor(t, ctx, "the nothing-accepted note", `document.getElementById("none-note") && document.getElementById("sentence").textContent`, time.Minute)
+	if !strings.Contains(none, "larger δ") || !strings.Contains(none, "higher threshold") {
+		t.Errorf("nothing accepted: %s", none)
+	}
+	_ = context.Background
+}
