@@ -11,7 +11,7 @@ WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/n
 # Packages that compile to WASM, tested under Node as well as natively.
 WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./app/sharelink/... ./app/searchworker/...
 # package:FuzzTarget pairs run briefly by `make test`.
-FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./weights:FuzzDecode ./weights:FuzzBundle ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest ./app/searchworker:FuzzResponse
+FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest ./app/searchworker:FuzzResponse
 
 .PHONY: serve site test vet test-native test-wasm fuzz data train compact bench kernel
 
@@ -83,3 +83,8 @@ bench-gomlx-wasm:
 ## bench-browser: kernel and point-step in one dedicated Web Worker in headless Chromium (BROWSERBENCH_FLAGS=-nosimd)
 bench-browser:
 	$(GO) run ./cmd/browserbench $(BROWSERBENCH_FLAGS)
+
+.PHONY: bench-set
+## bench-set: one δ-CLUE set (digit 1735, n = 100 × 100 steps) in headless Chromium (1, 2 workers) and natively (1, 2 cores), and the gallery (~3 min); BASE=<git rev> side by side
+bench-set:
+	$(GO) run ./cmd/benchset $(if $(BASE),-base $(BASE)) $(BENCHSET_FLAGS)

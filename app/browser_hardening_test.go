@@ -3,8 +3,14 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +125,63 @@ func TestBrowserNotices(t *testing.T) {
 		t.Errorf("nothing accepted: %s", none)
 	}
 	_ = context.Background
+}
+
+// TestBrowserUploads: an empty file, a text file, a damaged PNG and an 8000×8000 image each get a sentence (the
+// huge one before anything is decoded, the page answering throughout); a real digit is read.
+func TestBrowserUploads(t *testing.T) {
+	chrome := findChrome(t)
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	encode := func(img image.Image) []byte {
+		var b bytes.Buffer
+		if err := png.Encode(&b, img); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	set, _ := mnist.HeldOut()
+	x := set.Float(1735, nil)
+	digit := image.NewGray(image.Rect(0, 0, 280, 280)) // a test digit, ten times larger, dark on light
+	for y := 0; y < 280; y++ {
+		for u := 0; u < 280; u++ {
+			digit.SetGray(u, y, color.Gray{uint8(255 - 255*x[(y/10)*28+u/10])})
+		}
+	}
+	good := encode(digit)
+	huge := encode(image.NewGray(image.Rect(0, 0, 8000, 8000)))
+	cases := []struct{ file, want string }{
+		{write("empty.png", nil), "is empty (0 bytes)"},
+		{write("notes.png", []byte("shopping list: eggs, milk, bread")), "not an image this page reads"},
+		{write("damaged.png", append(append([]byte(nil), good[:40]...), bytes.Repeat([]byte{0x55}, 500)...)), "could not be decoded"},
+		{write("huge.png", huge), "8000×8000 pixels, too large"},
+	}
+	ctx := browser(t, chrome)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=1"))
+	waitFor(t, ctx, "the worker", `window.deltaclue && window.deltaclue.ready == 1`, time.Minute)
+	do(t, ctx, chromedp.Click(chromedp.ID("tab-upload")))
+	for _, c := range cases {
+		eval[bool](t, ctx, `(document.getElementById("upload").value = "", true)`)
+		do(t, ctx, chromedp.SetUploadFiles(chromedp.ID("upload"), []string{c.file}))
+		start := time.Now()
+		msg := waitFor(t, ctx, filepath.Base(c.file)+"'s sentence", fmt.Sprintf(`document.getElementById("input-error") &&
+			document.getElementById("input-error").textContent.includes(%q) && document.getElementById("input-error").textContent`, c.want), 20*time.Second)
+		ping := time.Now()
+		eval[bool](t, ctx, `true`)
+		if d := time.Since(ping); d > time.Second {
+			t.Errorf("%s: the page took %s to answer", filepath.Base(c.file), d)
+		}
+		t.Logf("%s: %s (after %s)", filepath.Base(c.file), msg, time.Since(start).Round(time.Millisecond))
+	}
+	eval[bool](t, ctx, `(document.getElementById("upload").value = "", true)`)
+	do(t, ctx, chromedp.SetUploadFiles(chromedp.ID("upload"), []string{write("digit.png", good)}))
+	waitFor(t, ctx, "the uploaded digit read", `document.getElementById("pred-label") && !document.getElementById("input-error")`, 30*time.Second)
 }

@@ -30,14 +30,8 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 		"worker": ctx.ResolveStaticResource("/web/worker.wasm"), "kernel": ctx.ResolveStaticResource("/web/matmul.wasm"),
 		"models": ctx.ResolveStaticResource(ModelsFile), "app": ctx.ResolveStaticResource("/web/app.wasm"),
 	}
-	var progress, done, failed app.Func
-	release := func() {
-		progress.Release()
-		done.Release()
-		failed.Release()
-	}
 	lastShown := time.Time{}
-	progress = app.FuncOf(func(_ app.Value, args []app.Value) any {
+	progress := app.FuncOf(func(_ app.Value, args []app.Value) any {
 		loaded := args[0].Int()
 		if time.Since(lastShown) < 100*time.Millisecond && loaded < e.modelsTotal {
 			return nil
@@ -46,13 +40,16 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 		ctx.Dispatch(func(app.Context) { e.modelsLoaded = loaded })
 		return nil
 	})
-	done = app.FuncOf(func(_ app.Value, args []app.Value) any {
-		defer release()
+	load := app.Window().Get("deltaclueLoad")
+	if load.IsUndefined() {
+		e.poolErr = "The page's loader (web/loader.js) is missing: reload the page."
+		progress.Release()
+		return
+	}
+	promise(load.Invoke(urls, "app-"+app.Getenv("GOAPP_VERSION"), progress), func(assets app.Value) {
+		progress.Release()
 		loadedAt := now()
-		assets := args[0]
-		models := app.Window().Get("Uint8Array").New(assets.Get("models"))
-		b := make([]byte, models.Length())
-		app.CopyBytesToGo(b, models)
+		b := bytesOf(assets.Get("models"))
 		sum := sha256.Sum256(b)
 		checked := now()
 		ctx.Dispatch(func(ctx app.Context) {
@@ -69,26 +66,12 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 			}
 			e.startPool(ctx, n)
 		})
-		return nil
-	})
-	failed = app.FuncOf(func(_ app.Value, args []app.Value) any {
-		defer release()
-		msg := "unknown error"
-		if len(args) > 0 && !args[0].IsUndefined() && !args[0].IsNull() {
-			msg = args[0].Call("toString").String()
-		}
+	}, func(msg string) {
+		progress.Release()
 		ctx.Dispatch(func(app.Context) {
 			e.poolErr = "The search workers could not start: " + msg + ". Check the connection and reload the page."
 		})
-		return nil
 	})
-	load := app.Window().Get("deltaclueLoad")
-	if load.IsUndefined() {
-		e.poolErr = "The page's loader (web/loader.js) is missing: reload the page."
-		release()
-		return
-	}
-	load.Invoke(urls, "app-"+app.Getenv("GOAPP_VERSION"), progress).Call("then", done, failed)
 }
 
 // now is the page's clock: milliseconds since the navigation started (performance.now).

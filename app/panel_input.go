@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -143,6 +144,14 @@ func (e *Explainer) clearPad(ctx app.Context, _ app.Event) {
 	e.padChanged(ctx)
 }
 
+// Limits on an upload. A digit needs a few thousand pixels; a decoded image takes 4 bytes a pixel.
+const (
+	MaxUploadBytes  = 50 << 20
+	MaxUploadPixels = 25_000_000
+)
+
+// upload reads an image file: its size and header first (so that an empty, foreign or huge file is refused with
+// a sentence before anything is decoded), then the image, decoded and shrunk off the page's thread.
 func (e *Explainer) upload(ctx app.Context, ev app.Event) {
 	files := ctx.JSSrc().Get("files")
 	if files.Length() == 0 {
@@ -150,21 +159,47 @@ func (e *Explainer) upload(ctx app.Context, ev app.Event) {
 	}
 	file := files.Index(0)
 	name := file.Get("name").String()
-	var onload, onerror app.Func
-	img := app.Window().Get("Image").New()
-	objectURL := app.Window().Get("URL").Call("createObjectURL", file)
-	onload = app.FuncOf(func(app.Value, []app.Value) any {
-		defer onload.Release()
-		defer onerror.Release()
-		w, h := img.Get("naturalWidth").Int(), img.Get("naturalHeight").Int()
-		scale := min(1, 1024/float64(max(w, h))) // keep huge photos cheap
-		cw, ch := max(1, int(float64(w)*scale)), max(1, int(float64(h)*scale))
+	switch size := file.Get("size").Int(); {
+	case size == 0:
+		e.inputErr = name + " is empty (0 bytes): choose an image of a digit."
+		return
+	case size > MaxUploadBytes:
+		e.inputErr = fmt.Sprintf("%s is %.0f MB: images up to %d MB are read. A digit needs far less: crop or shrink it.",
+			name, float64(size)/(1<<20), MaxUploadBytes>>20)
+		return
+	}
+	e.inputErr = ""
+	promise(file.Call("slice", 0, 256<<10).Call("arrayBuffer"), func(buf app.Value) {
+		w, h, format, err := mnist.ImageSize(bytesOf(buf))
+		ctx.Dispatch(func(ctx app.Context) {
+			switch {
+			case err != nil:
+				e.inputErr = name + ": " + err.Error() + "."
+			case int64(w)*int64(h) > MaxUploadPixels:
+				e.inputErr = fmt.Sprintf("%s is a %s of %d×%d pixels, too large to decode here (at most %d megapixels). "+
+					"A digit needs far fewer: crop or shrink it.", name, strings.ToUpper(format), w, h, MaxUploadPixels/1_000_000)
+			default:
+				e.decodeUpload(ctx, file, name, w, h)
+			}
+		})
+	}, func(msg string) {
+		ctx.Dispatch(func(app.Context) { e.inputErr = name + " could not be read: " + msg })
+	})
+}
+
+// decodeUpload decodes an image of w×h pixels shrunk to at most 1024 on a side (createImageBitmap works off the
+// page's thread), and makes its digit the input.
+func (e *Explainer) decodeUpload(ctx app.Context, file app.Value, name string, w, h int) {
+	scale := min(1, 1024/float64(max(w, h)))
+	cw, ch := max(1, int(float64(w)*scale)), max(1, int(float64(h)*scale))
+	opts := map[string]any{"resizeWidth": cw, "resizeHeight": ch, "resizeQuality": "high"}
+	promise(app.Window().Call("createImageBitmap", file, opts), func(bitmap app.Value) {
 		c := app.Window().Get("document").Call("createElement", "canvas")
 		c.Set("width", cw)
 		c.Set("height", ch)
 		c2d := c.Call("getContext", "2d")
-		c2d.Call("drawImage", img, 0, 0, cw, ch)
-		app.Window().Get("URL").Call("revokeObjectURL", objectURL)
+		c2d.Call("drawImage", bitmap, 0, 0)
+		bitmap.Call("close")
 		x, err := mnist.Preprocess(mnist.Intensities(canvasImage(c2d, cw, ch), cw, ch), cw, ch)
 		ctx.Dispatch(func(ctx app.Context) {
 			if err != nil {
@@ -173,15 +208,33 @@ func (e *Explainer) upload(ctx app.Context, ev app.Event) {
 			}
 			e.setInput(ctx, sharelink.Quantize(x), name)
 		})
+	}, func(string) {
+		ctx.Dispatch(func(app.Context) {
+			e.inputErr = name + " could not be decoded: it is damaged, or in a form this browser cannot read."
+		})
+	})
+}
+
+// promise calls ok with a JavaScript promise's value or fail with its error's text, releasing its callbacks.
+func promise(p app.Value, ok func(app.Value), fail func(string)) {
+	var then, catch app.Func
+	release := func() {
+		then.Release()
+		catch.Release()
+	}
+	then = app.FuncOf(func(_ app.Value, args []app.Value) any {
+		defer release()
+		ok(args[0])
 		return nil
 	})
-	onerror = app.FuncOf(func(app.Value, []app.Value) any {
-		defer onload.Release()
-		defer onerror.Release()
-		ctx.Dispatch(func(ctx app.Context) { e.inputErr = name + " is not an image this browser can read." })
+	catch = app.FuncOf(func(_ app.Value, args []app.Value) any {
+		defer release()
+		msg := "unknown error"
+		if len(args) > 0 && !args[0].IsUndefined() && !args[0].IsNull() {
+			msg = args[0].Call("toString").String()
+		}
+		fail(msg)
 		return nil
 	})
-	img.Set("onload", onload)
-	img.Set("onerror", onerror)
-	img.Set("src", objectURL)
+	p.Call("then", then, catch)
 }
