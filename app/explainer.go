@@ -78,7 +78,9 @@ type Explainer struct {
 	started       time.Time
 	firstResult   time.Duration
 	lastResult    time.Duration
-	workerSeconds []float64 // each worker's own time for its share
+	workerSeconds []float64      // each worker's own time for its share
+	workerHeap    map[int]uint64 // each worker's live Go heap and Go's memory after its last search
+	workerSys     map[int]uint64
 	elapsed       time.Duration
 	summary       *clue.Summary   // of the results so far; final when the run ends
 	cards         []clue.ModeCard // the summary's modes, most probable label first
@@ -117,6 +119,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.form = newForm(clue.Defaults())
 	e.params, e.paramsOK = e.form.params()
 	e.version = app.Getenv("GOAPP_VERSION")
+	e.workerHeap, e.workerSys = map[int]uint64{}, map[int]uint64{}
 	redrawPad(nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
 	if u, err := url.Parse(app.Window().Get("location").Get("href").String()); err == nil {
@@ -129,6 +132,10 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	}
 	e.workersIn = strconv.Itoa(n)
 	e.loadAssets(ctx, n)
+	app.Window().Call("addEventListener", "hashchange", funcOf(func(app.Value, []app.Value) any {
+		ctx.Dispatch(e.onHashChange)
+		return nil
+	}))
 	e.publish()
 }
 
@@ -195,18 +202,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		if e.ready == 1 && e.x0 != nil && e.pendingLink == nil {
 			e.requestInspect()
 		}
-		// A shared link runs once every worker is up, so that it gets the whole pool.
-		if e.ready == len(e.pool.workers) && e.pendingLink != nil {
-			link := *e.pendingLink
-			e.pendingLink = nil
-			if err := sharelink.CheckModel(link, e.fingerprint); err != nil {
-				e.linkErr = err.Error()
-			} else {
-				e.setInput(ctx, link.Image, "the shared link")
-				e.restore = &link
-				e.run(ctx)
-			}
-		}
+		e.openPendingLink(ctx)
 	case "traced":
 		if r.ID == e.traceID {
 			e.onTraced(ctx, r.Trajectory)
@@ -246,6 +242,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		}
 		delete(e.pending, k)
 		e.workerSeconds = append(e.workerSeconds, r.Seconds)
+		e.workerHeap[k], e.workerSys[k] = r.HeapBytes, r.SysBytes
 		if r.Error != "" && r.Error != searchworker.Cancelled {
 			e.runErr = r.Error
 		}
@@ -300,6 +297,38 @@ func (e *Explainer) clearResults() {
 	e.cards, e.sentence, e.summarised, e.reportJSON = nil, "", 0, ""
 	e.tradeoffSVG, e.mapSVG, e.trajectory, e.traceErr = "", "", nil, ""
 	e.elapsed, e.firstResult, e.lastResult, e.workerSeconds = 0, 0, 0, nil
+}
+
+// openPendingLink runs a shared link once every worker is up, so that it gets the whole pool.
+func (e *Explainer) openPendingLink(ctx app.Context) {
+	if e.pendingLink == nil || e.pool == nil || e.ready != len(e.pool.workers) || e.state == "running" || e.state == "cancelling" {
+		return
+	}
+	link := *e.pendingLink
+	e.pendingLink = nil
+	if err := sharelink.CheckModel(link, e.fingerprint); err != nil {
+		e.linkErr = err.Error()
+		return
+	}
+	e.setInput(ctx, link.Image, "the shared link")
+	e.restore = &link
+	e.run(ctx)
+}
+
+// onHashChange opens a link pasted into the address bar of an open page (the page's own updates of the
+// fragment use replaceState, which fires no hashchange).
+func (e *Explainer) onHashChange(ctx app.Context) {
+	frag := strings.TrimPrefix(app.Window().Get("location").Get("hash").String(), "#")
+	if frag == "" {
+		return
+	}
+	e.linkErr, e.linkNote = "", ""
+	e.dropRun()
+	e.dropSweep()
+	e.clearResults()
+	e.openLink(frag)
+	e.openPendingLink(ctx)
+	e.publish()
 }
 
 // openLink reads a share link: its parameters now, its image once the workers say which models they run.
@@ -662,7 +691,8 @@ func (e *Explainer) publish() {
 		"preview": e.preview, "previewMs": e.previewTime.Milliseconds(), "superseded": e.superseded, "runID": e.runID,
 		"firstResultMs": e.firstResult.Milliseconds(), "lastResultMs": e.lastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
 		"workerSeconds": fmt.Sprint(e.workerSeconds),
-		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "restarted": e.restarted, "restartNote": e.restartNote, "stale": e.stale,
+		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "restarted": e.restarted, "restartNote": e.restartNote,
+		"funcs": liveFuncs, "workerHeap": sumOf(e.workerHeap), "workerSys": sumOf(e.workerSys), "stale": e.stale,
 		"runError": e.runErr, "poolError": e.poolErr, "inputError": e.inputErr,
 	}
 	if e.pool != nil {
@@ -696,6 +726,14 @@ func (e *Explainer) publish() {
 			"radii": len(s.ladder.Radii), "elapsedMs": s.elapsed.Milliseconds(), "reaches": string(rb)}
 	}
 	app.Window().Set("deltaclue", state)
+}
+
+func sumOf(m map[int]uint64) float64 {
+	var s uint64
+	for _, v := range m {
+		s += v
+	}
+	return float64(s)
 }
 
 func fmtDuration(d time.Duration) string {

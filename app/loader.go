@@ -31,7 +31,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 		"models": ctx.ResolveStaticResource(ModelsFile), "app": ctx.ResolveStaticResource("/web/app.wasm"),
 	}
 	lastShown := time.Time{}
-	progress := app.FuncOf(func(_ app.Value, args []app.Value) any {
+	progress := funcOf(func(_ app.Value, args []app.Value) any {
 		loaded := args[0].Int()
 		if time.Since(lastShown) < 100*time.Millisecond && loaded < e.modelsTotal {
 			return nil

@@ -222,12 +222,12 @@ func promise(p app.Value, ok func(app.Value), fail func(string)) {
 		then.Release()
 		catch.Release()
 	}
-	then = app.FuncOf(func(_ app.Value, args []app.Value) any {
+	then = funcOf(func(_ app.Value, args []app.Value) any {
 		defer release()
 		ok(args[0])
 		return nil
 	})
-	catch = app.FuncOf(func(_ app.Value, args []app.Value) any {
+	catch = funcOf(func(_ app.Value, args []app.Value) any {
 		defer release()
 		msg := "unknown error"
 		if len(args) > 0 && !args[0].IsUndefined() && !args[0].IsNull() {

@@ -39,7 +39,7 @@ func newPool(n int, script string, assets app.Value, onMessage func(int, searchw
 // spawn starts worker k (again).
 func (p *pool) spawn(k int) {
 	w := &poolWorker{js: app.Window().Get("Worker").New(p.script, map[string]any{"name": fmt.Sprintf("search-%d", k)}), lastSeen: time.Now()}
-	onMessage := app.FuncOf(func(_ app.Value, args []app.Value) any {
+	onMessage := funcOf(func(_ app.Value, args []app.Value) any {
 		w.lastSeen = time.Now()
 		r, err := searchworker.UnmarshalResponse(bytesOf(args[0].Get("data")))
 		if err != nil {
@@ -51,7 +51,7 @@ func (p *pool) spawn(k int) {
 		p.onMessage(k, r)
 		return nil
 	})
-	onError := app.FuncOf(func(_ app.Value, args []app.Value) any {
+	onError := funcOf(func(_ app.Value, args []app.Value) any {
 		msg := "a search worker failed to start"
 		if m := args[0].Get("message"); !m.IsUndefined() && m.String() != "" {
 			msg += ": " + m.String()

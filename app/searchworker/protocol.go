@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -63,6 +64,9 @@ type Response struct {
 	Explanations []clue.Explanation `json:"explanations,omitempty"` // a batch of finished restarts
 	Trajectory   *clue.Trajectory   `json:"trajectory,omitempty"`
 	Seconds      float64            `json:"seconds,omitempty"`
+	// Memory, in a done message: the worker's live Go heap after a collection, and all the memory Go holds
+	// (in WebAssembly, about its linear memory), for a page that watches for leaks.
+	HeapBytes, SysBytes uint64
 }
 
 // Inspection is the models' view of an image: the BNN's prediction, the latent code and the VAE's
@@ -168,6 +172,7 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 		start := time.Now()
 		done := func(err error) {
 			r := Response{Type: "done", ID: req.ID, Seconds: time.Since(start).Seconds()}
+			r.HeapBytes, r.SysBytes = memory()
 			if errors.Is(err, context.Canceled) {
 				r.Error = Cancelled
 			} else if err != nil {
@@ -229,6 +234,14 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 	default:
 		send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("unknown request type %q", req.Type)})
 	}
+}
+
+// memory returns the live heap after a collection and the memory Go has taken from the system.
+func memory() (heap, sys uint64) {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc, m.Sys
 }
 
 // yielding is a context whose Err, which the search calls between steps, first gives the host a chance to run.

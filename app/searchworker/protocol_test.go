@@ -325,7 +325,7 @@ func TestWireRoundTrip(t *testing.T) {
 		{Type: "results", ID: 5, Explanations: []clue.Explanation{e, {Restart: 4, Failed: "NaN", Mode: -1, DuplicateOf: -1, YNN: -1}}},
 		{Type: "traced", ID: 7, Trajectory: &clue.Trajectory{Restart: 3, Explanation: e, Path: [][]float32{{1, 2}, {3, 4}},
 			Frames: []clue.Frame{{Step: 0, Z: []float32{1}, Image: []float32{0.5}, Label: 4, HTotal: 0.5, Distance: 3, Cost: 1}}}},
-		{Type: "done", ID: 5, Seconds: 0.25, Error: Cancelled},
+		{Type: "done", ID: 5, Seconds: 0.25, Error: Cancelled, HeapBytes: 123456, SysBytes: 1 << 40},
 		{Type: "alive", ID: 5},
 	}
 	for _, r := range responses {

@@ -20,7 +20,7 @@ import (
 //	request bodies:  inspect: floats x0;  explain: floats x0, params, ints restarts;
 //	                 trace: floats x0, params, restart i32;  cancel: nothing
 //	response bodies: ready: string version, fingerprint u32;  error: string;  inspected: inspection;
-//	                 results: count u16, count × explanation;  traced: trajectory;  done: seconds f64, string error;
+//	                 results: count u16, count × explanation;  traced: trajectory;  done: seconds f64, string error, heap u64, sys u64;
 //	                 alive: nothing
 //
 // It replaces JSON texts: a set of 100 explanations is 0.7 MB of JSON numbers that the page would parse in Go,
@@ -327,6 +327,8 @@ func MarshalResponse(p Response) []byte {
 	case "done":
 		w.f64(p.Seconds)
 		w.str(p.Error)
+		w.u64(p.HeapBytes)
+		w.u64(p.SysBytes)
 	}
 	return w.b
 }
@@ -365,7 +367,7 @@ func UnmarshalResponse(b []byte) (Response, error) {
 		}
 		p.Trajectory = t
 	case "done":
-		p.Seconds, p.Error = r.f64(), r.str()
+		p.Seconds, p.Error, p.HeapBytes, p.SysBytes = r.f64(), r.str(), r.u64(), r.u64()
 	case "alive":
 	default:
 		if r.err == nil {
