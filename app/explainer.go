@@ -87,6 +87,7 @@ type Explainer struct {
 	sentence      string          // the summary in words
 	summarised    int             // how many results the summary covers
 	reportJSON    string          // the finished run's report, as published
+	summarisedAt  time.Time       // when the summary was last remade
 	showAll       bool            // the grid shows every restart, not duplicates collapsed onto their representative
 	tradeoffSVG   string          // the trade-off plot of the results so far
 	mapSVG        string          // the latent map of the results so far
@@ -658,7 +659,13 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 	e.redrawPending = true
 	ctx.After(100*time.Millisecond, func(ctx app.Context) {
 		e.redrawPending = false
-		e.summarise()
+		// While results stream in, the summary (clustering, figures) is remade at most every 400 ms: it costs
+		// the page's thread more than drawing the grid. The run's end always remakes it.
+		streaming := e.state == "running" || e.state == "cancelling"
+		if !streaming || time.Since(e.summarisedAt) >= 400*time.Millisecond {
+			e.summarise()
+			e.summarisedAt = time.Now()
+		}
 		e.redrawResults(ctx)
 		e.publish()
 	})
