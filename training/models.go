@@ -40,11 +40,24 @@ func StoreParams(store *model.Store) Params {
 	}
 }
 
-// FileParams makes the layers of a loaded weights file graph constants (for measuring and as a test oracle).
-func FileParams(f *weights.File) Params {
-	shapes := map[string][]int{}
-	for _, t := range f.Manifest.Tensors {
-		shapes[t.Name] = t.Shape
+// FileParams makes the layers of loaded weights files graph constants (for measuring and as a test oracle): each
+// tensor comes from the first of files that has it (the shipped VAE keeps its log-variance head in a file of its
+// own, weights.ShippedVAELogVar). The values are the files' decoded float32 values, the same the engine loads.
+func FileParams(files ...*weights.File) Params {
+	type where struct {
+		file  *weights.File
+		shape []int
+	}
+	found := map[string]where{}
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		for _, t := range f.Manifest.Tensors {
+			if _, ok := found[t.Name]; !ok {
+				found[t.Name] = where{f, t.Shape}
+			}
+		}
 	}
 	type key struct {
 		g    *Graph
@@ -55,11 +68,15 @@ func FileParams(f *weights.File) Params {
 		if n, ok := consts[key{g, name}]; ok {
 			return n
 		}
-		v, err := f.Tensor(name, shapes[name]...)
+		w, ok := found[name]
+		if !ok {
+			panic(fmt.Sprintf("training: no file has tensor %q", name))
+		}
+		v, err := w.file.Tensor(name, w.shape...)
 		if err != nil {
 			panic(err)
 		}
-		n := Const(g, tensors.FromFlatDataAndDimensions(v, shapes[name]...))
+		n := Const(g, tensors.FromFlatDataAndDimensions(v, w.shape...))
 		consts[key{g, name}] = n
 		return n
 	}
@@ -92,8 +109,18 @@ func mlp(p Params, stack string, n int, x *Node, after func(i int, h *Node) *Nod
 
 // EncoderGraph returns the VAE encoder's mean and log-variance for images x [N, 784].
 func EncoderGraph(p Params, a weights.Architecture, x *Node) (mean, logVar *Node) {
-	h := relu(mlp(p, weights.StackEncoder, len(a.Layers)-1, x, nil))
+	h := encoderHidden(p, a, x)
 	return dense(p, weights.StackEncoderMean, 0, h), dense(p, weights.StackEncoderLogVar, 0, h)
+}
+
+// EncoderMeanGraph returns the VAE encoder's mean for images x [N, 784]: all the engine uses (it needs no
+// log-variance head).
+func EncoderMeanGraph(p Params, a weights.Architecture, x *Node) *Node {
+	return dense(p, weights.StackEncoderMean, 0, encoderHidden(p, a, x))
+}
+
+func encoderHidden(p Params, a weights.Architecture, x *Node) *Node {
+	return relu(mlp(p, weights.StackEncoder, len(a.Layers)-1, x, nil))
 }
 
 // DecoderLogitsGraph returns the VAE decoder's Bernoulli logits for latent codes z [N, latent].

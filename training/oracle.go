@@ -134,8 +134,7 @@ func EncoderMeans(vae *weights.File, images []float64, n int) []float64 {
 	a := vae.Manifest.Architecture
 	p := Float64(FileParams(vae))
 	exec := MustNewExec(Backend(), func(x *Node) *Node {
-		mean, _ := EncoderGraph(p, a, x)
-		return mean
+		return EncoderMeanGraph(p, a, x)
 	})
 	return tensors.MustCopyFlatData[float64](exec.MustExec(tensors.FromFlatDataAndDimensions(images, n, 784))[0])
 }

@@ -2,6 +2,7 @@ package training
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/mnist"
@@ -19,9 +20,28 @@ func TestShippedModelsMeetTheBar(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	logVar, err := weights.ShippedVAELogVar()
+	if err != nil {
+		t.Fatal(err)
+	}
 	test, err := mnist.HeldOut()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The shipped files are the compact form of one float32 export, and the VAE leaves its log-variance head to
+	// vae_logvar.dcw (the engine needs only the mean).
+	for _, f := range []*weights.File{vae, bnn, logVar} {
+		if f.Manifest.Compaction == nil || f.Manifest.Compaction.Tool != "cmd/compact" {
+			t.Errorf("%s: no compaction record", f.Name)
+		}
+	}
+	if c := vae.Manifest.Compaction; c != nil && (c.Into != FileLogVar || logVar.Manifest.Compaction.Source != c.Source) {
+		t.Errorf("%s and %s come from different float32 files (%+v, %+v)", vae.Name, logVar.Name, c, logVar.Manifest.Compaction)
+	}
+	for _, tn := range vae.Manifest.Tensors {
+		if strings.HasPrefix(tn.Name, weights.StackEncoderLogVar+"/") {
+			t.Errorf("%s still carries %s", vae.Name, tn.Name)
+		}
 	}
 	backend := Backend()
 	q, _ := MeasureBNN(backend, bnn, test)
@@ -29,7 +49,7 @@ func TestShippedModelsMeetTheBar(t *testing.T) {
 	if q.Accuracy < 0.965 || q.ECE > 0.03 || q.AUROC < 0.85 {
 		t.Errorf("BNN below the bar: want accuracy ≥ 0.965, ECE ≤ 0.03, AUROC ≥ 0.85")
 	}
-	v := MeasureVAE(backend, vae, bnn, test)
+	v := MeasureVAE(backend, vae, logVar, bnn, test)
 	t.Logf("VAE: ELBO %.2f nats/image, reconstruction keeps the BNN's label for %.4f", v.ELBO, v.ReconLabelAgreement)
 	if v.ReconLabelAgreement < 0.90 {
 		t.Errorf("reconstruction-label agreement %.4f < 0.90", v.ReconLabelAgreement)

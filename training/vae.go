@@ -101,15 +101,16 @@ type VAEQuality struct {
 	ReconLabelAgreement float64 `json:"recon_label_agreement"`
 }
 
-// MeasureVAE measures the VAE in file vae against set, with bnn to label images.
-func MeasureVAE(backend compute.Backend, vae, bnn *weights.File, set *mnist.Set) VAEQuality {
+// MeasureVAE measures the VAE in file vae against set, with bnn to label images. The ELBO needs the encoder's
+// log-variance head: from logVar (the shipped VAE keeps it there, weights.ShippedVAELogVar), or from vae itself
+// when logVar is nil (the float32 export of training).
+func MeasureVAE(backend compute.Backend, vae, logVar, bnn *weights.File, set *mnist.Set) VAEQuality {
 	va, ba := vae.Manifest.Architecture, bnn.Manifest.Architecture
-	pv, pb := FileParams(vae), FileParams(bnn)
+	pv, pb := FileParams(vae, logVar), FileParams(bnn)
 	const samples = 10
 	elboExec := MustNewExec(backend, func(x, eps *Node) *Node { return ReduceAllSum(negELBOGraph(pv, va, x, eps)) })
 	agree := MustNewExec(backend, func(x *Node) *Node {
-		mean, _ := EncoderGraph(pv, va, x)
-		recon := Sigmoid(DecoderLogitsGraph(pv, va, mean))
+		recon := Sigmoid(DecoderLogitsGraph(pv, va, EncoderMeanGraph(pv, va, x)))
 		same := Equal(ArgMax(BNNPredictiveGraph(pb, ba, x), -1), ArgMax(BNNPredictiveGraph(pb, ba, recon), -1))
 		return ReduceAllSum(ConvertDType(same, x.DType()))
 	})

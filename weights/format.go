@@ -5,11 +5,27 @@
 //
 //	offset  size  field
 //	0       8     magic "DCWEIGHT"
-//	8       4     format version (uint32, little-endian), currently 1
+//	8       4     format version (uint32, little-endian): 1 or 2
 //	12      4     manifest length M (uint32, little-endian), at most MaxManifest
 //	16      M     manifest: UTF-8 JSON (type Manifest): the architecture, every tensor's name, shape, dtype and
 //	              offset, the SHA-256 of the payload, the dataset split, the training config and the metrics
-//	16+M    …     payload: the tensors' float32 values, little-endian, back to back in manifest order
+//	16+M    …     payload: the tensors' stored bytes, back to back in manifest order; its SHA-256 is over
+//	              these stored bytes
+//
+// A tensor's values are row-major. Version 1 stores every tensor as float32 (4 bytes a value, little-endian).
+// Version 2 adds two compact dtypes (see dtype.go), and a manifest may record where a compact file came from
+// (Manifest.Compaction):
+//
+//	float16  2 bytes a value: little-endian IEEE binary16, rounded to nearest-even from the float32 export
+//	int8     n bytes of values q in −127…127 (two's complement), then k float32 scales (little-endian), one per
+//	         index of the tensor's scale_axis (k = shape[scale_axis]); value e decodes to
+//	         float32(q[e]) * scale[(e / stride) % k] in float32, stride the product of the dims after the axis.
+//	         For a dense layer's weights, stored [in, out], scale_axis 1 gives each output unit its own scale
+//	         (scale_j = max_i |W[i,j]| / 127).
+//
+// Decode turns every tensor into float32, the same bits natively and in WASM. Encode writes version 1 when
+// every tensor is float32 and the manifest has no compaction record (so the float32 export of `make train` stays
+// byte for byte what it was), and version 2 otherwise.
 //
 // The loader is pure Go with no dependencies, so the same bytes load natively and in WASM.
 package weights
@@ -28,18 +44,20 @@ import (
 // Magic opens every weights file.
 const Magic = "DCWEIGHT"
 
-// Version is the format version this package reads and writes.
-const Version = 1
+// Version is the newest format version this package reads and writes; it also reads version 1.
+const Version = 2
 
 // MaxManifest bounds the manifest's length, so that a corrupt header cannot make the loader allocate much.
 const MaxManifest = 1 << 20
 
 // Tensor describes one tensor of the payload.
 type Tensor struct {
-	Name   string `json:"name"`
-	Shape  []int  `json:"shape"`
-	DType  string `json:"dtype"`  // always "float32"
-	Offset int    `json:"offset"` // in bytes from the start of the payload
+	Name  string `json:"name"`
+	Shape []int  `json:"shape"`
+	DType string `json:"dtype"` // Float32, Float16 or Int8 (version 1: Float32 only)
+	// ScaleAxis is the axis with one float32 scale per index, for an int8 tensor (and absent otherwise).
+	ScaleAxis *int `json:"scale_axis,omitempty"`
+	Offset    int  `json:"offset"` // in bytes from the start of the payload
 }
 
 // Manifest is the JSON header of a weights file.
@@ -52,6 +70,18 @@ type Manifest struct {
 	Dataset      Dataset        `json:"dataset"`
 	Training     map[string]any `json:"training,omitempty"`
 	Metrics      map[string]any `json:"metrics,omitempty"`
+	Compaction   *Compaction    `json:"compaction,omitempty"` // version 2: made from a float32 file by cmd/compact
+}
+
+// Compaction records how a compact file was made from the float32 export of `make train`.
+type Compaction struct {
+	Tool   string `json:"tool"`                  // "cmd/compact"
+	Source string `json:"source_payload_sha256"` // the payload SHA-256 of the float32 file it was made from
+	// Omitted names the source's tensors this file leaves out, and Into the file that holds them instead.
+	Omitted []string `json:"omitted,omitempty"`
+	Into    string   `json:"into,omitempty"`
+	// Float32Metrics are the source's metrics (the float32 model's), for comparison with Metrics.
+	Float32Metrics map[string]any `json:"float32_metrics,omitempty"`
 }
 
 // Architecture says how the tensors make a model.
@@ -102,8 +132,9 @@ func Decode(name string, data []byte) (*File, error) {
 	if string(data[:8]) != Magic {
 		return fail("magic %q, want %q (not a deltaclue weights file)", data[:8], Magic)
 	}
-	if v := binary.LittleEndian.Uint32(data[8:12]); v != Version {
-		return fail("format version %d, this build reads version %d", v, Version)
+	version := binary.LittleEndian.Uint32(data[8:12])
+	if version != 1 && version != Version {
+		return fail("format version %d, this build reads versions 1 and %d", version, Version)
 	}
 	m := binary.LittleEndian.Uint32(data[12:16])
 	if m > MaxManifest {
@@ -127,10 +158,20 @@ func Decode(name string, data []byte) (*File, error) {
 	if got := hex.EncodeToString(sum[:]); got != man.PayloadSHA {
 		return fail("payload SHA-256 %s, the manifest says %s (corrupt)", got, man.PayloadSHA)
 	}
+	if version == 1 && man.Compaction != nil {
+		return fail("a version-1 file has a compaction record")
+	}
 	next := 0
 	for _, t := range man.Tensors {
-		if t.DType != "float32" {
-			return fail("tensor %q has dtype %q, want float32", t.Name, t.DType)
+		switch {
+		case version == 1 && t.DType != Float32:
+			return fail("tensor %q has dtype %q, want float32 (format version 1)", t.Name, t.DType)
+		case t.DType != Float32 && t.DType != Float16 && t.DType != Int8:
+			return fail("tensor %q has dtype %q, want float32, float16 or int8", t.Name, t.DType)
+		case t.DType == Int8 && t.ScaleAxis == nil:
+			return fail("int8 tensor %q has no scale_axis", t.Name)
+		case t.DType != Int8 && t.ScaleAxis != nil:
+			return fail("tensor %q of dtype %s has a scale_axis: only int8 tensors have one", t.Name, t.DType)
 		}
 		if _, dup := f.tensors[t.Name]; dup || t.Name == "" {
 			return fail("tensor name %q is empty or repeated", t.Name)
@@ -142,20 +183,57 @@ func Decode(name string, data []byte) (*File, error) {
 			}
 			n *= d
 		}
-		if t.Offset != next || t.Offset+4*n > len(payload) {
-			return fail("tensor %q at offset %d with %d values does not follow the previous tensor (at %d) inside the %d-byte payload",
-				t.Name, t.Offset, n, next, len(payload))
+		var stride, scales int
+		if t.DType == Int8 {
+			if a := *t.ScaleAxis; a < 0 || a >= len(t.Shape) {
+				return fail("tensor %q of shape %v has scale_axis %d", t.Name, t.Shape, a)
+			}
+			stride, scales = scaleIndex(t.Shape, *t.ScaleAxis)
 		}
+		size := storedBytes(t.DType, n, scales)
+		if t.Offset != next || t.Offset > len(payload) || size > len(payload)-t.Offset {
+			return fail("tensor %q at offset %d with %d %s values (%d bytes) does not follow the previous tensor (at %d) inside the %d-byte payload",
+				t.Name, t.Offset, n, t.DType, size, next, len(payload))
+		}
+		stored := payload[t.Offset : t.Offset+size]
 		vals := make([]float32, n)
-		for i := range vals {
-			v := math.Float32frombits(binary.LittleEndian.Uint32(payload[t.Offset+4*i:]))
+		switch t.DType {
+		case Float32:
+			for i := range vals {
+				vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(stored[4*i:]))
+			}
+		case Float16:
+			for i := range vals {
+				v, ok := Float16Value(binary.LittleEndian.Uint16(stored[2*i:]))
+				if !ok {
+					return fail("tensor %q value %d is a float16 infinity or NaN", t.Name, i)
+				}
+				vals[i] = v
+			}
+		case Int8:
+			scale := make([]float32, scales)
+			for k := range scale {
+				s := math.Float32frombits(binary.LittleEndian.Uint32(stored[n+4*k:]))
+				if s != s || math.IsInf(float64(s), 0) || s < 0 {
+					return fail("tensor %q scale %d is %v: scales are finite and ≥ 0", t.Name, k, s)
+				}
+				scale[k] = s
+			}
+			for i := range vals {
+				q := int8(stored[i])
+				if q == -128 {
+					return fail("tensor %q value %d is int8 −128, outside the symmetric range −127…127", t.Name, i)
+				}
+				vals[i] = float32(q) * scale[i/stride%scales]
+			}
+		}
+		for i, v := range vals {
 			if v != v || math.IsInf(float64(v), 0) {
 				return fail("tensor %q value %d is %v", t.Name, i, v)
 			}
-			vals[i] = v
 		}
 		f.tensors[t.Name] = vals
-		next = t.Offset + 4*n
+		next = t.Offset + size
 	}
 	if next != len(payload) {
 		return fail("%d payload bytes belong to no tensor", len(payload)-next)
@@ -194,12 +272,21 @@ type Named struct {
 	Name   string
 	Shape  []int
 	Values []float32
+	// DType is how to store it: Float32 (or ""), Float16 or Int8 with one scale per index of ScaleAxis.
+	DType     string
+	ScaleAxis int
 }
 
-// Encode writes a weights file. It fills in man.Tensors, PayloadBytes and PayloadSHA from the tensors.
+// Encode writes a weights file, storing each tensor in its DType (converting the float32 values
+// deterministically: see Float16Bits and QuantizeInt8). It fills in man.Tensors, PayloadBytes and PayloadSHA
+// from the tensors, and writes format version 1 when every tensor is float32 and man has no Compaction.
 func Encode(man Manifest, tensors []Named) ([]byte, error) {
 	var payload bytes.Buffer
 	man.Tensors = nil
+	version := uint32(1)
+	if man.Compaction != nil {
+		version = Version
+	}
 	for _, t := range tensors {
 		n := 1
 		for _, d := range t.Shape {
@@ -208,8 +295,35 @@ func Encode(man Manifest, tensors []Named) ([]byte, error) {
 		if n != len(t.Values) {
 			return nil, fmt.Errorf("weights: tensor %q has %d values for shape %v", t.Name, len(t.Values), t.Shape)
 		}
-		man.Tensors = append(man.Tensors, Tensor{Name: t.Name, Shape: t.Shape, DType: "float32", Offset: payload.Len()})
-		binary.Write(&payload, binary.LittleEndian, t.Values)
+		desc := Tensor{Name: t.Name, Shape: t.Shape, DType: t.DType, Offset: payload.Len()}
+		switch t.DType {
+		case Float32, "":
+			desc.DType = Float32
+			binary.Write(&payload, binary.LittleEndian, t.Values)
+		case Float16:
+			for i, v := range t.Values {
+				h, ok := Float16Bits(v)
+				if !ok {
+					return nil, fmt.Errorf("weights: tensor %q value %d, %v, has no float16", t.Name, i, v)
+				}
+				binary.Write(&payload, binary.LittleEndian, h)
+			}
+		case Int8:
+			q, scales, err := QuantizeInt8(t.Values, t.Shape, t.ScaleAxis)
+			if err != nil {
+				return nil, fmt.Errorf("weights: tensor %q: %v", t.Name, err)
+			}
+			axis := t.ScaleAxis
+			desc.ScaleAxis = &axis
+			binary.Write(&payload, binary.LittleEndian, q)
+			binary.Write(&payload, binary.LittleEndian, scales)
+		default:
+			return nil, fmt.Errorf("weights: tensor %q has dtype %q", t.Name, t.DType)
+		}
+		if desc.DType != Float32 {
+			version = Version
+		}
+		man.Tensors = append(man.Tensors, desc)
 	}
 	man.PayloadBytes = payload.Len()
 	sum := sha256.Sum256(payload.Bytes())
@@ -220,9 +334,19 @@ func Encode(man Manifest, tensors []Named) ([]byte, error) {
 	}
 	var out bytes.Buffer
 	out.WriteString(Magic)
-	binary.Write(&out, binary.LittleEndian, uint32(Version))
+	binary.Write(&out, binary.LittleEndian, version)
 	binary.Write(&out, binary.LittleEndian, uint32(len(js)))
 	out.Write(js)
 	out.Write(payload.Bytes())
 	return out.Bytes(), nil
+}
+
+// Named returns the file's tensors in manifest order with their decoded float32 values (shared with the
+// file: do not modify them), each marked float32: what Encode needs to store the same model in another form.
+func (f *File) Named() []Named {
+	out := make([]Named, len(f.Manifest.Tensors))
+	for i, t := range f.Manifest.Tensors {
+		out[i] = Named{Name: t.Name, Shape: t.Shape, Values: f.tensors[t.Name], DType: Float32}
+	}
+	return out
 }

@@ -59,7 +59,8 @@ func TestDecodeRejectsMalformed(t *testing.T) {
 	}{
 		"short":            {good[:10], "shorter than"},
 		"magic":            {edit(func(b []byte) []byte { b[0] = 'X'; return b }), "magic"},
-		"version":          {edit(func(b []byte) []byte { b[8] = 2; return b }), "version 2"},
+		"version":          {edit(func(b []byte) []byte { b[8] = 3; return b }), "version 3"},
+		"version 0":        {edit(func(b []byte) []byte { b[8] = 0; return b }), "version 0"},
 		"manifest too big": {edit(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[12:], 1<<30); return b }), "exceeds"},
 		"manifest cut":     {good[:16+m/2], "manifest length"},
 		"bad json":         {edit(func(b []byte) []byte { b[16] = '['; return b }), "manifest"},
@@ -91,6 +92,15 @@ func TestDecodeRejectsNaN(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	f.Add(sample(f))
 	f.Add([]byte(Magic + "\x01\x00\x00\x00\x02\x00\x00\x00{}"))
+	f.Add([]byte(Magic + "\x02\x00\x00\x00\x02\x00\x00\x00{}"))
+	f.Add(sampleV2(f))
+	for _, dtype := range []string{Float16, Int8} {
+		b, err := Encode(Manifest{Model: "anchors"}, []Named{{Name: "class/0", Shape: []int{2, 3}, Values: []float32{0, -1, 2.5, 1e-6, 0, 3}, DType: dtype, ScaleAxis: 1}})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Decode("fuzz", data)
 		if err != nil {

@@ -44,7 +44,7 @@ func (f *File) MLP(stack string, widths []int) ([]Dense, error) {
 const (
 	StackEncoder       = "encoder"        // VAE: x → last hidden layer, ReLU after every layer
 	StackEncoderMean   = "encoder_mean"   // VAE: last hidden layer → μ (one layer)
-	StackEncoderLogVar = "encoder_logvar" // VAE: last hidden layer → log σ² (one layer)
+	StackEncoderLogVar = "encoder_logvar" // VAE: last hidden layer → log σ² (one layer; shipped apart, see variance.go)
 	StackDecoder       = "decoder"        // VAE: z → image logits, ReLU between layers
 	StackBNN           = "bnn"            // BNN: image → class logits, ReLU then dropout between layers
 )

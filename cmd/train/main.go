@@ -1,6 +1,8 @@
 // Command train trains the shipped models with gomlx (what `make train` runs): the MC-dropout BNN, then the
-// VAE, from the data `make data` writes, with fixed seeds. It measures both on the test split and writes
-// weights/bnn.dcw and weights/vae.dcw with their manifests.
+// VAE, from the data `make data` writes, with fixed seeds. It measures both on the test split and writes the
+// float32 export, bnn.dcw, vae.dcw (with the encoder's log-variance head) and anchors.dcw with their
+// manifests, into -out (build/weights-f32); `make train` then runs cmd/compact, which converts the export into
+// the compact files shipped in weights/.
 package main
 
 import (
@@ -20,7 +22,7 @@ import (
 
 func main() {
 	data := flag.String("data", "data", "folder written by `make data`")
-	out := flag.String("out", "weights", "folder to write bnn.dcw and vae.dcw into")
+	out := flag.String("out", "build/weights-f32", "folder to write the float32 bnn.dcw, vae.dcw and anchors.dcw into (cmd/compact's input)")
 	only := flag.String("only", "", "make only this (bnn, vae or anchors); the rest is read from -out")
 	maxEpochs := flag.Int("max-epochs", 0, "override the configured maximum number of epochs (for quick trials)")
 	noAugment := flag.Bool("no-augment", false, "train without augmentation (to measure what it does)")
@@ -84,6 +86,9 @@ func run(dataDir, outDir, only string, maxEpochs int) error {
 	env := map[string]any{"go": runtime.Version(), "goexperiment": os.Getenv("GOEXPERIMENT"), "cpus": runtime.NumCPU(),
 		"goarch": runtime.GOARCH}
 	backend := training.Backend()
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
 	bnnPath, vaePath := filepath.Join(outDir, "bnn.dcw"), filepath.Join(outDir, "vae.dcw")
 
 	if only == "" || only == "bnn" {
@@ -122,7 +127,7 @@ func run(dataDir, outDir, only string, maxEpochs int) error {
 		info["environment"] = env
 		man := weights.Manifest{Model: "vae", Architecture: cfg.Architecture(), Dataset: dataset, Training: info}
 		if err := measureAndWrite(vaePath, man, named, func(f *weights.File) map[string]any {
-			q := training.MeasureVAE(backend, f, bnn, test)
+			q := training.MeasureVAE(backend, f, nil, bnn, test)
 			fmt.Printf("VAE on the test split: %+v\n", q)
 			return map[string]any{"test": q}
 		}); err != nil {
