@@ -13,6 +13,7 @@ type GalleryDigit struct {
 	Pred   int     `json:"pred"`   // the BNN's label
 	H      float32 `json:"h"`      // the BNN's predictive entropy, nats
 	Pixels string  `json:"pixels"` // 784 bytes (intensity k/255), base64
+	Thumb  string  `json:"thumb"`  // the digit as a PNG data URL, dark on light
 }
 
 // Image returns the digit's 784 intensities.

@@ -7,6 +7,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"flag"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"testing"
 
@@ -15,6 +18,17 @@ import (
 )
 
 var updateGallery = flag.Bool("update-gallery", false, "rewrite app/gallery.json from the shipped models")
+
+// thumb is a digit as a PNG data URL, dark ink on white.
+func thumb(x []float32) string {
+	img := image.NewGray(image.Rect(0, 0, mnist.Side, mnist.Side))
+	for i, v := range x {
+		img.SetGray(i%mnist.Side, i/mnist.Side, color.Gray{uint8(255 - 255*v)})
+	}
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
+}
 
 func TestGalleryIsTheMostUncertainTestDigits(t *testing.T) {
 	m, err := clue.ShippedModels()
@@ -33,7 +47,7 @@ func TestGalleryIsTheMostUncertainTestDigits(t *testing.T) {
 	var want []GalleryDigit
 	for _, i := range clue.MostUncertain(m.BNN, images, 24) {
 		want = append(want, GalleryDigit{Index: i, Label: int(set.Labels[i]), Pred: preds[i].Label(), H: preds[i].Total,
-			Pixels: base64.StdEncoding.EncodeToString(set.Image(i))})
+			Pixels: base64.StdEncoding.EncodeToString(set.Image(i)), Thumb: thumb(set.Float(i, nil))})
 	}
 	js, _ := json.MarshalIndent(want, "", " ")
 	js = append(js, '\n')

@@ -3,12 +3,7 @@
 package app
 
 import (
-	"bytes"
-	"encoding/base64"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -62,24 +57,14 @@ func (e *Explainer) renderInput() app.UI {
 	)
 }
 
-// galleryImages are the gallery's digits as PNG data URLs, made once.
-var galleryCache []string
-
+// galleryImages are the gallery's digits as PNG data URLs (made when gallery.json is, so that the page's
+// binary carries no PNG encoder).
 func galleryImages() []string {
-	if galleryCache != nil {
-		return galleryCache
-	}
+	var out []string
 	for _, d := range gallery() {
-		x := d.Image()
-		img := image.NewGray(image.Rect(0, 0, mnist.Side, mnist.Side))
-		for i, v := range x {
-			img.SetGray(i%mnist.Side, i/mnist.Side, color.Gray{uint8(255 - 255*v)})
-		}
-		var b bytes.Buffer
-		png.Encode(&b, img)
-		galleryCache = append(galleryCache, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(b.Bytes()))
+		out = append(out, d.Thumb)
 	}
-	return galleryCache
+	return out
 }
 
 // ---- event handlers ----

@@ -57,8 +57,13 @@ func build(out, repo string) error {
 	if err := os.MkdirAll(web, 0o755); err != nil {
 		return err
 	}
+	// Both binaries are built without inlining (-l) except in the engine, whose loops it speeds up: the page's
+	// UI and go-app do not need it, and a binary without it is larger raw but compresses better (measured:
+	// app.wasm 2.71 → 2.58 MB gzipped, worker.wasm 1.16 → 1.09 MB), which is what a first visit downloads.
+	const lean = "-gcflags=all=-l"
+	const engineInlined = "-gcflags=github.com/deltaclue/deltaclue/engine/...="
 	wasm := func(dst, pkg string, tags string, ldflags string) error {
-		args := []string{"build", "-trimpath", "-ldflags", "-s -w " + ldflags, "-o", filepath.Join(web, dst)}
+		args := []string{"build", "-trimpath", lean, engineInlined, "-ldflags", "-s -w " + ldflags, "-o", filepath.Join(web, dst)}
 		if tags != "" {
 			args = append(args, "-tags", tags)
 		}
