@@ -219,12 +219,21 @@ func Decode(name string, data []byte) (*File, error) {
 				}
 				scale[k] = s
 			}
+			// Value i has scale i/stride mod scales: walk the runs of stride values instead of dividing
+			// twice per value (a worker decodes the models as it starts).
+			k, run := 0, 0
 			for i := range vals {
 				q := int8(stored[i])
 				if q == -128 {
 					return fail("tensor %q value %d is int8 −128, outside the symmetric range −127…127", t.Name, i)
 				}
-				vals[i] = float32(q) * scale[i/stride%scales]
+				vals[i] = float32(q) * scale[k]
+				if run++; run == stride {
+					run = 0
+					if k++; k == scales {
+						k = 0
+					}
+				}
 			}
 		}
 		for i, v := range vals {
