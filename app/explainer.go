@@ -88,6 +88,7 @@ type Explainer struct {
 	summarised    int             // how many results the summary covers
 	reportJSON    string          // the finished run's report, as published
 	summarisedAt  time.Time       // when the summary was last remade
+	figuresAt     time.Time       // when the figures were
 	showAll       bool            // the grid shows every restart, not duplicates collapsed onto their representative
 	tradeoffSVG   string          // the trade-off plot of the results so far
 	mapSVG        string          // the latent map of the results so far
@@ -561,7 +562,11 @@ func (e *Explainer) summarise() {
 	e.summary, e.summarised = &s, len(e.results)
 	e.cards = clue.ModeCards(e.results, s)
 	e.sentence = clue.Describe(e.inspect.Prediction, e.results, s, e.runParams)
-	e.refreshFigures()
+	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
+	if streaming := e.state == "running" || e.state == "cancelling"; !streaming || time.Since(e.figuresAt) >= time.Second {
+		e.refreshFigures()
+		e.figuresAt = time.Now()
+	}
 }
 
 // dropRun tells the workers to stop a run whose input is gone; its late messages are ignored by their ID.
