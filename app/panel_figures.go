@@ -91,32 +91,13 @@ func (e *Explainer) refreshFigures() {
 		e.tradeoffSVG, e.mapSVG = "", ""
 		return
 	}
-	var pts []figures.TradeoffPoint
 	var ends [][]float32
 	for _, x := range e.results {
-		if x.Failed != "" {
-			continue
+		if x.Failed == "" {
+			ends = append(ends, x.Z)
 		}
-		pts = append(pts, figures.TradeoffPoint{Restart: x.Restart, Label: x.Label, D: float64(x.Distance), H: float64(x.HTotal), Accepted: x.Accepted})
-		ends = append(ends, x.Z)
 	}
-	byRestart := map[int]clue.Explanation{}
-	for _, x := range e.results {
-		byRestart[x.Restart] = x
-	}
-	var fronts []figures.Front
-	for label, restarts := range clue.LabelFronts(e.results, len(e.inspect.Prediction.Probs)) {
-		if len(restarts) == 0 {
-			continue
-		}
-		f := figures.Front{Label: label}
-		for _, r := range restarts {
-			f.D, f.H = append(f.D, float64(byRestart[r].Distance)), append(f.H, float64(byRestart[r].HTotal))
-		}
-		fronts = append(fronts, f)
-	}
-	e.tradeoffSVG = figures.Tradeoff(figures.TradeoffChart{Points: pts, Fronts: fronts, Threshold: e.runParams.HThreshold, Selected: -1,
-		Title: fmt.Sprintf("Uncertainty against distance (%d explanations)", len(pts))})
+	e.tradeoffSVG = figures.Tradeoff(figures.TradeoffOf(e.results, len(e.inspect.Prediction.Probs), e.runParams.HThreshold))
 
 	plane := clue.PrincipalPlane(e.inspect.Z0, ends)
 	var mp []figures.MapPoint

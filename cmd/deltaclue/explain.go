@@ -160,26 +160,5 @@ func searchOn(ctx context.Context, prob *clue.Problem, p clue.Params, workers in
 // tradeoffSVG draws the uncertainty–distance trade-off of the explanations that did not fail, with each
 // label's Pareto front and the H threshold, as the page does.
 func tradeoffSVG(exps []clue.Explanation, classes int, threshold float64) string {
-	var pts []figures.TradeoffPoint
-	byRestart := map[int]clue.Explanation{}
-	for _, e := range exps {
-		byRestart[e.Restart] = e
-		if e.Failed != "" {
-			continue
-		}
-		pts = append(pts, figures.TradeoffPoint{Restart: e.Restart, Label: e.Label, D: float64(e.Distance), H: float64(e.HTotal), Accepted: e.Accepted})
-	}
-	var fronts []figures.Front
-	for label, restarts := range clue.LabelFronts(exps, classes) {
-		if len(restarts) == 0 {
-			continue
-		}
-		f := figures.Front{Label: label}
-		for _, r := range restarts {
-			f.D, f.H = append(f.D, float64(byRestart[r].Distance)), append(f.H, float64(byRestart[r].HTotal))
-		}
-		fronts = append(fronts, f)
-	}
-	return figures.Tradeoff(figures.TradeoffChart{Points: pts, Fronts: fronts, Threshold: threshold, Selected: -1,
-		Title: fmt.Sprintf("Uncertainty against distance (%d explanations)", len(pts))})
+	return figures.Tradeoff(figures.TradeoffOf(exps, classes, threshold))
 }

@@ -1,0 +1,34 @@
+package figures
+
+import (
+	"fmt"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// TradeoffOf is the trade-off chart of a set of explanations among the given number of classes: every one that
+// did not fail, each label's Pareto front (clue.LabelFronts) and the H threshold. The page and the CLI draw
+// the same chart with it.
+func TradeoffOf(exps []clue.Explanation, classes int, threshold float64) TradeoffChart {
+	byRestart := map[int]clue.Explanation{}
+	var pts []TradeoffPoint
+	for _, e := range exps {
+		byRestart[e.Restart] = e
+		if e.Failed == "" {
+			pts = append(pts, TradeoffPoint{Restart: e.Restart, Label: e.Label, D: float64(e.Distance), H: float64(e.HTotal), Accepted: e.Accepted})
+		}
+	}
+	var fronts []Front
+	for label, restarts := range clue.LabelFronts(exps, classes) {
+		if len(restarts) == 0 {
+			continue
+		}
+		f := Front{Label: label}
+		for _, r := range restarts {
+			f.D, f.H = append(f.D, float64(byRestart[r].Distance)), append(f.H, float64(byRestart[r].HTotal))
+		}
+		fronts = append(fronts, f)
+	}
+	return TradeoffChart{Points: pts, Fronts: fronts, Threshold: threshold, Selected: -1,
+		Title: fmt.Sprintf("Uncertainty against distance (%d explanations)", len(pts))}
+}
