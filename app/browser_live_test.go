@@ -15,20 +15,6 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-// stroke draws one stroke with the mouse through the given pad coordinates.
-func stroke(t *testing.T, ctx context.Context, pts [][2]float64) {
-	t.Helper()
-	r := eval[rect](t, ctx, `(() => { const p = document.getElementById("pad"); p.scrollIntoView({block: "center"});
-		const b = p.getBoundingClientRect(); return {X: b.x, Y: b.y}; })()`)
-	steps := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(chromedp.MousePressed, r.X+pts[0][0], r.Y+pts[0][1], chromedp.ButtonLeft)}
-	for _, p := range pts[1:] {
-		steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved, r.X+p[0], r.Y+p[1], chromedp.ButtonLeft))
-	}
-	last := pts[len(pts)-1]
-	steps = append(steps, chromedp.MouseEvent(chromedp.MouseReleased, r.X+last[0], r.Y+last[1], chromedp.ButtonLeft))
-	do(t, ctx, steps...)
-}
-
 // TestBrowserLivePreview: with live mode on, lifting the pen runs a preview of 24 restarts, equal bit for bit to
 // the native search of the drawing; a stroke drawn while a preview runs cancels and replaces it; with live mode
 // off, strokes run nothing; Explain still runs the full set.

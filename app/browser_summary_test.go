@@ -42,18 +42,7 @@ func shoot(t *testing.T, ctx context.Context, sel, name string) {
 
 // nativeSweep runs every radius of a ladder as its own native search (in parallel) and returns the reaches.
 func nativeSweep(t *testing.T, link string, l clue.Ladder) []clue.Reach {
-	s, err := sharelink.Decode(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := clue.ShippedModels()
-	if err != nil {
-		t.Fatal(err)
-	}
-	prob, err := clue.NewProblem(m, s.Float())
-	if err != nil {
-		t.Fatal(err)
-	}
+	prob, s := nativeProblem(t, link)
 	steps := make([]clue.SweepStep, len(l.Radii))
 	var wg sync.WaitGroup
 	for i := range l.Radii {

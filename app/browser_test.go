@@ -151,21 +151,23 @@ type rect struct{ X, Y float64 }
 
 // drawFour draws, with the mouse, a 4 whose top is nearly closed: a 4 that could be a 9.
 func drawFour(t *testing.T, ctx context.Context) {
-	r := eval[rect](t, ctx, `(() => { const b = document.getElementById("pad").getBoundingClientRect(); return {X: b.x, Y: b.y}; })()`)
-	strokes := [][][2]float64{
-		{{95, 50}, {85, 90}, {78, 130}, {90, 150}, {150, 150}, {190, 148}}, // down the left, across
-		{{180, 45}, {182, 110}, {184, 170}, {186, 240}},                    // the long right stroke
-		{{95, 52}, {136, 48}}, // a top that stops short of closing
+	stroke(t, ctx, [][2]float64{{95, 50}, {85, 90}, {78, 130}, {90, 150}, {150, 150}, {190, 148}}) // down the left, across
+	stroke(t, ctx, [][2]float64{{180, 45}, {182, 110}, {184, 170}, {186, 240}})                    // the long right stroke
+	stroke(t, ctx, [][2]float64{{95, 52}, {136, 48}})                                              // a top that stops short of closing
+}
+
+// stroke draws one stroke with the mouse through the given pad coordinates.
+func stroke(t *testing.T, ctx context.Context, pts [][2]float64) {
+	t.Helper()
+	r := eval[rect](t, ctx, `(() => { const p = document.getElementById("pad"); p.scrollIntoView({block: "center"});
+		const b = p.getBoundingClientRect(); return {X: b.x, Y: b.y}; })()`)
+	steps := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(chromedp.MousePressed, r.X+pts[0][0], r.Y+pts[0][1], chromedp.ButtonLeft)}
+	for _, p := range pts[1:] {
+		steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved, r.X+p[0], r.Y+p[1], chromedp.ButtonLeft))
 	}
-	for _, s := range strokes {
-		steps := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(chromedp.MousePressed, r.X+s[0][0], r.Y+s[0][1], chromedp.ButtonLeft)}
-		for _, p := range s[1:] {
-			steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved, r.X+p[0], r.Y+p[1], chromedp.ButtonLeft))
-		}
-		last := s[len(s)-1]
-		steps = append(steps, chromedp.MouseEvent(chromedp.MouseReleased, r.X+last[0], r.Y+last[1], chromedp.ButtonLeft))
-		do(t, ctx, steps...)
-	}
+	last := pts[len(pts)-1]
+	steps = append(steps, chromedp.MouseEvent(chromedp.MouseReleased, r.X+last[0], r.Y+last[1], chromedp.ButtonLeft))
+	do(t, ctx, steps...)
 }
 
 // pageReport reads the finished run's report from the page.
@@ -179,6 +181,17 @@ func pageReport(t *testing.T, ctx context.Context) clue.Report {
 
 // nativeReport runs the same search natively from a share link.
 func nativeReport(t *testing.T, link string) ([]clue.Explanation, clue.Summary) {
+	prob, s := nativeProblem(t, link)
+	exps, err := clue.Search(context.Background(), prob, s.Params, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exps, clue.Summarize(prob.X0, prob.Z0, prob.Models().BNN.Classes, s.Params, exps)
+}
+
+// nativeProblem is a share link's input on the native engine, with the link's state.
+func nativeProblem(t *testing.T, link string) (*clue.Problem, sharelink.State) {
+	t.Helper()
 	s, err := sharelink.Decode(link)
 	if err != nil {
 		t.Fatal(err)
@@ -191,11 +204,7 @@ func nativeReport(t *testing.T, link string) ([]clue.Explanation, clue.Summary) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	exps, err := clue.Search(context.Background(), prob, s.Params, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exps, clue.Summarize(prob.X0, prob.Z0, m.BNN.Classes, s.Params, exps)
+	return prob, s
 }
 
 func sameJSON(t *testing.T, what string, a, b any) {

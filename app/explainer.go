@@ -385,9 +385,7 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 		return
 	}
 	if busy { // the preview of an earlier drawing: its workers drop it at their next step
-		for k := range e.pending {
-			e.pool.post(k, searchworker.Request{Type: "cancel", ID: e.runID})
-		}
+		e.pool.cancel(e.runID, e.pending)
 		e.superseded++
 	}
 	if p.LambdaD > 0 { // the diversity term couples every restart: one worker runs them all
@@ -504,9 +502,7 @@ func (e *Explainer) cancel(ctx app.Context) {
 	}
 	e.state = "cancelling"
 	id := e.runID
-	for k := range e.pending {
-		e.pool.post(k, searchworker.Request{Type: "cancel", ID: id})
-	}
+	e.pool.cancel(id, e.pending)
 	ctx.After(time.Second, func(ctx app.Context) {
 		if e.runID != id || e.state != "cancelling" {
 			return
@@ -572,9 +568,7 @@ func (e *Explainer) summarise() {
 // dropRun tells the workers to stop a run whose input is gone; its late messages are ignored by their ID.
 func (e *Explainer) dropRun() {
 	if e.state == "running" || e.state == "cancelling" {
-		for k := range e.pending {
-			e.pool.post(k, searchworker.Request{Type: "cancel", ID: e.runID})
-		}
+		e.pool.cancel(e.runID, e.pending)
 		if e.preview {
 			e.superseded++
 		}
@@ -586,11 +580,7 @@ func (e *Explainer) dropRun() {
 // dropSweep forgets the sweep of an earlier input, cancelling it if it still runs.
 func (e *Explainer) dropSweep() {
 	if s := e.sweep; s.running() {
-		for id, i := range s.ids {
-			for k := range s.waiting[i] {
-				e.pool.post(k, searchworker.Request{Type: "cancel", ID: id})
-			}
-		}
+		s.cancel(e.pool)
 	}
 	e.sweep, e.sweepInLink = nil, false
 }

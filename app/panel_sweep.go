@@ -42,6 +42,13 @@ func (s *sweepRun) done() int {
 	return n
 }
 
+// cancel asks every worker still owing a radius to stop it.
+func (s *sweepRun) cancel(p *pool) {
+	for id, i := range s.ids {
+		p.cancel(id, s.waiting[i])
+	}
+}
+
 func (s *sweepRun) running() bool {
 	return s != nil && (s.state == "running" || s.state == "cancelling")
 }
@@ -307,11 +314,7 @@ func (e *Explainer) cancelSweep(ctx app.Context) {
 		return
 	}
 	s.state = "cancelling"
-	for id, i := range s.ids {
-		for k := range s.waiting[i] {
-			e.pool.post(k, searchworker.Request{Type: "cancel", ID: id})
-		}
-	}
+	s.cancel(e.pool)
 	ctx.After(time.Second, func(ctx app.Context) {
 		if e.sweep != s || s.state != "cancelling" {
 			return

@@ -82,6 +82,13 @@ func (p *pool) post(k int, req searchworker.Request) {
 	p.workers[k].js.Call("postMessage", buf, []any{buf})
 }
 
+// cancel asks the given workers to stop search id (each drops it at its next step, or skips it if still queued).
+func (p *pool) cancel(id int, workers map[int]bool) {
+	for k := range workers {
+		p.post(k, searchworker.Request{Type: "cancel", ID: id})
+	}
+}
+
 // bytesOf copies an ArrayBuffer into Go.
 func bytesOf(buf app.Value) []byte {
 	if buf.IsUndefined() || buf.IsNull() || buf.Get("byteLength").IsUndefined() {
