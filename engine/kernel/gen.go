@@ -5,3 +5,8 @@ package kernel
 // the committed matmul.wasm differs from a fresh build.
 //
 //go:generate wat2wasm matmul.wat -o matmul.wasm
+
+// matmul_amd64.s and matmul_amd64_decl.go, the native amd64 kernels, are written by internal/asmgen through
+// mkasm.go. TestAsmUpToDate fails if the committed files differ from a fresh generation.
+//
+//go:generate go run mkasm.go

@@ -1,6 +1,7 @@
-// Package kernel holds the engine's dense matrix-multiply kernel, MatMulAdd, in two bit-identical
-// implementations: a pure-Go one (every platform) and a hand-written WebAssembly SIMD one (matmul.wat, used by
-// js/wasm builds made with the wasmsimd build tag).
+// Package kernel holds the engine's dense matrix-multiply kernel, MatMulAdd, in bit-identical implementations: a
+// pure-Go one (every platform), native amd64 ones in Go assembly (AVX-512 and AVX2, chosen at start-up; see
+// Native), and a hand-written WebAssembly SIMD one (matmul.wat, used by js/wasm builds made with the wasmsimd
+// build tag).
 //
 // # Determinism contract
 //
@@ -22,6 +23,14 @@
 //   - c must not contain -0: callers start c from +0 (a zeroed slice) or from biases (which are never -0). A sum
 //     of float32 values is -0 only if every addend is -0, so c never becomes -0 either.
 //   - a and b must be finite (no Inf or NaN), so 0*b is always ±0.
+//
+// # The native amd64 kernels
+//
+// On amd64 (unless built with the purego tag) MatMulAdd runs an AVX-512 kernel (16 columns per ZMM register) when
+// the CPU has AVX-512F and the OS saves the ZMM state, else an AVX2 kernel (8 columns per YMM register) when it has
+// AVX2, else the pure-Go kernel; Native says which. They vectorise across j and keep the order over p: VMULPS
+// then VADDPS per p step, never a fused multiply-add (see matmul_amd64.go and internal/asmgen). The environment
+// variable DELTACLUE_KERNEL, read at start-up, caps the choice: "go" forces the pure-Go kernel, "avx2" AVX2.
 //
 // # The WebAssembly SIMD kernel
 //
@@ -55,8 +64,9 @@ var WASM []byte
 // It panics if m, k or n is negative or if len(a) < m*k, len(b) < k*n or len(c) < m*n. Elements past those
 // lengths are neither read nor written. If m, k or n is zero it does nothing (after those checks).
 //
-// In a js/wasm build with the wasmsimd tag it runs the WebAssembly SIMD kernel (SIMD is true); elsewhere it runs
-// the same pure-Go kernel as MatMulAddGo. Both give the same bits.
+// In a js/wasm build with the wasmsimd tag it runs the WebAssembly SIMD kernel (SIMD is true); on amd64 the
+// native AVX-512 or AVX2 kernel where the CPU has it (Native names it); elsewhere the same pure-Go kernel as
+// MatMulAddGo. All give the same bits.
 func MatMulAdd(a, b, c []float32, m, k, n int) {
 	a, b, c = check(a, b, c, m, k, n)
 	if m == 0 || k == 0 || n == 0 {
@@ -65,8 +75,8 @@ func MatMulAdd(a, b, c []float32, m, k, n int) {
 	matMulAdd(a, b, c, m, k, n)
 }
 
-// MatMulAddGo is MatMulAdd always using the pure-Go kernel, whatever the build. It exists so that a wasmsimd
-// build can compare the two kernels bit for bit in one binary.
+// MatMulAddGo is MatMulAdd always using the pure-Go kernel, whatever the build and CPU. It is the reference the
+// SIMD kernels (WebAssembly, AVX2, AVX-512) are compared with bit for bit in one binary.
 func MatMulAddGo(a, b, c []float32, m, k, n int) {
 	a, b, c = check(a, b, c, m, k, n)
 	if m == 0 || k == 0 || n == 0 {

@@ -5,10 +5,19 @@ import (
 	"testing"
 )
 
-// benchShapes are the model's products (m, k, n).
+// benchShapes are the model's products (m, k, n): at batch 100 the decoder 16-256-512-784 forward (x·W) and
+// backward (∂out·Wᵀ), the BNN's first layer 784-256 and, once per MC sample, its layers 256-128-10, forward and
+// backward; and the BNN layers with the 20 samples' rows stacked (2000 rows).
 var benchShapes = []shape{
 	{100, 16, 256}, {100, 256, 512}, {100, 512, 784}, {100, 784, 512}, {100, 784, 256},
 	{2000, 256, 128}, {2000, 128, 10}, {2000, 10, 128}, {2000, 128, 256}, {100, 256, 784},
+	{100, 512, 256}, {100, 256, 16}, {100, 256, 128}, {100, 128, 10}, {100, 10, 128}, {100, 128, 256},
+}
+
+// namedKernel is one implementation of MatMulAdd's contract.
+type namedKernel struct {
+	name string
+	f    func(a, b, c []float32, m, k, n int)
 }
 
 // BenchmarkMatMulAdd reports GFLOP/s, counting 2·m·k·n per call, on dense inputs (no zeros in a: the work the
@@ -18,18 +27,35 @@ func BenchmarkMatMulAdd(b *testing.B) { benchKernel(b, MatMulAdd) }
 // BenchmarkMatMulAddGo is the pure-Go kernel in every build (in a wasmsimd build, for comparison with SIMD).
 func BenchmarkMatMulAddGo(b *testing.B) { benchKernel(b, MatMulAddGo) }
 
-func benchKernel(b *testing.B, f func(a, b, c []float32, m, k, n int)) {
+// BenchmarkKernels runs every kernel of this build side by side, shape by shape: "go" (the pure-Go kernel) and
+// the alternatives MatMulAdd can run here (amd64: "avx2" and "avx512" where the CPU has them, whatever
+// DELTACLUE_KERNEL says; a wasmsimd build: "wasmsimd"). Names are Kernels/<m>x<k>x<n>/kernel=<kernel>, so that
+// benchstat -col /kernel puts the kernels side by side.
+func BenchmarkKernels(b *testing.B) {
+	impls := append([]namedKernel{{"go", MatMulAddGo}}, altKernels()...)
 	for _, sh := range benchShapes {
-		m, k, n := sh.m, sh.k, sh.n
-		b.Run(fmt.Sprintf("%dx%dx%d", m, k, n), func(b *testing.B) {
-			rng := xorshift(1)
-			x, y, z := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
-			rng.fill(x, 0)
-			rng.fill(y, 0)
-			for b.Loop() {
-				f(x, y, z, m, k, n)
+		b.Run(fmt.Sprintf("%dx%dx%d", sh.m, sh.k, sh.n), func(b *testing.B) {
+			for _, impl := range impls {
+				b.Run("kernel="+impl.name, func(b *testing.B) { benchShape(b, impl.f, sh) })
 			}
-			b.ReportMetric(2*float64(m)*float64(k)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
+}
+
+func benchKernel(b *testing.B, f func(a, b, c []float32, m, k, n int)) {
+	for _, sh := range benchShapes {
+		b.Run(fmt.Sprintf("%dx%dx%d", sh.m, sh.k, sh.n), func(b *testing.B) { benchShape(b, f, sh) })
+	}
+}
+
+func benchShape(b *testing.B, f func(a, b, c []float32, m, k, n int), sh shape) {
+	m, k, n := sh.m, sh.k, sh.n
+	rng := xorshift(1)
+	x, y, z := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
+	rng.fill(x, 0)
+	rng.fill(y, 0)
+	for b.Loop() {
+		f(x, y, z, m, k, n)
+	}
+	b.ReportMetric(2*float64(m)*float64(k)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

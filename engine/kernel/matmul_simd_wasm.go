@@ -9,6 +9,9 @@ import "unsafe"
 // deltaclue_kernel.matmul_add (see the package documentation).
 const SIMD = true
 
+// Native names the kernel MatMulAdd runs: "wasmsimd" in this build (on amd64 natively: "avx512", "avx2" or "go").
+var Native = "wasmsimd"
+
 // wasmMatMulAdd is matmul.wasm's export "matmul_add", supplied by the host under the import module
 // "deltaclue_kernel". Pointers are passed as i32 byte addresses into Go's linear memory, which the kernel
 // imports; it reads a and b and writes c only, within m*k, k*n and m*n elements, and keeps no reference.

@@ -1,0 +1,9 @@
+//go:build !(js && wasm && wasmsimd) && (!amd64 || purego)
+
+package kernel
+
+// Native names the kernel MatMulAdd runs: "go" (the pure-Go kernel) in this build. On amd64 (without the purego
+// tag) it is "avx512", "avx2" or "go", chosen at start-up; "wasmsimd" in a js/wasm build with the wasmsimd tag.
+var Native = "go"
+
+func matMulAdd(a, b, c []float32, m, k, n int) { matMulAddGo(a, b, c, m, k, n) }
