@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -144,6 +145,26 @@ func TestBrowserFirstVisit(t *testing.T) {
 	site := buildSite(t)
 	srv := servePages(site)
 	defer srv.Close()
+	// With 1 and 2 workers first, each in a fresh browser: a first visit costs the same whatever the pool.
+	for _, n := range []int{1, 2} {
+		fresh := browser(t, chrome)
+		do(t, fresh, chromedp.Navigate(fmt.Sprintf("%s/repo/?workers=%d", srv.URL, n)))
+		waitFor(t, fresh, "the workers", fmt.Sprintf(`window.deltaclue && window.deltaclue.ready == %d`, n), time.Minute)
+		waitCached(t, fresh)
+		hits, sent := srv.snapshot()
+		var total int64
+		for _, b := range sent {
+			total += b
+		}
+		t.Logf("first visit, %d worker(s): %d files, %.2f MB sent; the page's clock (ms): %s", n, len(hits), float64(total)/1e6,
+			eval[string](t, fresh, `JSON.stringify(window.deltaclue.timing)`))
+		for _, f := range []string{"/repo/web/app.wasm", "/repo/web/worker.wasm", "/repo/web/models.bin"} {
+			if hits[f] != 1 {
+				t.Errorf("%d workers: %s crossed the network %d times, want once", n, f, hits[f])
+			}
+		}
+	}
+
 	ctx := browser(t, chrome)
 	start := time.Now()
 	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=4"))

@@ -11,7 +11,6 @@
 package figures
 
 import (
-	"encoding/xml"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -88,9 +87,34 @@ func contrastText(bg string) string {
 // Escape returns s escaped for use as XML character data or inside a double- or single-quoted attribute
 // value: & < > " ' and the white-space controls become references, and characters XML cannot carry (other
 // control characters, invalid UTF-8) become U+FFFD.
+// It writes what encoding/xml's EscapeText writes, without linking encoding/xml into the page.
 func Escape(s string) string {
 	var b strings.Builder
-	_ = xml.EscapeText(&b, []byte(s)) // a strings.Builder never fails
+	for _, r := range s { // invalid UTF-8 comes out of range as U+FFFD
+		switch r {
+		case '"':
+			b.WriteString("&#34;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '\t':
+			b.WriteString("&#x9;")
+		case '\n':
+			b.WriteString("&#xA;")
+		case '\r':
+			b.WriteString("&#xD;")
+		default:
+			if !(r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF) {
+				r = '\uFFFD'
+			}
+			b.WriteRune(r)
+		}
+	}
 	return b.String()
 }
 

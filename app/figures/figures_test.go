@@ -677,3 +677,15 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// TestEscapeIsXMLs: Escape writes what encoding/xml.EscapeText writes, for text full of what XML must escape.
+func TestEscapeIsXMLs(t *testing.T) {
+	for _, s := range []string{"", "plain", `<a href="x">&'</a>`, "tab\tnew\nline\rret", "ctl\x01\x1f\x7f", "bad\xff\xfeutf8",
+		"é ü δ ρ ≤ 😀", "\uFFFE\uFFFF\U0010FFFF", "\ud7ff\ue000"} {
+		var want strings.Builder
+		xml.EscapeText(&want, []byte(s))
+		if got := Escape(s); got != want.String() {
+			t.Errorf("Escape(%q) = %q, xml says %q", s, got, want.String())
+		}
+	}
+}
