@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"testing"
 
@@ -166,19 +167,28 @@ func TestPointStepCount(t *testing.T) {
 	}
 }
 
+// BenchmarkPointStep times one forward and backward pass of the objective at batches of 100, 50, 10 and 1
+// points, with compaction off and on side by side (so that with -count they alternate). GFLOP/s counts the
+// dense multiply-adds (PointStepMultiplyAdds) whether or not compaction skips some.
 func BenchmarkPointStep(b *testing.B) {
-	for _, n := range []int{1, 100} {
-		b.Run(map[int]string{1: "batch1", 100: "batch100"}[n], func(b *testing.B) {
-			o := benchObjective(b, n)
-			v, bnn := loadShipped(b)
-			b.ResetTimer()
-			for range b.N {
-				o.Forward()
-				o.Backward()
-			}
-			flops := 2 * float64(PointStepMultiplyAdds(v, bnn)) * float64(n) * float64(b.N)
-			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/step")
-		})
+	for _, n := range []int{100, 50, 10, 1} {
+		for _, on := range []bool{false, true} {
+			b.Run(fmt.Sprintf("batch%d/compact=%v", n, map[bool]string{false: "off", true: "on"}[on]), func(b *testing.B) {
+				withCompaction(on, func() {
+					o := benchObjective(b, n)
+					v, bnn := loadShipped(b)
+					o.Forward()
+					o.Backward()
+					b.ResetTimer()
+					for range b.N {
+						o.Forward()
+						o.Backward()
+					}
+					flops := 2 * float64(PointStepMultiplyAdds(v, bnn)) * float64(n) * float64(b.N)
+					b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+					b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/step")
+				})
+			})
+		}
 	}
 }

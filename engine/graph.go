@@ -22,12 +22,25 @@ import "fmt"
 // Tensor is a float32 matrix [Rows(), Cols] in row-major order, living in a Graph. Its row count is the
 // graph's batch size times PerPoint (1 for most tensors, K for the BNN's MC-expanded activations, laid out
 // sample-major: row k·batch + i belongs to sample k of point i).
+//
+// With compaction on (compact.go), a hidden tensor that only dense ops and ReLUs read travels packed, and its
+// Data and Grad are then not written: inputs, and tensors that an op other than those reads (every output of
+// the models), always are.
 type Tensor struct {
 	Cols     int
 	PerPoint int
 	Data     []float32 // capacity·PerPoint·Cols values; the first Rows()·Cols are live
 	Grad     []float32 // ∂loss/∂Data, same size; nil when no gradient flows into this tensor
 	g        *Graph
+
+	// Compaction (compact.go): nz lists, on a ReLU's output, the columns it keeps (every column nonzero in some
+	// live row, perhaps more); pk is Data packed to some columns (a ReLU's output: nz; denseSamples' outCols),
+	// gpk Grad packed to a ReLU's nz. needFull is false when every reader reads pk: then Data is not written.
+	nz       *colSet
+	pk, gpk  *pack
+	needFull bool
+	producer op
+	users    []op
 }
 
 // Rows is the tensor's live row count for the graph's current batch.
@@ -53,6 +66,10 @@ type Graph struct {
 	batch    int
 	ops      []op
 	tensors  []*Tensor
+
+	compact bool    // compaction on for this Forward and the Backward after it (compact.go)
+	wired   int     // len(ops) when wire last ran
+	loss    *Tensor // the tensor the last Backward seeded
 }
 
 // NewGraph starts a graph for batches of up to capacity points.
@@ -95,8 +112,63 @@ func (g *Graph) Input(cols int, grad bool) *Tensor { return g.newTensor(cols, 1,
 
 func (g *Graph) add(o op) { g.ops = append(g.ops, o) }
 
+// use records that op o reads tensor t.
+func (g *Graph) use(t *Tensor, o op) { t.users = append(t.users, o) }
+
+// readsPacked reports whether op o reads its input t packed when it can.
+func readsPacked(o op, t *Tensor) bool {
+	switch o := o.(type) {
+	case *denseOp:
+		return o.x == t && t.PerPoint == 1
+	case *denseSamplesOp:
+		return o.x == t
+	case *reluOp:
+		return o.x == t
+	}
+	return false
+}
+
+// wire works out, once the graph is built, where compaction may pass tensors packed (compact.go): a tensor's
+// Data is needed at full width unless every reader reads it packed; a ReLU's output gradient travels packed
+// when its only reader is a dense op, and its input gradient when the ReLU is its only reader and a dense op
+// produced it.
+func (g *Graph) wire() {
+	for _, t := range g.tensors {
+		t.needFull = t.pk == nil || len(t.users) == 0
+		for _, u := range t.users {
+			t.needFull = t.needFull || !readsPacked(u, t)
+		}
+		if t.gpk != nil {
+			t.gpk.on = false
+		}
+	}
+	for _, o := range g.ops {
+		r, ok := o.(*reluOp)
+		if !ok {
+			continue
+		}
+		if h := r.out; h.gpk != nil && len(h.users) == 1 && readsPacked(h.users[0], h) {
+			_, relu := h.users[0].(*reluOp)
+			h.gpk.on = !relu
+		}
+		if x := r.x; x.gpk != nil && len(x.users) == 1 {
+			switch p := x.producer.(type) {
+			case *denseOp:
+				x.gpk.on = p.x.PerPoint == 1
+			case *denseSamplesOp:
+				x.gpk.on = true
+			}
+		}
+	}
+	g.wired = len(g.ops)
+}
+
 // Forward runs every op for the live rows.
 func (g *Graph) Forward() {
+	g.compact = compaction
+	if g.wired != len(g.ops) {
+		g.wire()
+	}
 	for _, o := range g.ops {
 		o.forward()
 	}
@@ -109,8 +181,9 @@ func (g *Graph) Backward(loss *Tensor, weights []float32) {
 	if loss.Grad == nil || loss.Cols != 1 || loss.PerPoint != 1 {
 		panic("engine: Backward needs a per-point scalar loss that depends on a gradient input")
 	}
+	g.loss = loss
 	for _, t := range g.tensors {
-		if t.Grad != nil {
+		if t.Grad != nil && !t.gradPacked() { // a packed gradient's writer starts it from +0
 			clear(t.Grad[:t.Rows()*t.Cols])
 		}
 	}

@@ -144,7 +144,15 @@ type Prediction struct {
 func (b *BNN) Predict(g *Graph, x *Tensor, target []float32) Prediction {
 	h := g.ReLU(g.Dense(x, &b.first))
 	for l, per := range b.samples {
-		h = g.DenseSamples(h, per)
+		// Compaction computes only the units the next layer's mask keeps (the rows of its folded weights that
+		// are not all zero): the others are multiplied by exact zeros.
+		var keep [][]int32
+		if l < len(b.samples)-1 {
+			for k := range per {
+				keep = append(keep, b.samples[l+1][k].nzRows) // nil: all
+			}
+		}
+		h = g.denseSamples(h, per, keep)
 		if l < len(b.samples)-1 {
 			h = g.ReLU(h)
 		}

@@ -18,6 +18,7 @@ type Layer struct {
 	In, Out int
 	W, WT   []float32
 	B       []float32
+	nzRows  []int32 // the rows of W that are not entirely ±0 (nil: all); compaction may skip the others
 }
 
 // NewLayer prepares a dense layer from its weights [in·out] and biases [out]. Biases of -0 become +0: the
@@ -32,12 +33,15 @@ func NewLayer(in, out int, w, b []float32) Layer {
 	for j, v := range b {
 		l.B[j] = v + 0 // -0 + 0 = +0
 	}
+	l.nzRows = nonzeroRows(w, in, out)
 	return l
 }
 
 type denseOp struct {
 	x, out *Tensor
 	l      *Layer
+	fw, bw *prod     // compaction: the products x·W and ∂out·Wᵀ (bw nil without a gradient)
+	ag, cg []float32 // gather scratch
 }
 
 // Dense applies layer l to every row of x.
@@ -46,7 +50,17 @@ func (g *Graph) Dense(x *Tensor, l *Layer) *Tensor {
 		panic("engine: Dense input width does not match the layer")
 	}
 	out := g.newTensor(l.Out, x.PerPoint, x.Grad != nil)
-	g.add(&denseOp{x, out, l})
+	// The forward product gathers only if x can come packed (a ReLU's output, ...) or W has zero rows.
+	o := &denseOp{x: x, out: out, l: l, fw: newProd(l.W, l.In, l.Out, l.nzRows, nil, x.pk != nil)}
+	rows := g.capacity * x.PerPoint
+	o.ag = make([]float32, rows*max(l.In, l.Out))
+	if x.Grad != nil {
+		o.bw = newProd(l.WT, l.Out, l.In, nil, l.nzRows, true)
+		o.cg = make([]float32, rows*l.In)
+	}
+	out.producer = o
+	g.use(x, o)
+	g.add(o)
 	return out
 }
 
@@ -55,7 +69,15 @@ func (o *denseOp) forward() {
 	for r := 0; r < rows; r++ {
 		copy(o.out.Row(r), o.l.B)
 	}
-	kernel.MatMulAdd(o.x.Live(), o.l.W, o.out.Live(), rows, o.l.In, o.l.Out)
+	if !o.x.g.compact {
+		kernel.MatMulAdd(o.x.Live(), o.l.W, o.out.Live(), rows, o.l.In, o.l.Out)
+		return
+	}
+	a := operand{data: o.x.Live()}
+	if o.x.PerPoint == 1 && o.x.dataPacked() {
+		a.data, a.cols = o.x.pk.block(o.x, 0)
+	}
+	o.fw.run(rows, a, operand{data: o.out.Live()}, nil, false, o.ag, o.cg)
 }
 
 func (o *denseOp) backward() {
@@ -63,68 +85,257 @@ func (o *denseOp) backward() {
 		return
 	}
 	rows := o.x.Rows()
-	kernel.MatMulAdd(o.out.Grad[:rows*o.l.Out], o.l.WT, o.x.Grad[:rows*o.l.In], rows, o.l.Out, o.l.In)
+	dy, dx := o.out.Grad[:rows*o.l.Out], o.x.Grad[:rows*o.l.In]
+	if !o.x.g.compact {
+		kernel.MatMulAdd(dy, o.l.WT, dx, rows, o.l.Out, o.l.In)
+		return
+	}
+	a := operand{data: dy}
+	if o.out.gradPacked() { // ∂out, packed by the ReLU that reads out: only its active columns
+		a.data, a.cols = o.out.gpk.block(o.out, 0)
+	}
+	c := operand{data: dx}
+	var wanted []int32
+	hasWanted := false
+	switch {
+	case o.x.gradPacked(): // ∂x, packed for the ReLU that produced x: only its active columns, from +0
+		c.data, c.cols = o.x.gpk.block(o.x, 0)
+		clear(c.data)
+	case o.x.PerPoint == 1 && o.x.dataPacked() && o.x.nz != nil: // x's ReLU reads ∂x only in its active columns
+		wanted, hasWanted = o.x.nz.list(0), true
+	}
+	o.bw.run(rows, a, c, wanted, hasWanted, o.ag, o.cg)
 }
 
 // ---- ReLU ----
 
-type reluOp struct{ x, out *Tensor }
+type reluOp struct {
+	x, out *Tensor
+	acc    []uint32 // per input column: the OR of the output's bits over a block's rows
+	pos    []int32  // the kept columns' positions in the input's rows
+}
 
 // ReLU is max(x, 0) elementwise; NaN passes through (so a bad input shows in the result instead of vanishing).
+//
+// With compaction on, its forward pass also finds, per block, the output columns that are nonzero in some live
+// row (Tensor.nz) and writes the output packed to them (to all of them when at least 7/8 are: then moving the
+// rows costs more than the zeros), and reads its input packed when that is how it comes.
 func (g *Graph) ReLU(x *Tensor) *Tensor {
 	out := g.newTensor(x.Cols, x.PerPoint, x.Grad != nil)
-	g.add(&reluOp{x, out})
+	out.nz = newColSet(x.Cols, x.PerPoint)
+	out.pk = newPack(out.nz, len(out.Data))
+	if x.Grad != nil {
+		out.gpk = newPack(out.nz, len(out.Data))
+		if x.gpk == nil {
+			x.gpk = newPack(out.nz, len(x.Data))
+		}
+	}
+	o := &reluOp{x: x, out: out, acc: make([]uint32, x.Cols), pos: make([]int32, x.Cols)}
+	out.producer = o
+	g.use(x, o)
+	g.add(o)
 	return out
 }
 
 func (o *reluOp) forward() {
-	x, out := o.x.Live(), o.out.Live()
-	out = out[:len(x)]
-	for i, v := range x {
-		if v <= 0 {
-			v = 0
+	if !o.x.g.compact {
+		o.out.pk.on = false
+		x, out := o.x.Live(), o.out.Live()
+		out = out[:len(x)]
+		for i, v := range x {
+			out[i] = math.Float32frombits(reluBits(math.Float32bits(v)))
 		}
-		out[i] = v
+		return
 	}
+	c, b := o.x.Cols, o.x.g.batch
+	for k := 0; k < o.x.PerPoint; k++ {
+		// The input block: full-width rows, or packed ones holding the columns cols.
+		var in []float32
+		var cols []int32
+		w := c
+		if o.x.dataPacked() {
+			in, cols = o.x.pk.block(o.x, k)
+			w = len(cols)
+		} else {
+			in = o.x.Data[k*b*c : (k+1)*b*c]
+		}
+		// One pass: ReLU(x) into the pack, in the input's columns, and per column the OR of the results' bits
+		// (nonzero iff some row is > 0 or NaN).
+		pk := o.out.pk.data[k*b*c : k*b*c+b*w]
+		acc := o.acc[:w]
+		clear(acc)
+		for i := 0; i < b; i++ {
+			row, dst := in[i*w:(i+1)*w], pk[i*w:(i+1)*w]
+			row, dst = row[:len(acc)], dst[:len(acc)]
+			for j, v := range row {
+				u := reluBits(math.Float32bits(v))
+				dst[j] = math.Float32frombits(u)
+				acc[j] |= u
+			}
+		}
+		if o.out.needFull {
+			out := o.out.Data[k*b*c : (k+1)*b*c]
+			if cols == nil {
+				copy(out, pk)
+			} else {
+				clear(out)
+				scatterCols(out, pk, b, c, cols)
+			}
+		}
+		idx, pos, n := o.out.nz.idx[k*c:(k+1)*c], o.pos[:c], 0
+		for j, a := range acc {
+			if a != 0 {
+				pos[n] = int32(j)
+				n++
+			}
+		}
+		if 8*n >= 7*w { // nearly every column is active: keep them all (some +0 throughout) rather than move rows
+			n = w
+			for j := range pos[:w] {
+				pos[j] = int32(j)
+			}
+		} else { // pack the active columns, in place: row i moves to i·n ≤ i·w, column t to t ≤ pos[t]
+			pos := pos[:n]
+			for i := 0; i < b; i++ {
+				src, dst := pk[i*w:(i+1)*w], pk[i*n:(i+1)*n]
+				gatherRow(dst, src, pos)
+			}
+		}
+		for t, j := range pos[:n] {
+			idx[t] = j
+			if cols != nil {
+				idx[t] = cols[j]
+			}
+		}
+		o.out.nz.n[k] = n
+	}
+	o.out.pk.on = true
 }
 
+// reluBits returns the bits of ReLU(v) for the bits u of v: +0 for every v ≤ 0 (-0 and -Inf included), else v
+// itself (a NaN with its bits untouched, as `if v <= 0 { v = 0 }` gives). Integer operations only: no branch to
+// mispredict, and no float max, which Go compiles to a runtime call in WASM.
+func reluBits(u uint32) uint32 {
+	neg := uint32(int32(u) >> 31)                         // all ones if the sign bit is set
+	nan := uint32(int32(0x7f800000-(u&0x7fffffff)) >> 31) // all ones if v is a NaN
+	return u &^ (neg &^ nan)
+}
+
+// backward: ∂x += ∂out where x > 0. Packed (compaction), only the active columns exist: the output's values
+// there (ReLU(x) > 0 exactly when x > 0) mask ∂out, which comes packed when the reader of the output wrote it
+// so, into ∂x, packed when x's producer reads it so. That packed ∂x is written, not added to +0 (the ReLU is its
+// only writer), so a ∂out of -0 stays -0 where the sum would give +0: invisible, as the packed ∂x only ever
+// meets the kernel as its a operand, where a zero's products are ±0 or skipped.
 func (o *reluOp) backward() {
 	if o.x.Grad == nil {
 		return
 	}
-	n := o.x.Rows() * o.x.Cols
-	x, dx, dout := o.x.Data[:n], o.x.Grad[:n], o.out.Grad[:n]
-	for i, v := range x {
-		if v > 0 {
-			dx[i] += dout[i]
+	if !o.x.g.compact {
+		n := o.x.Rows() * o.x.Cols
+		x, dx, dout := o.x.Data[:n], o.x.Grad[:n], o.out.Grad[:n]
+		for i, v := range x {
+			if v > 0 {
+				dx[i] += dout[i]
+			}
+		}
+		return
+	}
+	c, b := o.x.Cols, o.x.g.batch
+	for k := 0; k < o.x.PerPoint; k++ {
+		h, idx := o.out.pk.block(o.out, k)
+		n := len(idx)
+		var dout []float32
+		if o.out.gradPacked() {
+			dout, _ = o.out.gpk.block(o.out, k)
+		}
+		var dxp []float32
+		if o.x.gradPacked() {
+			dxp, _ = o.x.gpk.block(o.x, k)
+		}
+		for i := 0; i < b; i++ {
+			hr := h[i*n : (i+1)*n]
+			r := k*b + i
+			switch {
+			case dout != nil && dxp != nil:
+				d, dx := dout[i*n:(i+1)*n], dxp[i*n:(i+1)*n]
+				d, dx = d[:len(hr)], dx[:len(hr)]
+				for t, v := range hr {
+					dx[t] = masked(d[t], v)
+				}
+			case dxp != nil:
+				d, dx := o.out.Grad[r*c:(r+1)*c], dxp[i*n:(i+1)*n]
+				dx = dx[:len(hr)]
+				for t, v := range hr {
+					dx[t] = masked(d[idx[t]], v)
+				}
+			default:
+				dx := o.x.Grad[r*c : (r+1)*c]
+				for t, v := range hr {
+					var d float32
+					if dout != nil {
+						d = dout[i*n+t]
+					} else {
+						d = o.out.Grad[r*c+int(idx[t])]
+					}
+					dx[idx[t]] += masked(d, v)
+				}
+			}
 		}
 	}
+}
+
+// masked is d where v > 0 and +0 elsewhere (NaN v included), without a branch.
+func masked(d, v float32) float32 {
+	var m uint32
+	if v > 0 {
+		m = ^uint32(0)
+	}
+	return math.Float32frombits(math.Float32bits(d) & m)
 }
 
 // ---- sigmoid ----
 
 type sigmoidOp struct {
-	x, out *Tensor
-	e      []float32 // e^{−|x|}, kept for the backward pass
+	x, out  *Tensor
+	e       []float32 // e^{−|x|}, kept for the backward pass
+	arg, ex []float64 // scratch: a chunk of −|x| and of e^{−|x|}
 }
+
+// sigmoidChunk is how many exponentials the sigmoid hands fmath.ExpTo at once.
+const sigmoidChunk = 256
 
 // Sigmoid is 1/(1+e^-x) elementwise.
 func (g *Graph) Sigmoid(x *Tensor) *Tensor {
 	out := g.newTensor(x.Cols, x.PerPoint, x.Grad != nil)
-	g.add(&sigmoidOp{x, out, make([]float32, len(out.Data))})
+	o := &sigmoidOp{x: x, out: out, e: make([]float32, len(out.Data)),
+		arg: make([]float64, sigmoidChunk), ex: make([]float64, sigmoidChunk)}
+	g.use(x, o)
+	g.add(o)
 	return out
 }
 
+// forward: σ(x) = 1/(1+e^{−|x|}) for x ≥ 0 and e^{−|x|}/(1+e^{−|x|}) for x < 0 (NaN: the first), one division
+// either way, the exponentials a chunk at a time (fmath.ExpTo: the bits of fmath.Exp).
 func (o *sigmoidOp) forward() {
 	x, out := o.x.Live(), o.out.Live()
 	out, e := out[:len(x)], o.e[:len(x)]
-	for i, v := range x {
-		ei := fmath.Exp(-math.Abs(float64(v)))
-		s := 1 / (1 + ei)
-		if v < 0 {
-			s = ei / (1 + ei)
+	one := math.Float64bits(1)
+	for start := 0; start < len(x); start += sigmoidChunk {
+		xs := x[start:min(start+sigmoidChunk, len(x))]
+		arg, ex := o.arg[:len(xs)], o.ex[:len(xs)]
+		for i, v := range xs {
+			arg[i] = -math.Abs(float64(v))
 		}
-		out[i], e[i] = float32(s), float32(ei)
+		fmath.ExpTo(ex, arg)
+		os, es := out[start:start+len(xs)], e[start:start+len(xs)]
+		for i, v := range xs {
+			ei := ex[i]
+			num := one // the numerator's bits, chosen without a branch
+			if v < 0 {
+				num = math.Float64bits(ei)
+			}
+			os[i], es[i] = float32(math.Float64frombits(num)/(1+ei)), float32(ei)
+		}
 	}
 }
 
@@ -145,8 +356,12 @@ func (o *sigmoidOp) backward() {
 // ---- dense per MC sample: block k = x(k)·W_k + b ----
 
 type denseSamplesOp struct {
-	x, out *Tensor
-	layers []Layer // one per MC sample
+	x, out  *Tensor
+	layers  []Layer   // one per MC sample
+	outCols [][]int32 // compaction: per sample, the output columns computed (nil: all of them)
+	bias    []float32 // with outCols: sample k's biases at those columns, packed, at bias[k·Out:]
+	fw, bw  []*prod   // compaction, per sample: x(k)·W_k and ∂out_k·W_kᵀ (bw nil without a gradient)
+	ag, cg  []float32 // gather scratch
 }
 
 // DenseSamples applies layer k to MC sample k: out [K·batch, Out] is sample-major (row k·batch + i belongs to
@@ -154,6 +369,14 @@ type denseSamplesOp struct {
 // With layers[k] = diag(mask_k)·W, this is how the K MC-dropout networks differ: a dropout mask on a layer's
 // input is folded into that layer's weights, so no masked copy of the activations is ever made.
 func (g *Graph) DenseSamples(x *Tensor, layers []Layer) *Tensor {
+	return g.denseSamples(x, layers, nil)
+}
+
+// denseSamples is DenseSamples that, with compaction on, computes only the output columns outCols[k] of sample
+// k (all of them if outCols or outCols[k] is nil), writes them packed (Tensor.pk) and takes the others as +0.
+// The caller promises that whatever reads the output ignores those columns (the BNN: the next layer's weights
+// are zero in those rows).
+func (g *Graph) denseSamples(x *Tensor, layers []Layer, outCols [][]int32) *Tensor {
 	if x.PerPoint != 1 && x.PerPoint != len(layers) {
 		panic("engine: DenseSamples input is neither per point nor per sample")
 	}
@@ -163,7 +386,44 @@ func (g *Graph) DenseSamples(x *Tensor, layers []Layer) *Tensor {
 		}
 	}
 	out := g.newTensor(layers[0].Out, len(layers), x.Grad != nil)
-	g.add(&denseSamplesOp{x, out, layers})
+	o := &denseSamplesOp{x: x, out: out, layers: layers}
+	in, n := layers[0].In, layers[0].Out
+	if outCols != nil {
+		o.outCols = make([][]int32, len(layers))
+		cs := newColSet(n, len(layers))
+		o.bias = make([]float32, len(layers)*n)
+		for k := range layers {
+			oc := outCols[k]
+			if oc == nil {
+				oc = make([]int32, n)
+				for j := range oc {
+					oc[j] = int32(j)
+				}
+			}
+			o.outCols[k] = oc
+			cs.n[k] = copy(cs.idx[k*n:(k+1)*n], oc)
+			for t, j := range oc {
+				o.bias[k*n+t] = layers[k].B[j]
+			}
+		}
+		out.pk = newPack(cs, len(out.Data))
+	}
+	for k := range layers {
+		l := &layers[k]
+		var oc []int32
+		if o.outCols != nil {
+			oc = o.outCols[k]
+		}
+		o.fw = append(o.fw, newProd(l.W, in, n, l.nzRows, oc, x.pk != nil))
+		if x.Grad != nil {
+			o.bw = append(o.bw, newProd(l.WT, n, in, oc, l.nzRows, true))
+		}
+	}
+	o.ag = make([]float32, g.capacity*max(in, n))
+	o.cg = make([]float32, g.capacity*max(in, n))
+	out.producer = o
+	g.use(x, o)
+	g.add(o)
 	return out
 }
 
@@ -182,13 +442,41 @@ func block(t *Tensor, k int, grad bool) []float32 {
 
 func (o *denseSamplesOp) forward() {
 	b := o.x.g.batch
+	compact := o.x.g.compact
+	if o.out.pk != nil {
+		o.out.pk.on = compact
+	}
 	for k := range o.layers {
 		l := &o.layers[k]
 		out := block(o.out, k, false)
-		for r := 0; r < b; r++ {
-			copy(out[r*l.Out:(r+1)*l.Out], l.B)
+		if !compact {
+			for r := 0; r < b; r++ {
+				copy(out[r*l.Out:(r+1)*l.Out], l.B)
+			}
+			kernel.MatMulAdd(block(o.x, k, false), l.W, out, b, l.In, l.Out)
+			continue
 		}
-		kernel.MatMulAdd(block(o.x, k, false), l.W, out, b, l.In, l.Out)
+		a := operand{data: block(o.x, k, false)}
+		if o.x.dataPacked() {
+			a.data, a.cols = o.x.pk.block(o.x, k)
+		}
+		c := operand{data: out}
+		if o.outCols != nil { // packed: only the units the next layer keeps, from their biases
+			c.data, c.cols = o.out.pk.block(o.out, k)
+			n := len(c.cols)
+			for r := 0; r < b; r++ {
+				copy(c.data[r*n:(r+1)*n], o.bias[k*l.Out:k*l.Out+n])
+			}
+		} else {
+			for r := 0; r < b; r++ {
+				copy(out[r*l.Out:(r+1)*l.Out], l.B)
+			}
+		}
+		o.fw[k].run(b, a, c, nil, false, o.ag, o.cg)
+		if o.outCols != nil && o.out.needFull {
+			clear(out)
+			scatterCols(out, c.data, b, l.Out, c.cols)
+		}
 	}
 }
 
@@ -200,7 +488,31 @@ func (o *denseSamplesOp) backward() {
 	b := o.x.g.batch
 	for k := range o.layers {
 		l := &o.layers[k]
-		kernel.MatMulAdd(block(o.out, k, true), l.WT, block(o.x, k, true), b, l.Out, l.In)
+		dy, dx := block(o.out, k, true), block(o.x, k, true)
+		if !o.x.g.compact {
+			kernel.MatMulAdd(dy, l.WT, dx, b, l.Out, l.In)
+			continue
+		}
+		a := operand{data: dy}
+		if o.out.gradPacked() {
+			a.data, a.cols = o.out.gpk.block(o.out, k)
+		}
+		c := operand{data: dx}
+		var wanted []int32
+		hasWanted := false
+		switch {
+		case o.x.gradPacked():
+			c.data, c.cols = o.x.gpk.block(o.x, k)
+			if k == 0 || o.x.PerPoint != 1 { // a shared x sums the samples in order k = 0, 1, …, from +0
+				clear(c.data)
+			}
+		case o.x.dataPacked() && o.x.nz != nil:
+			wanted, hasWanted = o.x.nz.list(0), true
+			if o.x.PerPoint != 1 {
+				wanted = o.x.nz.list(k)
+			}
+		}
+		o.bw[k].run(b, a, c, wanted, hasWanted, o.ag, o.cg)
 	}
 }
 
@@ -217,7 +529,9 @@ func (g *Graph) L1(x *Tensor, target []float32) *Tensor {
 		panic("engine: L1 target width does not match")
 	}
 	out := g.newTensor(1, x.PerPoint, x.Grad != nil)
-	g.add(&l1Op{x, out, target})
+	o := &l1Op{x, out, target}
+	g.use(x, o)
+	g.add(o)
 	return out
 }
 
@@ -279,7 +593,11 @@ func (g *Graph) Sum(terms ...Term) *Tensor {
 		grad = grad || t.X.Grad != nil
 	}
 	out := g.newTensor(1, terms[0].X.PerPoint, grad)
-	g.add(&sumOp{append([]Term(nil), terms...), out})
+	o := &sumOp{append([]Term(nil), terms...), out}
+	for _, t := range terms {
+		g.use(t.X, o)
+	}
+	g.add(o)
 	return out
 }
 

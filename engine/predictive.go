@@ -33,6 +33,7 @@ type predictiveOp struct {
 	logp, p                     []float64 // log p_k and p_k, [K·capacity·C]
 	pbar, logpbar               []float64 // [capacity·C]
 	gp                          []float64 // backward scratch [C]
+	arg, ex, hi                 []float64 // forward scratch: one point's K·C exponents and exponentials, K maxima
 }
 
 // minProb64 keeps log p̄ finite when every sample's probability of a class underflows.
@@ -48,7 +49,7 @@ func (g *Graph) Predictive(logits *Tensor, target []float32) Prediction {
 		samples: g.newTensor(c, k, false), probs: g.newTensor(c, 1, grad),
 		total: g.newTensor(1, 1, grad), aleatoric: g.newTensor(1, 1, grad), epistemic: g.newTensor(1, 1, grad),
 		logp: make([]float64, g.capacity*k*c), p: make([]float64, g.capacity*k*c), pbar: make([]float64, g.capacity*c), logpbar: make([]float64, g.capacity*c),
-		gp: make([]float64, c)}
+		gp: make([]float64, c), arg: make([]float64, k*c), ex: make([]float64, k*c), hi: make([]float64, k)}
 	if target != nil {
 		if len(target) != c && len(target) != g.capacity*c {
 			panic("engine: Predictive target is neither one row nor one row per point")
@@ -59,37 +60,58 @@ func (g *Graph) Predictive(logits *Tensor, target []float32) Prediction {
 			o.target[j] = float64(v)
 		}
 	}
+	g.use(logits, o)
 	g.add(o)
 	return Prediction{Probs: o.probs, Samples: o.samples, Total: o.total, Aleatoric: o.aleatoric,
 		Epistemic: o.epistemic, CrossEnt: o.crossEnt}
 }
 
+// forward: per point, log-softmax of each sample's logits (max, Σ e^{x−max}, log-sum-exp), then p_k, p̄ and the
+// entropies. The exponentials of a point's K samples go to fmath.ExpTo together (two batches: e^{x−max}, then
+// e^{log p}); every sum runs in the same order as one sample and one class at a time would.
 func (o *predictiveOp) forward() {
 	b, c, k := o.logits.g.batch, o.logits.Cols, o.logits.PerPoint
 	invK := 1 / float64(k)
+	arg, ex := o.arg[:k*c], o.ex[:k*c]
 	for i := 0; i < b; i++ {
 		pbar, logpbar := o.pbar[i*c:(i+1)*c], o.logpbar[i*c:(i+1)*c]
 		clear(pbar)
-		var ha float64
 		for s := 0; s < k; s++ {
-			r := s*b + i
-			x, logp, p64, p32 := o.logits.Row(r), o.logp[r*c:(r+1)*c], o.p[r*c:(r+1)*c], o.samples.Row(r)
+			x := o.logits.Row(s*b + i)
 			hi := x[0]
 			for _, v := range x {
 				if v > hi {
 					hi = v
 				}
 			}
-			var sum float64
-			for _, v := range x {
-				sum += fmath.Exp(float64(v - hi))
-			}
-			lse := float64(hi) + fmath.Log(sum)
-			var h float64
+			o.hi[s] = float64(hi)
+			a := arg[s*c : (s+1)*c]
 			for j, v := range x {
-				lp := float64(v) - lse
-				p := fmath.Exp(lp)
-				logp[j], p64[j] = lp, p
+				a[j] = float64(v - hi)
+			}
+		}
+		fmath.ExpTo(ex, arg)
+		for s := 0; s < k; s++ {
+			var sum float64
+			for _, e := range ex[s*c : (s+1)*c] {
+				sum += e
+			}
+			lse := o.hi[s] + fmath.Log(sum)
+			a := arg[s*c : (s+1)*c]
+			for j, v := range o.logits.Row(s*b + i) {
+				a[j] = float64(v) - lse // log p_kj
+			}
+		}
+		fmath.ExpTo(ex, arg)
+		var ha float64
+		for s := 0; s < k; s++ {
+			r := s*b + i
+			logp, p64, p32 := o.logp[r*c:(r+1)*c], o.p[r*c:(r+1)*c], o.samples.Row(r)
+			copy(logp, arg[s*c:(s+1)*c])
+			copy(p64, ex[s*c:(s+1)*c])
+			var h float64
+			for j, p := range p64 {
+				lp := logp[j]
 				p32[j] = float32(p)
 				pbar[j] += p
 				h -= p * lp
@@ -101,7 +123,11 @@ func (o *predictiveOp) forward() {
 		target := o.targetRow(i)
 		for j := range pbar {
 			pbar[j] *= invK
-			logpbar[j] = fmath.Log(max(pbar[j], minProb64))
+			q := pbar[j]
+			if q < minProb64 { // max(q, minProb64) without the float max, a runtime call in WASM
+				q = minProb64
+			}
+			logpbar[j] = fmath.Log(q)
 			if pbar[j] > 0 {
 				ht -= pbar[j] * logpbar[j]
 			}

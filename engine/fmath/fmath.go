@@ -53,6 +53,44 @@ func Exp(x float64) float64 {
 	return math.Ldexp(y, k)
 }
 
+// ExpTo sets dst[i] = Exp(src[i]) for i < len(src): the same bits as Exp, computed with Exp's steps written out
+// in the loop (no call per element), so that the processor overlaps consecutive elements. dst must be at least
+// as long as src.
+func ExpTo(dst, src []float64) {
+	const (
+		p1 = 1.66666666666666657415e-01
+		p2 = -2.77777777770155933842e-03
+		p3 = 6.61375632143793436117e-05
+		p4 = -1.65339022054652515390e-06
+		p5 = 4.13813679705723846039e-08
+	)
+	dst = dst[:len(src)]
+	for i, x := range src {
+		// Exp's special cases (NaN, overflow, underflow, |x| < 2^-28) go to Exp itself.
+		if !(x >= underflow && x <= overflow) || (-nearZero < x && x < nearZero) {
+			dst[i] = Exp(x)
+			continue
+		}
+		var k int
+		if x < 0 {
+			k = int(log2e*x - 0.5)
+		} else {
+			k = int(log2e*x + 0.5)
+		}
+		hi := x - float64(k)*ln2Hi
+		lo := float64(k) * ln2Lo
+		r := hi - lo
+		t := r * r
+		c := r - t*(p1+t*(p2+t*(p3+t*(p4+t*p5))))
+		y := 1 - ((lo - (r*c)/(2-c)) - hi)
+		if k >= -1021 && k <= 1023 {
+			dst[i] = y * math.Float64frombits(uint64(k+1023)<<52)
+		} else {
+			dst[i] = math.Ldexp(y, k)
+		}
+	}
+}
+
 // Log returns the natural logarithm of x. Log(0) = -Inf, Log(x < 0) = NaN, Log(+Inf) = +Inf.
 func Log(x float64) float64 {
 	switch {

@@ -82,3 +82,52 @@ func TestSigmoidSoftplusStable(t *testing.T) {
 		}
 	}
 }
+
+// ExpTo is Exp on a slice: the same bits for every input, special values and range edges included.
+func TestExpToIsExp(t *testing.T) {
+	r := rng.New(3)
+	xs := []float64{0, math.Copysign(0, -1), 1, -1, 1e-9, -1e-9, 1.0 / (1 << 28), -1.0 / (1 << 28), 1.0/(1<<28) + 1e-25,
+		709.782712893383973096, 709.79, -745.13321910194110842, -745.14, -708.4, -708.3, -720, 700,
+		math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64, math.MaxFloat64}
+	for i := 0; i < 300000; i++ {
+		switch i % 4 {
+		case 0:
+			xs = append(xs, (r.Float64()*2-1)*750)
+		case 1:
+			xs = append(xs, (r.Float64()*2-1)*30)
+		case 2:
+			xs = append(xs, -r.Float64()*110) // the sigmoid's e^{-|x|} of float32 logits
+		default:
+			xs = append(xs, float64(float32(r.Norm()*5)))
+		}
+	}
+	got := make([]float64, len(xs))
+	ExpTo(got, xs)
+	for i, x := range xs {
+		if want := Exp(x); math.Float64bits(got[i]) != math.Float64bits(want) {
+			t.Fatalf("ExpTo(%v) = %v, Exp = %v", x, got[i], want)
+		}
+	}
+}
+
+func BenchmarkExp(b *testing.B) {
+	xs := make([]float64, 1024)
+	for i := range xs {
+		xs[i] = -float64(i%200) * 0.1
+	}
+	out := make([]float64, len(xs))
+	b.Run("Exp", func(b *testing.B) {
+		for range b.N {
+			for i, x := range xs {
+				out[i] = Exp(x)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/exp")
+	})
+	b.Run("ExpTo", func(b *testing.B) {
+		for range b.N {
+			ExpTo(out, xs)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/exp")
+	})
+}
