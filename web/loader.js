@@ -5,8 +5,33 @@
 // the network once and the page works offline afterwards.
 "use strict";
 
+// The downloads and compiles start as soon as the page's head runs this script, while app.wasm still loads:
+// the page's Go asks for them once it runs, and takes what has already come.
+const deltaclueEarly = {};
+for (const name of ["worker.wasm", "matmul.wasm", "models.bin"]) {
+  const url = new URL(name, document.currentScript ? document.currentScript.src : location.href).href;
+  const response = fetch(url).catch(() => null); // a failure is fetched again, and reported, below
+  const module = name.endsWith(".wasm") ?
+    response.then((r) => r && r.ok ? WebAssembly.compileStreaming(r.clone()) : null).catch(() => null) : null;
+  deltaclueEarly[url] = { response, module };
+}
+
 window.deltaclueLoad = async function (urls, cacheName, onProgress) {
   const cache = ("caches" in window) ? await caches.open(cacheName).catch(() => null) : null;
+  const name = (url) => new URL(url, location.href).pathname.split("/").pop();
+  // early takes what this script started for url, if anything.
+  const early = (url) => {
+    const abs = new URL(url, location.href).href;
+    const e = deltaclueEarly[abs];
+    delete deltaclueEarly[abs];
+    return e;
+  };
+  // keep puts a response into the cache unless the file is there already.
+  const keep = async (url, response) => {
+    if (cache && !(await cache.match(url, { ignoreSearch: true }))) {
+      await cache.put(url, response).catch(() => {});
+    }
+  };
   // get answers from the cache if the file is there, else from the network, keeping a copy in the cache.
   const get = async (url) => {
     const hit = cache && await cache.match(url, { ignoreSearch: true });
@@ -17,19 +42,25 @@ window.deltaclueLoad = async function (urls, cacheName, onProgress) {
     if (!response.ok) {
       throw new Error(url + ": HTTP " + response.status);
     }
-    if (cache) {
-      await cache.put(url, response.clone()).catch(() => {});
-    }
+    await keep(url, response.clone());
     return response;
   };
-  const name = (url) => new URL(url, location.href).pathname.split("/").pop();
   const compile = async (url) => {
-    const response = await get(url);
+    const e = early(url);
+    const response = e && await e.response;
+    if (response && response.ok) {
+      keep(url, response); // not awaited: writing the cache must not delay the workers
+      const module = await e.module;
+      if (module) {
+        return module;
+      }
+    }
     try {
+      const fresh = await get(url);
       try {
-        return await WebAssembly.compileStreaming(response.clone());
+        return await WebAssembly.compileStreaming(fresh.clone());
       } catch (err) { // a server that does not say application/wasm
-        return await WebAssembly.compile(await response.arrayBuffer());
+        return await WebAssembly.compile(await fresh.arrayBuffer());
       }
     } catch (err) {
       if (cache) {
@@ -39,7 +70,13 @@ window.deltaclueLoad = async function (urls, cacheName, onProgress) {
     }
   };
   const download = async (url) => {
-    const response = await get(url);
+    const e = early(url);
+    let response = e && await e.response;
+    if (response && response.ok) {
+      keep(url, response.clone());
+    } else {
+      response = await get(url);
+    }
     if (!response.body) {
       return await response.arrayBuffer();
     }
