@@ -346,6 +346,22 @@ func TestBrowserBadLinks(t *testing.T) {
 			t.Errorf("%.40s: the link's text became markup", frag)
 		}
 	}
+	// A v1 link (no checksum) still opens, with a quiet note (made with older models, it also says so).
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=1&case=v1#"+v1Link(t)))
+	note := waitFor(t, ctx, "the v1 note", `document.getElementById("link-note") && document.getElementById("link-note").textContent`, 30*time.Second)
+	if !strings.Contains(note, "no checksum") {
+		t.Errorf("a v1 link: %s", note)
+	}
+}
+
+// v1Link is a real link of the first format (no checksum), made by an earlier build (app/sharelink's fixture).
+func v1Link(t *testing.T) string {
+	t.Helper()
+	const link = "v1.cnFmtDRggAGHFAZGCOuDPQMa2CHX-jpwxzwMcYZZM0Fgp30KA3O1yDr3h1Ut9n9WfrzkmxRgz8xgDAaXobpUHBgZBjXwXPvv3_IgNmxSRX_-gcASR0wp-9__VvWAJH9loUvJPf23mJ3R4tSrf_9--qCb-O8-B4gWK_3w76cuqrYP_zKgzKyf_1ZzIsvZ_bsN51_6988NWa7h31o4W__Nv-vIctv-VSM4G_-9QZZ7iyxnjyr37p8ygqPy7y2KvtNMyHKoZp5E4liiuuXtM2E4m-syqh_e_quDs5f-eyiHLDfj33MlCEu05cdPG5QwU3r5bxWIli549O-DN1pYu__-OjMr9-D_f__uaGHEXyUkau9msWOJd7_19_ct82emccIDBAAA__8"
+	if s, err := sharelink.Decode(link); err != nil || s.Version != 1 {
+		t.Fatalf("the v1 fixture: %v", err)
+	}
+	return link
 }
 
 // artifacts is where the test leaves its screenshot: $E2E_ARTIFACTS, or the system's temporary folder.
