@@ -36,8 +36,9 @@ func TestBrowserLivePreview(t *testing.T) {
 	// A stroke while a preview runs replaces it (retried: a fast preview may finish before the stroke lands).
 	extra := [][][2]float64{{{95, 52}, {136, 48}}, {{140, 48}, {160, 46}}, {{100, 200}, {104, 204}}, {{60, 60}, {64, 64}}}
 	for i := 0; i < len(extra) && eval[int](t, ctx, `window.deltaclue.superseded`) == 0; i++ {
+		before := eval[int](t, ctx, `window.deltaclue.runID`)
 		stroke(t, ctx, extra[i])
-		waitFor(t, ctx, "a preview running", `window.deltaclue.preview && window.deltaclue.state == "running"`, 10*time.Second)
+		waitFor(t, ctx, "a new preview", fmt.Sprintf(`window.deltaclue.preview && window.deltaclue.runID > %d`, before), 10*time.Second)
 		stroke(t, ctx, [][2]float64{{200 + float64(i), 250}, {204 + float64(i), 254}})
 	}
 	if n := eval[int](t, ctx, `window.deltaclue.superseded`); n == 0 {

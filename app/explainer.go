@@ -405,6 +405,7 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 	e.updateLink()
 	e.scheduleRedraw(ctx)
 	e.watch(ctx, e.runID)
+	e.publish()
 }
 
 // WorkerSilence is how long a worker with work may say nothing before the page takes it for dead: it sends a
