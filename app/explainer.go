@@ -482,7 +482,7 @@ func (e *Explainer) schedulePreview(ctx app.Context) {
 	}
 	e.previewSeq++
 	seq, penUp := e.previewSeq, time.Now()
-	ctx.After(120*time.Millisecond, func(ctx app.Context) {
+	ctx.After(60*time.Millisecond, func(ctx app.Context) {
 		if seq != e.previewSeq || e.x0 == nil || (e.state == "running" || e.state == "cancelling") && !e.preview {
 			return
 		}

@@ -206,7 +206,7 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 		// Finished restarts go out in batches, between steps: one message per restart would cost the page more
 		// than the search.
 		var batch []clue.Explanation
-		last := time.Now()
+		last := time.Now().Add(-ResultsEvery) // the first result goes out at the first step boundary after it
 		flush := func() {
 			if len(batch) > 0 {
 				send(Response{Type: "results", ID: req.ID, Explanations: batch})
