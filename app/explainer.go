@@ -221,10 +221,10 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		if r.ID != e.runID || (e.state != "running" && e.state != "cancelling") {
 			return
 		}
-		if len(e.results) == 0 {
+		first := len(e.results) == 0
+		if first {
 			e.firstResult = time.Since(e.started)
 		}
-		first := len(e.results) == 0
 		for _, x := range r.Explanations {
 			e.got[x.Restart] = true
 		}
@@ -303,7 +303,7 @@ func (e *Explainer) clearResults() {
 
 // openPendingLink runs a shared link once every worker is up, so that it gets the whole pool.
 func (e *Explainer) openPendingLink(ctx app.Context) {
-	if e.pendingLink == nil || e.pool == nil || e.ready != len(e.pool.workers) || e.state == "running" || e.state == "cancelling" {
+	if e.pendingLink == nil || e.pool == nil || e.ready != len(e.pool.workers) || e.running() {
 		return
 	}
 	link := *e.pendingLink
@@ -376,18 +376,14 @@ func (e *Explainer) run(ctx app.Context) {
 // start runs a search with parameters p on every ready worker, each with its share of the restarts. It replaces
 // a live preview still running (with a newer preview, or with the full set); nothing interrupts a full set.
 func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
-	busy := e.state == "running" || e.state == "cancelling"
-	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || (busy && !e.preview) {
+	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || (e.running() && !e.preview) {
 		return
 	}
 	workers := e.pool.ready()
 	if len(workers) == 0 {
 		return
 	}
-	if busy { // the preview of an earlier drawing: its workers drop it at their next step
-		e.pool.cancel(e.runID, e.pending)
-		e.superseded++
-	}
+	e.dropRun()        // the preview of an earlier drawing, if one runs: its workers drop it at their next step
 	if p.LambdaD > 0 { // the diversity term couples every restart: one worker runs them all
 		workers = workers[:1]
 	}
@@ -441,10 +437,7 @@ func (e *Explainer) recoverWorker(ctx app.Context, k int, why string) {
 	e.restarted++
 	if e.crashes >= 3 {
 		for j := range e.pending {
-			if e.pool.workers[j].ready {
-				e.ready--
-			}
-			e.pool.restart(j) // leave no half-dead worker behind
+			e.replaceWorker(j) // leave no half-dead worker behind
 		}
 		e.pending, e.resend = map[int]bool{}, map[int][]int{}
 		e.runErr = fmt.Sprintf("search workers failed three times in a row (the last %s), so the run is stopped rather than retried "+
@@ -462,10 +455,7 @@ func (e *Explainer) recoverWorker(ctx app.Context, k int, why string) {
 			}
 		}
 	}
-	if e.pool.workers[k].ready {
-		e.ready--
-	}
-	e.pool.restart(k)
+	e.replaceWorker(k)
 	e.resend[k] = owed
 	e.restartNote = fmt.Sprintf("Search worker %d %s and was restarted; it is recomputing the %d restarts it owed, "+
 		"so the set will be the same.", k+1, why, len(owed))
@@ -483,7 +473,7 @@ func (e *Explainer) schedulePreview(ctx app.Context) {
 	e.previewSeq++
 	seq, penUp := e.previewSeq, time.Now()
 	ctx.After(60*time.Millisecond, func(ctx app.Context) {
-		if seq != e.previewSeq || e.x0 == nil || (e.state == "running" || e.state == "cancelling") && !e.preview {
+		if seq != e.previewSeq || e.x0 == nil || e.running() && !e.preview {
 			return
 		}
 		p := e.params
@@ -509,8 +499,7 @@ func (e *Explainer) cancel(ctx app.Context) {
 			return
 		}
 		for k := range e.pending {
-			e.pool.restart(k)
-			e.ready--
+			e.replaceWorker(k)
 			delete(e.pending, k)
 		}
 		e.maybeFinish(ctx)
@@ -560,7 +549,7 @@ func (e *Explainer) summarise() {
 	e.cards = clue.ModeCards(e.results, s)
 	e.sentence = clue.Describe(e.inspect.Prediction, e.results, s, e.runParams)
 	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
-	if streaming := e.state == "running" || e.state == "cancelling"; !streaming || time.Since(e.figuresAt) >= time.Second {
+	if !e.running() || time.Since(e.figuresAt) >= time.Second {
 		e.refreshFigures()
 		e.figuresAt = time.Now()
 	}
@@ -568,7 +557,7 @@ func (e *Explainer) summarise() {
 
 // dropRun tells the workers to stop a run whose input is gone; its late messages are ignored by their ID.
 func (e *Explainer) dropRun() {
-	if e.state == "running" || e.state == "cancelling" {
+	if e.running() {
 		e.pool.cancel(e.runID, e.pending)
 		if e.preview {
 			e.superseded++
@@ -584,6 +573,18 @@ func (e *Explainer) dropSweep() {
 		s.cancel(e.pool)
 	}
 	e.sweep, e.sweepInLink = nil, false
+}
+
+// running says whether a run is under way (or being cancelled).
+func (e *Explainer) running() bool { return e.state == "running" || e.state == "cancelling" }
+
+// replaceWorker terminates worker k and starts a fresh one from the same compiled modules; the new one counts
+// as ready once it says so.
+func (e *Explainer) replaceWorker(k int) {
+	if e.pool.workers[k].ready {
+		e.ready--
+	}
+	e.pool.restart(k)
 }
 
 // newID returns a request ID no earlier request had.
@@ -657,8 +658,7 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 		e.redrawPending = false
 		// While results stream in, the summary (clustering, figures) is remade at most every 400 ms: it costs
 		// the page's thread more than drawing the grid. The run's end always remakes it.
-		streaming := e.state == "running" || e.state == "cancelling"
-		if !streaming || time.Since(e.summarisedAt) >= 400*time.Millisecond {
+		if !e.running() || time.Since(e.summarisedAt) >= 400*time.Millisecond {
 			e.summarise()
 			e.summarisedAt = time.Now()
 		}

@@ -50,8 +50,7 @@ func (e *Explainer) renderControls() app.UI {
 		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %d cores; default up to %d).", app.Window().Get("navigator").Get("hardwareConcurrency").Int(), MaxWorkers)),
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
-	running := e.state == "running" || e.state == "cancelling"
-	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && (!running || e.preview) && !e.sweep.running()
+	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && (!e.running() || e.preview) && !e.sweep.running()
 	return app.Section().Class("card").Body(
 		app.H2().Text("3 · Search"),
 		app.Div().Class("form").Body(basic...),

@@ -77,7 +77,7 @@ func (e *Explainer) ladderInput() (clue.Ladder, string) {
 func (e *Explainer) renderSweep() app.UI {
 	s := e.sweep
 	_, ladderErr := e.ladderInput()
-	running := s.running() || e.state == "running" || e.state == "cancelling"
+	running := s.running() || e.running()
 	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && ladderErr == "" && !running
 	total, done := 0, 0
 	if s != nil {
@@ -187,7 +187,7 @@ func (s *sweepRun) finishedPrefix() []clue.SweepStep {
 // runSweep starts the ladder's searches: every radius's restarts shared among the ready workers, all queued at
 // once, so that each worker works through its shares in increasing δ.
 func (e *Explainer) runSweep(ctx app.Context, l clue.Ladder) {
-	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || e.state == "running" || e.state == "cancelling" {
+	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || e.running() {
 		return
 	}
 	workers := e.pool.ready()
@@ -321,8 +321,7 @@ func (e *Explainer) cancelSweep(ctx app.Context) {
 		}
 		for i := range s.waiting {
 			for k := range s.waiting[i] {
-				e.pool.restart(k)
-				e.ready--
+				e.replaceWorker(k)
 				for j := range s.waiting {
 					delete(s.waiting[j], k)
 				}
