@@ -281,16 +281,7 @@ func (e *Explainer) maybeFinishSweep(ctx app.Context) {
 // refresh remakes the sweep's chart and reaches from the radii finished so far, and draws the reach images
 // once go-app has rendered their canvases.
 func (s *sweepRun) refresh(e *Explainer) {
-	rows := make([]figures.SweepRow, len(s.ladder.Radii))
-	for i, d := range s.ladder.Radii {
-		rows[i] = figures.SweepRow{Delta: d, Restarts: s.ladder.N}
-		if st := s.steps[i]; st != nil {
-			rows[i] = figures.SweepRow{Delta: d, Dist: st.Summary.LabelDistribution, Distinct: st.Summary.DistinctLabels,
-				BestH: st.Summary.BestH(), Accepted: st.Summary.Accepted, Restarts: st.Summary.Restarts, Done: true}
-		}
-	}
-	s.svg = figures.Sweep(figures.SweepChart{Rows: rows, Threshold: s.params.HThreshold,
-		Title: fmt.Sprintf("What the model is sure of as δ grows (n = %d each)", s.ladder.N)})
+	s.svg = figures.Sweep(figures.SweepOf(s.ladder, s.steps, s.params.HThreshold))
 	s.reaches = clue.Reaches(s.finishedPrefix())
 	e.sweepDrawPending = true
 }

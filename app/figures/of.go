@@ -32,3 +32,17 @@ func TradeoffOf(exps []clue.Explanation, classes int, threshold float64) Tradeof
 	return TradeoffChart{Points: pts, Fronts: fronts, Threshold: threshold, Selected: -1,
 		Title: fmt.Sprintf("Uncertainty against distance (%d explanations)", len(pts))}
 }
+
+// SweepOf is the sweep chart of a ladder whose radius i has finished when steps[i] is not nil (the page draws a
+// sweep in progress; the CLI passes every step).
+func SweepOf(l clue.Ladder, steps []*clue.SweepStep, threshold float64) SweepChart {
+	rows := make([]SweepRow, len(l.Radii))
+	for i, d := range l.Radii {
+		rows[i] = SweepRow{Delta: d, Restarts: l.N}
+		if st := steps[i]; st != nil {
+			rows[i] = SweepRow{Delta: d, Dist: st.Summary.LabelDistribution, Distinct: st.Summary.DistinctLabels,
+				BestH: st.Summary.BestH(), Accepted: st.Summary.Accepted, Restarts: st.Summary.Restarts, Done: true}
+		}
+	}
+	return SweepChart{Rows: rows, Threshold: threshold, Title: fmt.Sprintf("What the model is sure of as δ grows (n = %d each)", l.N)}
+}

@@ -189,13 +189,11 @@ func sweepOn(ctx context.Context, prob *clue.Problem, p clue.Params, l clue.Ladd
 // sweepSVG draws the sweep as the page does: per radius the label distribution, the distinct labels and the
 // best H.
 func sweepSVG(steps []clue.SweepStep, l clue.Ladder, threshold float64) string {
-	rows := make([]figures.SweepRow, len(steps))
-	for i, st := range steps {
-		rows[i] = figures.SweepRow{Delta: st.Delta, Dist: st.Summary.LabelDistribution, Distinct: st.Summary.DistinctLabels,
-			BestH: st.Summary.BestH(), Accepted: st.Summary.Accepted, Restarts: st.Summary.Restarts, Done: true}
+	done := make([]*clue.SweepStep, len(l.Radii))
+	for i := range steps[:min(len(steps), len(done))] {
+		done[i] = &steps[i]
 	}
-	return figures.Sweep(figures.SweepChart{Rows: rows, Threshold: threshold,
-		Title: fmt.Sprintf("What the model is sure of as δ grows (n = %d each)", l.N)})
+	return figures.Sweep(figures.SweepOf(l, done, threshold))
 }
 
 // writeSweepCSV writes one row per radius. Numbers are written in the shortest form that reads back to the
