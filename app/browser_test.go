@@ -42,13 +42,16 @@ func findChrome(t *testing.T) string {
 	return ""
 }
 
-// siteDir is the site built once for every browser test (removed by TestMain).
-var siteDir string
+// siteDirs holds the sites built for the browser tests, by repository name ("" for the root), each built once
+// and removed by TestMain.
+var siteDirs = map[string]string{}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if siteDir != "" && os.Getenv("E2E_SITE") == "" {
-		os.RemoveAll(filepath.Dir(siteDir))
+	if os.Getenv("E2E_SITE") == "" {
+		for _, d := range siteDirs {
+			os.RemoveAll(filepath.Dir(d))
+		}
 	}
 	os.Exit(code)
 }
@@ -59,30 +62,46 @@ func buildSite(t *testing.T) string {
 	if d := os.Getenv("E2E_SITE"); d != "" {
 		return d
 	}
-	if siteDir != "" {
-		return siteDir
+	return buildSiteFor(t, "repo")
+}
+
+// buildSiteFor builds the site for hosting under /<repo>/, or at the root when repo is "", once per test binary
+// (or uses $E2E_SITE_ROOT for the root, to iterate fast).
+func buildSiteFor(t *testing.T, repo string) string {
+	t.Helper()
+	if d := os.Getenv("E2E_SITE_ROOT"); d != "" && repo == "" {
+		return d
+	}
+	if d, ok := siteDirs[repo]; ok {
+		return d
 	}
 	tmp, err := os.MkdirTemp("", "deltaclue-e2e-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "site")
-	cmd := exec.Command("go", "run", "./cmd/site", "-out", out, "-repo", "repo")
+	cmd := exec.Command("go", "run", "./cmd/site", "-out", out, "-repo", repo)
 	cmd.Dir = ".."
 	start := time.Now()
 	b, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("building the site: %v\n%s", err, b)
 	}
-	t.Logf("site built in %s:\n%s", time.Since(start).Round(time.Second), b)
-	siteDir = out
+	t.Logf("site for %q built in %s:\n%s", "/"+repo, time.Since(start).Round(time.Second), b)
+	siteDirs[repo] = out
 	return out
 }
 
 // serve mimics GitHub Pages: the site under /repo/.
-func serve(dir string) *httptest.Server {
+func serve(dir string) *httptest.Server { return serveAt(dir, "/repo") }
+
+// serveAt serves a site under the path prefix ("" for the root), as a static host does.
+func serveAt(dir, prefix string) *httptest.Server {
+	if prefix == "" {
+		return httptest.NewServer(http.FileServer(http.Dir(dir)))
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/repo/", http.StripPrefix("/repo", http.FileServer(http.Dir(dir))))
+	mux.Handle(prefix+"/", http.StripPrefix(prefix, http.FileServer(http.Dir(dir))))
 	return httptest.NewServer(mux)
 }
 
