@@ -272,7 +272,7 @@ func TestConvergenceRule(t *testing.T) {
 				s.recent = s.recent[1:]
 			}
 		}
-		if got := s.converged(p); got != want {
+		if got := s.spreadConverged(p); got != want {
 			t.Errorf("costs %v after %d steps: converged %v, want %v", costs, steps, got, want)
 		}
 	}

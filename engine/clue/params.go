@@ -104,6 +104,57 @@ func (c *Constraint) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// Convergence is the rule that stops a restart before MaxSteps. Both compare the restart's costs c[t] (c[t] is
+// the cost of z_t, the point after t updates) with the tolerance max(RelTol·c[0], AbsTol).
+type Convergence int
+
+const (
+	// Spread, the default, is this project's rule: at step t ≥ max(MinSteps, Window) the restart stops when the
+	// spread of its last Window+1 costs, max − min of c[t−Window] … c[t], is below the tolerance, and it returns
+	// z_t, the point it stopped at. With the defaults it can fire from step 3.
+	Spread Convergence = iota
+	// CLUERule is the rule of CLUE's code (Antorán et al., repository cambridge-mlg/CLUE, interpret/CLUE.py:
+	// CLUE.update_stopvec and CLUE.apply_stopvec): at step t > MinSteps it compares only the endpoints,
+	// |c[t−Window] − c[t]| < RelTol·c[0] or < AbsTol, and it returns z_{t−Window+1}, the point Window−1 updates
+	// before the one that fired (CLUE freezes its results there). With the defaults it fires from step 4 and
+	// returns z_{t−2}. It is checked from step max(MinSteps+1, Window) (CLUE's code, with min_steps below
+	// n_early_stop, would compare with costs not yet computed) and not at MaxSteps (CLUE's loop never checks
+	// the cost of its last point): a restart that does not fire returns z_MaxSteps under both rules.
+	CLUERule
+)
+
+// MarshalText writes "spread" or "clue".
+func (c Convergence) MarshalText() ([]byte, error) {
+	switch c {
+	case Spread:
+		return []byte("spread"), nil
+	case CLUERule:
+		return []byte("clue"), nil
+	}
+	return nil, fmt.Errorf("clue: no convergence rule %d", int(c))
+}
+
+// UnmarshalText reads "spread" or "clue".
+func (c *Convergence) UnmarshalText(b []byte) error {
+	switch strings.ToLower(string(b)) {
+	case "spread":
+		*c = Spread
+	case "clue":
+		*c = CLUERule
+	default:
+		return fmt.Errorf("convergence %q: want spread or clue", b)
+	}
+	return nil
+}
+
+func (c Convergence) String() string {
+	b, err := c.MarshalText()
+	if err != nil {
+		return fmt.Sprintf("Convergence(%d)", int(c))
+	}
+	return string(b)
+}
+
 // Params are every setting of a search. Defaults() documents each default.
 type Params struct {
 	Delta  float64 `json:"delta"`  // radius δ of the latent ball
@@ -125,12 +176,14 @@ type Params struct {
 	LearningRate float64 `json:"learning_rate"` // Adam's step size (β = 0.9, 0.999; ε = 1e-8)
 	MaxSteps     int     `json:"max_steps"`     // updates per restart at most
 
-	// Convergence (CLUE's rule): after MinSteps updates, a restart stops when its cost moved less than
+	// Convergence: the rule (Spread, this project's, by default; or CLUERule, CLUE's code's) and its
+	// settings. Spread: after MinSteps updates, a restart stops when its cost moved less than
 	// max(RelTol·|initial cost|, AbsTol) over the last Window updates (max minus min of those costs).
-	Window   int     `json:"window"`
-	RelTol   float64 `json:"rel_tol"`
-	AbsTol   float64 `json:"abs_tol"`
-	MinSteps int     `json:"min_steps"`
+	Convergence Convergence `json:"convergence"`
+	Window      int         `json:"window"`
+	RelTol      float64     `json:"rel_tol"`
+	AbsTol      float64     `json:"abs_tol"`
+	MinSteps    int         `json:"min_steps"`
 
 	HThreshold float64 `json:"h_threshold"` // accept a result when H_total < this (nats)
 	DedupL1    float64 `json:"dedup_l1"`    // accepted results within this L1 image distance of a cheaper one are duplicates
@@ -139,7 +192,8 @@ type Params struct {
 
 // Defaults returns the default parameters: the paper's Distance Random variant (L_H+d with λx = 0.03 on the
 // summed L1 distance, scheme S1, projected onto the L2 ball) at δ = DefaultDelta with n = 100; Adam with
-// learning rate 0.1 for at most 100 steps; CLUE's convergence rule (window 3, 1 % or 1e-3, after 3 steps);
+// learning rate 0.1 for at most 100 steps; the Spread convergence rule with CLUE's settings (window 3, 1 % or
+// 1e-3, after 3 steps);
 // H_threshold 0.3 nats (the BNN's predictive p̄ is then at least ≈ 0.95 on one class); duplicates within L1
 // distance 10 (1.3 % of a pixel on average); seed 1.
 func Defaults() Params {
@@ -215,6 +269,8 @@ func (p Params) Validate() error {
 		return &ParamError{"rho", int(p.Rho), "must be l2 or linf"}
 	case p.Constraint != Project && p.Constraint != Filter:
 		return &ParamError{"constraint", int(p.Constraint), "must be project or filter"}
+	case p.Convergence != Spread && p.Convergence != CLUERule:
+		return &ParamError{"convergence", int(p.Convergence), "must be spread or clue"}
 	case p.WTotal+p.WAleatoric+p.WEpistemic+p.LambdaX+p.LambdaY == 0:
 		return &ParamError{"w_total", p.WTotal, "every weight of the loss is zero: there is nothing to minimise"}
 	case p.MinSteps > p.MaxSteps:

@@ -126,8 +126,11 @@ type restart struct {
 	z, m, v     []float64
 	steps       int
 	initialCost float64
-	recent      []float64 // the last Window+1 costs, oldest first
-	b1t, b2t    float64   // β1^t, β2^t
+	recent      []float64   // the last Window+1 costs, oldest first
+	points      [][]float64 // CLUERule only: the last Window points z, oldest first
+	b1t, b2t    float64     // β1^t, β2^t
+	converged   bool        // the convergence rule fired
+	rewound     bool        // CLUERule fired: z is the earlier point it returns, evaluated in the next pass
 }
 
 const (
@@ -213,7 +216,7 @@ func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts []
 			for k, v := range s.z {
 				obj.Z.Data[r*d+k] = float32(v)
 			}
-			if paths != nil {
+			if paths != nil && !s.rewound {
 				paths[s.index] = append(paths[s.index], append([]float32(nil), obj.Z.Row(r)...))
 			}
 		}
@@ -224,6 +227,10 @@ func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts []
 		}
 		next := active[:0]
 		for r, s := range active {
+			if s.rewound { // this pass evaluated the earlier point CLUE's rule returns: it is the result
+				finish(s, r, "")
+				continue
+			}
 			cost := float64(obj.Cost.Data[r])
 			bad := !finite(cost)
 			for k := 0; k < d; k++ {
@@ -237,14 +244,17 @@ func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts []
 				finish(s, r, fmt.Sprintf("the cost or its gradient became NaN or infinite after %d steps", s.steps))
 				continue
 			}
-			if s.steps == 0 {
-				s.initialCost = cost
-			}
-			s.recent = append(s.recent, cost)
-			if len(s.recent) > p.Window+1 {
-				s.recent = s.recent[1:]
-			}
-			if s.converged(p) || s.steps == p.MaxSteps {
+			if stop, back := s.observe(cost, p); back > 0 {
+				// CLUE's rule returns the point back updates before this one: evaluate it once more in the next
+				// pass (the same float32 point gives the same bits) rather than keep every pass's outputs.
+				s.rewound = true
+				s.z, s.steps = s.points[len(s.points)-1-back], s.steps-back
+				if paths != nil { // the path ends at the result, as CLUE's frozen vectors do
+					paths[s.index] = paths[s.index][:s.steps+1]
+				}
+				next = append(next, s)
+				continue
+			} else if stop {
 				finish(s, r, "")
 				continue
 			}
@@ -266,9 +276,35 @@ func lossWeights(p Params) engine.LossWeights {
 		LambdaX: float32(p.LambdaX), DistanceMean: p.DistanceMean, LambdaY: float32(p.LambdaY)}
 }
 
-// converged applies CLUE's rule: after MinSteps updates, the cost moved less than max(RelTol·|initial cost|,
-// AbsTol) over the last Window updates.
-func (s *restart) converged(p Params) bool {
+// observe records the cost of z_t, the restart's current point (t = s.steps updates), and applies p's
+// convergence rule: stop says the restart ends here (the rule fired, or t = MaxSteps), and back how many
+// updates before z_t its result lies (CLUERule: Window−1; otherwise 0).
+func (s *restart) observe(cost float64, p Params) (stop bool, back int) {
+	if s.steps == 0 {
+		s.initialCost = cost
+	}
+	s.recent = append(s.recent, cost)
+	if len(s.recent) > p.Window+1 {
+		s.recent = s.recent[1:]
+	}
+	if p.Convergence == CLUERule {
+		s.points = append(s.points, append([]float64(nil), s.z...))
+		if len(s.points) > p.Window {
+			s.points = s.points[1:]
+		}
+		if s.clueConverged(p) {
+			s.converged = true
+			return true, p.Window - 1
+		}
+	} else if s.spreadConverged(p) {
+		s.converged = true
+	}
+	return s.converged || s.steps == p.MaxSteps, 0
+}
+
+// spreadConverged applies the Spread rule: after MinSteps updates, the cost moved less than
+// max(RelTol·|initial cost|, AbsTol) over the last Window updates (max − min of the last Window+1 costs).
+func (s *restart) spreadConverged(p Params) bool {
 	if s.steps < p.MinSteps || len(s.recent) < p.Window+1 {
 		return false
 	}
@@ -277,6 +313,17 @@ func (s *restart) converged(p Params) bool {
 		lo, hi = math.Min(lo, c), math.Max(hi, c)
 	}
 	return hi-lo < math.Max(p.RelTol*math.Abs(s.initialCost), p.AbsTol)
+}
+
+// clueConverged applies CLUERule at step t = s.steps: t > MinSteps, t ≥ Window and t < MaxSteps, and
+// |c[t−Window] − c[t]| < RelTol·c[0] or < AbsTol (CLUE.update_stopvec; c[0] without an absolute value, as there).
+func (s *restart) clueConverged(p Params) bool {
+	t := s.steps
+	if t <= p.MinSteps || t < p.Window || t >= p.MaxSteps || len(s.recent) < p.Window+1 {
+		return false
+	}
+	moved := math.Abs(s.recent[0] - s.recent[p.Window])
+	return moved < p.RelTol*s.initialCost || moved < p.AbsTol
 }
 
 // adam takes one Adam step on z.
@@ -321,7 +368,7 @@ func (prob *Problem) explanation(obj *engine.Objective, r int, s *restart, p Par
 	rho := p.norm(off)
 	e.Rho = float32(rho)
 	e.OnShell = rho >= p.Delta*(1-shellTolerance)
-	e.Converged = s.converged(p)
+	e.Converged = s.converged
 	e.Accepted = float64(e.HTotal) < p.HThreshold && rho <= p.Delta*(1+shellTolerance)
 	e.YNN = neighbourAgreement(e.Z, e.Label, prob.models.Anchors, NeighboursK)
 	return e
