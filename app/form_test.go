@@ -10,6 +10,7 @@ import (
 func TestFormRoundTripsEveryParameter(t *testing.T) {
 	p := clue.Defaults()
 	p.Delta, p.N, p.Scheme, p.LambdaX, p.Seed, p.Rho, p.Constraint, p.DistanceMean = 3.25, 40, clue.S5, 0.5, 987654321, clue.LInf, clue.Filter, true
+	p.Convergence = clue.CLUERule
 	f := newForm(p)
 	got, ok := f.params()
 	if !ok || got != p {
@@ -29,6 +30,7 @@ func TestFormRefusesInPlace(t *testing.T) {
 		{"seed", "-3", "≥ 0"},
 		{"h_threshold", "0", "h_threshold"},
 		{"scheme", "S9", "scheme"},
+		{"convergence", "endpoints", "want spread or clue"},
 	} {
 		f := newForm(clue.Defaults())
 		f.set(c.key, c.value)

@@ -155,7 +155,7 @@ func (w *writer) params(p clue.Params) {
 		p.LearningRate, p.RelTol, p.AbsTol, p.HThreshold, p.DedupL1} {
 		w.f64(v)
 	}
-	for _, v := range []int{p.N, int(p.Scheme), int(p.Rho), int(p.Constraint), p.MaxSteps, p.Window, p.MinSteps} {
+	for _, v := range []int{p.N, int(p.Scheme), int(p.Rho), int(p.Constraint), p.MaxSteps, p.Window, p.MinSteps, int(p.Convergence)} {
 		w.i32(v)
 	}
 	w.flag(p.DistanceMean)
@@ -168,11 +168,12 @@ func (r *reader) params() clue.Params {
 		&p.LearningRate, &p.RelTol, &p.AbsTol, &p.HThreshold, &p.DedupL1} {
 		*v = r.f64()
 	}
-	var scheme, rho, constraint int
-	for _, v := range []*int{&p.N, &scheme, &rho, &constraint, &p.MaxSteps, &p.Window, &p.MinSteps} {
+	var scheme, rho, constraint, convergence int
+	for _, v := range []*int{&p.N, &scheme, &rho, &constraint, &p.MaxSteps, &p.Window, &p.MinSteps, &convergence} {
 		*v = r.i32()
 	}
 	p.Scheme, p.Rho, p.Constraint = clue.Scheme(scheme), clue.Norm(rho), clue.Constraint(constraint)
+	p.Convergence = clue.Convergence(convergence)
 	p.DistanceMean = r.flag()
 	p.Seed = r.u64()
 	return p

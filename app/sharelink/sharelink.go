@@ -10,7 +10,8 @@
 // where payload2 is
 //
 //	"DC" | version 2 | model fingerprint u32 | delta f64 | n u16 | scheme u8 | w_total f64 | w_aleatoric f64 |
-//	w_epistemic f64 | lambda_x f64 | flags u8 (1 distance_mean, 2 rho = linf, 4 constraint = filter) |
+//	w_epistemic f64 | lambda_x f64 | flags u8 (1 distance_mean, 2 rho = linf, 4 constraint = filter,
+//	8 convergence = clue: CLUE's rule; links written before it have the bit clear, the default rule) |
 //	lambda_y f64 | lambda_d f64 | learning_rate f64 | max_steps u16 | window u8 | rel_tol f64 | abs_tol f64 |
 //	min_steps u16 | h_threshold f64 | dedup_l1 f64 | seed u64 | selected i16 (-1: none) |
 //	ladder count u8 (0 to 12; 0: no sweep) | ladder n u16 (0 when count is 0) | count × radius f64 |
@@ -166,6 +167,9 @@ func Encode(s State) string {
 	if p.Constraint == clue.Filter {
 		flags |= 4
 	}
+	if p.Convergence == clue.CLUERule {
+		flags |= 8
+	}
 	b = append(b, flags)
 	b = f64(b, p.LambdaY)
 	b = f64(b, p.LambdaD)
@@ -291,6 +295,9 @@ func decodeV2(body string) (State, error) {
 	}
 	r := reader{b: payload[3:]}
 	flags := r.common(&s)
+	// Flag 8, CLUE's convergence rule, is v2's alone: check knows the flags both versions share.
+	clueRule := flags&8 != 0
+	flags &^= 8
 	s.Selected = int(int16(r.u16()))
 	count := int(r.u8())
 	n := int(r.u16())
@@ -308,6 +315,9 @@ func decodeV2(body string) (State, error) {
 	copy(s.Image[:], r.next(Pixels))
 	if err := check(&s, flags); err != nil {
 		return s, err
+	}
+	if clueRule {
+		s.Params.Convergence = clue.CLUERule
 	}
 	return s, nil
 }

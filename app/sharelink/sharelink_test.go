@@ -112,16 +112,62 @@ func v1Fixtures(t testing.TB) []struct {
 			Params: clue.Params{Delta: 2, N: 100, Scheme: clue.S1, WTotal: 1, LambdaX: 0.03, Rho: clue.L2, Constraint: clue.Project,
 				LearningRate: 0.1, MaxSteps: 100, Window: 3, RelTol: 0.01, AbsTol: 1e-3, MinSteps: 3, HThreshold: 0.3, DedupL1: 10, Seed: 1}}},
 		{"drawn digit, every parameter changed", v1DrawnLink, State{Image: hexImage(t, v1DrawnRows), Model: 0xdeadbeef, Version: 1,
-			Selected: NoSelection, Params: nonDefaultParams()}},
+			Selected: NoSelection, Params: v1Params(nonDefaultParams())}},
 	}
+}
+
+// v1Params is p as a v1 link can hold it: v1 predates the choice of convergence rule.
+func v1Params(p clue.Params) clue.Params {
+	p.Convergence = clue.Spread
+	return p
 }
 
 // nonDefaultParams has every parameter away from its default (TestNonDefaultParams checks that).
 func nonDefaultParams() clue.Params {
 	return clue.Params{Delta: 3.25, N: 40, Scheme: clue.S2, WTotal: 0.5, WAleatoric: 0.25, WEpistemic: 2, LambdaX: 0.0125,
 		DistanceMean: true, LambdaY: 0.75, LambdaD: 1.5, Rho: clue.LInf, Constraint: clue.Filter, LearningRate: 0.05,
-		MaxSteps: 250, Window: 7, RelTol: 0.002, AbsTol: 5e-4, MinSteps: 11, HThreshold: 0.125, DedupL1: 2.5,
-		Seed: 0xfedcba9876543210}
+		MaxSteps: 250, Convergence: clue.CLUERule, Window: 7, RelTol: 0.002, AbsTol: 5e-4, MinSteps: 11, HThreshold: 0.125,
+		DedupL1: 2.5, Seed: 0xfedcba9876543210}
+}
+
+// TestConvergenceFlag: CLUE's convergence rule travels as flag 8 of a v2 link; a link without it (every link
+// written before the rule existed, and every v1 link) decodes to the default rule, and v1 has no such flag.
+func TestConvergenceFlag(t *testing.T) {
+	s := State{Image: hexImage(t, v1DrawnRows), Params: clue.Defaults(), Model: 7, Selected: NoSelection}
+	s.Params.Convergence = clue.CLUERule
+	full := payloadOf(t, Encode(s))
+	payload := full[:len(full)-crcLength]
+	if payload[offFlags] != 8 {
+		t.Fatalf("flags byte %#x, want 8", payload[offFlags])
+	}
+	got, err := Decode(raw2(payload))
+	if err != nil || got.Params.Convergence != clue.CLUERule {
+		t.Fatalf("CLUE's rule decoded as %v (%v)", got.Params.Convergence, err)
+	}
+	old := append([]byte(nil), payload...)
+	old[offFlags] = 0 // as a link of the version before the rule
+	got, err = Decode(raw2(old))
+	want := s
+	want.Params.Convergence, want.Version = clue.Spread, 2
+	if err != nil || !same(got, want) {
+		t.Fatalf("a link without the flag: %+v, %v", got.Params, err)
+	}
+	s.Params.Convergence = clue.Spread
+	if p := payloadOf(t, Encode(s)); p[offFlags] != 0 {
+		t.Errorf("the default rule sets flags %#x: links of the default parameters changed", p[offFlags])
+	}
+	for _, c := range v1Fixtures(t) {
+		if c.want.Params.Convergence != clue.Spread {
+			t.Errorf("v1 fixture %s decodes to rule %v", c.name, c.want.Params.Convergence)
+		}
+		p1 := payloadOf(t, c.link)
+		p1[offFlags] |= 8
+		var linkErr *Error
+		if _, err := Decode(raw(p1)); !errors.As(err, &linkErr) {
+			t.Errorf("v1 link with flag 8: %v", err)
+		}
+		break
+	}
 }
 
 func TestNonDefaultParams(t *testing.T) {

@@ -82,6 +82,7 @@ func paramFlags(fs *flag.FlagSet, p *clue.Params) func() error {
 	constraint := fs.String("constraint", "project", "project every step (project) or search unconstrained and keep results inside the ball (filter)")
 	fs.Float64Var(&p.LearningRate, "lr", p.LearningRate, "Adam learning rate")
 	fs.IntVar(&p.MaxSteps, "max-steps", p.MaxSteps, "most updates per restart")
+	convergence := fs.String("convergence", p.Convergence.String(), "convergence rule: spread (the spread of the last window+1 costs; returns the point it stops at) or clue (CLUE's code: the endpoints |c[t−window] − c[t]|, after min-steps; returns the point window−1 updates back)")
 	fs.IntVar(&p.Window, "window", p.Window, "convergence window (updates)")
 	fs.Float64Var(&p.RelTol, "rel-tol", p.RelTol, "convergence: relative to the initial cost")
 	fs.Float64Var(&p.AbsTol, "abs-tol", p.AbsTol, "convergence: absolute")
@@ -97,6 +98,9 @@ func paramFlags(fs *flag.FlagSet, p *clue.Params) func() error {
 			return err
 		}
 		if err := p.Constraint.UnmarshalText([]byte(*constraint)); err != nil {
+			return err
+		}
+		if err := p.Convergence.UnmarshalText([]byte(*convergence)); err != nil {
 			return err
 		}
 		switch strings.ToLower(*loss) {

@@ -2,6 +2,9 @@ package clue
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -158,5 +161,38 @@ func TestConvergenceTextAndValidation(t *testing.T) {
 	var q Params
 	if err := json.Unmarshal(b, &q); err != nil || q != Defaults() {
 		t.Errorf("defaults do not round-trip through JSON: %s", b)
+	}
+}
+
+// goldenCLUERule is the SHA-256 of the explanations of a small search under CLUE's rule (every float's bits),
+// natively; the same test runs under GOOS=js GOARCH=wasm with and without the SIMD kernel.
+const goldenCLUERule = "36537c246df1b8cd3101b0d2fb7284509b68f303d8535c1065a9593a7dbecd0d"
+
+func TestGoldenCLUERuleEverywhere(t *testing.T) {
+	prob := uncertainDigit(t)
+	h := sha256.New()
+	converged := 0
+	for _, s := range []Scheme{S1, S4} { // not S2, whose starts depend on the anchors
+		p := Defaults()
+		p.N, p.MaxSteps, p.Scheme, p.Convergence = 20, 40, s, CLUERule
+		exps, err := Search(context.Background(), prob, p, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range exps {
+			for _, v := range [][]float32{e.Z, e.Image, e.Probs, {e.HTotal, e.HAleatoric, e.HEpistemic, e.Distance, e.Rho, e.Cost}} {
+				binary.Write(h, binary.LittleEndian, v)
+			}
+			binary.Write(h, binary.LittleEndian, int64(e.Steps))
+			if e.Converged {
+				converged++
+			}
+		}
+	}
+	if converged == 0 {
+		t.Fatal("no restart converged: the golden would not cover CLUE's rule")
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != goldenCLUERule {
+		t.Fatalf("search bits under CLUE's rule hash %s, want %s", got, goldenCLUERule)
 	}
 }
