@@ -13,7 +13,7 @@ WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./app/sharelink/... ./app/se
 # package:FuzzTarget pairs run briefly by `make test`.
 FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest ./app/searchworker:FuzzResponse
 
-.PHONY: serve site test vet test-native test-wasm fuzz data train compact bench kernel
+.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors bench kernel
 
 ## serve: build the explainer (both WASM binaries and the static site) and serve it at http://127.0.0.1:8080
 serve: site
@@ -57,9 +57,14 @@ train:
 	GOEXPERIMENT=simd $(GO) run ./cmd/train -data data -out $(F32)
 	$(MAKE) compact
 
-## compact: convert the float32 export $(F32) into the shipped int8 files in weights/, measured on the test split
+## compact: convert the float32 export $(F32) into the shipped int8 files in weights/, measured on the test split, then make anchors
 compact:
 	GOEXPERIMENT=simd $(GO) run ./cmd/compact -in $(F32) -out weights
+	$(MAKE) anchors
+
+## anchors: weights/anchors.dcw from the shipped int8 VAE and BNN and the training split of `make data`
+anchors:
+	$(GO) run ./cmd/anchors -data data -out weights/anchors.dcw
 
 ## bench: the engine's benchmarks natively, then in WASM under Node (pure Go, then the SIMD kernel)
 bench:

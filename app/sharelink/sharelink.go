@@ -402,12 +402,22 @@ func (r *reader) common(s *State) (flags uint8) {
 	return flags
 }
 
+// AnchorsOnly maps the fingerprint of an earlier model set to that of the later one that differs from it only in
+// its anchors: 59b7fce4 had the anchors made with the float32 models before compaction, 4388f9eb has them made
+// with the shipped int8 models. A link made with the earlier set gives the same explanations on the later one
+// unless its search starts from the anchors (scheme S2), so CheckModel accepts it; only its yNN differs.
+var AnchorsOnly = map[uint32]uint32{0x59b7fce4: 0x4388f9eb}
+
 // ErrModel is wrapped by CheckModel's error.
 var ErrModel = errors.New("made with other models")
 
 // CheckModel returns an error if the link was made with models other than those with this fingerprint:
-// its explanations would not be the same.
+// its explanations would not be the same. A link of an earlier set that differs only in its anchors
+// (AnchorsOnly) passes when its scheme is not S2.
 func CheckModel(s State, fingerprint uint32) error {
+	if later, ok := AnchorsOnly[s.Model]; ok && later == fingerprint && s.Params.Scheme != clue.S2 {
+		return nil
+	}
 	if s.Model != fingerprint {
 		return fmt.Errorf("%w: this link was made with models %08x and this page runs %08x, so its explanations would differ; "+
 			"open it on the version of deltaclue that made it", ErrModel, s.Model, fingerprint)

@@ -269,6 +269,21 @@ func TestRoundTrip(t *testing.T) {
 	if err := CheckModel(s, 1); !errors.Is(err, ErrModel) {
 		t.Errorf("another model's link: %v", err)
 	}
+	// A link of the models before the anchors were regenerated opens, unless it starts from the anchors (S2).
+	for earlier, later := range AnchorsOnly {
+		s.Model = earlier
+		s.Params.Scheme = clue.S1
+		if err := CheckModel(s, later); err != nil {
+			t.Errorf("an S1 link of %08x on %08x: %v", earlier, later, err)
+		}
+		s.Params.Scheme = clue.S2
+		if err := CheckModel(s, later); !errors.Is(err, ErrModel) {
+			t.Errorf("an S2 link of %08x on %08x: %v", earlier, later, err)
+		}
+		if err := CheckModel(State{Model: later, Params: s.Params}, earlier); !errors.Is(err, ErrModel) {
+			t.Errorf("a link of %08x on the earlier %08x: %v", later, earlier, err)
+		}
+	}
 }
 
 func TestV1Fixtures(t *testing.T) {
