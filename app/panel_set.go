@@ -52,14 +52,54 @@ func (e *Explainer) renderSummary() app.UI {
 		),
 		app.Div().ID("recourse").Body(
 			app.H3().Text("In the recourse benchmark's terms (CARLA)"),
+			recourseTable(r),
 			app.Table().Class("numbers").Body(
-				row("validity", fmt.Sprintf("%.2f (accepted / restarts)", r.Validity)),
-				row("proximity L0", fmt.Sprintf("%.1f pixels changed by more than %g (mean)", r.L0.Mean, clue.ChangedPixel)),
-				row("proximity L1 / L2", fmt.Sprintf("%.1f / %.2f (mean)", r.L1.Mean, r.L2.Mean)),
-				row("plausibility yNN", ynnText(r.YNN)),
 				row("time per explanation", perExplanation),
 			),
-			app.P().Class("hint").Text("Over the accepted explanations. The formulas are in docs/measures.md of the source."),
+			app.P().Class("hint").Text("δ-CLUE's adaptation counts an explanation as valid when the model is sure of it "+
+				"(H below the threshold), even if it keeps x0's label, and measures the accepted ones; CARLA's own code "+
+				"counts one as valid when the model's label changed, and measures those. L0: changed by more than "+
+				fmt.Sprint(clue.ChangedPixel)+" against CARLA's 1e-5; L2: the root against CARLA's sum of squares; yNN: "+
+				"nearest training codes in latent space with their true labels against nearest data in input space "+
+				"with the model's labels. The formulas are in docs/measures.md of the source."),
+		),
+	)
+}
+
+// recourseTable shows each CARLA measure twice: as δ-CLUE adapts it, and as CARLA's code defines it.
+func recourseTable(r clue.Recourse) app.UI {
+	c := clue.CARLA{YNN: -1}
+	if r.CARLA != nil {
+		c = *r.CARLA
+	}
+	exact := func(format string, v float64) string {
+		if c.Valid == 0 {
+			return "— (no label changed)"
+		}
+		return fmt.Sprintf(format, v)
+	}
+	ours := func(format string, v float64) string {
+		if r.Validity == 0 {
+			return "— (none accepted)"
+		}
+		return fmt.Sprintf(format, v)
+	}
+	line := func(measure, a, b string) app.UI {
+		return app.Tr().Body(app.Th().Scope("row").Text(measure), app.Td().Text(a), app.Td().Text(b))
+	}
+	ynnExact := "— (needs the dataset: deltaclue explain in the CLI gives it)"
+	if c.YNN >= 0 {
+		ynnExact = fmt.Sprintf("%.2f", c.YNN)
+	}
+	return app.Table().ID("recourse-table").Class("numbers").Body(
+		app.THead().Body(app.Tr().Body(app.Th().Scope("col").Text("mean"), app.Th().Scope("col").Text("δ-CLUE's"),
+			app.Th().Scope("col").Text("CARLA's"))),
+		app.TBody().Body(
+			line("validity", fmt.Sprintf("%.2f: sure (accepted)", r.Validity), fmt.Sprintf("%.2f: label changed (%d)", c.Validity, c.Valid)),
+			line("L0 pixels", ours("%.1f (> 0.1)", r.L0.Mean), exact("%.1f (> 1e-5)", c.L0.Mean)),
+			line("L1", ours("%.2f", r.L1.Mean), exact("%.2f", c.L1.Mean)),
+			line("L2", ours("%.3f (√Σ)", r.L2.Mean), exact("%.2f (Σ squares)", c.L2.Mean)),
+			line("yNN (k = "+fmt.Sprint(clue.NeighboursK)+")", ynnText(r.YNN), ynnExact),
 		),
 	)
 }
@@ -68,7 +108,7 @@ func ynnText(v float64) string {
 	if v < 0 {
 		return "— (the models carry no training codes)"
 	}
-	return fmt.Sprintf("%.2f (of the %d training codes nearest each, the share with its label)", v, clue.NeighboursK)
+	return fmt.Sprintf("%.2f (latent codes)", v)
 }
 
 func countsText(c []int) string {

@@ -23,6 +23,7 @@ func explain(args []string) error {
 	in := addInputFlags(fs, "explain what a share link from the page holds: its image, parameters and seed (other flags are ignored)")
 	out := fs.String("out", "explain-out", "folder for grid.png, labels.png, tradeoff.svg, summary.png and explain.json")
 	cols := fs.Int("cols", 10, "columns of the grid")
+	carlaDir := fs.String("carla-data", "data", "folder of `make data`: CARLA's yNN searches all its 10,000 digits (without it, the 2,000 committed test digits)")
 	workers := fs.Int("workers", runtime.NumCPU(), "split the restarts across this many searches run at once (the results are the same)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -57,6 +58,13 @@ func explain(args []string) error {
 	}
 	classes := prob.Models().BNN.Classes
 	sum := clue.Summarize(prob.X0, prob.Z0, classes, p, exps)
+	carla := clue.CARLAOf(prob.X0, prob.Pred0.Label(), exps)
+	data, err := carlaData(*carlaDir, prob.Models().BNN)
+	if err != nil {
+		return err
+	}
+	carla.SetYNN(prob.Pred0.Label(), exps, data, clue.NeighboursK)
+	sum.Recourse.CARLA = &carla
 	rep := clue.Report{Input: input, Params: p, X0: x0, Z0: prob.Z0, Prediction: prob.Pred0, Label: prob.Pred0.Label(),
 		Summary: sum, Explanations: exps, Seconds: time.Since(start).Seconds()}
 	if len(exps) > 0 {
@@ -91,13 +99,27 @@ func explain(args []string) error {
 		sum.Accepted, sum.Restarts, rep.Seconds, sum.LabelCounts, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max, sum.ShellFraction, sum.Duplicates, sum.Modes)
 	fmt.Println(sentence)
 	fmt.Println(carlaLine(sum.Recourse, sum.Accepted, sum.Restarts, rep.SecondsPerExplanation))
+	fmt.Println(carlaExactLine(carla, sum.Restarts))
 	fmt.Printf("wrote %s/{grid.png,labels.png,tradeoff.svg,summary.png,explain.json}\n", *out)
 	return nil
 }
 
-// carlaLine writes the recourse benchmark's measures of a set in one line.
+// carlaExactLine writes CARLA's own measures of a set in one line.
+func carlaExactLine(c clue.CARLA, restarts int) string {
+	s := fmt.Sprintf("CARLA exactly: validity %.2f (class changed in %d of %d)", c.Validity, c.Valid, restarts)
+	if c.Valid == 0 {
+		return s + ", nothing else (no valid counterfactual)"
+	}
+	s += fmt.Sprintf(", over those L0 %.1f pixels (> 1e-5), L1 %.2f, L2 %.2f (sum of squares)", c.L0.Mean, c.L1.Mean, c.L2.Mean)
+	if c.YNN >= 0 {
+		s += fmt.Sprintf(", yNN %.3f (k = %d, input space, the model's labels, among %s)", c.YNN, clue.NeighboursK, c.YNNData)
+	}
+	return s
+}
+
+// carlaLine writes the recourse benchmark's measures of a set, as this project adapts them, in one line.
 func carlaLine(r clue.Recourse, accepted, restarts int, secondsPer float64) string {
-	s := fmt.Sprintf("CARLA: validity %.2f (%d of %d)", r.Validity, accepted, restarts)
+	s := fmt.Sprintf("CARLA-style: validity %.2f (confident in %d of %d)", r.Validity, accepted, restarts)
 	if accepted > 0 {
 		s += fmt.Sprintf(", proximity (means) L0 %.1f pixels, L1 %.2f, L2 %.3f", r.L0.Mean, r.L1.Mean, r.L2.Mean)
 	} else {

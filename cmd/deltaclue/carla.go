@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// carlaData is the data CARLA's yNN searches for neighbours: CARLA takes the whole dataset (data.df), here
+// the 10,000 digits of `make data` (train, validation and test splits) when dir holds them, and otherwise the
+// 2,000 test digits committed in mnist/heldout.dcd.gz, the only split the repository ships. The labels are the
+// BNN's (the most probable class of its predictive mean), as CARLA's are the model's.
+func carlaData(dir string, bnn *engine.BNN) (clue.NeighbourData, error) {
+	labels := func(images []float32) func([]int) []int {
+		return func(idx []int) []int {
+			batch := make([]float32, 0, len(idx)*mnist.Pixels)
+			for _, i := range idx {
+				batch = append(batch, images[i*mnist.Pixels:(i+1)*mnist.Pixels]...)
+			}
+			out := make([]int, len(idx))
+			for k, p := range bnn.Classify(batch) {
+				out[k] = p.Label()
+			}
+			return out
+		}
+	}
+	all, err := readAllSplits(dir)
+	if err == nil {
+		return clue.NeighbourData{Images: all, Labels: labels(all), Name: fmt.Sprintf("the %d digits of `make data` (train, validation, test)", len(all)/mnist.Pixels)}, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return clue.NeighbourData{}, err
+	}
+	test, err := mnist.HeldOut()
+	if err != nil {
+		return clue.NeighbourData{}, err
+	}
+	images := make([]float32, test.Len()*mnist.Pixels)
+	for i := 0; i < test.Len(); i++ {
+		test.Float(i, images[i*mnist.Pixels:(i+1)*mnist.Pixels])
+	}
+	return clue.NeighbourData{Images: images, Labels: labels(images),
+		Name: fmt.Sprintf("the %d test digits only (`make data` gives all 10,000, CARLA's whole dataset)", test.Len())}, nil
+}
+
+// readAllSplits reads train.dcd, val.dcd and test.dcd from dir, after checking that split.json is the split
+// the shipped models were trained on; an error wrapping fs.ErrNotExist when the folder has no data.
+func readAllSplits(dir string) ([]float32, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "split.json"))
+	if err != nil {
+		return nil, err
+	}
+	var split struct {
+		SHA string `json:"split_sha256"`
+	}
+	if err := json.Unmarshal(raw, &split); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "split.json"), err)
+	}
+	vae, err := weights.ShippedVAE()
+	if err != nil {
+		return nil, err
+	}
+	if split.SHA != vae.Manifest.Dataset.SplitSHA {
+		return nil, fmt.Errorf("%s holds split %s, not the models' split %s: run `make data` again", dir, split.SHA, vae.Manifest.Dataset.SplitSHA)
+	}
+	var images []float32
+	for _, name := range []string{"train.dcd", "val.dcd", "test.dcd"} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		s, err := mnist.Read(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, name), err)
+		}
+		at := len(images)
+		images = append(images, make([]float32, s.Len()*mnist.Pixels)...)
+		for i := 0; i < s.Len(); i++ {
+			s.Float(i, images[at+i*mnist.Pixels:at+(i+1)*mnist.Pixels])
+		}
+	}
+	return images, nil
+}
