@@ -18,6 +18,8 @@ import (
 // the 10,000 digits of `make data` (train, validation and test splits) when dir holds them, and otherwise the
 // 2,000 test digits committed in mnist/heldout.dcd.gz, the only split the repository ships. The labels are the
 // BNN's (the most probable class of its predictive mean), as CARLA's are the model's.
+//
+// An empty dir means the test split.
 func carlaData(dir string, bnn *engine.BNN) (clue.NeighbourData, error) {
 	labels := func(images []float32) func([]int) []int {
 		return func(idx []int) []int {
@@ -33,6 +35,9 @@ func carlaData(dir string, bnn *engine.BNN) (clue.NeighbourData, error) {
 		}
 	}
 	all, err := readAllSplits(dir)
+	if dir == "" {
+		err = fs.ErrNotExist
+	}
 	if err == nil {
 		return clue.NeighbourData{Images: all, Labels: labels(all), Name: fmt.Sprintf("the %d digits of `make data` (train, validation, test)", len(all)/mnist.Pixels)}, nil
 	}
@@ -48,7 +53,7 @@ func carlaData(dir string, bnn *engine.BNN) (clue.NeighbourData, error) {
 		test.Float(i, images[i*mnist.Pixels:(i+1)*mnist.Pixels])
 	}
 	return clue.NeighbourData{Images: images, Labels: labels(images),
-		Name: fmt.Sprintf("the %d test digits only (`make data` gives all 10,000, CARLA's whole dataset)", test.Len())}, nil
+		Name: fmt.Sprintf("the %d committed test digits; make data gives all 10000", test.Len())}, nil
 }
 
 // readAllSplits reads train.dcd, val.dcd and test.dcd from dir, after checking that split.json is the split

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -21,5 +28,89 @@ func TestAnchorsOnlyNamesTheShippedModels(t *testing.T) {
 		if later != fp || earlier == fp {
 			t.Errorf("AnchorsOnly maps %08x to %08x; the shipped models are %08x", earlier, later, fp)
 		}
+	}
+}
+
+// TestMeasuresWorkedExampleIsTheBuilds regenerates docs/measures.md's worked example from the shipped models
+// and fails if the document says anything else (`go run ./cmd/deltaclue worked-example -write
+// docs/measures.md` rewrites it).
+func TestMeasuresWorkedExampleIsTheBuilds(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "measures.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, err := workedBlock(string(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := workedExample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if have != want {
+		hl, wl := strings.Split(have, "\n"), strings.Split(want, "\n")
+		for i := 0; i < max(len(hl), len(wl)); i++ {
+			var h, w string
+			if i < len(hl) {
+				h = hl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if h != w {
+				t.Fatalf("docs/measures.md's worked example differs from what the build gives, first at its line %d:\n doc: %s\nbuild: %s\n"+
+					"(run go run ./cmd/deltaclue worked-example -write docs/measures.md)", i+1, h, w)
+			}
+		}
+	}
+	// The numbers issue 14 read off the shipped build are in it.
+	for _, s := range []string{"H = 1.426", "7: 13, 9: 61, 8: 25, 2: 1", "L0 132.9 pixels", "L1 47.84"} {
+		if !strings.Contains(want, s) {
+			t.Errorf("the worked example lacks %q", s)
+		}
+	}
+	if _, err := replaceWorked("no markers", want); err == nil {
+		t.Error("a document without markers was accepted")
+	}
+}
+
+// TestExplainCLUERuleAndCARLA: -convergence clue reaches the search and explain.json, which also holds CARLA's
+// exact measures beside δ-CLUE's; a bad rule is refused in one sentence.
+func TestExplainCLUERuleAndCARLA(t *testing.T) {
+	out := t.TempDir()
+	if err := explain([]string{"-digit", "1735", "-n", "12", "-max-steps", "40", "-convergence", "clue", "-carla-data", "", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	var rep clue.Report
+	b, _ := os.ReadFile(filepath.Join(out, "explain.json"))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Params.Convergence != clue.CLUERule || !strings.Contains(string(b), `"convergence": "clue"`) {
+		t.Errorf("explain.json's rule is %v", rep.Params.Convergence)
+	}
+	p := clue.Defaults()
+	p.N, p.MaxSteps, p.Convergence = 12, 40, clue.CLUERule
+	prob, err := clue.NewProblem(mustModels(t), rep.X0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, _ := clue.Search(context.Background(), prob, p, nil, nil)
+	for i := range direct {
+		if direct[i].Steps != rep.Explanations[i].Steps || !reflect.DeepEqual(direct[i].Z, rep.Explanations[i].Z) {
+			t.Fatalf("restart %d differs from a search under CLUE's rule", i)
+		}
+	}
+	c := rep.Summary.Recourse.CARLA
+	if c == nil {
+		t.Fatal("explain.json has no CARLA measures")
+	}
+	want := clue.CARLAOf(rep.X0, rep.Label, rep.Explanations)
+	if c.Valid != want.Valid || c.L2 != want.L2 || c.YNN < 0 || c.YNN > 1 || !strings.Contains(c.YNNData, "test digits") {
+		t.Errorf("CARLA measures %+v, want %+v with a yNN over the test digits", *c, want)
+	}
+	err = explain([]string{"-digit", "1735", "-convergence", "endpoints", "-out", out})
+	if err == nil || !strings.Contains(err.Error(), "want spread or clue") {
+		t.Errorf("-convergence endpoints: %v", err)
 	}
 }

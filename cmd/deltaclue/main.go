@@ -39,6 +39,8 @@ func main() {
 		err = sweep(os.Args[2:])
 	case "experiment":
 		err = experiment(os.Args[2:])
+	case "worked-example":
+		err = workedExampleCmd(os.Args[2:])
 	default:
 		usage()
 	}
@@ -59,6 +61,7 @@ func usage() {
   sweep       the same digit at each radius of a δ ladder (-radii "0.5:4:0.5", -n-per-radius 50):
               sweep.svg, sweep.csv and sweep.json in -out; prints how far each label is
   experiment  the paper's experiments on the most uncertain test digits: CSVs and SVG plots
+  worked-example  docs/measures.md's worked example, from the shipped models (-write docs/measures.md)
 
 Run deltaclue <command> -h for its flags. The measures are defined in docs/measures.md.
 `)
