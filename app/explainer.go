@@ -545,8 +545,6 @@ func (e *Explainer) summarise() {
 	}
 	sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
 	s := clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), e.runParams, e.results)
-	carla := clue.CARLAOf(e.x0, e.inspect.Prediction.Label(), e.results) // yNN needs the dataset: CLI only
-	s.Recourse.CARLA = &carla
 	e.summary, e.summarised = &s, len(e.results)
 	e.cards = clue.ModeCards(e.results, s)
 	e.sentence = clue.Describe(e.inspect.Prediction, e.results, s, e.runParams)
@@ -606,6 +604,8 @@ func (e *Explainer) report() clue.Report {
 	}
 	if e.summary != nil {
 		r.Summary = *e.summary
+		c := clue.CARLAOf(e.x0, r.Label, e.results) // its yNN needs the dataset, which the page has not
+		r.CARLA = &c
 	}
 	return r
 }

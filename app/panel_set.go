@@ -52,7 +52,7 @@ func (e *Explainer) renderSummary() app.UI {
 		),
 		app.Div().ID("recourse").Body(
 			app.H3().Text("In the recourse benchmark's terms (CARLA)"),
-			recourseTable(r),
+			recourseTable(r, e.carla()),
 			app.Table().Class("numbers").Body(
 				row("time per explanation", perExplanation),
 			),
@@ -66,12 +66,16 @@ func (e *Explainer) renderSummary() app.UI {
 	)
 }
 
-// recourseTable shows each CARLA measure twice: as δ-CLUE adapts it, and as CARLA's code defines it.
-func recourseTable(r clue.Recourse) app.UI {
-	c := clue.CARLA{YNN: -1}
-	if r.CARLA != nil {
-		c = *r.CARLA
+// carla is the results' recourse measures as CARLA's code defines them, but for yNN, which needs the dataset.
+func (e *Explainer) carla() clue.CARLA {
+	if e.inspect == nil {
+		return clue.CARLA{YNN: -1}
 	}
+	return clue.CARLAOf(e.x0, argmax(e.inspect.Prediction.Probs), e.results)
+}
+
+// recourseTable shows each CARLA measure twice: as δ-CLUE adapts it, and as CARLA's code defines it.
+func recourseTable(r clue.Recourse, c clue.CARLA) app.UI {
 	exact := func(format string, v float64) string {
 		if c.Valid == 0 {
 			return "— (no label changed)"

@@ -64,9 +64,8 @@ func explain(args []string) error {
 		return err
 	}
 	carla.SetYNN(prob.Pred0.Label(), exps, data, clue.NeighboursK)
-	sum.Recourse.CARLA = &carla
 	rep := clue.Report{Input: input, Params: p, X0: x0, Z0: prob.Z0, Prediction: prob.Pred0, Label: prob.Pred0.Label(),
-		Summary: sum, Explanations: exps, Seconds: time.Since(start).Seconds()}
+		Summary: sum, CARLA: &carla, Explanations: exps, Seconds: time.Since(start).Seconds()}
 	if len(exps) > 0 {
 		rep.SecondsPerExplanation = rep.Seconds / float64(len(exps))
 	}

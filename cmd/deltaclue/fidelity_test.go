@@ -101,7 +101,7 @@ func TestExplainCLUERuleAndCARLA(t *testing.T) {
 			t.Fatalf("restart %d differs from a search under CLUE's rule", i)
 		}
 	}
-	c := rep.Summary.Recourse.CARLA
+	c := rep.CARLA
 	if c == nil {
 		t.Fatal("explain.json has no CARLA measures")
 	}

@@ -95,7 +95,6 @@ func workedExample() (string, error) {
 		return "", err
 	}
 	carla.SetYNN(label0, exps, data, clue.NeighboursK)
-	sum.Recourse.CARLA = &carla
 	sentence := clue.Describe(prob.Pred0, exps, sum, p)
 	cards := clue.ModeCards(exps, sum)
 

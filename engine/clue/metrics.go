@@ -249,15 +249,18 @@ func dedup(exps []Explanation, accepted []int, tol float64) []int {
 // Report is an explanation set with everything needed to reread it: what `deltaclue explain` writes and what
 // the page offers for download, in the same JSON.
 type Report struct {
-	Input        string             `json:"input"`
-	Params       Params             `json:"params"`
-	X0           []float32          `json:"x0"`
-	Z0           []float32          `json:"z0"`
-	Prediction   engine.Uncertainty `json:"prediction"` // the BNN on x0
-	Label        int                `json:"label"`
-	Summary      Summary            `json:"summary"`
-	Explanations []Explanation      `json:"explanations"`
-	Seconds      float64            `json:"seconds"`
+	Input      string             `json:"input"`
+	Params     Params             `json:"params"`
+	X0         []float32          `json:"x0"`
+	Z0         []float32          `json:"z0"`
+	Prediction engine.Uncertainty `json:"prediction"` // the BNN on x0
+	Label      int                `json:"label"`
+	Summary    Summary            `json:"summary"`
+	// CARLA is the set's recourse measures as CARLA's code defines them (CARLAOf), beside δ-CLUE's adaptation
+	// in Summary.Recourse.
+	CARLA        *CARLA        `json:"carla,omitempty"`
+	Explanations []Explanation `json:"explanations"`
+	Seconds      float64       `json:"seconds"`
 	// SecondsPerExplanation is Seconds over the restarts: the recourse benchmark's time per counterfactual.
 	SecondsPerExplanation float64 `json:"seconds_per_explanation"`
 }

@@ -15,15 +15,13 @@ const (
 )
 
 // Recourse holds the CARLA-style measures of a set, adapted to δ-CLUE (every difference from CARLA's own
-// definitions is in docs/measures.md), and, when set, CARLA's exact variants.
+// definitions is in docs/measures.md; CARLA holds those).
 type Recourse struct {
 	Validity float64 `json:"validity"` // accepted / restarts: valid means confident (H < threshold), not class changed
 	L0       Stat    `json:"l0"`       // pixels changed by more than ChangedPixel, over the accepted explanations
 	L1       Stat    `json:"l1"`       // summed |x − x0| (the same as the set's d)
 	L2       Stat    `json:"l2"`       // √Σ (x − x0)²
 	YNN      float64 `json:"ynn"`      // mean over the accepted explanations of their yNN (latent, anchors); −1 without anchors
-	// CARLA is the same measures as CARLA's code defines them (CARLAOf); nil when the caller did not compute them.
-	CARLA *CARLA `json:"carla,omitempty"`
 }
 
 // CARLATolerance is the change below which CARLA's L0 does not count a feature as changed (np.isclose with
