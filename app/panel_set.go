@@ -52,10 +52,7 @@ func (e *Explainer) renderSummary() app.UI {
 		),
 		app.Div().ID("recourse").Body(
 			app.H3().Text("In the recourse benchmark's terms (CARLA)"),
-			recourseTable(r, e.carla()),
-			app.Table().Class("numbers").Body(
-				row("time per explanation", perExplanation),
-			),
+			recourseTable(r, e.carla(), perExplanation),
 			app.P().Class("hint").Text("δ-CLUE's adaptation counts an explanation as valid when the model is sure of it "+
 				"(H below the threshold), even if it keeps x0's label, and measures the accepted ones; CARLA's own code "+
 				"counts one as valid when the model's label changed, and measures those. L0: changed by more than "+
@@ -75,7 +72,7 @@ func (e *Explainer) carla() clue.CARLA {
 }
 
 // recourseTable shows each CARLA measure twice: as δ-CLUE adapts it, and as CARLA's code defines it.
-func recourseTable(r clue.Recourse, c clue.CARLA) app.UI {
+func recourseTable(r clue.Recourse, c clue.CARLA, perExplanation string) app.UI {
 	exact := func(format string, v float64) string {
 		if c.Valid == 0 {
 			return "— (no label changed)"
@@ -104,6 +101,7 @@ func recourseTable(r clue.Recourse, c clue.CARLA) app.UI {
 			line("L1", ours("%.2f", r.L1.Mean), exact("%.2f", c.L1.Mean)),
 			line("L2", ours("%.3f (√Σ)", r.L2.Mean), exact("%.2f (Σ squares)", c.L2.Mean)),
 			line("yNN (k = "+fmt.Sprint(clue.NeighboursK)+")", ynnText(r.YNN), ynnExact),
+			app.Tr().Body(app.Th().Scope("row").Text("time per explanation"), app.Td().ColSpan(2).Text(perExplanation)),
 		),
 	)
 }
