@@ -58,6 +58,7 @@ func experiment(args []string) error {
 	only := fs.String("variants", "", "run only these variants (comma-separated numbers 1-4: Uncertainty Random, Uncertainty NN, Distance Random, Distance NN)")
 	out := fs.String("out", "docs/experiments", "folder for sets.csv, curves.csv and the plots")
 	workers := fs.Int("workers", runtime.NumCPU(), "searches run at once")
+	compare := fs.Bool("compare-convergence", false, "run every search under both convergence rules (spread, clue) and print how many restarts change acceptance at H < 0.3, instead of writing the files")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -128,6 +129,9 @@ func experiment(args []string) error {
 		if err := q.Validate(); err != nil {
 			return err
 		}
+	}
+	if *compare {
+		return compareConvergence(os.Stdout, problems, ds, chosen, p, *workers)
 	}
 	fmt.Fprintf(os.Stderr, "%d digits × %d radii × %d variants = %d searches of n = %d on %d workers\n",
 		len(picked), len(ds), len(chosen), len(tasks), p.N, *workers)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -112,5 +113,39 @@ func TestExplainCLUERuleAndCARLA(t *testing.T) {
 	err = explain([]string{"-digit", "1735", "-convergence", "endpoints", "-out", out})
 	if err == nil || !strings.Contains(err.Error(), "want spread or clue") {
 		t.Errorf("-convergence endpoints: %v", err)
+	}
+}
+
+// TestCompareConvergence: the comparison of the two rules counts every restart of the grid, and its count of
+// changed acceptance is the one of the two searches run directly.
+func TestCompareConvergence(t *testing.T) {
+	m := mustModels(t)
+	x0, _, err := loadInput(workedDigit, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob, err := clue.NewProblem(m, x0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := clue.Defaults()
+	p.N, p.HThreshold = 30, 10
+	var out strings.Builder
+	if err := compareConvergence(&out, []*clue.Problem{prob}, []float64{0.5}, variants[2:3], p, 2); err != nil {
+		t.Fatal(err)
+	}
+	q := p
+	q.Delta, q.LambdaX, q.Scheme = 0.5, variants[2].LambdaX, variants[2].Scheme
+	a, _ := clue.Search(context.Background(), prob, q, nil, nil)
+	q.Convergence = clue.CLUERule
+	b, _ := clue.Search(context.Background(), prob, q, nil, nil)
+	var c ruleCounts
+	c.add(a, b)
+	want := fmt.Sprintf("| all | 30 | %d | %d / %d |", c.changed, c.accepted[0], c.accepted[1])
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("the comparison lacks %q:\n%s", want, out.String())
+	}
+	if c.steps[0] == c.steps[1] {
+		t.Error("the two rules took the same steps: the comparison compares nothing")
 	}
 }
