@@ -108,7 +108,7 @@ type Explanation struct {
 	Rho        float32   `json:"rho"`      // latent distance ρ(z, z0)
 	OnShell    bool      `json:"on_shell"` // ρ = δ (within 1e-4 relative)
 	Cost       float32   `json:"cost"`     // L(z)
-	Steps      int       `json:"steps"`    // updates taken
+	Steps      int       `json:"steps"`    // updates taken to reach Z (under CLUERule, Window−1 fewer than the search computed)
 	Converged  bool      `json:"converged"`
 	Accepted   bool      `json:"accepted"`
 	Failed     string    `json:"failed,omitempty"` // why the restart produced nothing (a NaN), if it did
