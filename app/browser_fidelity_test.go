@@ -76,7 +76,11 @@ func TestBrowserCLUERuleAndCARLA(t *testing.T) {
 	if rep.CARLA == nil {
 		t.Fatal("the page's report has no CARLA measures")
 	}
+	want.YNNData = rep.CARLA.YNNData
 	sameJSON(t, "CARLA's measures", *rep.CARLA, want)
+	if rep.CARLA.YNN != -1 || !strings.Contains(rep.CARLA.YNNData, "deltaclue explain") {
+		t.Errorf("the page's CARLA yNN: %v, %q", rep.CARLA.YNN, rep.CARLA.YNNData)
+	}
 	table := eval[string](t, ctx, `document.getElementById("recourse-table").innerText`)
 	for _, s := range []string{fmt.Sprintf("%.2f: label changed (%d)", want.Validity, want.Valid), fmt.Sprintf("%.1f (> 1e-5)", want.L0.Mean),
 		fmt.Sprintf("%.2f (Σ squares)", want.L2.Mean), "deltaclue explain"} {

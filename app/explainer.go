@@ -604,7 +604,8 @@ func (e *Explainer) report() clue.Report {
 	}
 	if e.summary != nil {
 		r.Summary = *e.summary
-		c := clue.CARLAOf(e.x0, r.Label, e.results) // its yNN needs the dataset, which the page has not
+		c := clue.CARLAOf(e.x0, r.Label, e.results)
+		c.YNNData = "not computed: the page has no dataset (deltaclue explain -link computes it)"
 		r.CARLA = &c
 	}
 	return r
