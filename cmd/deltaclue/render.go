@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 var (
@@ -77,7 +78,7 @@ func renderGrid(x0 []float32, label0 int, h0 float32, exps []clue.Explanation, c
 	fillRect(img, 0, 0, img.Bounds().Dx(), img.Bounds().Dy(), white)
 	drawDigit(img, pad, pad, x0, scale)
 	drawText(img, pad+64, pad+10, fmt.Sprintf("x0: %d H=%.2f", label0, h0), 2, black)
-	drawText(img, pad+64, pad+34, fmt.Sprintf("%d restarts: label, H above; d below", len(exps)), 2, grey)
+	drawText(img, pad+64, pad+34, plural.Count(len(exps), "restart")+": label, H above; d below", 2, grey)
 	for k, e := range gridOrder(exps) {
 		x, y := pad+(k%cols)*cellW, header+(k/cols)*cellH
 		if e.Failed != "" {
