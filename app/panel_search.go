@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 func (e *Explainer) renderControls() app.UI {
@@ -67,10 +69,10 @@ func (e *Explainer) renderControls() app.UI {
 
 // status says what is happening, in words.
 func (e *Explainer) status() string {
-	workers := fmt.Sprintf("%d of %d workers ready", e.ready, len(e.poolWorkers()))
+	workers := plural.Of(e.ready, len(e.poolWorkers()), "worker") + " ready"
 	switch e.state {
 	case "running":
-		s := fmt.Sprintf("%d of %d explanations", len(e.results), e.total)
+		s := plural.Of(len(e.results), e.total, "explanation")
 		if e.preview {
 			s = "Preview: " + s
 		}
@@ -81,16 +83,16 @@ func (e *Explainer) status() string {
 	case "cancelling":
 		return "Cancelling …"
 	case "cancelled":
-		return fmt.Sprintf("Cancelled after %s with %d of %d explanations.", fmtDuration(e.elapsed), len(e.results), e.total)
+		return fmt.Sprintf("Cancelled after %s with %s.", fmtDuration(e.elapsed), plural.Of(len(e.results), e.total, "explanation"))
 	case "failed":
 		return "The search failed: " + e.runErr
 	case "done":
 		if e.preview {
-			return fmt.Sprintf("Preview: %d explanations, %s after the pen lifted, on %d workers. Explain runs the full set of %d.",
-				len(e.results), fmtDuration(e.previewTime), e.runWorkers, e.params.Restarts())
+			return fmt.Sprintf("Preview: %s, %s after the pen lifted, on %s. Explain runs the full set of %d.",
+				plural.Count(len(e.results), "explanation"), fmtDuration(e.previewTime), plural.Count(e.runWorkers, "worker"), e.params.Restarts())
 		}
-		return fmt.Sprintf("Done: %d explanations in %s (first after %s) on %d workers.", len(e.results), fmtDuration(e.elapsed),
-			fmtDuration(e.firstResult), e.runWorkers)
+		return fmt.Sprintf("Done: %s in %s (first after %s) on %s.", plural.Count(len(e.results), "explanation"), fmtDuration(e.elapsed),
+			fmtDuration(e.firstResult), plural.Count(e.runWorkers, "worker"))
 	}
 	if !e.paramsOK {
 		return "Fix the highlighted parameter to search. " + workers + "."
