@@ -116,7 +116,7 @@ func (e *Explainer) selectedExplanation() *clue.Explanation {
 func (e *Explainer) gridPoint(ctx app.Context, ev app.Event) {
 	ord := e.ordered()
 	k := cellAt(ev.Get("offsetX").Float(), ev.Get("offsetY").Float(), len(ord), gridColumns())
-	if k < 0 || k == cellOf(ord, e.results, e.selected) {
+	if k < 0 || ord[k].Restart == e.selected { // (a duplicate selected in a chart gives way to its cell's own)
 		ctx.PreventUpdate()
 		return
 	}
