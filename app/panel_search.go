@@ -49,7 +49,7 @@ func (e *Explainer) renderControls() app.UI {
 	advanced = append(advanced, app.Div().Class("field").Body(
 		app.Label().For("p-workers").Text("workers"),
 		app.Input().ID("p-workers").Type("text").Attr("inputmode", "numeric").Value(e.workersIn).OnChange(e.setWorkers),
-		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %d cores; default up to %d).", app.Window().Get("navigator").Get("hardwareConcurrency").Int(), MaxWorkers)),
+		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %s; default up to %d).", plural.Count(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), "core"), MaxWorkers)),
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
 	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && (!e.running() || e.preview) && !e.sweep.running()
