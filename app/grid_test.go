@@ -89,3 +89,21 @@ func TestGridLabelsSitByTheirImage(t *testing.T) {
 		t.Errorf("only %d px between neighbouring cells' images and texts", gap)
 	}
 }
+
+func TestStatusCountsInWords(t *testing.T) {
+	one := make([]clue.Explanation, 1)
+	for _, c := range []struct {
+		e    Explainer
+		want string
+	}{
+		{Explainer{state: "done", runWorkers: 1, results: make([]clue.Explanation, 100), total: 100}, " on 1 worker."},
+		{Explainer{state: "done", runWorkers: 2, results: one, total: 1}, "Done: 1 explanation in "},
+		{Explainer{state: "running", results: one, total: 1}, "1 of 1 explanation"},
+		{Explainer{state: "cancelled", results: one, total: 2}, "with 1 of 2 explanations."},
+		{Explainer{state: "", paramsOK: true}, "0 of 0 workers ready."},
+	} {
+		if got := c.e.status(); !strings.Contains(got, c.want) {
+			t.Errorf("state %q: %q, want it to say %q", c.e.state, got, c.want)
+		}
+	}
+}
