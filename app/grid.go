@@ -30,7 +30,8 @@ func cellOf(cells, results []clue.Explanation, restart int) int {
 }
 
 // gridMove is the cell an arrow key leads to from cell pos among n cells in cols columns, or -1 for any other
-// key. With no cell selected (pos < 0), every arrow selects the first cell; moves stop at the ends.
+// key (the arrows, Home and End). With no cell selected (pos < 0), every arrow selects the first cell; moves
+// stop at the ends.
 func gridMove(pos int, key string, n, cols int) int {
 	if n == 0 {
 		return -1
@@ -41,6 +42,9 @@ func gridMove(pos int, key string, n, cols int) int {
 		return -1
 	}
 	if pos < 0 || pos >= n {
+		if key == "End" {
+			return n - 1
+		}
 		return 0
 	}
 	return min(max(pos+d, 0), n-1)

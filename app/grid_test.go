@@ -38,7 +38,7 @@ func TestGridMoveStartsAtTheFirstCell(t *testing.T) {
 		key  string
 		want int
 	}{
-		{-1, "ArrowRight", 0}, {-1, "ArrowDown", 0}, {-1, "ArrowLeft", 0}, {-1, "End", 0},
+		{-1, "ArrowRight", 0}, {-1, "ArrowDown", 0}, {-1, "ArrowLeft", 0}, {-1, "End", 24},
 		{0, "ArrowRight", 1}, {0, "ArrowLeft", 0}, {0, "ArrowDown", 10}, {15, "ArrowUp", 5}, {5, "ArrowUp", 0},
 		{24, "ArrowRight", 24}, {20, "ArrowDown", 24}, {7, "Home", 0}, {7, "End", 24},
 		{3, "Enter", -1}, {-1, "a", -1},
