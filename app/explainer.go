@@ -716,7 +716,9 @@ func (e *Explainer) publish() {
 	state["timing"] = timing
 	cards, _ := json.Marshal(e.cards)
 	state["cards"], state["sentence"], state["selected"] = string(cards), e.sentence, e.selected
-	state["grid"] = e.gridState()
+	if !e.running() { // (not while results stream in: it sorts the set)
+		state["grid"] = e.gridState()
+	}
 	if t := e.trajectory; t != nil && len(t.Frames) > 0 {
 		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
 		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}
