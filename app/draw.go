@@ -57,13 +57,25 @@ func putRGBA(ctx2d app.Value, rgba []byte, w, h, x, y int) {
 	ctx2d.Call("putImageData", app.Window().Get("ImageData").New(arr, w, h), x, y)
 }
 
-// canvas2d returns the 2-D context of the canvas with the given id, or nil if there is none.
+// canvas2d returns the 2-D context of the canvas with the given id, or nil if there is none. Only drawn on,
+// never read back (see readableCanvas2d).
 func canvas2d(id string) app.Value {
 	c := app.Window().GetElementByID(id)
 	if c.IsNull() || c.IsUndefined() {
 		return nil
 	}
 	return c.Call("getContext", "2d")
+}
+
+// readableCanvas2d returns the 2-D context of a canvas whose pixels the page reads back (getImageData), made
+// with willReadFrequently: Chromium then keeps it in memory rather than on the GPU, and does not warn on
+// every run that repeated read-backs are slow. A canvas keeps the options of its first getContext, so every
+// use of such a canvas goes through here.
+func readableCanvas2d(c app.Value) app.Value {
+	if c.IsNull() || c.IsUndefined() {
+		return nil
+	}
+	return c.Call("getContext", "2d", map[string]any{"willReadFrequently": true})
 }
 
 // drawDigit draws a 28×28 image filling the canvas with the given id (its size: 28·scale).
@@ -80,11 +92,21 @@ func drawDiff(id string, x0, e []float32, scale int) {
 	}
 }
 
-// Grid layout, like the paper's figure: label and H above each image, distance below.
+// Grid layout, like the paper's figure: label and H above each image, distance (and ×k) below it. Each text
+// sits close to its own image and far from the next cell's: the rows and the columns are separated by gaps
+// wider than any gap inside a cell, so that no label reads as the neighbour's.
 const (
-	gridScale = 2
-	cellW     = 28*gridScale + 10
-	cellH     = 28*gridScale + 34
+	gridScale   = 2
+	gridSide    = 28 * gridScale // an image's side
+	gridFont    = 11             // px, the cell texts' font size
+	gridAscent  = 8              // px a gridFont digit reaches above its baseline
+	gridDescent = 3              // px below it (the "×" and descenders)
+	gridPadX    = 8              // px left and right of the image within its cell: 16 between neighbours' images
+	labelBase   = 13             // y of the label's baseline, from the cell's top
+	imageTop    = labelBase + 4  // the image, just under its label
+	distBase    = imageTop + gridSide + gridAscent + 3
+	cellW       = gridSide + 2*gridPadX
+	cellH       = distBase + gridDescent + 14 // 14 px of air under the distance, before the next row's label
 )
 
 // gridSize is the canvas size for n cells in cols columns.
@@ -105,8 +127,9 @@ func cellAt(x, y float64, n, cols int) int {
 	return -1
 }
 
-// drawGrid draws the explanations in order into the grid canvas, highlighting the selected restart; copies
-// maps a restart to how many restarts its cell stands for when duplicates are collapsed onto it ("×12").
+// drawGrid draws the explanations in order into the grid canvas, framing the cell at index selected (none if
+// -1); copies maps a restart to how many restarts its cell stands for when duplicates are collapsed onto it
+// ("×12").
 func drawGrid(id string, exps []clue.Explanation, cols, selected int, copies map[int]int) {
 	c := app.Window().GetElementByID(id)
 	if c.IsNull() || c.IsUndefined() {
@@ -126,12 +149,12 @@ func drawGrid(id string, exps []clue.Explanation, cols, selected int, copies map
 	for i := 0; i < len(rgba); i += 4 {
 		rgba[i], rgba[i+1], rgba[i+2], rgba[i+3] = 255, 255, 255, 255
 	}
-	side := 28 * gridScale
+	side := gridSide
 	for k, e := range exps {
 		if e.Image == nil {
 			continue
 		}
-		x0, y0 := (k%cols)*cellW+5, (k/cols)*cellH+16
+		x0, y0 := (k%cols)*cellW+gridPadX, (k/cols)*cellH+imageTop
 		d := digitRGBA(e.Image, gridScale)
 		faded := !e.Accepted
 		for y := 0; y < side; y++ {
@@ -148,29 +171,37 @@ func drawGrid(id string, exps []clue.Explanation, cols, selected int, copies map
 		}
 	}
 	putRGBA(ctx, rgba, w, h, 0, 0)
-	ctx.Set("font", "11px system-ui, sans-serif")
+	ctx.Set("font", fmt.Sprintf("%dpx system-ui, sans-serif", gridFont))
 	for k, e := range exps {
-		x0, y0 := (k%cols)*cellW+5, (k/cols)*cellH
+		cx, cy := (k%cols)*cellW, (k/cols)*cellH
+		x0 := cx + gridPadX
 		colour := "#111"
 		if !e.Accepted {
 			colour = "#999"
 		}
 		ctx.Set("fillStyle", colour)
 		if e.Failed != "" {
-			ctx.Call("fillText", "failed", x0, y0+40)
-			continue
+			ctx.Call("fillText", "failed", x0, cy+imageTop+gridSide/2)
+		} else {
+			ctx.Call("fillText", fmt.Sprintf("%d  %.2f", e.Label, e.HTotal), x0, cy+labelBase)
+			ctx.Call("fillText", fmt.Sprintf("%.1f", e.Distance), x0, cy+distBase)
+			if n := copies[e.Restart]; n > 1 {
+				// A grey tag flush with the image's right edge, inside the cell: it reads as this cell's, not
+				// as part of the next cell's distance.
+				text := fmt.Sprintf("×%d", n)
+				w := ctx.Call("measureText", text).Get("width").Float()
+				ctx.Set("fillStyle", "#e5e7eb")
+				ctx.Call("fillRect", float64(x0+gridSide)-w-4, cy+distBase-gridAscent-2, w+4, gridAscent+gridDescent+3)
+				ctx.Set("fillStyle", colour)
+				ctx.Set("textAlign", "right")
+				ctx.Call("fillText", text, x0+gridSide-2, cy+distBase)
+				ctx.Set("textAlign", "left")
+			}
 		}
-		ctx.Call("fillText", fmt.Sprintf("%d  %.2f", e.Label, e.HTotal), x0, y0+12)
-		ctx.Call("fillText", fmt.Sprintf("%.1f", e.Distance), x0, y0+16+side+13)
-		if n := copies[e.Restart]; n > 1 {
-			ctx.Set("textAlign", "right")
-			ctx.Call("fillText", fmt.Sprintf("×%d", n), x0+side, y0+16+side+13)
-			ctx.Set("textAlign", "left")
-		}
-		if e.Restart == selected {
+		if k == selected {
 			ctx.Set("strokeStyle", "#2563eb")
 			ctx.Set("lineWidth", 2)
-			ctx.Call("strokeRect", x0-4, y0+1, cellW-2, cellH-2)
+			ctx.Call("strokeRect", cx+3, cy+2, cellW-6, cellH-4)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // MaxWorkers caps the pool: each worker holds its own copy of the models (~25 MB of memory).
@@ -457,8 +458,8 @@ func (e *Explainer) recoverWorker(ctx app.Context, k int, why string) {
 	}
 	e.replaceWorker(k)
 	e.resend[k] = owed
-	e.restartNote = fmt.Sprintf("Search worker %d %s and was restarted; it is recomputing the %d restarts it owed, "+
-		"so the set will be the same.", k+1, why, len(owed))
+	e.restartNote = fmt.Sprintf("Search worker %d %s and was restarted; it is recomputing the %s it owed, "+
+		"so the set will be the same.", k+1, why, plural.Count(len(owed), "restart"))
 }
 
 // PreviewRestarts is the size of a live preview's set.
@@ -672,7 +673,7 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 
 // redrawResults draws the results' canvases: the grid now, the mode cards once go-app has rendered them.
 func (e *Explainer) redrawResults(ctx app.Context) {
-	drawGrid("grid", e.ordered(), gridColumns(), e.selected, e.copies())
+	e.drawGrid()
 	ctx.Defer(func(app.Context) {
 		e.drawCards()
 		e.markSelected()
@@ -718,6 +719,9 @@ func (e *Explainer) publish() {
 	state["timing"] = timing
 	cards, _ := json.Marshal(e.cards)
 	state["cards"], state["sentence"], state["selected"] = string(cards), e.sentence, e.selected
+	if !e.running() { // (not while results stream in: it sorts the set)
+		state["grid"] = e.gridState()
+	}
 	if t := e.trajectory; t != nil && len(t.Frames) > 0 {
 		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
 		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}

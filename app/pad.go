@@ -17,7 +17,7 @@ type point struct{ X, Y float64 }
 
 // redrawPad paints every stroke onto the pad canvas.
 func redrawPad(strokes [][]point) {
-	ctx := canvas2d("pad")
+	ctx := padContext()
 	if ctx == nil {
 		return
 	}
@@ -51,6 +51,9 @@ func drawStroke(ctx app.Value, s []point) {
 	ctx.Call("stroke")
 }
 
+// padContext is the pad's 2-D context, which the page reads back after every stroke.
+func padContext() app.Value { return readableCanvas2d(app.Window().GetElementByID("pad")) }
+
 // canvasImage reads a canvas (or any image drawn onto a w×h canvas) as RGBA bytes.
 func canvasImage(ctx app.Value, w, h int) []byte {
 	data := ctx.Call("getImageData", 0, 0, w, h).Get("data")
@@ -61,7 +64,7 @@ func canvasImage(ctx app.Value, w, h int) []byte {
 
 // padDigit turns the pad into an MNIST-style 28×28 image.
 func padDigit() ([]float32, error) {
-	ctx := canvas2d("pad")
+	ctx := padContext()
 	if ctx == nil {
 		return nil, mnist.ErrEmpty
 	}

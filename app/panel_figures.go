@@ -13,6 +13,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // renderFigures lays out the trade-off plot and the latent map side by side (stacked on a phone), and the
@@ -25,15 +26,17 @@ func (e *Explainer) renderFigures() app.UI {
 		app.Div().Class("figures").Body(
 			app.Figure().Class("figure-box").Body(
 				app.Div().ID("tradeoff").Body(app.Raw(e.tradeoffSVG)).
-					On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint),
+					On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint).OnKeyDown(e.figureKey),
 				app.FigCaption().Text("Each explanation at its distance d and uncertainty H, its label written on it; lines: each label's "+
-					"Pareto front (the least uncertain for its distance); dashed: the H threshold. Point at one or tab to it."),
+					"Pareto front (the least uncertain for its distance); dashed: the H threshold. Point at one, or Tab to the chart "+
+					"and move with the arrow keys (left and right by d, up and down by H)."),
 			),
 			app.Figure().Class("figure-box").Body(
 				app.Div().ID("latent-map").Body(app.Raw(e.mapSVG)).
-					On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint),
+					On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint).OnKeyDown(e.figureKey),
 				app.FigCaption().Text("The δ-ball projected onto the two directions along which the results spread most (PCA around z0): "+
-					"hollow circles are starts, labelled circles results; the selected restart's path is drawn."),
+					"hollow circles are starts, labelled circles results; the selected restart's path is drawn. "+
+					"Tab to the chart and move with the arrow keys."),
 			),
 		),
 		e.renderTrajectory(),
@@ -54,7 +57,7 @@ func (e *Explainer) renderTrajectory() app.UI {
 		return app.Div().ID("trajectory").Body(app.H3().Text("How it was found"), app.P().Class("hint").Text(msg))
 	}
 	return app.Div().ID("trajectory").Body(
-		app.H3().Text(fmt.Sprintf("How restart %d was found: %d steps from its start to its result", t.Restart, t.Explanation.Steps)),
+		app.H3().Text(fmt.Sprintf("How restart %d was found: %s from its start to its result", t.Restart, plural.Count(t.Explanation.Steps, "step"))),
 		app.Div().ID("strip").Class("strip").Body(
 			app.Range(t.Frames).Slice(func(i int) app.UI {
 				f := t.Frames[i]
@@ -83,6 +86,55 @@ func (e *Explainer) figurePoint(ctx app.Context, ev app.Event) {
 		return
 	}
 	e.selectRestart(ctx, r)
+}
+
+// figureKey moves the keyboard focus between a chart's markers with the arrow keys, Home and End (the chart is
+// one Tab stop: see figures.navigate); the focus selects the marker's explanation.
+func (e *Explainer) figureKey(ctx app.Context, ev app.Event) {
+	ctx.PreventUpdate()
+	m := ev.Get("target").Call("closest", "[data-nx]")
+	if m.IsNull() || m.IsUndefined() {
+		return
+	}
+	fig := ctx.JSSrc()
+	n := fig.Call("querySelectorAll", "[data-nx]").Length()
+	rank := func(attr string) int {
+		k, _ := strconv.Atoi(m.Call("getAttribute", attr).String())
+		return k
+	}
+	attr, k := "data-nx", 0
+	switch ev.Get("key").String() {
+	case "ArrowRight":
+		k = rank(attr) + 1
+	case "ArrowLeft":
+		k = rank(attr) - 1
+	case "ArrowUp":
+		attr, k = "data-ny", rank("data-ny")+1
+	case "ArrowDown":
+		attr, k = "data-ny", rank("data-ny")-1
+	case "Home":
+		k = 0
+	case "End":
+		k = n - 1
+	default:
+		return
+	}
+	ev.PreventDefault() // the page does not scroll
+	next := fig.Call("querySelector", fmt.Sprintf(`[%s="%d"]`, attr, min(max(k, 0), n-1)))
+	if next.IsNull() {
+		return
+	}
+	rove(fig, next)
+	next.Call("focus")
+}
+
+// rove makes el its chart's one Tab stop.
+func rove(fig, el app.Value) {
+	old := fig.Call("querySelectorAll", `[data-nx][tabindex="0"]`)
+	for i := 0; i < old.Length(); i++ {
+		old.Index(i).Call("setAttribute", "tabindex", "-1")
+	}
+	el.Call("setAttribute", "tabindex", "0")
 }
 
 // refreshFigures remakes the figures' SVG after the results or the trajectory changed.
@@ -132,6 +184,16 @@ func (e *Explainer) markSelected() {
 	now := doc.Call("querySelectorAll", fmt.Sprintf(`.figures [data-restart="%d"]`, e.selected))
 	for i := 0; i < now.Length(); i++ {
 		now.Index(i).Get("classList").Call("add", "selected")
+	}
+	// The selected marker becomes its chart's Tab stop, so that Tab comes back to it.
+	for _, id := range []string{"tradeoff", "latent-map"} {
+		fig := doc.Call("getElementById", id)
+		if fig.IsNull() {
+			continue
+		}
+		if el := fig.Call("querySelector", fmt.Sprintf(`[data-nx][data-restart="%d"]`, e.selected)); !el.IsNull() {
+			rove(fig, el)
+		}
 	}
 }
 

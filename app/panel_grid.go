@@ -9,6 +9,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 func (e *Explainer) renderResults() app.UI {
@@ -38,7 +39,7 @@ func (e *Explainer) renderResults() app.UI {
 					e.showAll = ctx.JSSrc().Get("checked").Bool()
 					e.scheduleRedraw(ctx)
 				}),
-				app.Text(fmt.Sprintf(" show every restart (%d duplicates collapsed)", dups)),
+				app.Text(fmt.Sprintf(" show every restart (%s collapsed)", plural.Count(dups, "duplicate"))),
 			),
 			app.Span().Class("hint").Text("Above each: its label and H; below: its distance d, and ×k when it stands for k near-identical restarts. Grey: H above the threshold. Point at one (or use the arrow keys) to compare it with the input."),
 		),
@@ -61,7 +62,7 @@ func (e *Explainer) renderResults() app.UI {
 					row("latent distance ρ", fmt.Sprintf("%.3f%s", x.Rho, map[bool]string{true: " (on the shell)", false: ""}[x.OnShell])),
 					row("cost", fmt.Sprintf("%.4f", x.Cost)),
 					row("steps", fmt.Sprintf("%d%s", x.Steps, map[bool]string{true: ", converged", false: ""}[x.Converged])),
-					row("restart, mode", fmt.Sprintf("%d, %d%s", x.Restart, x.Mode, dupText(x.DuplicateOf))),
+					row("restart, mode", fmt.Sprintf("%d, %s", x.Restart, modeText(x, e.results, e.modes()))),
 				)
 			}),
 		),
@@ -74,11 +75,33 @@ func (e *Explainer) renderResults() app.UI {
 	)
 }
 
-func dupText(of int) string {
-	if of < 0 {
-		return ""
+// drawGrid draws the grid canvas, framing the cell that shows the selected explanation (its representative's
+// when it is a collapsed duplicate).
+func (e *Explainer) drawGrid() {
+	ord := e.ordered()
+	drawGrid("grid", ord, gridColumns(), cellOf(ord, e.results, e.selected), e.copies())
+}
+
+// gridState is what the test reads of the grid: the restart in the first cell and the framed cell's index and
+// restart (-1 when none).
+func (e *Explainer) gridState() map[string]any {
+	ord := e.ordered()
+	first, k, shown := -1, cellOf(ord, e.results, e.selected), -1
+	if len(ord) > 0 {
+		first = ord[0].Restart
 	}
-	return fmt.Sprintf(", a duplicate of restart %d", of)
+	if k >= 0 {
+		shown = ord[k].Restart
+	}
+	return map[string]any{"first": first, "cell": k, "restart": shown, "columns": gridColumns(), "cellW": cellW, "cellH": cellH}
+}
+
+// modes is the number of modes per label, or nil before a summary.
+func (e *Explainer) modes() []int {
+	if e.summary == nil {
+		return nil
+	}
+	return e.summary.Modes
 }
 
 func (e *Explainer) selectedExplanation() *clue.Explanation {
@@ -93,7 +116,7 @@ func (e *Explainer) selectedExplanation() *clue.Explanation {
 func (e *Explainer) gridPoint(ctx app.Context, ev app.Event) {
 	ord := e.ordered()
 	k := cellAt(ev.Get("offsetX").Float(), ev.Get("offsetY").Float(), len(ord), gridColumns())
-	if k < 0 || ord[k].Restart == e.selected {
+	if k < 0 || ord[k].Restart == e.selected { // (a duplicate selected in a chart gives way to its cell's own)
 		ctx.PreventUpdate()
 		return
 	}
@@ -102,29 +125,16 @@ func (e *Explainer) gridPoint(ctx app.Context, ev app.Event) {
 
 func (e *Explainer) gridKey(ctx app.Context, ev app.Event) {
 	ord := e.ordered()
-	if len(ord) == 0 {
-		return
-	}
-	pos := 0
-	for i, x := range ord {
-		if x.Restart == e.selected {
-			pos = i
-		}
-	}
-	switch ev.Get("key").String() {
-	case "ArrowRight":
-		pos++
-	case "ArrowLeft":
-		pos--
-	case "ArrowDown":
-		pos += gridColumns()
-	case "ArrowUp":
-		pos -= gridColumns()
-	default:
+	k := gridMove(cellOf(ord, e.results, e.selected), ev.Get("key").String(), len(ord), gridColumns())
+	if k < 0 {
 		return
 	}
 	ev.PreventDefault()
-	e.selectRestart(ctx, ord[min(max(pos, 0), len(ord)-1)].Restart)
+	if ord[k].Restart == e.selected {
+		ctx.PreventUpdate()
+		return
+	}
+	e.selectRestart(ctx, ord[k].Restart)
 }
 
 func (e *Explainer) selectRestart(ctx app.Context, restart int) {
@@ -132,7 +142,7 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	e.updateLink()
 	e.requestTrace(ctx)
 	e.markSelected()
-	drawGrid("grid", e.ordered(), gridColumns(), e.selected, e.copies())
+	e.drawGrid()
 	ctx.Defer(func(app.Context) {
 		if x := e.selectedExplanation(); x != nil {
 			drawDigit("detail-x0", e.x0, 5)

@@ -89,7 +89,7 @@ func (e *Explainer) padMove(ctx app.Context, ev app.Event) {
 	ev.PreventDefault()
 	last := &e.strokes[len(e.strokes)-1]
 	*last = append(*last, e.padPoint(ev))
-	if c := canvas2d("pad"); c != nil {
+	if c := padContext(); c != nil {
 		s := *last
 		drawStroke(c, s[len(s)-2:])
 	}
@@ -182,7 +182,7 @@ func (e *Explainer) decodeUpload(ctx app.Context, file app.Value, name string, w
 		c := app.Window().Get("document").Call("createElement", "canvas")
 		c.Set("width", cw)
 		c.Set("height", ch)
-		c2d := c.Call("getContext", "2d")
+		c2d := readableCanvas2d(c)
 		c2d.Call("drawImage", bitmap, 0, 0)
 		bitmap.Call("close")
 		x, err := mnist.Preprocess(mnist.Intensities(canvasImage(c2d, cw, ch), cw, ch), cw, ch)

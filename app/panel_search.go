@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 func (e *Explainer) renderControls() app.UI {
@@ -47,7 +49,7 @@ func (e *Explainer) renderControls() app.UI {
 	advanced = append(advanced, app.Div().Class("field").Body(
 		app.Label().For("p-workers").Text("workers"),
 		app.Input().ID("p-workers").Type("text").Attr("inputmode", "numeric").Value(e.workersIn).OnChange(e.setWorkers),
-		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %d cores; default up to %d).", app.Window().Get("navigator").Get("hardwareConcurrency").Int(), MaxWorkers)),
+		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %s; default up to %d).", plural.Count(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), "core"), MaxWorkers)),
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
 	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && (!e.running() || e.preview) && !e.sweep.running()
@@ -67,10 +69,10 @@ func (e *Explainer) renderControls() app.UI {
 
 // status says what is happening, in words.
 func (e *Explainer) status() string {
-	workers := fmt.Sprintf("%d of %d workers ready", e.ready, len(e.poolWorkers()))
+	workers := plural.Of(e.ready, len(e.poolWorkers()), "worker") + " ready"
 	switch e.state {
 	case "running":
-		s := fmt.Sprintf("%d of %d explanations", len(e.results), e.total)
+		s := plural.Of(len(e.results), e.total, "explanation")
 		if e.preview {
 			s = "Preview: " + s
 		}
@@ -81,16 +83,16 @@ func (e *Explainer) status() string {
 	case "cancelling":
 		return "Cancelling …"
 	case "cancelled":
-		return fmt.Sprintf("Cancelled after %s with %d of %d explanations.", fmtDuration(e.elapsed), len(e.results), e.total)
+		return fmt.Sprintf("Cancelled after %s with %s.", fmtDuration(e.elapsed), plural.Of(len(e.results), e.total, "explanation"))
 	case "failed":
 		return "The search failed: " + e.runErr
 	case "done":
 		if e.preview {
-			return fmt.Sprintf("Preview: %d explanations, %s after the pen lifted, on %d workers. Explain runs the full set of %d.",
-				len(e.results), fmtDuration(e.previewTime), e.runWorkers, e.params.Restarts())
+			return fmt.Sprintf("Preview: %s, %s after the pen lifted, on %s. Explain runs the full set of %d.",
+				plural.Count(len(e.results), "explanation"), fmtDuration(e.previewTime), plural.Count(e.runWorkers, "worker"), e.params.Restarts())
 		}
-		return fmt.Sprintf("Done: %d explanations in %s (first after %s) on %d workers.", len(e.results), fmtDuration(e.elapsed),
-			fmtDuration(e.firstResult), e.runWorkers)
+		return fmt.Sprintf("Done: %s in %s (first after %s) on %s.", plural.Count(len(e.results), "explanation"), fmtDuration(e.elapsed),
+			fmtDuration(e.firstResult), plural.Count(e.runWorkers, "worker"))
 	}
 	if !e.paramsOK {
 		return "Fix the highlighted parameter to search. " + workers + "."

@@ -9,6 +9,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 func (e *Explainer) renderSummary() app.UI {
@@ -20,8 +21,8 @@ func (e *Explainer) renderSummary() app.UI {
 	r := s.Recourse
 	perExplanation := "—"
 	if e.elapsed > 0 && len(e.results) > 0 {
-		perExplanation = fmt.Sprintf("%.1f ms (%s for %d on %d workers)", 1000*e.elapsed.Seconds()/float64(len(e.results)),
-			fmtDuration(e.elapsed), len(e.results), e.runWorkers)
+		perExplanation = fmt.Sprintf("%.1f ms (%s for %d on %s)", 1000*e.elapsed.Seconds()/float64(len(e.results)),
+			fmtDuration(e.elapsed), len(e.results), plural.Count(e.runWorkers, "worker"))
 	}
 	var modes []string
 	for k, m := range s.Modes {
@@ -38,7 +39,7 @@ func (e *Explainer) renderSummary() app.UI {
 		app.Div().Body(
 			app.H3().Text("The set"),
 			app.Table().Class("numbers").Body(
-				row("accepted", fmt.Sprintf("%d of %d (%d duplicates, %d failed)", s.Accepted, s.Restarts, s.Duplicates, s.Failed)),
+				row("accepted", fmt.Sprintf("%d of %d (%s, %d failed)", s.Accepted, s.Restarts, plural.Count(s.Duplicates, "duplicate"), s.Failed)),
 				row("labels", fmt.Sprintf("%d distinct: %s", s.DistinctLabels, countsText(s.LabelCounts))),
 				row("label entropy", fmt.Sprintf("%.3f nats (%.2f of the maximum)", s.LabelEntropy, s.LabelEntropyNorm)),
 				row("H min / mean / max", fmt.Sprintf("%.3f / %.3f / %.3f", s.H.Min, s.H.Mean, s.H.Max)),

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // cardScale magnifies a card's images (28·4 = 112 px).
@@ -28,31 +30,25 @@ func (e *Explainer) renderOverview() app.UI {
 		}),
 		app.If(len(e.cards) > 0, func() app.UI {
 			return app.Div().Body(
-				app.P().Class("hint").Text(fmt.Sprintf("One card per mode (%s), most probable label first: the mode's cheapest explanation, "+
-					"then what it changes in your digit (ink added in blue, removed in orange). Select one to see how it was found.", status)),
+				app.P().Class("hint").Text(fmt.Sprintf("One card per mode (%s), ordered by the label's p(y) ∝ 1 / (lowest cost of the label)², "+
+					"highest first. Each shows the mode's cheapest explanation, with its H and d, and what it changes in your digit "+
+					"(ink added in blue, removed in orange). Select one to see how it was found.", status)),
 				app.Div().ID("cards").Class("cards").Role("list").Body(
 					app.Range(e.cards).Slice(func(i int) app.UI {
 						c := e.cards[i]
-						modes := 1
-						if e.summary != nil && c.Label < len(e.summary.Modes) {
-							modes = e.summary.Modes[c.Label]
-						}
-						form := ""
-						if modes > 1 {
-							form = fmt.Sprintf("form %d of %d", c.Mode+1, modes)
-						}
 						id := strconv.Itoa(c.Representative)
 						return app.Button().ID("card-"+id).Class("mode-card").Role("listitem").
 							Aria("pressed", e.selected == c.Representative).DataSet("restart", c.Representative).
-							Aria("label", fmt.Sprintf("reads %d %s: %d of %d restarts, H %.2f, d %.1f", c.Label, form, c.Count, e.total, c.HTotal, c.Distance)).
+							Aria("label", c.Sentence(e.total)).
 							OnClick(func(ctx app.Context, _ app.Event) { e.selectRestart(ctx, c.Representative) }, app.EventScope(c.Representative)).Body(
-							app.Div().Class("card-label").Body(app.Span().Class("digit").Text(strconv.Itoa(c.Label)), app.Span().Class("form").Text(form)),
+							app.Div().Class("card-label").Body(app.Span().Class("digit").Text(strconv.Itoa(c.Label)), app.Span().Class("form").Text(c.FormText())),
 							app.Div().Class("card-images").Body(
 								app.Canvas().ID("card-img-"+id).Width(28*cardScale).Height(28*cardScale).Aria("label", "the explanation"),
 								app.Canvas().ID("card-diff-"+id).Width(28*cardScale).Height(28*cardScale).Aria("label", "what it changes"),
 							),
+							app.Div().Class("card-p").Text(fmt.Sprintf("p(y) %.2f", c.P)),
 							app.Div().Class("card-numbers").Text(fmt.Sprintf("H %.2f · d %.1f", c.HTotal, c.Distance)),
-							app.Div().Class("card-count").Text(fmt.Sprintf("%d of %d restarts", c.Count, e.total)),
+							app.Div().Class("card-count").Text(plural.Of(c.Count, e.total, "restart")),
 						)
 					}),
 				),

@@ -15,6 +15,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // sweepRun is a δ sweep in progress or finished: one search per radius, each split among the workers.
@@ -141,10 +142,10 @@ func (e *Explainer) sweepStatus() string {
 			finished++
 		}
 	}
-	radii := fmt.Sprintf("%d of %d radii", finished, len(s.ladder.Radii))
+	radii := plural.Of(finished, len(s.ladder.Radii), "radius", "radii")
 	switch s.state {
 	case "running":
-		return fmt.Sprintf("Sweeping: %s, %d of %d restarts …", radii, s.done(), len(s.ladder.Radii)*s.ladder.N)
+		return fmt.Sprintf("Sweeping: %s, %s …", radii, plural.Of(s.done(), len(s.ladder.Radii)*s.ladder.N, "restart"))
 	case "cancelling":
 		return "Cancelling the sweep …"
 	case "cancelled":
@@ -152,7 +153,7 @@ func (e *Explainer) sweepStatus() string {
 	case "failed":
 		return "The sweep failed: " + s.err
 	}
-	return fmt.Sprintf("Done: %d radii × %d restarts in %s.", len(s.ladder.Radii), s.ladder.N, fmtDuration(s.elapsed))
+	return fmt.Sprintf("Done: %s × %s in %s.", plural.Count(len(s.ladder.Radii), "radius", "radii"), plural.Count(s.ladder.N, "restart"), fmtDuration(s.elapsed))
 }
 
 // reachSentence says how far each label is, over the radii finished in order so far.

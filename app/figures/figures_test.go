@@ -318,14 +318,15 @@ func TestTradeoff(t *testing.T) {
 					t.Errorf("data-restart: %v", err)
 				}
 				restarts[r] = true
-				if attrOf(p, "tabindex") != "0" || !strings.HasPrefix(attrOf(p, "aria-label"), "restart ") {
-					t.Errorf("point not focusable or unlabelled: %v", p.Attrs)
+				if !strings.HasPrefix(attrOf(p, "aria-label"), "restart ") {
+					t.Errorf("point unlabelled: %v", p.Attrs)
 				}
 				// Never colour alone: the group writes its label's digit.
 				if l := attrOf(p, "data-label"); !contains(p.texts(), l) {
 					t.Errorf("restart %d: digit %s not written (texts %q)", r, l, p.texts())
 				}
 			}
+			oneTabStop(t, pts, tc.chart.Selected)
 			if accepted != tc.accepted {
 				t.Errorf("%d accepted pt groups, want %d", accepted, tc.accepted)
 			}
@@ -515,10 +516,11 @@ func TestLatentMap(t *testing.T) {
 				if l := attrOf(e, "data-label"); !contains(e.texts(), l) {
 					t.Errorf("end %s: digit %s not written", attrOf(e, "data-restart"), l)
 				}
-				if attrOf(e, "tabindex") != "0" || attrOf(e, "aria-label") == "" {
-					t.Errorf("end not focusable or unlabelled: %v", e.Attrs)
+				if attrOf(e, "aria-label") == "" {
+					t.Errorf("end unlabelled: %v", e.Attrs)
 				}
 			}
+			oneTabStop(t, ends, tc.chart.Selected)
 			if accepted != tc.accepted {
 				t.Errorf("%d accepted ends, want %d", accepted, tc.accepted)
 			}
@@ -687,5 +689,72 @@ func TestEscapeIsXMLs(t *testing.T) {
 		if got := Escape(s); got != want.String() {
 			t.Errorf("Escape(%q) = %q, xml says %q", s, got, want.String())
 		}
+	}
+}
+
+// oneTabStop checks a chart's markers make one Tab stop (a roving tabindex): the selected marker, or else the
+// leftmost, has tabindex 0 and every other -1; data-nx ranks them left to right and data-ny bottom to top, each
+// a permutation of 0..n−1, so that the arrow keys reach every marker.
+func oneTabStop(t *testing.T, markers []node, selected int) {
+	t.Helper()
+	if len(markers) == 0 {
+		return
+	}
+	type at struct{ x, y float64 }
+	stops, nx, ny := 0, make([]*at, len(markers)), make([]*at, len(markers))
+	entry := -1
+	for _, m := range markers {
+		r, _ := strconv.Atoi(attrOf(m, "data-restart"))
+		switch attrOf(m, "tabindex") {
+		case "0":
+			stops++
+			entry = r
+		case "-1":
+		default:
+			t.Errorf("restart %d: tabindex %q", r, attrOf(m, "tabindex"))
+		}
+		var c node
+		for _, e := range m.all() {
+			if e.hasClass("m") {
+				c = e
+				break
+			}
+		}
+		p := &at{attrFloat(c, "cx"), attrFloat(c, "cy")}
+		for _, rank := range []struct {
+			name string
+			into []*at
+		}{{"data-nx", nx}, {"data-ny", ny}} {
+			k, err := strconv.Atoi(attrOf(m, rank.name))
+			if err != nil || k < 0 || k >= len(markers) || rank.into[k] != nil {
+				t.Fatalf("restart %d: %s %q is not a free rank of %d", r, rank.name, attrOf(m, rank.name), len(markers))
+			}
+			rank.into[k] = p
+		}
+	}
+	if stops != 1 {
+		t.Errorf("%d Tab stops among %d markers, want 1", stops, len(markers))
+	}
+	for k := 1; k < len(markers); k++ {
+		if nx[k].x < nx[k-1].x {
+			t.Errorf("data-nx %d is left of data-nx %d", k, k-1)
+		}
+		if ny[k].y > ny[k-1].y {
+			t.Errorf("data-ny %d is below data-ny %d", k, k-1)
+		}
+	}
+	want := -1
+	for _, m := range markers {
+		if attrOf(m, "data-nx") == "0" {
+			want, _ = strconv.Atoi(attrOf(m, "data-restart"))
+		}
+	}
+	for _, m := range markers {
+		if r, _ := strconv.Atoi(attrOf(m, "data-restart")); r == selected && selected >= 0 {
+			want = selected
+		}
+	}
+	if entry != want {
+		t.Errorf("the Tab stop is restart %d, want %d (selected %d)", entry, want, selected)
 	}
 }

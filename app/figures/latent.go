@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // MapPoint is one restart on the latent map: where it started and where it ended, projected.
@@ -155,6 +157,12 @@ func LatentMap(m LatentMapChart) string {
 			p.Restart, num(sx), num(sy), frameInk)
 	}
 
+	var nps []navPoint
+	for _, p := range pts {
+		ex, ey := px(p.End)
+		nps = append(nps, navPoint{p.Restart, ex, ey})
+	}
+	nav := navigate(nps, m.Selected)
 	selected := func(p MapPoint) bool { return m.Selected >= 0 && p.Restart == m.Selected }
 	end := func(p MapPoint) {
 		class, state := "end", ", accepted"
@@ -166,8 +174,8 @@ func LatentMap(m LatentMapChart) string {
 			state += ", selected"
 		}
 		aria := fmt.Sprintf("restart %d: label %d, end (%s, %s)%s", p.Restart, p.Label, fixed(p.End[0], 2), fixed(p.End[1], 2), state)
-		c.printf(`<g class="%s" data-restart="%d" data-label="%d" tabindex="0" focusable="true" aria-label="%s"><title>%s</title>`,
-			class, p.Restart, p.Label, Escape(aria), Escape(aria))
+		c.printf(`<g class="%s" data-restart="%d" data-label="%d" %s focusable="true" aria-label="%s"><title>%s</title>`,
+			class, p.Restart, p.Label, nav.attrs(p.Restart), Escape(aria), Escape(aria))
 		ex, ey := px(p.End)
 		c.marker(ex, ey, p.Label, !p.Accepted, selected(p))
 		c.b.WriteString("</g>\n")
@@ -260,8 +268,10 @@ func latentDesc(m LatentMapChart, pts []MapPoint, path [][2]float64, skipped int
 			outside++
 		}
 	}
-	fmt.Fprintf(&b, " %d restarts, each drawn from its start to its end: %d ends accepted, %d rejected.", len(pts), accepted, len(pts)-accepted)
-	if outside > 0 {
+	fmt.Fprintf(&b, " %s, each drawn from its start to its end: %d accepted, %d rejected.", plural.Count(len(pts), "restart"), accepted, len(pts)-accepted)
+	if outside == 1 {
+		b.WriteString(" 1 end lies outside the circle in this projection.")
+	} else if outside > 0 {
 		fmt.Fprintf(&b, " %d ends lie outside the circle in this projection.", outside)
 	}
 	if skipped > 0 {
@@ -282,7 +292,7 @@ func latentDesc(m LatentMapChart, pts []MapPoint, path [][2]float64, skipped int
 		if m.Selected >= 0 && p.Restart == m.Selected {
 			fmt.Fprintf(&b, " Selected: restart %d, label %d", p.Restart, p.Label)
 			if len(path) > 1 {
-				fmt.Fprintf(&b, ", its path of %d steps drawn with an arrow", len(path)-1)
+				fmt.Fprintf(&b, ", its path of %s drawn with an arrow", plural.Count(len(path)-1, "step"))
 			}
 			b.WriteString(".")
 			break

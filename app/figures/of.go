@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // TradeoffOf is the trade-off chart of a set of explanations among the given number of classes: every one that
@@ -30,7 +31,7 @@ func TradeoffOf(exps []clue.Explanation, classes int, threshold float64) Tradeof
 		fronts = append(fronts, f)
 	}
 	return TradeoffChart{Points: pts, Fronts: fronts, Threshold: threshold, Selected: -1,
-		Title: fmt.Sprintf("Uncertainty against distance (%d explanations)", len(pts))}
+		Title: fmt.Sprintf("Uncertainty against distance (%s)", plural.Count(len(pts), "explanation"))}
 }
 
 // SweepOf is the sweep chart of a ladder whose radius i has finished when steps[i] is not nil (the page draws a

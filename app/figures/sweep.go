@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // SweepRow is the outcome of the search at one δ.
@@ -25,7 +27,8 @@ type SweepChart struct {
 	Title     string
 }
 
-// Sweep draws what happens as δ grows, as three panels stacked vertically: (a) the label distribution as one
+// Sweep draws what happens as δ grows, as three panels stacked vertically: (a) the label distribution p(y) ∝
+// 1/cost_min(y)² (Summary.LabelDistribution, not the labels' counts) as one
 // stacked bar per δ (<g class="sweep-bar" data-delta=...>, segments in label colours with the digit written on
 // those tall enough, "…" for a δ still running, "none" when nothing was accepted), (b) the number of distinct
 // labels and (c) the lowest H with the threshold dashed. The δ values are categories: equally spaced, in the
@@ -90,11 +93,11 @@ func Sweep(s SweepChart) string {
 		c.text(14, y, clip(s, w-28, fontText*1.05), ` class="panel-title" font-weight="bold"`)
 	}
 
-	// (a) label distribution.
-	panelTitle(y+8, "(a) label distribution of the accepted explanations")
+	// (a) label distribution: p(y) from each label's cheapest explanation, not the share of restarts.
+	panelTitle(y+8, "(a) p(y) ∝ 1 / (lowest cost of label y)²")
 	top, bottom := y+20, y+20+170
 	ys := scale{0, 1, bottom, top}
-	c.frame(left, top, right, bottom, scale{}, ys, nil, axisTicks(0, 1), "", "p(label)", 16)
+	c.frame(left, top, right, bottom, scale{}, ys, nil, axisTicks(0, 1), "", "p(y)", 16)
 	categoryAxis(bottom)
 	bw := math.Min(slot*0.7, 56)
 	for i, r := range rows {
@@ -245,7 +248,7 @@ func distText(r SweepRow, sum float64) string {
 // sweepDesc summarises the chart in words.
 func sweepDesc(s SweepChart) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Sweep over %d values of δ, the latent radius, shown as equally spaced categories. Panel (a): label distribution of the accepted explanations as stacked bars; (b): number of distinct labels; (c): lowest H among the accepted, in nats", len(s.Rows))
+	fmt.Fprintf(&b, "Sweep over %s of δ, the latent radius, shown as equally spaced categories. Panel (a): the label distribution p(y) ∝ 1 / (lowest cost among the accepted explanations of label y)², as stacked bars; (b): number of distinct labels; (c): lowest H among the accepted, in nats", plural.Count(len(s.Rows), "value"))
 	if s.Threshold > 0 && finite(s.Threshold) {
 		fmt.Fprintf(&b, ", with the H threshold %s dashed", FormatTick(s.Threshold))
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // TradeoffPoint is one explanation (one restart) on the trade-off chart.
@@ -164,6 +166,11 @@ func Tradeoff(t TradeoffChart) string {
 		}
 		return 0
 	}
+	var nps []navPoint
+	for _, p := range pts {
+		nps = append(nps, navPoint{p.Restart, xs.at(p.D), ys.at(p.H)})
+	}
+	nav := navigate(nps, t.Selected)
 	for r := 0; r <= 2; r++ {
 		for _, p := range pts {
 			if rank(p) != r {
@@ -178,8 +185,8 @@ func Tradeoff(t TradeoffChart) string {
 				state += ", selected"
 			}
 			aria := fmt.Sprintf("restart %d: label %d, d %s, H %s%s", p.Restart, p.Label, fixed(p.D, 1), fixed(p.H, 2), state)
-			c.printf(`<g class="%s" data-restart="%d" data-label="%d" tabindex="0" focusable="true" aria-label="%s"><title>%s</title>`,
-				class, p.Restart, p.Label, Escape(aria), Escape(aria))
+			c.printf(`<g class="%s" data-restart="%d" data-label="%d" %s focusable="true" aria-label="%s"><title>%s</title>`,
+				class, p.Restart, p.Label, nav.attrs(p.Restart), Escape(aria), Escape(aria))
 			c.marker(xs.at(p.D), ys.at(p.H), p.Label, !p.Accepted, r == 2)
 			c.b.WriteString("</g>\n")
 		}
@@ -214,8 +221,8 @@ func tradeoffDesc(t TradeoffChart, pts []TradeoffPoint, skipped int, threshold b
 			bl.d, bl.h = p.D, p.H
 		}
 	}
-	fmt.Fprintf(&b, "Scatter plot of %d explanations: distance d to the input (L1, pixels) across, uncertainty H (nats) up; lower and further left is better. %d accepted, %d rejected.",
-		len(pts), accepted, len(pts)-accepted)
+	fmt.Fprintf(&b, "Scatter plot of %s: distance d to the input (L1, pixels) across, uncertainty H (nats) up; lower and further left is better. %d accepted, %d rejected.",
+		plural.Count(len(pts), "explanation"), accepted, len(pts)-accepted)
 	if skipped > 0 {
 		fmt.Fprintf(&b, " %d not shown (no finite d or H).", skipped)
 	}
@@ -235,7 +242,7 @@ func tradeoffDesc(t TradeoffChart, pts []TradeoffPoint, skipped int, threshold b
 		fmt.Fprintf(&b, " Dashed line: H threshold %s.", FormatTick(t.Threshold))
 	}
 	if n := len(t.Fronts); n > 0 {
-		fmt.Fprintf(&b, " Lines: the Pareto front of %d label(s).", n)
+		fmt.Fprintf(&b, " Lines: the Pareto front of %s.", plural.Count(n, "label"))
 	}
 	for _, p := range pts {
 		if p.Restart == t.Selected && t.Selected >= 0 {

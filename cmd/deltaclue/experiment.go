@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/mnist"
 )
 
@@ -133,8 +134,8 @@ func experiment(args []string) error {
 	if *compare {
 		return compareConvergence(os.Stdout, problems, ds, chosen, p, *workers)
 	}
-	fmt.Fprintf(os.Stderr, "%d digits × %d radii × %d variants = %d searches of n = %d on %d workers\n",
-		len(picked), len(ds), len(chosen), len(tasks), p.N, *workers)
+	fmt.Fprintf(os.Stderr, "%s × %s × %s = %s of n = %d on %s\n", plural.Count(len(picked), "digit"), plural.Count(len(ds), "radius", "radii"),
+		plural.Count(len(chosen), "variant"), plural.Count(len(tasks), "search", "searches"), p.N, plural.Count(*workers, "worker"))
 	results := make([]setResult, len(tasks))
 	start := time.Now()
 	var mu sync.Mutex
@@ -198,7 +199,8 @@ func experiment(args []string) error {
 	if err := writePlots(*out, results, ds, chosen); err != nil {
 		return err
 	}
-	fmt.Printf("%d searches in %s on %d workers (%d CPUs); wrote %s\n", len(tasks), elapsed.Round(time.Second), *workers, runtime.NumCPU(), *out)
+	fmt.Printf("%s in %s on %s (%s); wrote %s\n", plural.Count(len(tasks), "search", "searches"), elapsed.Round(time.Second),
+		plural.Count(*workers, "worker"), plural.Count(runtime.NumCPU(), "CPU"), *out)
 	return nil
 }
 

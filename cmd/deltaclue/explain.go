@@ -14,6 +14,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 func explain(args []string) error {
@@ -94,8 +95,9 @@ func explain(args []string) error {
 	}
 	fmt.Printf("%s: the BNN says %d with H = %.3f nats (aleatoric %.3f, epistemic %.3f)\n", input, rep.Label,
 		prob.Pred0.Total, prob.Pred0.Aleatoric, prob.Pred0.Epistemic)
-	fmt.Printf("%d of %d restarts accepted in %.1fs: labels %v, H %.3f..%.3f, d %.1f..%.1f, shell fraction %.2f, %d duplicates, modes %v\n",
-		sum.Accepted, sum.Restarts, rep.Seconds, sum.LabelCounts, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max, sum.ShellFraction, sum.Duplicates, sum.Modes)
+	fmt.Printf("%s accepted in %.1fs: labels %v, H %.3f..%.3f, d %.1f..%.1f, shell fraction %.2f, %s, modes %v\n",
+		plural.Of(sum.Accepted, sum.Restarts, "restart"), rep.Seconds, sum.LabelCounts, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max, sum.ShellFraction,
+		plural.Count(sum.Duplicates, "duplicate"), sum.Modes)
 	fmt.Println(sentence)
 	fmt.Println(carlaLine(sum.Recourse, sum.Accepted, sum.Restarts, rep.SecondsPerExplanation))
 	fmt.Println(carlaExactLine(carla, sum.Restarts))

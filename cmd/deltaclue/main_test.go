@@ -51,7 +51,7 @@ func TestExplainDigitWritesTheFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 16+10*64 || h != 90+2*84+8 {
+	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 16+10*gridCellW || h != 90+2*gridCellH+8 {
 		t.Errorf("grid is %d×%d, want 10 columns × 2 rows of cells", w, h)
 	}
 	if _, err := os.Stat(filepath.Join(out, "labels.png")); err != nil {

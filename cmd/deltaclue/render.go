@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 var (
@@ -67,17 +68,24 @@ func gridOrder(exps []clue.Explanation) []clue.Explanation {
 	return out
 }
 
+// The grid's cells: label and H (7 px high) at the top, the image 10 px down, the distance 2 px under the image,
+// and 20 px of white before the next row's label, so that a distance reads as its own image's, not the next row's.
+const (
+	gridCellW = 64
+	gridCellH = 10 + 28*2 + 2 + 8 + 20
+)
+
 // renderGrid draws x0 and the explanations laid out like the paper's figure of 100 δ-CLUEs: each image with
 // its label and H above and its distance d below; rejected ones (H ≥ threshold) are greyed, failed ones blank.
 func renderGrid(x0 []float32, label0 int, h0 float32, exps []clue.Explanation, cols int) *image.RGBA {
-	const scale, cellW, cellH, pad = 2, 64, 84, 8
+	const scale, cellW, cellH, pad = 2, gridCellW, gridCellH, 8
 	rows := (len(exps) + cols - 1) / cols
 	header := 90
 	img := image.NewRGBA(image.Rect(0, 0, pad*2+cols*cellW, header+rows*cellH+pad))
 	fillRect(img, 0, 0, img.Bounds().Dx(), img.Bounds().Dy(), white)
 	drawDigit(img, pad, pad, x0, scale)
 	drawText(img, pad+64, pad+10, fmt.Sprintf("x0: %d H=%.2f", label0, h0), 2, black)
-	drawText(img, pad+64, pad+34, fmt.Sprintf("%d restarts: label, H above; d below", len(exps)), 2, grey)
+	drawText(img, pad+64, pad+34, plural.Count(len(exps), "restart")+": label, H above; d below", 2, grey)
 	for k, e := range gridOrder(exps) {
 		x, y := pad+(k%cols)*cellW, header+(k/cols)*cellH
 		if e.Failed != "" {

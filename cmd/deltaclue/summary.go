@@ -10,6 +10,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // The colours of a difference image, as on the page: ink added in blue, ink removed in orange (a pair
@@ -126,9 +127,9 @@ func renderSummary(input string, x0 []float32, pred0 engine.Uncertainty, p clue.
 	for _, m := range sum.Modes {
 		modes += m
 	}
-	found := fmt.Sprintf("δ %g, %d restarts: %d accepted (H < %g)", p.Delta, sum.Restarts, sum.Accepted, p.HThreshold)
+	found := fmt.Sprintf("δ %g, %s: %d accepted (H < %g)", p.Delta, plural.Count(sum.Restarts, "restart"), sum.Accepted, p.HThreshold)
 	if modes > 0 {
-		found += fmt.Sprintf(" in %s", plural(modes, "mode"))
+		found += fmt.Sprintf(" in %s", plural.Count(modes, "mode"))
 	}
 	drawText(img, tx, y+34+lineH, found, text, grey)
 	ly := y + 34 + 2*lineH
@@ -145,9 +146,7 @@ func renderSummary(input string, x0 []float32, pred0 engine.Uncertainty, p clue.
 	if len(cards) == 0 {
 		drawText(img, pad, headerH+4, "No mode: no restart reached a digit the model is sure of.", text, grey)
 	}
-	seen := map[int]int{} // cards drawn so far per label: the modes are numbered in the cards' order
 	for k, c := range cards {
-		seen[c.Label]++
 		x, y := pad+(k%cols)*(cardW+cardGap), headerH+(k/cols)*(cardH+cardGap)
 		strokeRect(img, x, y, x+cardW, y+cardH, cardBorder)
 		e := byRestart[c.Representative]
@@ -160,11 +159,11 @@ func renderSummary(input string, x0 []float32, pred0 engine.Uncertainty, p clue.
 		fillRect(img, tx, y+12, tx+56, y+12+56, fill)
 		drawText(img, tx+13, y+12+7, strconv.Itoa(c.Label), 6, hexColour(figures.LabelTextColour(c.Label)))
 		drawText(img, tx+68, y+12+6, fmt.Sprintf("p(y) %.2f", c.P), text, black)
-		if c.Label < len(sum.Modes) && sum.Modes[c.Label] > 1 {
-			drawText(img, tx+68, y+12+6+lineH, fmt.Sprintf("form %d of %d", seen[c.Label], sum.Modes[c.Label]), text, grey)
+		if f := c.FormText(); f != "" {
+			drawText(img, tx+68, y+12+6+lineH, f, text, grey)
 		}
 		drawText(img, tx, y+12+56+12, fmt.Sprintf("H %.2f d %.1f", c.HTotal, c.Distance), text, black)
-		drawText(img, tx, y+12+56+12+lineH, fmt.Sprintf("%d of %d restarts", c.Count, sum.Restarts), text, black)
+		drawText(img, tx, y+12+56+12+lineH, plural.Of(c.Count, sum.Restarts, "restart"), text, black)
 	}
 
 	// The sentence.

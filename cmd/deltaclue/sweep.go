@@ -19,6 +19,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // sweepReport is what `deltaclue sweep` writes to sweep.json: the input, the search parameters shared by the
@@ -103,7 +104,7 @@ func sweep(args []string) error {
 		return err
 	}
 	w := min(*workers, len(ladder.Radii))
-	fmt.Fprintf(os.Stderr, "%d radii × %d restarts on %s\n", len(ladder.Radii), ladder.N, plural(w, "worker"))
+	fmt.Fprintf(os.Stderr, "%s × %s on %s\n", plural.Count(len(ladder.Radii), "radius", "radii"), plural.Count(ladder.N, "restart"), plural.Count(w, "worker"))
 	start := time.Now()
 	steps, err := sweepOn(context.Background(), prob, p, ladder, w)
 	fmt.Fprintln(os.Stderr)
@@ -134,8 +135,8 @@ func sweep(args []string) error {
 	fmt.Printf("%s: the BNN says %d with H = %.3f nats\n", input, rep.Label, prob.Pred0.Total)
 	printSweepTable(steps)
 	fmt.Println(clue.DescribeReaches(rep.Reaches, ladder, rep.Label))
-	fmt.Printf("%d radii × %d restarts in %s on %s; wrote %s/{sweep.svg,sweep.csv,sweep.json}\n",
-		len(ladder.Radii), ladder.N, elapsed.Round(100*time.Millisecond), plural(w, "worker"), *out)
+	fmt.Printf("%s × %s in %s on %s; wrote %s/{sweep.svg,sweep.csv,sweep.json}\n", plural.Count(len(ladder.Radii), "radius", "radii"),
+		plural.Count(ladder.N, "restart"), elapsed.Round(100*time.Millisecond), plural.Count(w, "worker"), *out)
 	return nil
 }
 
@@ -294,12 +295,4 @@ func reason(err error, withValue bool) string {
 		return fmt.Sprintf("%s (got %v)", pe.Reason, pe.Value)
 	}
 	return pe.Reason
-}
-
-// plural writes "1 worker", "2 workers".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -2,11 +2,11 @@ package clue
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // ModeCard is one way the set reads the digit: a mode (cluster) within a label, shown by its representative.
@@ -19,12 +19,32 @@ type ModeCard struct {
 	Distance       float32 `json:"distance"`       // of the representative
 	Cost           float32 `json:"cost"`           // of the representative
 	P              float64 `json:"p"`              // the label's share of the label distribution p(y)
+	Form           int     `json:"form"`           // 1, 2, … in the cards' order within the label
+	Forms          int     `json:"forms"`          // the label's number of modes
+}
+
+// FormText names the card's mode within its label ("form 2 of 3"), or is empty when the label has one mode.
+func (c ModeCard) FormText() string {
+	if c.Forms <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("form %d of %d", c.Form, c.Forms)
+}
+
+// Sentence says in one sentence what the card shows, for a screen reader; restarts is the set's size.
+func (c ModeCard) Sentence(restarts int) string {
+	what := fmt.Sprintf("%s %d", strings.ToUpper(article(c.Label)[:1])+article(c.Label)[1:], c.Label)
+	if f := c.FormText(); f != "" {
+		what += ", " + f + ","
+	}
+	return fmt.Sprintf("%s reached by %s (p(y) %.2f); its cheapest explanation, shown, has H %.2f and d %.1f.",
+		what, plural.Of(c.Count, restarts, "restart"), c.P, c.HTotal, c.Distance)
 }
 
 // ModeCards groups the accepted explanations by mode, after Summarize marked their modes and duplicates: one
-// card per mode, grouped by label with the most probable label (by the label distribution) first, and within a
-// label the most visited mode first (ties: the cheaper representative). A duplicate counts in the mode of the
-// explanation it duplicates.
+// card per mode, grouped by label in the order of the label distribution p(y) ∝ 1/cost_min(y)² (highest
+// first), and within a label the most visited mode first (ties: the cheaper representative), numbered as
+// forms 1, 2, … in that order. A duplicate counts in the mode of the explanation it duplicates.
 func ModeCards(exps []Explanation, s Summary) []ModeCard {
 	byRestart := map[int]int{}
 	for i, e := range exps {
@@ -77,6 +97,16 @@ func ModeCards(exps []Explanation, s Summary) []ModeCard {
 		}
 		return x.Cost < y.Cost
 	})
+	for i := range out {
+		if i > 0 && out[i-1].Label == out[i].Label {
+			out[i].Form = out[i-1].Form + 1
+		} else {
+			out[i].Form = 1
+		}
+		if out[i].Label < len(s.Modes) {
+			out[i].Forms = s.Modes[out[i].Label]
+		}
+	}
 	return out
 }
 
@@ -89,7 +119,8 @@ func article(label int) string {
 }
 
 // Describe says in plain words what the set shows: what the model reads, and which confident readings lie
-// nearby with how many restarts found each and how far the closest is. exps are the set's explanations (after
+// nearby with how many restarts found each and how far the cheapest explanation of each is (the one its card
+// shows; the closest may be another, costlier one). exps are the set's explanations (after
 // Summarize), pred0 the model on x0.
 func Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params) string {
 	label0 := pred0.Label()
@@ -107,17 +138,17 @@ func Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params)
 		}
 		return b.String()
 	}
-	closest := make([]float64, len(s.LabelCounts))
-	modes := make([]int, len(s.LabelCounts))
-	for c := range closest {
-		closest[c] = math.Inf(1)
-		if c < len(s.Modes) {
-			modes[c] = s.Modes[c]
-		}
+	// Each label is told by its cheapest explanation: the one its first card shows, and the one its p(y) comes from.
+	cheapest := make([]int, len(s.LabelCounts))
+	for c := range cheapest {
+		cheapest[c] = -1
 	}
-	for _, e := range exps {
-		if e.Accepted {
-			closest[e.Label] = math.Min(closest[e.Label], float64(e.Distance))
+	for i, e := range exps {
+		if !e.Accepted || e.Mode < 0 {
+			continue
+		}
+		if k := cheapest[e.Label]; k < 0 || e.Cost < exps[k].Cost || (e.Cost == exps[k].Cost && e.Restart < exps[k].Restart) {
+			cheapest[e.Label] = i
 		}
 	}
 	var labels []int
@@ -131,15 +162,18 @@ func Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params)
 	})
 	parts := make([]string, len(labels))
 	for i, c := range labels {
-		d := "d"
-		if i == 0 {
-			d = "closest d"
+		parts[i] = fmt.Sprintf("%s %d (%s", article(c), c, plural.Of(s.LabelCounts[c], s.Restarts, "restart"))
+		if c < len(s.Modes) && s.Modes[c] > 1 {
+			parts[i] += fmt.Sprintf(" in %d forms", s.Modes[c])
 		}
-		forms := ""
-		if modes[c] > 1 {
-			forms = fmt.Sprintf(" in %d forms", modes[c])
+		if k := cheapest[c]; k >= 0 {
+			what := "the cheapest"
+			if i > 0 {
+				what = "cheapest"
+			}
+			parts[i] += fmt.Sprintf(", %s at d %.1f", what, exps[k].Distance)
 		}
-		parts[i] = fmt.Sprintf("%s %d (%d of %d%s, %s %.1f)", article(c), c, s.LabelCounts[c], s.Restarts, forms, d, closest[c])
+		parts[i] += ")"
 	}
 	list := parts[0]
 	if len(parts) > 1 {

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -241,7 +242,7 @@ func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts []
 				bad = bad || !finite(grad[k])
 			}
 			if bad {
-				finish(s, r, fmt.Sprintf("the cost or its gradient became NaN or infinite after %d steps", s.steps))
+				finish(s, r, fmt.Sprintf("the cost or its gradient became NaN or infinite after %s", plural.Count(s.steps, "step")))
 				continue
 			}
 			if stop, back := s.observe(cost, p); back > 0 {

@@ -118,18 +118,37 @@ func TestModeCardsAndSentence(t *testing.T) {
 	s.Modes[4], s.Modes[9] = 1, 2
 	cards := ModeCards(exps, s)
 	want := []ModeCard{
-		{Label: 9, Mode: 0, Representative: 2, Count: 3, HTotal: .1, Distance: 10, Cost: .2, P: .86},
-		{Label: 9, Mode: 1, Representative: 3, Count: 1, HTotal: .25, Distance: 8, Cost: .4, P: .86},
-		{Label: 4, Mode: 0, Representative: 0, Count: 1, HTotal: .1, Distance: 20, Cost: .5, P: .14},
+		{Label: 9, Mode: 0, Representative: 2, Count: 3, HTotal: .1, Distance: 10, Cost: .2, P: .86, Form: 1, Forms: 2},
+		{Label: 9, Mode: 1, Representative: 3, Count: 1, HTotal: .25, Distance: 8, Cost: .4, P: .86, Form: 2, Forms: 2},
+		{Label: 4, Mode: 0, Representative: 0, Count: 1, HTotal: .1, Distance: 20, Cost: .5, P: .14, Form: 1, Forms: 1},
 	}
 	if !reflect.DeepEqual(cards, want) {
 		t.Errorf("cards\n got %+v\nwant %+v", cards, want)
 	}
 	pred0 := engine.Uncertainty{Probs: []float32{0, 0, 0, 0, .63, 0, 0, 0, 0, .37}, Total: .9}
 	got := Describe(pred0, exps, s, Defaults())
-	wantText := "The model reads a 4 (p 0.63, H 0.90 nats). Nearby, it would be sure of a 9 (4 of 6 in 2 forms, closest d 8.0) or a 4 (1 of 6, d 20.0)."
+	// Each label's distance is its cheapest explanation's (restart 2 for the 9s, not the closer but costlier
+	// restart 3): the d its first card shows, and the explanation its p(y) comes from.
+	wantText := "The model reads a 4 (p 0.63, H 0.90 nats). Nearby, it would be sure of a 9 (4 of 6 restarts in 2 forms, " +
+		"the cheapest at d 10.0) or a 4 (1 of 6 restarts, cheapest at d 20.0)."
 	if got != wantText {
 		t.Errorf("sentence\n got %q\nwant %q", got, wantText)
+	}
+	for _, c := range []struct {
+		card           ModeCard
+		restarts       int
+		form, sentence string
+	}{
+		{cards[0], 6, "form 1 of 2", "A 9, form 1 of 2, reached by 3 of 6 restarts (p(y) 0.86); its cheapest explanation, shown, has H 0.10 and d 10.0."},
+		{cards[2], 6, "", "A 4 reached by 1 of 6 restarts (p(y) 0.14); its cheapest explanation, shown, has H 0.10 and d 20.0."},
+		{ModeCard{Label: 8, Count: 1, Forms: 1}, 1, "", "An 8 reached by 1 of 1 restart (p(y) 0.00); its cheapest explanation, shown, has H 0.00 and d 0.0."},
+	} {
+		if got := c.card.FormText(); got != c.form {
+			t.Errorf("card %+v: form %q, want %q", c.card, got, c.form)
+		}
+		if got := c.card.Sentence(c.restarts); got != c.sentence {
+			t.Errorf("card %+v: sentence\n got %q\nwant %q", c.card, got, c.sentence)
+		}
 	}
 	none := Summary{Restarts: 3, LabelCounts: make([]int, 10)}
 	if got := Describe(pred0, exps[4:5], none, Defaults()); !strings.Contains(got, "try a larger δ or a higher threshold") {
@@ -171,6 +190,9 @@ func TestReachesByHand(t *testing.T) {
 	text := DescribeReaches(r, Ladder{Radii: []float64{.5, 1, 1.5, 3}, N: 2}, 4)
 	if text != "Up to δ = 3: a confident 9 is 1 away, a 4 (as the model reads it now) is 1.5 away, an 8 needs 3; no other label appears (3 of 10 do)." {
 		t.Errorf("sentence %q", text)
+	}
+	if text := DescribeReaches(r[:1], Ladder{Radii: []float64{.5, 1}, N: 2}, 4); text != "Up to δ = 1: a confident 9 is 1 away; no other label appears (1 of 10 does)." {
+		t.Errorf("one label: sentence %q", text)
 	}
 }
 

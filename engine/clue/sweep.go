@@ -85,7 +85,11 @@ func DescribeReaches(reaches []Reach, l Ladder, label0 int) string {
 	}
 	s := fmt.Sprintf("Up to δ = %g: %s", l.Radii[len(l.Radii)-1], strings.Join(parts, ", "))
 	if n := len(reaches); n < 10 {
-		s += fmt.Sprintf("; no other label appears (%d of 10 do)", n)
+		verb := "do"
+		if n == 1 {
+			verb = "does"
+		}
+		s += fmt.Sprintf("; no other label appears (%d of 10 %s)", n, verb)
 	}
 	return s + "."
 }

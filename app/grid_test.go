@@ -1,0 +1,109 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// A set of five: restarts 3 and 4 duplicate restart 1; restart 2 is rejected. Collapsed, the grid shows 0, 1, 2.
+func gridFixture() (results, collapsed []clue.Explanation) {
+	results = []clue.Explanation{
+		{Restart: 0, Accepted: true, Label: 4, Mode: 0, DuplicateOf: -1},
+		{Restart: 1, Accepted: true, Label: 9, Mode: 1, DuplicateOf: -1},
+		{Restart: 2, Label: 7, Mode: -1, DuplicateOf: -1},
+		{Restart: 3, Accepted: true, Label: 9, Mode: -1, DuplicateOf: 1},
+		{Restart: 4, Accepted: true, Label: 9, Mode: -1, DuplicateOf: 1},
+	}
+	return results, []clue.Explanation{results[1], results[0], results[2]}
+}
+
+func TestCellOfADuplicateIsItsRepresentatives(t *testing.T) {
+	results, cells := gridFixture()
+	for _, c := range []struct{ restart, want int }{{1, 0}, {0, 1}, {2, 2}, {3, 0}, {4, 0}, {-1, -1}, {99, -1}} {
+		if got := cellOf(cells, results, c.restart); got != c.want {
+			t.Errorf("restart %d: cell %d, want %d", c.restart, got, c.want)
+		}
+	}
+	// Shown in full (every restart its own cell), a duplicate has its own cell.
+	if got := cellOf(results, results, 3); got != 3 {
+		t.Errorf("every restart shown: restart 3 in cell %d", got)
+	}
+}
+
+func TestGridMoveStartsAtTheFirstCell(t *testing.T) {
+	for _, c := range []struct {
+		pos  int
+		key  string
+		want int
+	}{
+		{-1, "ArrowRight", 0}, {-1, "ArrowDown", 0}, {-1, "ArrowLeft", 0}, {-1, "End", 24},
+		{0, "ArrowRight", 1}, {0, "ArrowLeft", 0}, {0, "ArrowDown", 10}, {15, "ArrowUp", 5}, {5, "ArrowUp", 0},
+		{24, "ArrowRight", 24}, {20, "ArrowDown", 24}, {7, "Home", 0}, {7, "End", 24},
+		{3, "Enter", -1}, {-1, "a", -1},
+	} {
+		if got := gridMove(c.pos, c.key, 25, 10); got != c.want {
+			t.Errorf("from %d, %s: %d, want %d", c.pos, c.key, got, c.want)
+		}
+	}
+	if got := gridMove(-1, "ArrowRight", 0, 10); got != -1 {
+		t.Errorf("an empty grid: %d", got)
+	}
+}
+
+func TestModeTextHasNoMinusOne(t *testing.T) {
+	results, _ := gridFixture()
+	modes := make([]int, 10)
+	modes[4], modes[9] = 1, 2
+	for _, c := range []struct {
+		x    clue.Explanation
+		want string
+	}{
+		{results[0], "mode 1 of 1 of label 4"},
+		{results[1], "mode 2 of 2 of label 9"},
+		{results[2], "not accepted, so in no mode"},
+		{results[3], "a duplicate of restart 1, in its mode 2 of 2 of label 9"},
+		{clue.Explanation{Restart: 5, Failed: "NaN", Mode: -1, DuplicateOf: -1}, "not accepted, so in no mode"},
+	} {
+		got := modeText(c.x, results, modes)
+		if got != c.want || strings.Contains(got, "-1") {
+			t.Errorf("restart %d: %q, want %q", c.x.Restart, got, c.want)
+		}
+	}
+}
+
+// TestGridLabelsSitByTheirImage: a cell's texts are nearer its own image than the next row's or column's.
+func TestGridLabelsSitByTheirImage(t *testing.T) {
+	imageBottom := imageTop + gridSide
+	ownGap := (distBase - gridAscent) - imageBottom                        // the distance's top under its image
+	nextGap := (cellH + labelBase - gridAscent) - (distBase + gridDescent) // its bottom over the next row's label
+	if ownGap < 1 || nextGap < 3*ownGap {
+		t.Errorf("distance label %d px under its image and %d px over the next row's label", ownGap, nextGap)
+	}
+	labelGap := imageTop - labelBase // the label's baseline over its image
+	if above := labelBase - gridAscent + (cellH - distBase - gridDescent); above < 3*labelGap {
+		t.Errorf("label %d px over its image and %d px under the previous row's distance", labelGap, above)
+	}
+	if gap := 2 * gridPadX; gap < 12 {
+		t.Errorf("only %d px between neighbouring cells' images and texts", gap)
+	}
+}
+
+func TestStatusCountsInWords(t *testing.T) {
+	one := make([]clue.Explanation, 1)
+	for _, c := range []struct {
+		e    Explainer
+		want string
+	}{
+		{Explainer{state: "done", runWorkers: 1, results: make([]clue.Explanation, 100), total: 100}, " on 1 worker."},
+		{Explainer{state: "done", runWorkers: 2, results: one, total: 1}, "Done: 1 explanation in "},
+		{Explainer{state: "running", results: one, total: 1}, "1 of 1 explanation"},
+		{Explainer{state: "cancelled", results: one, total: 2}, "with 1 of 2 explanations."},
+		{Explainer{state: "", paramsOK: true}, "0 of 0 workers ready."},
+	} {
+		if got := c.e.status(); !strings.Contains(got, c.want) {
+			t.Errorf("state %q: %q, want it to say %q", c.e.state, got, c.want)
+		}
+	}
+}
