@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,13 +123,13 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.workerHeap, e.workerSys = map[int]uint64{}, map[int]uint64{}
 	redrawPad(nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
-	if u, err := url.Parse(app.Window().Get("location").Get("href").String()); err == nil {
-		if q := u.Query(); q.Has("workers") {
-			n, e.workersNote = workersFromQuery(q.Get("workers"), n)
-		}
-		if u.Fragment != "" {
-			e.openLink(u.Fragment)
-		}
+	addr := currentAddress() // GuardAddress has repaired it, and says what was wrong
+	if addr.HasWorkers {
+		n, e.workersNote = workersFromQuery(addr.Workers, n)
+	}
+	e.linkErr = addr.Problem
+	if addr.Link != "" {
+		e.openLink(addr.Link)
 	}
 	e.workersIn = strconv.Itoa(n)
 	e.loadAssets(ctx, n)
@@ -318,17 +317,24 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 }
 
 // onHashChange opens a link pasted into the address bar of an open page (the page's own updates of the
-// fragment use replaceState, which fires no hashchange).
+// fragment use replaceState, which fires no hashchange). A fragment the guard had to drop leaves the page as
+// it was, its own link back in the address, and says what was wrong.
 func (e *Explainer) onHashChange(ctx app.Context) {
-	frag := strings.TrimPrefix(app.Window().Get("location").Get("hash").String(), "#")
-	if frag == "" {
+	addr := currentAddress()
+	if addr.Problem != "" {
+		e.linkErr, e.linkNote = addr.Problem, ""
+		e.updateLink()
+		e.publish()
+		return
+	}
+	if addr.Link == "" {
 		return
 	}
 	e.linkErr, e.linkNote = "", ""
 	e.dropRun()
 	e.dropSweep()
 	e.clearResults()
-	e.openLink(frag)
+	e.openLink(addr.Link)
 	e.openPendingLink(ctx)
 	e.publish()
 }
