@@ -26,6 +26,7 @@ type Explainer struct {
 	// Input.
 	tab        string // "draw", "gallery" or "upload"
 	strokes    [][]point
+	padBase    []float32 // a shared link's digit, under the strokes on the pad
 	drawing    bool
 	x0         []float32 // quantised to k/255: what a share link carries
 	source     string
@@ -107,6 +108,10 @@ type Explainer struct {
 	pendingLink      *sharelink.State // a link waiting for the workers
 	linkNote         string           // a quiet remark about the opened link (a v1 link has no checksum)
 	restore          *sharelink.State // what an opened link still has to restore once its run is done
+	costly           *costlyLink      // a costly link waiting for the user's choice (panel_costly.go)
+	copyNote         string           // what Copy link did, shown for a few seconds
+	copySeq          int
+	probeIDs         map[int]bool     // the timing searches under way
 	sortBy           string
 	selected         int
 	redrawPending    bool
@@ -120,8 +125,8 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.form = newForm(clue.Defaults())
 	e.params, e.paramsOK = e.form.params()
 	e.version = app.Getenv("GOAPP_VERSION")
-	e.workerHeap, e.workerSys = map[int]uint64{}, map[int]uint64{}
-	redrawPad(nil)
+	e.workerHeap, e.workerSys, e.probeIDs = map[int]uint64{}, map[int]uint64{}, map[int]bool{}
+	redrawPad(nil, nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
 	addr := currentAddress() // GuardAddress has repaired it, and says what was wrong
 	if addr.HasWorkers {
@@ -174,6 +179,9 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 
 // onWorker handles a worker's message on the UI goroutine.
 func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
+	if e.onProbe(r) {
+		return
+	}
 	if s := e.sweep; s != nil && r.ID > 0 {
 		if _, ok := s.ids[r.ID]; ok {
 			e.onSweep(ctx, k, r)
@@ -274,6 +282,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 func (e *Explainer) setInput(ctx app.Context, q [sharelink.Pixels]uint8, source string) {
 	s := sharelink.State{Image: q}
 	e.x0, e.source, e.inspect, e.inputErr = s.Float(), source, nil, ""
+	e.resolveCostly() // a new input answers the question
 	e.dropRun()
 	e.clearResults()
 	e.dropSweep()
@@ -312,6 +321,10 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 		return
 	}
 	e.setInput(ctx, link.Image, "the shared link")
+	e.showOnPad(e.x0)
+	if e.askCostly(link) {
+		return
+	}
 	e.restore = &link
 	e.run(ctx)
 }
@@ -390,6 +403,7 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 		return
 	}
 	e.dropRun()        // the preview of an earlier drawing, if one runs: its workers drop it at their next step
+	e.resolveCostly()  // a run answers the question
 	if p.LambdaD > 0 { // the diversity term couples every restart: one worker runs them all
 		workers = workers[:1]
 	}
@@ -484,7 +498,7 @@ func (e *Explainer) schedulePreview(ctx app.Context) {
 		}
 		p := e.params
 		p.N = PreviewRestarts
-		if p.Validate() != nil {
+		if p.Validate() != nil || costlyPreview(p) {
 			return
 		}
 		e.penUp = penUp
@@ -702,7 +716,7 @@ func (e *Explainer) publish() {
 		"workerSeconds": fmt.Sprint(e.workerSeconds),
 		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "restarted": e.restarted, "restartNote": e.restartNote,
 		"funcs": liveFuncs, "workerHeap": sumOf(e.workerHeap), "workerSys": sumOf(e.workerSys), "stale": e.stale,
-		"runError": e.runErr, "poolError": e.poolErr, "inputError": e.inputErr,
+		"runError": e.runErr, "poolError": e.poolErr, "inputError": e.inputErr, "costly": e.costlyState(),
 	}
 	if e.pool != nil {
 		state["workers"] = len(e.pool.workers)
