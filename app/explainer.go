@@ -111,7 +111,7 @@ type Explainer struct {
 	costly           *costlyLink      // a costly link waiting for the user's choice (panel_costly.go)
 	copyNote         string           // what Copy link did, shown for a few seconds
 	copySeq          int
-	probeIDs         map[int]bool     // the timing searches under way
+	probeIDs         map[int]bool // the timing searches under way
 	sortBy           string
 	selected         int
 	redrawPending    bool
