@@ -43,16 +43,17 @@ func workRatio(p clue.Params, sweep clue.Ladder) float64 {
 type costlyLink struct {
 	link    sharelink.State
 	ratio   float64
-	probes  [2]int     // request IDs of the two timing searches (ProbeSteps[0] and [1] steps)
-	seconds [2]float64 // their times in the worker, 0 until done
-	batch   int        // restarts in each timing search
-	perStep float64    // seconds per restart-step on one worker; 0 until measured
-	workers int        // how many workers would share the link's search
+	probes  [len(ProbeSteps)]int     // request IDs of the timing searches
+	seconds [len(ProbeSteps)]float64 // their times in the worker, 0 until done
+	batch   int                      // restarts in each timing search
+	perStep float64                  // seconds per restart-step on one worker; 0 until measured
+	workers int                      // how many workers would share the link's search
 }
 
-// ProbeSteps are the two timing searches' step counts: the difference of their times is the cost of the extra
-// steps, without the cost of setting a search up.
-var ProbeSteps = [2]int{2, 10}
+// ProbeSteps are the timing searches' step counts, in pairs: the difference of a pair's times is the cost of
+// the extra steps without the cost of setting a search up. The smaller of the two pairs' costs counts: on a
+// busy machine (or while the browser still optimises the worker's code) a measurement errs long, never short.
+var ProbeSteps = [4]int{2, 10, 2, 10}
 
 // askCostly shows the choice for a costly link and starts measuring, and says whether it did.
 func (e *Explainer) askCostly(link sharelink.State) bool {
@@ -111,15 +112,28 @@ func (e *Explainer) onProbe(r searchworker.Response) bool {
 			c.seconds[i] = r.Seconds
 		}
 	}
-	if c.seconds[0] > 0 && c.seconds[1] > 0 {
-		extra := float64(ProbeSteps[1] - ProbeSteps[0])
-		c.perStep = (c.seconds[1] - c.seconds[0]) / (extra * float64(c.batch))
-		if c.perStep <= 0 { // noise on a loaded machine: the longer search's time, set-up included
-			c.perStep = c.seconds[1] / (float64(ProbeSteps[1]) * float64(c.batch))
-		}
-	}
+	c.perStep = perStep(c.seconds, c.batch)
 	e.publish()
 	return true
+}
+
+// perStep is the seconds a restart-step takes from the timing searches' times (0 until they are all in): the
+// smaller pair's difference, or if noise made no difference positive, the longest search's time per step.
+func perStep(seconds [len(ProbeSteps)]float64, batch int) float64 {
+	best, longest := 0.0, 0.0
+	for i := 0; i < len(seconds); i += 2 {
+		if seconds[i] <= 0 || seconds[i+1] <= 0 {
+			return 0
+		}
+		if d := (seconds[i+1] - seconds[i]) / float64((ProbeSteps[i+1]-ProbeSteps[i])*batch); d > 0 && (best == 0 || d < best) {
+			best = d
+		}
+		longest = max(longest, seconds[i+1]/float64(ProbeSteps[i+1]*batch))
+	}
+	if best == 0 {
+		return longest
+	}
+	return best
 }
 
 // estimate is the link's search time on this device, in seconds (0 until measured): each worker steps
@@ -225,12 +239,18 @@ func (e *Explainer) renderCostly() app.UI {
 	)
 }
 
-// renderCostlyParams offers the defaults back after a cancelled run whose parameters are costly.
+// renderCostlyParams says, while no search runs, that the form's parameters are costly, and offers the
+// defaults back (after cancelling a costly link's run, say).
 func (e *Explainer) renderCostlyParams() app.UI {
 	ratio := workRatio(e.params, clue.Ladder{})
-	return app.If(e.state == "cancelled" && e.paramsOK && ratio > CostlyRatio, func() app.UI {
+	return app.If(e.costly == nil && !e.running() && e.paramsOK && ratio > CostlyRatio, func() app.UI {
+		note := ""
+		if costlyPreview(e.params) && e.live {
+			note = " A live preview does not start one on its own."
+		}
 		return app.P().ID("costly-after").Class("hint").Body(
-			app.Text(fmt.Sprintf("These parameters ask for a search about %s× larger than the default. ", strconv.FormatFloat(math.Round(ratio), 'f', -1, 64))),
+			app.Text(fmt.Sprintf("These parameters ask for a search about %s× larger than the default.%s ",
+				strconv.FormatFloat(math.Round(ratio), 'f', -1, 64), note)),
 			app.Button().ID("use-defaults").Text("Use the defaults").OnClick(func(ctx app.Context, _ app.Event) { e.resetParams() }),
 		)
 	})
