@@ -47,6 +47,7 @@ type costlyLink struct {
 	seconds [len(ProbeSteps)]float64 // their times in the worker, 0 until done
 	batch   int                      // restarts in each timing search
 	perStep float64                  // seconds per restart-step on one worker; 0 until measured
+	failed  bool                     // a timing search failed: no estimate
 	workers int                      // how many workers would share the link's search
 }
 
@@ -104,7 +105,12 @@ func (e *Explainer) onProbe(r searchworker.Response) bool {
 	}
 	delete(e.probeIDs, r.ID)
 	c := e.costly
-	if c == nil || r.Type != "done" || r.Error != "" {
+	if c == nil {
+		return true
+	}
+	if r.Type != "done" || r.Error != "" {
+		c.failed = true
+		e.publish()
 		return true
 	}
 	for i, id := range c.probes {
@@ -219,7 +225,9 @@ func paramsText(p clue.Params, sweep clue.Ladder) string {
 // costlyText is the question's sentence.
 func (c *costlyLink) text() string {
 	est := "the page is measuring how long it would take on this device"
-	if s := c.estimate(); s > 0 {
+	if c.failed {
+		est = "and the page could not measure how long it would take on this device"
+	} else if s := c.estimate(); s > 0 {
 		est = "about " + timeText(s) + " on this device"
 	}
 	return fmt.Sprintf("This link asks for a search about %s× larger than the default, %s.", strconv.FormatFloat(math.Round(c.ratio), 'f', -1, 64), est)
