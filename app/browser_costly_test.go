@@ -124,7 +124,7 @@ func TestBrowserCostlyEstimate(t *testing.T) {
 	p.MaxSteps, p.RelTol, p.AbsTol = 1100, 0, 0
 	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2#"+linkFor(t, 1735, p)))
 	est := eval[float64](t, ctx, `0`)
-	waitFor(t, ctx, "the estimate", `window.deltaclue && window.deltaclue.costly && window.deltaclue.costly.estimateSeconds`, time.Minute)
+	waitFor(t, ctx, "the estimate", `window.deltaclue && window.deltaclue.costly && window.deltaclue.costly.estimateSeconds && window.deltaclue.costly.probesLeft == 0`, time.Minute)
 	est = eval[float64](t, ctx, `window.deltaclue.costly.estimateSeconds`)
 	do(t, ctx, chromedp.Click(chromedp.ID("costly-run")))
 	waitFor(t, ctx, "the run", `window.deltaclue.state == "done"`, 3*time.Minute)

@@ -67,12 +67,13 @@ func TestCostlyEstimate(t *testing.T) {
 func TestPerStep(t *testing.T) {
 	// 30 restarts; pairs of 2 and 10 steps: 8 × 30 = 240 extra restart-steps.
 	cases := []struct {
-		seconds [4]float64
+		seconds [8]float64
 		want    float64
 	}{
-		{[4]float64{0.1, 0.58, 0.1, 0.34}, 0.24 / 240}, // the quicker pair counts
-		{[4]float64{0.1, 0.58, 0, 0}, 0},               // not all in yet
-		{[4]float64{0.5, 0.4, 0.5, 0.45}, 0.45 / 300},  // noise: the longest time per step
+		{[8]float64{0.1, 0.58, 0.1, 0.34}, 0.24 / 240}, // the quicker pair counts
+		{[8]float64{0.1, 0.58, 0.1, 0}, 0.48 / 240},    // the pairs in so far
+		{[8]float64{}, 0}, // none in yet
+		{[8]float64{0.5, 0.4, 0.5, 0.45, 0, 0.3}, 0.45 / 300}, // noise: the longest time per step
 	}
 	for _, c := range cases {
 		if got := perStep(c.seconds, 30); math.Abs(got-c.want) > 1e-12 {

@@ -52,9 +52,11 @@ type costlyLink struct {
 }
 
 // ProbeSteps are the timing searches' step counts, in pairs: the difference of a pair's times is the cost of
-// the extra steps without the cost of setting a search up. The smaller of the two pairs' costs counts: on a
-// busy machine (or while the browser still optimises the worker's code) a measurement errs long, never short.
-var ProbeSteps = [4]int{2, 10, 2, 10}
+// the extra steps without the cost of setting a search up. The quickest pair counts, and the estimate is
+// refined as the pairs come in: a worker's first searches run before the browser has optimised its code, and
+// a busy machine slows some, so a measurement errs long, never short (measured here: the first pair gave up
+// to 7× the cost per step the search then had).
+var ProbeSteps = [8]int{2, 10, 2, 10, 2, 10, 2, 10}
 
 // askCostly shows the choice for a costly link and starts measuring, and says whether it did.
 func (e *Explainer) askCostly(link sharelink.State) bool {
@@ -72,10 +74,10 @@ func (e *Explainer) askCostly(link sharelink.State) bool {
 		return true
 	}
 	// A batch like the one each worker would step through (results come from the same lock-step search),
-	// at most 30 restarts: about a tenth of a second of this device's time.
+	// at most 48 restarts: a few tenths of a second of this device's time for each pair.
 	per := (link.Params.Restarts() + c.workers - 1) / c.workers
 	p := link.Params
-	p.N = min(per, 30)
+	p.N = min(per, 48)
 	if p.Scheme == clue.S2 || p.Scheme == clue.S5 {
 		p.N = max(clue.Classes, p.N/clue.Classes*clue.Classes)
 	}
@@ -123,13 +125,13 @@ func (e *Explainer) onProbe(r searchworker.Response) bool {
 	return true
 }
 
-// perStep is the seconds a restart-step takes from the timing searches' times (0 until they are all in): the
-// smaller pair's difference, or if noise made no difference positive, the longest search's time per step.
+// perStep is the seconds a restart-step takes from the timing searches' times so far (0 until a pair is in):
+// the quickest pair's difference, or if noise made no difference positive, the longest search's time per step.
 func perStep(seconds [len(ProbeSteps)]float64, batch int) float64 {
 	best, longest := 0.0, 0.0
 	for i := 0; i < len(seconds); i += 2 {
 		if seconds[i] <= 0 || seconds[i+1] <= 0 {
-			return 0
+			continue
 		}
 		if d := (seconds[i+1] - seconds[i]) / float64((ProbeSteps[i+1]-ProbeSteps[i])*batch); d > 0 && (best == 0 || d < best) {
 			best = d
@@ -276,5 +278,5 @@ func (e *Explainer) costlyState() any {
 	if e.costly == nil {
 		return nil
 	}
-	return map[string]any{"ratio": e.costly.ratio, "estimateSeconds": e.costly.estimate(), "perStepSeconds": e.costly.perStep, "text": e.costly.text()}
+	return map[string]any{"ratio": e.costly.ratio, "probesLeft": len(e.probeIDs), "estimateSeconds": e.costly.estimate(), "perStepSeconds": e.costly.perStep, "text": e.costly.text()}
 }
