@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +53,9 @@ func TestBrowserBadAddress(t *testing.T) {
 					t.Errorf("%.20q: the page says %s, want one sentence with %q", c.tail, msg, c.want)
 				}
 				waitFor(t, ctx, "the Go program running its workers", `window.deltaclue.ready == 1`, time.Minute)
+				if i == 0 && prefix == "" {
+					screenshots(t, ctx, "deltaclue-bad-address")
+				}
 				if href := eval[string](t, ctx, `location.href`); len(href) > 200 || strings.Contains(href, "%zz") {
 					t.Errorf("%.20q: the address is still %.80q", c.tail, href)
 				}
@@ -99,4 +104,22 @@ func waitText(t *testing.T, ctx context.Context, id string, timeout time.Duratio
 		t.Fatal(err)
 	}
 	return s
+}
+
+// screenshots saves the top of the page at 1280 and 390 px as <name>-<width>.png in the artifacts folder.
+func screenshots(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	for _, w := range []int64{1280, 390} {
+		do(t, ctx, chromedp.EmulateViewport(w, 900))
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(artifacts(t), fmt.Sprintf("%s-%d.png", name, w))
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", path)
+	}
+	do(t, ctx, chromedp.EmulateViewport(1280, 1800))
 }

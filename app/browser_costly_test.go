@@ -4,8 +4,6 @@ package app
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,17 +51,7 @@ func TestBrowserCostlyLink(t *testing.T) {
 	if n := eval[int](t, ctx, litPixels); n < 1500 {
 		t.Errorf("the link's digit is not on the pad: %d lit pixels", n)
 	}
-	for _, w := range []int64{1280, 390} {
-		do(t, ctx, chromedp.EmulateViewport(w, 900))
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(artifacts(t), fmt.Sprintf("deltaclue-costly-%d.png", w))
-		os.WriteFile(path, png, 0o644)
-		t.Logf("screenshot: %s", path)
-	}
-	do(t, ctx, chromedp.EmulateViewport(1280, 1800))
+	screenshots(t, ctx, "deltaclue-costly")
 
 	// Run it, then cancel: the page is usable with new input at once.
 	do(t, ctx, chromedp.Click(chromedp.ID("costly-run")))
