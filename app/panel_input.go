@@ -116,6 +116,7 @@ func (e *Explainer) padChanged(ctx app.Context) {
 		e.dropRun()
 		e.clearResults()
 		e.clearLink()
+		e.publish()
 		return
 	}
 	source := "a drawing"
