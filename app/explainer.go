@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +27,7 @@ type Explainer struct {
 	// Input.
 	tab        string // "draw", "gallery" or "upload"
 	strokes    [][]point
+	padBase    []float32 // a shared link's digit, under the strokes on the pad
 	drawing    bool
 	x0         []float32 // quantised to k/255: what a share link carries
 	source     string
@@ -109,6 +109,10 @@ type Explainer struct {
 	pendingLink      *sharelink.State // a link waiting for the workers
 	linkNote         string           // a quiet remark about the opened link (a v1 link has no checksum)
 	restore          *sharelink.State // what an opened link still has to restore once its run is done
+	costly           *costlyLink      // a costly link waiting for the user's choice (panel_costly.go)
+	copyNote         string           // what Copy link did, shown for a few seconds
+	copySeq          int
+	probeIDs         map[int]bool // the timing searches under way
 	sortBy           string
 	selected         int
 	redrawPending    bool
@@ -122,16 +126,16 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.form = newForm(clue.Defaults())
 	e.params, e.paramsOK = e.form.params()
 	e.version = app.Getenv("GOAPP_VERSION")
-	e.workerHeap, e.workerSys = map[int]uint64{}, map[int]uint64{}
-	redrawPad(nil)
+	e.workerHeap, e.workerSys, e.probeIDs = map[int]uint64{}, map[int]uint64{}, map[int]bool{}
+	redrawPad(nil, nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
-	if u, err := url.Parse(app.Window().Get("location").Get("href").String()); err == nil {
-		if q := u.Query(); q.Has("workers") {
-			n, e.workersNote = workersFromQuery(q.Get("workers"), n)
-		}
-		if u.Fragment != "" {
-			e.openLink(u.Fragment)
-		}
+	addr := currentAddress() // GuardAddress has repaired it, and says what was wrong
+	if addr.HasWorkers {
+		n, e.workersNote = workersFromQuery(addr.Workers, n)
+	}
+	e.linkErr = addr.Problem
+	if addr.Link != "" {
+		e.openLink(addr.Link)
 	}
 	e.workersIn = strconv.Itoa(n)
 	e.loadAssets(ctx, n)
@@ -176,6 +180,9 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 
 // onWorker handles a worker's message on the UI goroutine.
 func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
+	if e.onProbe(r) {
+		return
+	}
 	if s := e.sweep; s != nil && r.ID > 0 {
 		if _, ok := s.ids[r.ID]; ok {
 			e.onSweep(ctx, k, r)
@@ -276,6 +283,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 func (e *Explainer) setInput(ctx app.Context, q [sharelink.Pixels]uint8, source string) {
 	s := sharelink.State{Image: q}
 	e.x0, e.source, e.inspect, e.inputErr = s.Float(), source, nil, ""
+	e.resolveCostly() // a new input answers the question
 	e.dropRun()
 	e.clearResults()
 	e.dropSweep()
@@ -314,22 +322,33 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 		return
 	}
 	e.setInput(ctx, link.Image, "the shared link")
+	e.showOnPad(e.x0)
+	if e.askCostly(link) {
+		return
+	}
 	e.restore = &link
 	e.run(ctx)
 }
 
 // onHashChange opens a link pasted into the address bar of an open page (the page's own updates of the
-// fragment use replaceState, which fires no hashchange).
+// fragment use replaceState, which fires no hashchange). A fragment the guard had to drop leaves the page as
+// it was, its own link back in the address, and says what was wrong.
 func (e *Explainer) onHashChange(ctx app.Context) {
-	frag := strings.TrimPrefix(app.Window().Get("location").Get("hash").String(), "#")
-	if frag == "" {
+	addr := currentAddress()
+	if addr.Problem != "" {
+		e.linkErr, e.linkNote = addr.Problem, ""
+		e.updateLink()
+		e.publish()
+		return
+	}
+	if addr.Link == "" {
 		return
 	}
 	e.linkErr, e.linkNote = "", ""
 	e.dropRun()
 	e.dropSweep()
 	e.clearResults()
-	e.openLink(frag)
+	e.openLink(addr.Link)
 	e.openPendingLink(ctx)
 	e.publish()
 }
@@ -385,6 +404,7 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 		return
 	}
 	e.dropRun()        // the preview of an earlier drawing, if one runs: its workers drop it at their next step
+	e.resolveCostly()  // a run answers the question
 	if p.LambdaD > 0 { // the diversity term couples every restart: one worker runs them all
 		workers = workers[:1]
 	}
@@ -479,7 +499,7 @@ func (e *Explainer) schedulePreview(ctx app.Context) {
 		}
 		p := e.params
 		p.N = PreviewRestarts
-		if p.Validate() != nil {
+		if p.Validate() != nil || costlyPreview(p) {
 			return
 		}
 		e.penUp = penUp
@@ -700,7 +720,7 @@ func (e *Explainer) publish() {
 		"workerSeconds": fmt.Sprint(e.workerSeconds),
 		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "restarted": e.restarted, "restartNote": e.restartNote,
 		"funcs": liveFuncs, "workerHeap": sumOf(e.workerHeap), "workerSys": sumOf(e.workerSys), "stale": e.stale,
-		"runError": e.runErr, "poolError": e.poolErr, "inputError": e.inputErr,
+		"runError": e.runErr, "poolError": e.poolErr, "inputError": e.inputErr, "costly": e.costlyState(),
 	}
 	if e.pool != nil {
 		state["workers"] = len(e.pool.workers)

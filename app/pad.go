@@ -15,14 +15,17 @@ const (
 
 type point struct{ X, Y float64 }
 
-// redrawPad paints every stroke onto the pad canvas.
-func redrawPad(strokes [][]point) {
+// redrawPad paints the pad: base (a 28×28 image, such as a shared link's digit, or nil) and every stroke over it.
+func redrawPad(base []float32, strokes [][]point) {
 	ctx := padContext()
 	if ctx == nil {
 		return
 	}
 	ctx.Set("fillStyle", "#000")
 	ctx.Call("fillRect", 0, 0, padSize, padSize)
+	if len(base) == 784 {
+		putRGBA(ctx, padRGBA(base), padSize, padSize, 0, 0)
+	}
 	for _, s := range strokes {
 		drawStroke(ctx, s)
 	}
@@ -69,4 +72,32 @@ func padDigit() ([]float32, error) {
 		return nil, mnist.ErrEmpty
 	}
 	return mnist.Preprocess(mnist.Intensities(canvasImage(ctx, padSize, padSize), padSize, padSize), padSize, padSize)
+}
+
+// padRGBA is a 28×28 image enlarged to the pad, white ink on black, interpolated bilinearly: smooth enough that
+// a stroke added to it reads as one drawing.
+func padRGBA(x []float32) []byte {
+	const scale = padSize / 28
+	at := func(r, c int) float32 {
+		if r < 0 || c < 0 || r >= 28 || c >= 28 {
+			return 0
+		}
+		return min(max(x[r*28+c], 0), 1)
+	}
+	out := make([]byte, padSize*padSize*4)
+	for py := 0; py < padSize; py++ {
+		v := (float32(py)+0.5)/scale - 0.5
+		r := int(v+1) - 1 // floor for v ≥ −1
+		fy := v - float32(r)
+		for px := 0; px < padSize; px++ {
+			u := (float32(px)+0.5)/scale - 0.5
+			c := int(u+1) - 1
+			fx := u - float32(c)
+			i := (1-fy)*((1-fx)*at(r, c)+fx*at(r, c+1)) + fy*((1-fx)*at(r+1, c)+fx*at(r+1, c+1))
+			g := byte(255*i + 0.5)
+			o := (py*padSize + px) * 4
+			out[o], out[o+1], out[o+2], out[o+3] = g, g, g, 255
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -69,6 +70,7 @@ func (e *Explainer) renderResults() app.UI {
 		app.If(e.summary != nil, func() app.UI { return e.renderSummary() }),
 		app.Div().Class("row share").Body(
 			app.Button().ID("copy-link").Text("Copy link").Disabled(e.x0 == nil).OnClick(e.copyLink),
+			app.Span().ID("copy-note").Class("hint").Aria("live", "polite").Text(e.copyNote),
 			app.Button().ID("download-png").Text("Download grid (PNG)").Disabled(len(e.results) == 0).OnClick(e.downloadPNG),
 			app.Button().ID("download-json").Text("Download results (JSON)").Disabled(e.summary == nil).OnClick(e.downloadJSON),
 		),
@@ -152,11 +154,30 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	})
 }
 
+// copyLink copies the page's address, and says whether it did (for a few seconds, beside the button).
 func (e *Explainer) copyLink(ctx app.Context, _ app.Event) {
 	href := app.Window().Get("location").Get("href").String()
-	if cb := app.Window().Get("navigator").Get("clipboard"); !cb.IsUndefined() {
-		cb.Call("writeText", href)
+	e.copySeq++
+	seq := e.copySeq
+	say := func(note string) {
+		ctx.Dispatch(func(ctx app.Context) {
+			e.copyNote = note
+			ctx.After(5*time.Second, func(app.Context) {
+				if e.copySeq == seq {
+					e.copyNote = ""
+				}
+			})
+		})
 	}
+	refused := "The browser did not let the page copy: copy the link from the address bar."
+	cb := app.Window().Get("navigator").Get("clipboard")
+	if cb.IsUndefined() || cb.IsNull() {
+		say(refused)
+		return
+	}
+	promise(cb.Call("writeText", href), func(app.Value) {
+		say(fmt.Sprintf("Link copied (%d characters).", len(href)))
+	}, func(string) { say(refused) })
 }
 
 // download saves a Blob or data URL under a file name.

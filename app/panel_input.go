@@ -25,7 +25,7 @@ func (e *Explainer) renderInput() app.UI {
 				On("pointerdown", e.padDown).On("pointermove", e.padMove).On("pointerup", e.padUp).On("pointercancel", e.padUp),
 			app.Div().Class("row").Body(
 				app.Button().ID("undo").Text("Undo").Disabled(len(e.strokes) == 0).OnClick(e.undo),
-				app.Button().ID("clear").Text("Clear").Disabled(len(e.strokes) == 0).OnClick(e.clearPad),
+				app.Button().ID("clear").Text("Clear").Disabled(len(e.strokes) == 0 && e.padBase == nil).OnClick(e.clearPad),
 				app.Label().Class("check").Body(
 					app.Input().ID("live").Type("checkbox").Checked(e.live).OnChange(func(ctx app.Context, _ app.Event) {
 						e.live = ctx.JSSrc().Get("checked").Bool()
@@ -78,7 +78,7 @@ func (e *Explainer) padDown(ctx app.Context, ev app.Event) {
 	ctx.JSSrc().Call("setPointerCapture", ev.Get("pointerId"))
 	e.drawing = true
 	e.strokes = append(e.strokes, []point{e.padPoint(ev)})
-	redrawPad(e.strokes)
+	redrawPad(e.padBase, e.strokes)
 }
 
 func (e *Explainer) padMove(ctx app.Context, ev app.Event) {
@@ -105,15 +105,25 @@ func (e *Explainer) padUp(ctx app.Context, ev app.Event) {
 }
 
 func (e *Explainer) padChanged(ctx app.Context) {
-	redrawPad(e.strokes)
+	redrawPad(e.padBase, e.strokes)
+	if len(e.strokes) == 0 && e.padBase != nil { // back to the shared digit itself, not a redrawing of it
+		e.setInput(ctx, sharelink.Quantize(e.padBase), "the shared link")
+		return
+	}
 	x, err := padDigit()
 	if err != nil {
 		e.x0, e.inspect, e.inputErr = nil, nil, ""
 		e.dropRun()
 		e.clearResults()
+		e.clearLink()
+		e.publish()
 		return
 	}
-	e.setInput(ctx, sharelink.Quantize(x), "a drawing")
+	source := "a drawing"
+	if e.padBase != nil {
+		source = "the shared link's digit, redrawn"
+	}
+	e.setInput(ctx, sharelink.Quantize(x), source)
 	e.schedulePreview(ctx)
 }
 
@@ -125,8 +135,20 @@ func (e *Explainer) undo(ctx app.Context, _ app.Event) {
 }
 
 func (e *Explainer) clearPad(ctx app.Context, _ app.Event) {
-	e.strokes = nil
+	e.strokes, e.padBase = nil, nil
 	e.padChanged(ctx)
+}
+
+// showOnPad puts a shared link's digit on the pad, where it can be seen and drawn on.
+func (e *Explainer) showOnPad(x []float32) {
+	e.tab, e.strokes, e.padBase = "draw", nil, x
+	redrawPad(e.padBase, nil)
+}
+
+// clearLink takes the share link out of the address: there is no input left to share.
+func (e *Explainer) clearLink() {
+	l := app.Window().Get("location")
+	app.Window().Get("history").Call("replaceState", nil, "", l.Get("pathname").String()+l.Get("search").String())
 }
 
 // Limits on an upload. A digit needs a few thousand pixels; a decoded image takes 4 bytes a pixel.

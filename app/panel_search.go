@@ -64,6 +64,7 @@ func (e *Explainer) renderControls() app.UI {
 		app.Progress().ID("progress").Max(max(e.total, 1)).Value(len(e.results)).Aria("label", "explanations found"),
 		app.P().ID("status").Class("status").Aria("live", "polite").Text(e.status()),
 		app.If(e.restartNote != "", func() app.UI { return app.P().ID("restart-note").Class("hint").Text(e.restartNote) }),
+		e.renderCostlyParams(),
 	)
 }
 

@@ -25,14 +25,19 @@ func (e *Explainer) Render() app.UI {
 					app.A().Href(PaperURL).Target("_blank").Rel("noopener").Text("δ-CLUE: Diverse Sets of Explanations for Uncertainty Estimates"), app.Text(" (2021).")),
 			),
 		),
-		app.If(e.stale, func() app.UI {
-			return app.Div().Class("banner").Body(app.Text("A new version of deltaclue is available and the workers run it. "),
-				app.Button().Text("Reload").OnClick(func(ctx app.Context, _ app.Event) { ctx.Reload() }))
-		}),
-		app.If(e.linkErr != "", func() app.UI { return app.Div().ID("link-error").Class("banner error").Text(e.linkErr) }),
-		app.If(e.linkNote != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(e.linkNote) }),
-		app.If(e.workersNote != "", func() app.UI { return app.Div().ID("workers-note").Class("banner").Text(e.workersNote) }),
-		app.If(e.poolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(e.poolErr) }),
+		// The notices in one element that is always there: go-app matches children by position, so a notice
+		// appearing among the page's children would make it rebuild the columns after it (and blank the pad).
+		app.Div().ID("notices").Body(
+			app.If(e.stale, func() app.UI {
+				return app.Div().Class("banner").Body(app.Text("A new version of deltaclue is available and the workers run it. "),
+					app.Button().Text("Reload").OnClick(func(ctx app.Context, _ app.Event) { ctx.Reload() }))
+			}),
+			app.If(e.linkErr != "", func() app.UI { return app.Div().ID("link-error").Class("banner error").Text(e.linkErr) }),
+			app.If(e.linkNote != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(e.linkNote) }),
+			app.If(e.costly != nil, func() app.UI { return e.renderCostly() }),
+			app.If(e.workersNote != "", func() app.UI { return app.Div().ID("workers-note").Class("banner").Text(e.workersNote) }),
+			app.If(e.poolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(e.poolErr) }),
+		),
 		app.Div().Class("columns").Body(e.renderInput(), e.renderModel(), e.renderControls()),
 		e.renderResults(),
 		e.renderSweep(),

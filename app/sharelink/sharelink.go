@@ -19,7 +19,7 @@
 //
 // all little-endian: 909 + 8·count bytes, then the 4-byte checksum. Raw DEFLATE has no checksum of its own, so
 // without the CRC a link with one character changed could decode to another image and run without a word;
-// with it, such a link fails with "this link was changed or damaged". A typical link (default parameters, a
+// with it, such a link fails with "This link cannot be opened: it was changed or damaged (…)". A typical link (default parameters, a
 // drawn digit, no sweep) is about 380 characters; with the default sweep and a selection, about 410.
 //
 // Decode also reads version 1 links, written before the sweep and the selection were shared: "v1." +
@@ -72,9 +72,8 @@ const (
 	prefix2 = "v2."
 )
 
-// changed is the sentence every v2 link that fails its structural checks (base64, DEFLATE, length,
-// checksum) says.
-const changed = "this link was changed or damaged"
+// changed is what every v2 link that fails its structural checks (base64, DEFLATE, length, checksum) says.
+const changed = "it was changed or damaged"
 
 // State is everything a link carries.
 type State struct {
@@ -94,10 +93,11 @@ type State struct {
 	Version int
 }
 
-// Error is what Decode returns: a sentence fit to show a user.
+// Error is what Decode returns. Its text is one sentence fit to show a user: "This link cannot be opened: "
+// and the Reason, a clause saying the one fault found ("its checksum does not match"), without guesses.
 type Error struct{ Reason string }
 
-func (e *Error) Error() string { return "this link cannot be opened: " + e.Reason }
+func (e *Error) Error() string { return "This link cannot be opened: " + e.Reason + "." }
 
 func fail(format string, args ...any) error { return &Error{Reason: fmt.Sprintf(format, args...)} }
 
@@ -207,8 +207,8 @@ func Encode(s State) string {
 }
 
 // Decode reads a link of version 1 or 2: a whole URL, a fragment with or without "#". Every failure is an
-// *Error; for a v2 link whose characters were changed, cut or added to, its text says "this link was changed
-// or damaged". A v1 link decodes with Version 1, no sweep and Selected = NoSelection.
+// *Error; for a v2 link whose characters were changed, cut or added to, its text says "it was changed or
+// damaged". A v1 link decodes with Version 1, no sweep and Selected = NoSelection.
 func Decode(link string) (State, error) {
 	if i := strings.IndexByte(link, '#'); i >= 0 {
 		link = link[i+1:]
@@ -247,11 +247,11 @@ func decodeV1(body string) (State, error) {
 	s := State{Version: 1, Selected: NoSelection}
 	raw, err := base64.RawURLEncoding.DecodeString(body)
 	if err != nil {
-		return s, fail("it is damaged (not URL-safe base64): was it cut short or changed?")
+		return s, fail("it is damaged (it is not URL-safe base64)")
 	}
 	payload, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), payloadLength+1))
 	if err != nil {
-		return s, fail("it is damaged (it does not decompress): was it cut short?")
+		return s, fail("it is damaged (%s)", inflateFault(err))
 	}
 	if len(payload) != payloadLength {
 		return s, fail("it is damaged: %d bytes where a v1 link holds %d", len(payload), payloadLength)
@@ -272,13 +272,13 @@ func decodeV2(body string) (State, error) {
 	s := State{Version: 2}
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(body)
 	if err != nil {
-		return s, damaged("it is not URL-safe base64: was it cut short or edited?")
+		return s, damaged("it is not URL-safe base64")
 	}
 	in := bytes.NewReader(raw) // an io.ByteReader: flate reads no further than its stream's end
 	data, err := io.ReadAll(io.LimitReader(flate.NewReader(in), maxDecoded+1))
 	switch {
 	case err != nil:
-		return s, damaged("it does not decompress: was it cut short?")
+		return s, damaged("%s", inflateFault(err))
 	case len(data) > maxDecoded:
 		return s, damaged("it decompresses to more than %d bytes", maxDecoded)
 	case len(data) < payload2Length+crcLength:
@@ -320,6 +320,15 @@ func decodeV2(body string) (State, error) {
 		s.Params.Convergence = clue.CLUERule
 	}
 	return s, nil
+}
+
+// inflateFault says why DEFLATE data did not decompress: it ends before the stream does (a link cut short), or
+// it is not a valid stream.
+func inflateFault(err error) string {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "its compressed data ends early, as if it was cut short"
+	}
+	return "its compressed data is not valid DEFLATE"
 }
 
 // check validates a decoded state: flags, parameters, sweep, selection and image.
@@ -408,8 +417,18 @@ func (r *reader) common(s *State) (flags uint8) {
 // unless its search starts from the anchors (scheme S2), so CheckModel accepts it; only its yNN differs.
 var AnchorsOnly = map[uint32]uint32{0x59b7fce4: 0x4388f9eb}
 
-// ErrModel is wrapped by CheckModel's error.
+// ErrModel is what CheckModel's error is (errors.Is).
 var ErrModel = errors.New("made with other models")
+
+// modelError is CheckModel's error: one sentence, which errors.Is matches to ErrModel.
+type modelError struct{ link, page uint32 }
+
+func (e *modelError) Error() string {
+	return fmt.Sprintf("This link was made with other models (%08x) than this page runs (%08x), so its explanations would differ: "+
+		"open it on the version of deltaclue that made it.", e.link, e.page)
+}
+
+func (e *modelError) Is(target error) bool { return target == ErrModel }
 
 // CheckModel returns an error if the link was made with models other than those with this fingerprint:
 // its explanations would not be the same. A link of an earlier set that differs only in its anchors
@@ -419,8 +438,7 @@ func CheckModel(s State, fingerprint uint32) error {
 		return nil
 	}
 	if s.Model != fingerprint {
-		return fmt.Errorf("%w: this link was made with models %08x and this page runs %08x, so its explanations would differ; "+
-			"open it on the version of deltaclue that made it", ErrModel, s.Model, fingerprint)
+		return &modelError{s.Model, fingerprint}
 	}
 	return nil
 }

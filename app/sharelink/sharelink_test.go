@@ -656,3 +656,41 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestErrorSentences: every failure, over every cut and every one-character change of a real link, is one
+// capitalised sentence naming its fault, with no question and no guess that contradicts it.
+func TestErrorSentences(t *testing.T) {
+	link := Encode(State{Image: hexImage(t, v1DrawnRows), Params: clue.Defaults(), Model: 12345, Selected: NoSelection})
+	var links []string
+	for n := range len(link) {
+		links = append(links, link[:n])
+	}
+	for i := len(prefix2); i < len(link); i += 7 {
+		links = append(links, link[:i]+"A"+link[i+1:], link[:i]+"_"+link[i+1:])
+	}
+	links = append(links, "", "hello", "v9.AAAA", prefix+"!!", prefix2+"!!", prefix2+strings.Repeat("A", MaxLinkLength))
+	seen := map[string]bool{}
+	for _, l := range links {
+		_, err := Decode(l)
+		if err == nil {
+			continue
+		}
+		msg := err.Error()
+		seen[msg] = true
+		if !strings.HasPrefix(msg, "This link cannot be opened: ") || !strings.HasSuffix(msg, ".") || strings.Count(msg, ". ") > 0 ||
+			strings.Contains(msg, "?") || strings.Count(msg, "this link") > 0 {
+			t.Errorf("%.30q: %q is not one sentence", l, msg)
+		}
+		if strings.Contains(msg, "cut short") && strings.Contains(msg, "not valid DEFLATE") {
+			t.Errorf("%q contradicts itself", msg)
+		}
+	}
+	if len(seen) < 5 {
+		t.Errorf("only %d different messages: %v", len(seen), seen)
+	}
+	err := CheckModel(State{Model: 1}, 2)
+	if msg := err.Error(); !errors.Is(err, ErrModel) || !strings.HasPrefix(msg, "This link was made with other models (00000001) than this page runs (00000002)") ||
+		strings.Count(msg, ". ") > 0 || !strings.HasSuffix(msg, ".") {
+		t.Errorf("CheckModel: %q", msg)
+	}
+}

@@ -12,5 +12,6 @@ import (
 
 func main() {
 	deltaclue.Routes()
+	deltaclue.GuardAddress() // before go-app reads the address: it cannot survive an invalid escape in it
 	app.RunWhenOnBrowser()
 }
