@@ -3,6 +3,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -159,7 +160,7 @@ func (e *Explainer) upload(ctx app.Context, ev app.Event) {
 		ctx.Dispatch(func(ctx app.Context) {
 			switch {
 			case err != nil:
-				e.inputErr = name + ": " + err.Error() + "."
+				e.inputErr = (&mnist.FileError{Name: name, Err: err}).Error()
 			case int64(w)*int64(h) > MaxUploadPixels:
 				e.inputErr = fmt.Sprintf("%s is a %s of %d×%d pixels, too large to decode here (at most %d megapixels). "+
 					"A digit needs far fewer: crop or shrink it.", name, strings.ToUpper(format), w, h, MaxUploadPixels/1_000_000)
@@ -168,7 +169,7 @@ func (e *Explainer) upload(ctx app.Context, ev app.Event) {
 			}
 		})
 	}, func(msg string) {
-		ctx.Dispatch(func(app.Context) { e.inputErr = name + " could not be read: " + msg })
+		ctx.Dispatch(func(app.Context) { e.inputErr = (&mnist.FileError{Name: name, Err: errors.New(msg)}).Error() })
 	})
 }
 
@@ -188,7 +189,7 @@ func (e *Explainer) decodeUpload(ctx app.Context, file app.Value, name string, w
 		x, err := mnist.Preprocess(mnist.Intensities(canvasImage(c2d, cw, ch), cw, ch), cw, ch)
 		ctx.Dispatch(func(ctx app.Context) {
 			if err != nil {
-				e.inputErr = name + ": " + err.Error()
+				e.inputErr = (&mnist.FileError{Name: name, Err: err}).Error()
 				return
 			}
 			e.setInput(ctx, sharelink.Quantize(x), name)
