@@ -83,7 +83,7 @@ func (e *Explainer) status() string {
 	case "cancelled":
 		return fmt.Sprintf("Cancelled after %s with %d of %d explanations.", fmtDuration(e.elapsed), len(e.results), e.total)
 	case "failed":
-		return "The search failed: " + e.runErr
+		return "The search failed: " + endSentence(e.runErr)
 	case "done":
 		if e.preview {
 			return fmt.Sprintf("Preview: %d explanations, %s after the pen lifted, on %d workers. Explain runs the full set of %d.",
