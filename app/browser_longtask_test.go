@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -44,7 +46,9 @@ func (r taskReport) longest() float64 {
 // the page's main thread for more than 50 ms, from the click on Explain until the finished set is on the page;
 // and the finished set equals the native engine's bit for bit. The page's load (compiling app.wasm, the
 // workers' start) is not a search and is not counted: the observer starts once every worker is ready.
-// LONGTASK_LIMIT (ms) loosens the limit on a machine too loaded for it; LONGTASK_N changes the restarts.
+// LONGTASK_LIMIT (ms) sets the limit; LONGTASK_N changes the restarts; LONGTASK_NOSUMMARY=1 keeps the page from
+// starting its summary worker (the page then summarises on its main thread, as before it had one), to measure
+// what the worker saves in the same build.
 func TestBrowserMainThread(t *testing.T) {
 	chrome := findChrome(t)
 	srv := serve(buildSite(t))
@@ -61,6 +65,14 @@ func TestBrowserMainThread(t *testing.T) {
 	p.N, p.MaxSteps = n, 20
 	link := linkFor(t, 1735, p)
 	ctx := browser(t, chrome)
+	if os.Getenv("LONGTASK_NOSUMMARY") != "" {
+		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			Source: `const W = window.Worker; window.Worker = function(u, o) {
+				if (o && o.name == "summary") return {postMessage() {}, addEventListener() {}, terminate() {}};
+				return new W(u, o); };`}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2"))
 	waitFor(t, ctx, "the workers", `window.deltaclue && window.deltaclue.ready == 2`, time.Minute)
 	eval[bool](t, ctx, longTasks)
@@ -96,13 +108,38 @@ func TestBrowserMainThread(t *testing.T) {
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		t.Logf("load average: %s", load[:len(load)-1])
 	}
+	over := 0
 	for _, d := range r.Tasks {
 		if d > limit {
-			t.Errorf("a main-thread task took %.0f ms during the search (limit %.0f ms)", d, limit)
+			over++
 		}
 	}
 	exps, sum := nativeReport(t, link)
 	rep := pageReport(t, ctx)
 	sameJSON(t, "the 1000-restart set's explanations", rep.Explanations, exps)
 	sameJSON(t, "the 1000-restart set's summary", rep.Summary, sum)
+	if over == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%d main-thread tasks took longer than %.0f ms during the search, the longest %.0f ms", over, limit, r.longest())
+	// On a machine shared with other heavy work (load average over twice the cores) a task's duration says more
+	// about the machine than about the page: measured and said, not judged. CI, or a set LONGTASK_LIMIT, judges.
+	if load1 := loadAverage(); os.Getenv("CI") != "true" && os.Getenv("LONGTASK_LIMIT") == "" && load1 > 2*float64(runtime.NumCPU()) {
+		t.Skipf("SKIPPING the verdict: the machine is loaded (load average %.1f on %d cores): %s", load1, runtime.NumCPU(), msg)
+	}
+	t.Error(msg)
+}
+
+// loadAverage is the machine's load average over the last minute (0 where /proc/loadavg is missing).
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }
