@@ -698,7 +698,9 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 
 // redrawResults draws the results' canvases: the grid now, the mode cards once go-app has rendered them.
 func (e *Explainer) redrawResults(ctx app.Context) {
-	drawGrid("grid", e.ordered(), gridColumns(), e.selected, e.copies())
+	var cols int
+	timed("grid layout", func() { cols = gridColumns() }) // reading the width lays the page out first
+	timed("grid draw", func() { drawGrid("grid", e.ordered(), cols, e.selected, e.copies()) })
 	ctx.Defer(func(app.Context) {
 		e.drawCards()
 		e.markSelected()
