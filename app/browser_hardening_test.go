@@ -127,8 +127,9 @@ func TestBrowserNotices(t *testing.T) {
 	_ = context.Background
 }
 
-// TestBrowserUploads: an empty file, a text file, a damaged PNG and an 8000×8000 image each get a sentence (the
-// huge one before anything is decoded, the page answering throughout); a real digit is read.
+// TestBrowserUploads: an empty file, a text file, a damaged PNG, an 8000×8000 image and a blank one each get a
+// sentence without a package prefix (the huge one before anything is decoded, the page answering throughout); a
+// real digit is read.
 func TestBrowserUploads(t *testing.T) {
 	chrome := findChrome(t)
 	srv := serve(buildSite(t))
@@ -158,11 +159,16 @@ func TestBrowserUploads(t *testing.T) {
 	}
 	good := encode(digit)
 	huge := encode(image.NewGray(image.Rect(0, 0, 8000, 8000)))
+	white := image.NewGray(image.Rect(0, 0, 200, 200))
+	for i := range white.Pix {
+		white.Pix[i] = 255
+	}
 	cases := []struct{ file, want string }{
 		{write("empty.png", nil), "is empty (0 bytes)"},
 		{write("notes.png", []byte("shopping list: eggs, milk, bread")), "not an image this page reads"},
 		{write("damaged.png", append(append([]byte(nil), good[:40]...), bytes.Repeat([]byte{0x55}, 500)...)), "could not be decoded"},
 		{write("huge.png", huge), "8000×8000 pixels, too large"},
+		{write("blank.png", encode(white)), "blank.png is empty: it has no ink to read as a digit."},
 	}
 	ctx := browser(t, chrome)
 	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=1"))
@@ -180,6 +186,11 @@ func TestBrowserUploads(t *testing.T) {
 			t.Errorf("%s: the page took %s to answer", filepath.Base(c.file), d)
 		}
 		t.Logf("%s: %s (after %s)", filepath.Base(c.file), msg, time.Since(start).Round(time.Millisecond))
+		for _, prefix := range []string{"mnist:", "clue:", "engine:", "image:", "png:"} {
+			if strings.Contains(msg, prefix) {
+				t.Errorf("%s: a package prefix in %s", filepath.Base(c.file), msg)
+			}
+		}
 	}
 	eval[bool](t, ctx, `(document.getElementById("upload").value = "", true)`)
 	do(t, ctx, chromedp.SetUploadFiles(chromedp.ID("upload"), []string{write("digit.png", good)}))

@@ -127,6 +127,29 @@ func cellAt(x, y float64, n, cols int) int {
 	return -1
 }
 
+// gridCells holds the grid's digits as ImageData, by the explanation's image, from one redraw to the next.
+var gridCells map[*float32]app.Value
+
+// cellRGBA is an explanation's digit as the grid shows it: faded when it is not accepted.
+func cellRGBA(e clue.Explanation) []byte {
+	d := digitRGBA(e.Image, gridScale)
+	if !e.Accepted {
+		for i := 0; i < len(d); i += 4 {
+			for j := 0; j < 3; j++ {
+				d[i+j] = byte(150 + int(d[i+j])*105/255)
+			}
+		}
+	}
+	return d
+}
+
+// imageData copies w×h RGBA pixels into a new ImageData.
+func imageData(rgba []byte, w, h int) app.Value {
+	arr := app.Window().Get("Uint8ClampedArray").New(len(rgba))
+	app.CopyBytesToJS(arr, rgba)
+	return app.Window().Get("ImageData").New(arr, w, h)
+}
+
 // drawGrid draws the explanations in order into the grid canvas, framing the cell at index selected (none if
 // -1); copies maps a restart to how many restarts its cell stands for when duplicates are collapsed onto it
 // ("×12").
@@ -136,41 +159,34 @@ func drawGrid(id string, exps []clue.Explanation, cols, selected int, copies map
 		return
 	}
 	w, h := gridSize(len(exps), cols)
-	c.Set("width", w)
-	c.Set("height", h)
+	if c.Get("width").Int() != w || c.Get("height").Int() != h { // a resize clears and reallocates the canvas
+		c.Set("width", w)
+		c.Set("height", h)
+	}
 	ctx := c.Call("getContext", "2d")
 	ctx.Set("fillStyle", "#fff")
 	ctx.Call("fillRect", 0, 0, w, h)
 	if len(exps) == 0 {
+		gridCells = nil
 		return
 	}
-	// One buffer for every digit: a single putImageData.
-	rgba := make([]byte, w*h*4)
-	for i := 0; i < len(rgba); i += 4 {
-		rgba[i], rgba[i+1], rgba[i+2], rgba[i+3] = 255, 255, 255, 255
-	}
+	// Each digit is put by itself, from an ImageData made once per explanation: the grid is redrawn ten times a
+	// second while results stream in, and one buffer of the whole grid (7 MB for 300 cells) cost the page's
+	// thread tens of milliseconds at every redraw.
 	side := gridSide
+	cells := make(map[*float32]app.Value, len(exps))
 	for k, e := range exps {
-		if e.Image == nil {
+		if len(e.Image) != 784 {
 			continue
 		}
-		x0, y0 := (k%cols)*cellW+gridPadX, (k/cols)*cellH+imageTop
-		d := digitRGBA(e.Image, gridScale)
-		faded := !e.Accepted
-		for y := 0; y < side; y++ {
-			row := d[y*side*4 : (y+1)*side*4]
-			if faded {
-				row = append([]byte(nil), row...)
-				for i := 0; i < len(row); i += 4 {
-					for j := 0; j < 3; j++ {
-						row[i+j] = byte(150 + int(row[i+j])*105/255)
-					}
-				}
-			}
-			copy(rgba[((y0+y)*w+x0)*4:], row)
+		img, ok := gridCells[&e.Image[0]]
+		if !ok {
+			img = imageData(cellRGBA(e), side, side)
 		}
+		cells[&e.Image[0]] = img
+		ctx.Call("putImageData", img, (k%cols)*cellW+gridPadX, (k/cols)*cellH+imageTop)
 	}
-	putRGBA(ctx, rgba, w, h, 0, 0)
+	gridCells = cells
 	ctx.Set("font", fmt.Sprintf("%dpx system-ui, sans-serif", gridFont))
 	for k, e := range exps {
 		cx, cy := (k%cols)*cellW, (k/cols)*cellH

@@ -116,6 +116,14 @@ type Explainer struct {
 	sortBy           string
 	selected         int
 	redrawPending    bool
+
+	// Large sets are summarised off the main thread (summariser.go).
+	sum          *summariser
+	sumSeq       int                // the summary worker's run: a new one at every reset of the results
+	unsent       []clue.Explanation // results the summary worker has not been sent
+	finishing    bool               // every search worker is done; the run waits for the final summary
+	figuresFor   int                // how many results the summary worker's figures show
+	reportGetter app.Func           // window.deltaclue.report's getter (mainthread.go)
 }
 
 // OnMount starts the workers and opens a share link, if the URL holds one.
@@ -165,6 +173,9 @@ func (e *Explainer) OnDismount() {
 	if e.pool != nil {
 		e.pool.close()
 	}
+	if e.sum != nil {
+		e.sum.close()
+	}
 }
 
 func (e *Explainer) startPool(ctx app.Context, n int) {
@@ -176,6 +187,7 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 	e.pool = newPool(n, script, e.assets, func(k int, r searchworker.Response) {
 		ctx.Dispatch(func(ctx app.Context) { e.onWorker(ctx, k, r) })
 	})
+	e.startSummariser(ctx, script)
 }
 
 // onWorker handles a worker's message on the UI goroutine.
@@ -238,6 +250,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		}
 		e.crashes = 0
 		e.results = append(e.results, r.Explanations...)
+		e.unsent = append(e.unsent, r.Explanations...)
 		e.lastResult = time.Since(e.started)
 		e.scheduleRedraw(ctx)
 		if !first {
@@ -308,6 +321,7 @@ func (e *Explainer) clearResults() {
 	e.cards, e.sentence, e.summarised, e.reportJSON = nil, "", 0, ""
 	e.tradeoffSVG, e.mapSVG, e.trajectory, e.traceErr = "", "", nil, ""
 	e.elapsed, e.firstResult, e.lastResult, e.workerSeconds = 0, 0, 0, nil
+	e.resetSummary()
 }
 
 // openPendingLink runs a shared link once every worker is up, so that it gets the whole pool.
@@ -462,13 +476,15 @@ func (e *Explainer) recoverWorker(ctx app.Context, k int, why string) {
 		}
 		e.pending, e.resend = map[int]bool{}, map[int][]int{}
 		e.runErr = fmt.Sprintf("search workers failed three times in a row (the last %s), so the run is stopped rather than retried "+
-			"for ever. Reload the page, or try fewer workers under Advanced options.", why)
+			"for ever: reload the page, or try fewer workers under Advanced options", why)
 		e.maybeFinish(ctx)
 		return
 	}
 	var owed []int
 	if e.runParams.LambdaD > 0 { // the diversity term couples the restarts: run them all again
 		owed, e.results, e.got = e.owed[k], nil, map[int]bool{}
+		e.summarised = 0
+		e.resetSummary()
 	} else {
 		for _, i := range e.owed[k] {
 			if !e.got[i] {
@@ -532,8 +548,17 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 	if (e.state != "running" && e.state != "cancelling") || len(e.pending) > 0 {
 		return
 	}
-	e.elapsed = time.Since(e.started)
-	sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
+	if !e.finishing {
+		e.elapsed = time.Since(e.started)
+		sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
+	}
+	// A large set's summary is the summary worker's: the run ends once it has summarised every result.
+	if e.summaryInWorker() && len(e.results) > 0 && (e.summarised != len(e.results) || e.figuresFor != len(e.results)) {
+		e.finishing = true
+		e.requestSummary()
+		return
+	}
+	e.finishing = false
 	switch {
 	case e.state == "cancelling":
 		e.state = "cancelled"
@@ -562,6 +587,10 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 // summarise brings the set's summary, its mode cards and its sentence up to date with the results so far.
 func (e *Explainer) summarise() {
 	if e.inspect == nil || len(e.results) == 0 || e.summarised == len(e.results) {
+		return
+	}
+	if e.summaryInWorker() {
+		e.requestSummary()
 		return
 	}
 	sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
@@ -683,11 +712,11 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 		// While results stream in, the summary (clustering, figures) is remade at most every 400 ms: it costs
 		// the page's thread more than drawing the grid. The run's end always remakes it.
 		if !e.running() || time.Since(e.summarisedAt) >= 400*time.Millisecond {
-			e.summarise()
+			timed("summarise", e.summarise)
 			e.summarisedAt = time.Now()
 		}
-		e.redrawResults(ctx)
-		e.publish()
+		timed("grid", func() { e.redrawResults(ctx) })
+		timed("publish", e.publish)
 	})
 }
 
@@ -725,18 +754,12 @@ func (e *Explainer) publish() {
 	if e.pool != nil {
 		state["workers"] = len(e.pool.workers)
 	}
-	if e.state == "done" || e.state == "cancelled" {
-		if e.reportJSON == "" { // once per run: marshalling a set of 100 takes longer than a worker message
-			b, _ := json.Marshal(e.report())
-			e.reportJSON = string(b)
-		}
-		state["report"] = e.reportJSON
-	}
 	timing := map[string]any{} // syscall/js takes map[string]any, not map[string]float64
 	for k, v := range e.timing {
 		timing[k] = v
 	}
 	state["timing"] = timing
+	state["slowest"] = slowest
 	cards, _ := json.Marshal(e.cards)
 	state["cards"], state["sentence"], state["selected"] = string(cards), e.sentence, e.selected
 	if !e.running() { // (not while results stream in: it sorts the set)
@@ -756,6 +779,9 @@ func (e *Explainer) publish() {
 			"radii": len(s.ladder.Radii), "elapsedMs": s.elapsed.Milliseconds(), "reaches": string(rb)}
 	}
 	app.Window().Set("deltaclue", state)
+	if e.state == "done" || e.state == "cancelled" {
+		e.publishReport()
+	}
 }
 
 func sumOf(m map[int]uint64) float64 {

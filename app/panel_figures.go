@@ -52,7 +52,7 @@ func (e *Explainer) renderTrajectory() app.UI {
 	if t == nil || t.Restart != e.selected {
 		msg := "Tracing how restart " + strconv.Itoa(e.selected) + " was found …"
 		if e.traceErr != "" {
-			msg = "Could not trace it: " + e.traceErr
+			msg = "Could not trace it: " + endSentence(e.traceErr)
 		}
 		return app.Div().ID("trajectory").Body(app.H3().Text("How it was found"), app.P().Class("hint").Text(msg))
 	}
@@ -143,32 +143,15 @@ func (e *Explainer) refreshFigures() {
 		e.tradeoffSVG, e.mapSVG = "", ""
 		return
 	}
-	var ends [][]float32
-	for _, x := range e.results {
-		if x.Failed == "" {
-			ends = append(ends, x.Z)
-		}
-	}
-	e.tradeoffSVG = figures.Tradeoff(figures.TradeoffOf(e.results, len(e.inspect.Prediction.Probs), e.runParams.HThreshold))
+	e.tradeoffSVG, e.mapSVG = figures.SetFigures(e.results, len(e.inspect.Prediction.Probs), e.inspect.Z0, e.runParams, e.tracedPath())
+}
 
-	plane := clue.PrincipalPlane(e.inspect.Z0, ends)
-	var mp []figures.MapPoint
-	for _, x := range e.results {
-		if x.Failed != "" || x.Start == nil {
-			continue
-		}
-		mp = append(mp, figures.MapPoint{Restart: x.Restart, Label: x.Label, Start: plane.Project(x.Start), End: plane.Project(x.Z), Accepted: x.Accepted})
-	}
-	var path [][2]float64
+// tracedPath is the selected restart's latent path, once traced.
+func (e *Explainer) tracedPath() [][]float32 {
 	if t := e.trajectory; t != nil && t.Restart == e.selected {
-		for _, z := range t.Path {
-			path = append(path, plane.Project(z))
-		}
+		return t.Path
 	}
-	radius := e.runParams.Delta
-	e.mapSVG = figures.LatentMap(figures.LatentMapChart{Radius: radius, Points: mp, Path: path, Selected: -1,
-		Axes:  [2]string{fmt.Sprintf("PC1 (%.0f %%)", 100*plane.Explained[0]), fmt.Sprintf("PC2 (%.0f %%)", 100*plane.Explained[1])},
-		Title: fmt.Sprintf("The δ-ball (δ = %g) seen from above", radius)})
+	return nil
 }
 
 // markSelected shows the selection in the figures without redrawing them (which would lose keyboard focus).
@@ -222,7 +205,11 @@ func (e *Explainer) onTraced(ctx app.Context, t *clue.Trajectory) {
 	e.trajectory = t
 	focused := app.Window().Get("document").Get("activeElement")
 	inMap := !focused.IsNull() && !focused.Call("closest", "#latent-map").IsNull()
-	e.refreshFigures()
+	if e.summaryInWorker() { // a large set's map comes back from the summary worker, with the path
+		e.requestSummary()
+	} else {
+		e.refreshFigures()
+	}
 	ctx.Defer(func(app.Context) {
 		for i, f := range t.Frames {
 			drawDigit("frame-"+strconv.Itoa(i), f.Image, 2)

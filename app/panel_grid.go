@@ -81,7 +81,9 @@ func (e *Explainer) renderResults() app.UI {
 // when it is a collapsed duplicate).
 func (e *Explainer) drawGrid() {
 	ord := e.ordered()
-	drawGrid("grid", ord, gridColumns(), cellOf(ord, e.results, e.selected), e.copies())
+	var cols int
+	timed("grid layout", func() { cols = gridColumns() }) // reading the width lays the page out first
+	timed("grid draw", func() { drawGrid("grid", ord, cols, cellOf(ord, e.results, e.selected), e.copies()) })
 }
 
 // gridState is what the test reads of the grid: the restart in the first cell and the framed cell's index and

@@ -3,6 +3,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -49,7 +50,7 @@ func (e *Explainer) renderInput() app.UI {
 			app.Label().For("upload").Text("An image of one digit, any size; dark on light or light on dark:"),
 			app.Input().ID("upload").Type("file").Accept("image/*").OnChange(e.upload),
 		),
-		app.If(e.inputErr != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(e.inputErr) }),
+		app.If(e.inputErr != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(sentence(e.inputErr)) }),
 		app.Div().Class("row views").Body(
 			app.Figure().Body(app.Canvas().ID("preview").Width(112).Height(112), app.FigCaption().Text("what the model reads (28×28)")),
 			app.Figure().Body(app.Canvas().ID("recon").Width(112).Height(112), app.FigCaption().Text("its VAE reconstruction")),
@@ -171,7 +172,7 @@ func (e *Explainer) upload(ctx app.Context, ev app.Event) {
 		e.inputErr = name + " is empty (0 bytes): choose an image of a digit."
 		return
 	case size > MaxUploadBytes:
-		e.inputErr = fmt.Sprintf("%s is %.0f MB: images up to %d MB are read. A digit needs far less: crop or shrink it.",
+		e.inputErr = fmt.Sprintf("%s is %.0f MB, more than the %d MB this page reads: a digit needs far less, so crop or shrink it.",
 			name, float64(size)/(1<<20), MaxUploadBytes>>20)
 		return
 	}
@@ -181,16 +182,16 @@ func (e *Explainer) upload(ctx app.Context, ev app.Event) {
 		ctx.Dispatch(func(ctx app.Context) {
 			switch {
 			case err != nil:
-				e.inputErr = name + ": " + err.Error() + "."
+				e.inputErr = (&mnist.FileError{Name: name, Err: err}).Error()
 			case int64(w)*int64(h) > MaxUploadPixels:
-				e.inputErr = fmt.Sprintf("%s is a %s of %d×%d pixels, too large to decode here (at most %d megapixels). "+
-					"A digit needs far fewer: crop or shrink it.", name, strings.ToUpper(format), w, h, MaxUploadPixels/1_000_000)
+				e.inputErr = fmt.Sprintf("%s is a %s of %d×%d pixels, too large to decode here (at most %d megapixels): "+
+					"a digit needs far fewer, so crop or shrink it.", name, strings.ToUpper(format), w, h, MaxUploadPixels/1_000_000)
 			default:
 				e.decodeUpload(ctx, file, name, w, h)
 			}
 		})
 	}, func(msg string) {
-		ctx.Dispatch(func(app.Context) { e.inputErr = name + " could not be read: " + msg })
+		ctx.Dispatch(func(app.Context) { e.inputErr = (&mnist.FileError{Name: name, Err: errors.New(msg)}).Error() })
 	})
 }
 
@@ -210,7 +211,7 @@ func (e *Explainer) decodeUpload(ctx app.Context, file app.Value, name string, w
 		x, err := mnist.Preprocess(mnist.Intensities(canvasImage(c2d, cw, ch), cw, ch), cw, ch)
 		ctx.Dispatch(func(ctx app.Context) {
 			if err != nil {
-				e.inputErr = name + ": " + err.Error()
+				e.inputErr = (&mnist.FileError{Name: name, Err: err}).Error()
 				return
 			}
 			e.setInput(ctx, sharelink.Quantize(x), name)

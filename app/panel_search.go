@@ -86,7 +86,7 @@ func (e *Explainer) status() string {
 	case "cancelled":
 		return fmt.Sprintf("Cancelled after %s with %s.", fmtDuration(e.elapsed), plural.Of(len(e.results), e.total, "explanation"))
 	case "failed":
-		return "The search failed: " + e.runErr
+		return "The search failed: " + endSentence(e.runErr)
 	case "done":
 		if e.preview {
 			return fmt.Sprintf("Preview: %s, %s after the pen lifted, on %s. Explain runs the full set of %d.",

@@ -36,7 +36,7 @@ func (e *Explainer) Render() app.UI {
 			app.If(e.linkNote != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(e.linkNote) }),
 			app.If(e.costly != nil, func() app.UI { return e.renderCostly() }),
 			app.If(e.workersNote != "", func() app.UI { return app.Div().ID("workers-note").Class("banner").Text(e.workersNote) }),
-			app.If(e.poolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(e.poolErr) }),
+			app.If(e.poolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(sentence(e.poolErr)) }),
 		),
 		app.Div().Class("columns").Body(e.renderInput(), e.renderModel(), e.renderControls()),
 		e.renderResults(),

@@ -90,7 +90,7 @@ func (g *Graph) Batch() int { return g.batch }
 // Backward. Shrinking it is how converged points leave the computation.
 func (g *Graph) SetBatch(n int) error {
 	if n < 1 || n > g.capacity {
-		return fmt.Errorf("engine: batch %d outside 1..%d", n, g.capacity)
+		return fmt.Errorf("batch %d outside 1..%d", n, g.capacity)
 	}
 	g.batch = n
 	return nil

@@ -31,10 +31,10 @@ type Objective struct {
 // whose BNN prediction is y0 (its p̄, used by the λy term; may be nil when LambdaY = 0).
 func NewObjective(v *VAE, b *BNN, capacity int, w LossWeights, x0, y0 []float32) (*Objective, error) {
 	if len(x0) != Pixels {
-		return nil, fmt.Errorf("engine: x0 has %d values, want %d", len(x0), Pixels)
+		return nil, fmt.Errorf("x0 has %d values, want %d", len(x0), Pixels)
 	}
 	if w.LambdaY != 0 && len(y0) != b.Classes {
-		return nil, fmt.Errorf("engine: y0 has %d values, want %d classes", len(y0), b.Classes)
+		return nil, fmt.Errorf("y0 has %d values, want %d classes", len(y0), b.Classes)
 	}
 	g := NewGraph(capacity)
 	o := &Objective{Graph: g}
@@ -63,7 +63,7 @@ func NewObjective(v *VAE, b *BNN, capacity int, w LossWeights, x0, y0 []float32)
 		terms = append(terms, Term{w.LambdaY, o.Pred.CrossEnt})
 	}
 	if len(terms) == 0 {
-		return nil, fmt.Errorf("engine: every weight of the loss is zero")
+		return nil, fmt.Errorf("every weight of the loss is zero")
 	}
 	o.Cost = g.Sum(terms...)
 	return o, nil

@@ -76,11 +76,11 @@ func (s *Set) Subset(idx []int) *Set {
 // Validate checks that the set's slices agree in length and that every label is a digit.
 func (s *Set) Validate() error {
 	if len(s.Pixels) != len(s.Labels)*Pixels {
-		return fmt.Errorf("mnist: %d labels but %d pixel bytes (want %d)", len(s.Labels), len(s.Pixels), len(s.Labels)*Pixels)
+		return fmt.Errorf("%d labels but %d pixel bytes (want %d)", len(s.Labels), len(s.Pixels), len(s.Labels)*Pixels)
 	}
 	for i, l := range s.Labels {
 		if l >= Classes {
-			return fmt.Errorf("mnist: digit %d has label %d, not 0..9", i, l)
+			return fmt.Errorf("digit %d has label %d, not 0..9", i, l)
 		}
 	}
 	return nil

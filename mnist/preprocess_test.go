@@ -3,6 +3,7 @@ package mnist
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -178,4 +179,24 @@ func FuzzPreprocess(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFileErrorSentences: a file's fault is one sentence naming the file, with no package prefix, and the error
+// it wraps is still found.
+func TestFileErrorSentences(t *testing.T) {
+	_, err := Preprocess(blank(50, 50), 50, 50)
+	fe := &FileError{Name: "blank.png", Err: err}
+	if got := fe.Error(); got != "blank.png is empty: it has no ink to read as a digit." {
+		t.Errorf("a blank image: %q", got)
+	}
+	if !errors.Is(fe, ErrEmpty) {
+		t.Error("errors.Is does not find ErrEmpty")
+	}
+	_, err = Preprocess([]float32{2}, 1, 1)
+	if got := (&FileError{Name: "x.png", Err: err}).Error(); got != "x.png could not be read: pixel intensities must lie in [0, 1]." {
+		t.Errorf("a bad intensity: %q", got)
+	}
+	if _, err := Preprocess(nil, 3, 3); strings.Contains(err.Error(), "mnist:") {
+		t.Errorf("a package prefix: %q", err)
+	}
 }

@@ -23,7 +23,7 @@ type Split struct {
 // from seed and the class. Each part lists its indices class by class, in shuffled order.
 func StratifiedSplit(s *Set, nTrain, nVal, nTest int, seed uint64) (Split, error) {
 	if nTrain < 0 || nVal < 0 || nTest < 0 || nTrain+nVal+nTest != s.Len() {
-		return Split{}, fmt.Errorf("mnist: split sizes %d+%d+%d do not add up to %d digits", nTrain, nVal, nTest, s.Len())
+		return Split{}, fmt.Errorf("split sizes %d+%d+%d do not add up to %d digits", nTrain, nVal, nTest, s.Len())
 	}
 	byClass := make([][]int, Classes)
 	for i, l := range s.Labels {

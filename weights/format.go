@@ -302,7 +302,7 @@ func Encode(man Manifest, tensors []Named) ([]byte, error) {
 			n *= d
 		}
 		if n != len(t.Values) {
-			return nil, fmt.Errorf("weights: tensor %q has %d values for shape %v", t.Name, len(t.Values), t.Shape)
+			return nil, fmt.Errorf("tensor %q has %d values for shape %v", t.Name, len(t.Values), t.Shape)
 		}
 		desc := Tensor{Name: t.Name, Shape: t.Shape, DType: t.DType, Offset: payload.Len()}
 		switch t.DType {
@@ -313,21 +313,21 @@ func Encode(man Manifest, tensors []Named) ([]byte, error) {
 			for i, v := range t.Values {
 				h, ok := Float16Bits(v)
 				if !ok {
-					return nil, fmt.Errorf("weights: tensor %q value %d, %v, has no float16", t.Name, i, v)
+					return nil, fmt.Errorf("tensor %q value %d, %v, has no float16", t.Name, i, v)
 				}
 				binary.Write(&payload, binary.LittleEndian, h)
 			}
 		case Int8:
 			q, scales, err := QuantizeInt8(t.Values, t.Shape, t.ScaleAxis)
 			if err != nil {
-				return nil, fmt.Errorf("weights: tensor %q: %v", t.Name, err)
+				return nil, fmt.Errorf("tensor %q: %v", t.Name, err)
 			}
 			axis := t.ScaleAxis
 			desc.ScaleAxis = &axis
 			binary.Write(&payload, binary.LittleEndian, q)
 			binary.Write(&payload, binary.LittleEndian, scales)
 		default:
-			return nil, fmt.Errorf("weights: tensor %q has dtype %q", t.Name, t.DType)
+			return nil, fmt.Errorf("tensor %q has dtype %q", t.Name, t.DType)
 		}
 		if desc.DType != Float32 {
 			version = Version

@@ -6,6 +6,7 @@
 //	               explain  x0, params, restarts        a share of a search's restarts (none: all)
 //	               trace    x0, params, restart         one restart's path, rerun recorded
 //	               cancel                               stop the search with this ID
+//	               summarize x0, z0, classes, params, explanations   a set's summary (summary.go)
 //	worker → page: ready    version, fingerprint        once, when the models are loaded
 //	               inspected inspection
 //	               results  explanations                restarts as they finish, batched (every ResultsEvery)
@@ -14,6 +15,7 @@
 //	               done     seconds, error              the end of an explain (error if it failed or was
 //	                                                    cancelled: "cancelled")
 //	               error    error                       the models failed to load, or a bad message
+//	               summarized count, summary, marks
 //
 // Floats travel as their IEEE bits, so a page that merges the workers' results holds the same bits the native
 // engine computes.
@@ -40,6 +42,12 @@ type Request struct {
 	Params   *clue.Params `json:"params,omitempty"`
 	Restarts []int        `json:"restarts,omitempty"`
 	Restart  int          `json:"restart,omitempty"` // the restart a trace asks for
+	// A summary request's latent point of x0, classes and the run's restarts not sent before (summary.go).
+	Z0           []float32          `json:"z0,omitempty"`
+	Classes      int                `json:"classes,omitempty"`
+	Explanations []clue.Explanation `json:"explanations,omitempty"`
+	Figures      bool               `json:"figures,omitempty"` // the set's figures too, with this traced path
+	Path         [][]float32        `json:"path,omitempty"`
 }
 
 // ResultsEvery is how often, at most, a search sends the restarts finished since its last batch.
@@ -64,6 +72,7 @@ type Response struct {
 	Explanations []clue.Explanation `json:"explanations,omitempty"` // a batch of finished restarts
 	Trajectory   *clue.Trajectory   `json:"trajectory,omitempty"`
 	Seconds      float64            `json:"seconds,omitempty"`
+	Summarized   *Summarized        `json:"summarized,omitempty"` // a summary worker's answer (summary.go)
 	// Memory, in a done message: the worker's live Go heap after a collection, and all the memory Go holds
 	// (in WebAssembly, about its linear memory), for a page that watches for leaks.
 	HeapBytes, SysBytes uint64
@@ -96,6 +105,11 @@ type Worker struct {
 	// cancelled holds the IDs of searches cancelled before they started: a page that queued several (a δ
 	// sweep) and cancels them all must not wait for the queued ones to run.
 	cancelled map[int]bool
+
+	// The run a summary worker holds: its ID and the restarts sent so far.
+	sumID   int
+	sumExps []clue.Explanation
+	sumLast *Summarized // the summary of sumExps
 }
 
 // New loads the shipped models (natively: the worker in the browser gets them from the page, NewFromBundle)
@@ -128,6 +142,10 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 			send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("the search worker failed: %v", p)})
 		}
 	}()
+	if req.Type == "summarize" { // needs no models
+		w.summarize(req, send)
+		return
+	}
 	if w.models == nil {
 		send(Response{Type: "error", ID: req.ID, Error: "the models are not loaded"})
 		return

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
@@ -251,6 +252,9 @@ func FuzzRequest(f *testing.F) {
 	f.Add(MarshalRequest(Request{Type: "cancel", ID: 3}))
 	f.Add(MarshalRequest(Request{Type: "explain", ID: 2, Params: &bad, Restarts: []int{1, 2}}))
 	f.Add(MarshalRequest(Request{Type: "trace", ID: 2, Params: &bad, Restart: 4}))
+	f.Add(MarshalRequest(Request{Type: "summarize", ID: 5, X0: []float32{0, 1}, Z0: []float32{0.5}, Classes: 2, Params: &bad,
+		Explanations: []clue.Explanation{{Restart: 1, Image: []float32{1, 1}, Z: []float32{1}, Probs: []float32{0.2, 0.8}, Label: 1, Accepted: true},
+			{Restart: 0, Image: []float32{1, 0}, Z: []float32{-1}, Probs: []float32{0.9, 0.1}, Accepted: true}, {Restart: 2, Failed: "x"}}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		req, err := UnmarshalRequest(data)
 		if err != nil {
@@ -282,6 +286,8 @@ func FuzzResponse(f *testing.F) {
 	f.Add(MarshalResponse(Response{Type: "results", ID: 2, Explanations: []clue.Explanation{{Restart: 1, Z: []float32{1, 2}, Failed: "x"}}}))
 	f.Add(MarshalResponse(Response{Type: "traced", ID: 3, Trajectory: &clue.Trajectory{Path: [][]float32{{1}}, Frames: []clue.Frame{{Step: 1}}}}))
 	f.Add(MarshalResponse(Response{Type: "done", ID: 2, Seconds: 1.5, Error: "cancelled"}))
+	f.Add(MarshalResponse(Response{Type: "summarized", ID: 4, Summarized: &Summarized{Count: 2, Summary: clue.Summary{Restarts: 2,
+		LabelCounts: []int{1, 1}, Modes: []int{1, 1}, LabelDistribution: []float64{0.5, 0.5}}, Marks: []Mark{{0, 0, -1}, {1, 0, 0}}}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := UnmarshalResponse(data)
 		if err != nil {
@@ -378,5 +384,97 @@ func TestWorkerScriptErrorDecodes(t *testing.T) {
 	r, err := UnmarshalResponse(append(msg, text...))
 	if err != nil || r.Type != "error" || r.Error != text {
 		t.Fatalf("%+v, %v", r, err)
+	}
+}
+
+// TestSummarizeEqualsSummarize: a set sent to a summary worker in batches, out of order and over the wire,
+// gets the summary and the marks that clue.Summarize gives the whole set sorted by restart, bit for bit; a new
+// ID starts afresh; a restart that does not fit the input is refused with a sentence.
+func TestSummarizeEqualsSummarize(t *testing.T) {
+	m, err := clue.ShippedModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob, err := clue.NewProblem(m, digit(t, 1735))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := clue.Defaults()
+	p.N, p.MaxSteps = 120, 20
+	exps, err := clue.Search(context.Background(), prob, p, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]clue.Explanation(nil), exps...)
+	sum := clue.Summarize(prob.X0, prob.Z0, m.BNN.Classes, p, want)
+	if sum.Duplicates == 0 || sum.Accepted == 0 {
+		t.Fatalf("the test set has %d accepted, %d duplicates: it tests too little", sum.Accepted, sum.Duplicates)
+	}
+
+	w, ready := NewSummarizer("test")
+	if ready.Type != "ready" {
+		t.Fatalf("first message %+v", ready)
+	}
+	// Batches as two workers send them: odd and even restarts interleaved, each batch in its own order.
+	var odd, even []clue.Explanation
+	for _, x := range exps {
+		if x.Restart%2 == 1 {
+			odd = append(odd, x)
+		} else {
+			even = append(even, x)
+		}
+	}
+	batches := [][]clue.Explanation{odd[:20], even[:35], odd[20:], even[35:]}
+	path := [][]float32{prob.Z0, exps[3].Z}
+	var last *Summarized
+	sent := 0
+	for i, b := range batches {
+		final := i == len(batches)-1
+		req := Request{Type: "summarize", ID: 7, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p, Explanations: b}
+		if final {
+			req.Figures, req.Path = true, path
+		}
+		got := roundTrip(t, w, req)
+		if len(got) != 1 || got[0].Type != "summarized" || got[0].Summarized == nil {
+			t.Fatalf("answer %+v", got)
+		}
+		sent += len(b)
+		if last = got[0].Summarized; last.Count != sent {
+			t.Fatalf("the summary covers %d restarts, %d were sent", last.Count, sent)
+		}
+		if !final && (last.Tradeoff != "" || last.Map != "") {
+			t.Errorf("figures that were not asked for")
+		}
+	}
+	tradeoff, latent := figures.SetFigures(want, m.BNN.Classes, prob.Z0, p, path)
+	if last.Tradeoff != tradeoff || last.Map != latent || !strings.Contains(latent, "<path") && !strings.Contains(latent, "polyline") {
+		t.Errorf("the worker's figures differ from the page's (%d and %d bytes, want %d and %d)", len(last.Tradeoff), len(last.Map), len(tradeoff), len(latent))
+	}
+	a, _ := json.Marshal(last.Summary)
+	b, _ := json.Marshal(sum)
+	if !bytes.Equal(a, b) {
+		t.Errorf("the worker's summary differs:\n%s\n%s", a, b)
+	}
+	for i, x := range want {
+		if mk := last.Marks[i]; mk != (Mark{Restart: x.Restart, Mode: x.Mode, DuplicateOf: x.DuplicateOf}) {
+			t.Fatalf("mark %d: %+v, want restart %d mode %d duplicate of %d", i, mk, x.Restart, x.Mode, x.DuplicateOf)
+		}
+	}
+
+	// Another ID: only what it sends.
+	got := roundTrip(t, w, Request{Type: "summarize", ID: 8, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p, Explanations: exps[:10]})
+	if got[0].Summarized.Count != 10 {
+		t.Errorf("a new run's summary covers %d restarts, want 10", got[0].Summarized.Count)
+	}
+	bad := exps[0]
+	bad.Label = 12
+	got = roundTrip(t, w, Request{Type: "summarize", ID: 9, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p, Explanations: []clue.Explanation{bad}})
+	if got[0].Type != "error" || !strings.Contains(got[0].Error, "does not fit") {
+		t.Errorf("a restart with label 12: %+v", got[0])
+	}
+	// A search worker without models still summarises (the summary needs none); a summary worker searches nothing.
+	got = roundTrip(t, w, Request{Type: "inspect", ID: -1, X0: prob.X0})
+	if got[0].Type != "error" {
+		t.Errorf("a summary worker asked to inspect: %+v", got[0])
 	}
 }

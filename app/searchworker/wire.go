@@ -18,10 +18,13 @@ import (
 //	floats   = count u32 | count × f32
 //	ints     = count u32 | count × i32
 //	request bodies:  inspect: floats x0;  explain: floats x0, params, ints restarts;
-//	                 trace: floats x0, params, restart i32;  cancel: nothing
+//	                 trace: floats x0, params, restart i32;  cancel: nothing;
+//	                 summarize: floats x0, floats z0, classes i32, params, count u32, count × explanation,
+//	                            figures u8, count u32, count × floats (a traced path)
 //	response bodies: ready: string version, fingerprint u32;  error: string;  inspected: inspection;
 //	                 results: count u16, count × explanation;  traced: trajectory;  done: seconds f64, string error, heap u64, sys u64;
-//	                 alive: nothing
+//	                 alive: nothing;  summarized: count i32, the summary field by field, count u32, count × mark,
+//	                 string trade-off SVG, string latent map SVG
 //
 // It replaces JSON texts: a set of 100 explanations is 0.7 MB of JSON numbers that the page would parse in Go,
 // against 0.3 MB of raw floats it copies, and the worker no longer links encoding/json.
@@ -31,7 +34,7 @@ var wireMagic = [3]byte{'D', 'W', 1}
 // MaxMessage bounds what Unmarshal accepts, so that a corrupt length cannot make it allocate much.
 const MaxMessage = 64 << 20
 
-var typeCodes = []string{"", "inspect", "explain", "trace", "cancel", "ready", "error", "inspected", "results", "traced", "done", "alive"}
+var typeCodes = []string{"", "inspect", "explain", "trace", "cancel", "ready", "error", "inspected", "results", "traced", "done", "alive", "summarize", "summarized"}
 
 func typeCode(t string) byte {
 	for i, s := range typeCodes {
@@ -239,6 +242,20 @@ func MarshalRequest(q Request) []byte {
 		} else {
 			w.i32(q.Restart)
 		}
+	case "summarize":
+		w.floats(q.X0)
+		w.floats(q.Z0)
+		w.i32(q.Classes)
+		w.flag(q.Params != nil)
+		if q.Params != nil {
+			w.params(*q.Params)
+		}
+		w.explanations(q.Explanations)
+		w.flag(q.Figures)
+		w.u32(uint32(len(q.Path)))
+		for _, z := range q.Path {
+			w.floats(z)
+		}
 	}
 	return w.b
 }
@@ -268,6 +285,17 @@ func UnmarshalRequest(b []byte) (Request, error) {
 			}
 		} else {
 			q.Restart = r.i32()
+		}
+	case "summarize":
+		q.X0, q.Z0, q.Classes = r.floats(), r.floats(), r.i32()
+		if r.flag() {
+			p := r.params()
+			q.Params = &p
+		}
+		q.Explanations = r.explanations()
+		q.Figures = r.flag()
+		for i, n := 0, r.count(4); i < n && r.err == nil; i++ {
+			q.Path = append(q.Path, r.floats())
 		}
 	case "cancel":
 	default:
@@ -330,6 +358,8 @@ func MarshalResponse(p Response) []byte {
 		w.str(p.Error)
 		w.u64(p.HeapBytes)
 		w.u64(p.SysBytes)
+	case "summarized":
+		w.summarized(p.Summarized)
 	}
 	return w.b
 }
@@ -369,6 +399,8 @@ func UnmarshalResponse(b []byte) (Response, error) {
 		p.Trajectory = t
 	case "done":
 		p.Seconds, p.Error, p.HeapBytes, p.SysBytes = r.f64(), r.str(), r.u64(), r.u64()
+	case "summarized":
+		p.Summarized = r.summarized()
 	case "alive":
 	default:
 		if r.err == nil {

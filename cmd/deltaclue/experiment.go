@@ -140,6 +140,7 @@ func experiment(args []string) error {
 	start := time.Now()
 	var mu sync.Mutex
 	done := 0
+	bar := newProgress(os.Stderr, len(tasks), "searches")
 	next := make(chan int)
 	var wg sync.WaitGroup
 	var firstErr error
@@ -172,7 +173,7 @@ func experiment(args []string) error {
 					firstErr = err
 				}
 				done++
-				progress(done, len(tasks), time.Since(start))
+				bar.update(done)
 				mu.Unlock()
 			}
 		}()
@@ -182,7 +183,7 @@ func experiment(args []string) error {
 	}
 	close(next)
 	wg.Wait()
-	fmt.Fprintln(os.Stderr)
+	bar.finish()
 	if firstErr != nil {
 		return firstErr
 	}
@@ -202,15 +203,6 @@ func experiment(args []string) error {
 	fmt.Printf("%s in %s on %s (%s); wrote %s\n", plural.Count(len(tasks), "search", "searches"), elapsed.Round(time.Second),
 		plural.Count(*workers, "worker"), plural.Count(runtime.NumCPU(), "CPU"), *out)
 	return nil
-}
-
-// progress draws a progress bar on stderr.
-func progress(done, total int, elapsed time.Duration) {
-	const width = 40
-	filled := done * width / total
-	eta := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
-	fmt.Fprintf(os.Stderr, "\r[%s%s] %d/%d  %s elapsed, ~%s left ", strings.Repeat("#", filled), strings.Repeat(".", width-filled),
-		done, total, elapsed.Round(time.Second), eta.Round(time.Second))
 }
 
 func writeSetsCSV(path string, results []setResult, vs []variant) error {

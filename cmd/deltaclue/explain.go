@@ -49,11 +49,12 @@ func explain(args []string) error {
 	}
 	start := time.Now()
 	done := 0
+	bar := newProgress(os.Stderr, p.Restarts(), "restarts")
 	exps, err := searchOn(context.Background(), prob, p, *workers, func(e clue.Explanation) {
 		done++
-		fmt.Fprintf(os.Stderr, "\r%d/%d restarts done", done, p.Restarts())
+		bar.update(done)
 	})
-	fmt.Fprintln(os.Stderr)
+	bar.finish()
 	if err != nil {
 		return err
 	}

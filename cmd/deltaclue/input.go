@@ -72,14 +72,14 @@ func loadInput(digit int, pngPath string) ([]float32, string, error) {
 		defer f.Close()
 		img, _, err := image.Decode(f)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %v", pngPath, err)
+			return nil, "", &mnist.FileError{Name: pngPath, Err: unreadable{err}}
 		}
 		b := img.Bounds()
 		rgba := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 		draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
 		x, err := mnist.Preprocess(mnist.Intensities(rgba.Pix, b.Dx(), b.Dy()), b.Dx(), b.Dy())
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %v", pngPath, err)
+			return nil, "", &mnist.FileError{Name: pngPath, Err: err}
 		}
 		return x, pngPath, nil
 	}
@@ -101,3 +101,13 @@ func fromLink(link string) (sharelink.State, error) {
 	}
 	return s, nil
 }
+
+// unreadable is an image decoder's error (image.ErrFormat, a png.FormatError …) said without the decoder's
+// package prefix ("png: invalid format: …"); errors.Is and errors.As still reach it.
+type unreadable struct{ err error }
+
+func (u unreadable) Error() string {
+	return "it is damaged, or not an image this command reads (PNG or JPEG)"
+}
+
+func (u unreadable) Unwrap() error { return u.err }

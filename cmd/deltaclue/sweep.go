@@ -107,7 +107,6 @@ func sweep(args []string) error {
 	fmt.Fprintf(os.Stderr, "%s × %s on %s\n", plural.Count(len(ladder.Radii), "radius", "radii"), plural.Count(ladder.N, "restart"), plural.Count(w, "worker"))
 	start := time.Now()
 	steps, err := sweepOn(context.Background(), prob, p, ladder, w)
-	fmt.Fprintln(os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -144,13 +143,14 @@ func sweep(args []string) error {
 // is an independent search (clue.Sweep of that radius alone gives what the whole ladder's sweep gives there),
 // and the steps are collected by index, so the result does not depend on workers.
 func sweepOn(ctx context.Context, prob *clue.Problem, p clue.Params, l clue.Ladder, workers int) ([]clue.SweepStep, error) {
-	start := time.Now()
 	var mu sync.Mutex
 	done := 0
+	bar := newProgress(os.Stderr, len(l.Radii), "radii")
+	defer bar.finish()
 	tick := func() {
 		mu.Lock()
 		done++
-		progress(done, len(l.Radii), time.Since(start))
+		bar.update(done)
 		mu.Unlock()
 	}
 	if workers <= 1 {

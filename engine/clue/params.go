@@ -33,7 +33,7 @@ func (s Scheme) String() string { return fmt.Sprintf("S%d", int(s)) }
 // MarshalText writes "S1".."S5".
 func (s Scheme) MarshalText() ([]byte, error) {
 	if s < S1 || s > S5 {
-		return nil, fmt.Errorf("clue: no scheme %d", int(s))
+		return nil, fmt.Errorf("no scheme %d", int(s))
 	}
 	return []byte(s.String()), nil
 }

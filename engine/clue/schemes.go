@@ -153,7 +153,7 @@ func uniformInBall(r *rng.Rand, p Params, z0 []float64) []float64 {
 // nearestAnchor is the low-uncertainty training code of class y nearest to z0 (in ρ).
 func (prob *Problem) nearestAnchor(y int, p Params) ([]float64, error) {
 	if prob.models.Anchors == nil || len(prob.models.Anchors[y]) == 0 {
-		return nil, fmt.Errorf("clue: scheme S2 needs the training anchors of class %d, and the models have none", y)
+		return nil, fmt.Errorf("scheme S2 needs the training anchors of class %d, and the models have none", y)
 	}
 	d := len(prob.z0)
 	codes := prob.models.Anchors[y]

@@ -69,17 +69,17 @@ type Problem struct {
 // NewProblem checks x0 (784 finite intensities in [0, 1], not blank) and encodes and classifies it.
 func NewProblem(m *Models, x0 []float32) (*Problem, error) {
 	if len(x0) != engine.Pixels {
-		return nil, fmt.Errorf("clue: the image has %d pixels, want %d (28×28)", len(x0), engine.Pixels)
+		return nil, fmt.Errorf("the image has %d pixels, want %d (28×28)", len(x0), engine.Pixels)
 	}
 	var ink float64
 	for i, v := range x0 {
 		if !(v >= 0 && v <= 1) {
-			return nil, fmt.Errorf("clue: pixel %d is %v, want an intensity in [0, 1]", i, v)
+			return nil, fmt.Errorf("pixel %d is %v, want an intensity in [0, 1]", i, v)
 		}
 		ink += float64(v)
 	}
 	if ink < 1 {
-		return nil, fmt.Errorf("clue: the image is empty: there is nothing to explain")
+		return nil, fmt.Errorf("the image is empty: there is nothing to explain")
 	}
 	p := &Problem{models: m, X0: append([]float32(nil), x0...)}
 	p.Z0 = m.VAE.Encode(p.X0)
@@ -157,12 +157,12 @@ func Search(ctx context.Context, prob *Problem, p Params, restarts []int, onResu
 	seen := map[int]bool{}
 	for _, i := range restarts {
 		if i < 0 || i >= total || seen[i] {
-			return nil, fmt.Errorf("clue: restart %d is outside 0..%d or repeated", i, total-1)
+			return nil, fmt.Errorf("restart %d is outside 0..%d or repeated", i, total-1)
 		}
 		seen[i] = true
 	}
 	if p.LambdaD > 0 && len(restarts) != total {
-		return nil, fmt.Errorf("clue: the diversity term couples all %d restarts, so they must run in one search", total)
+		return nil, fmt.Errorf("the diversity term couples all %d restarts, so they must run in one search", total)
 	}
 	if len(restarts) == 0 {
 		return nil, nil

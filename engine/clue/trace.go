@@ -35,7 +35,7 @@ func Trace(ctx context.Context, prob *Problem, p Params, restart, frames int) (T
 		return Trajectory{}, err
 	}
 	if restart < 0 || restart >= p.Restarts() {
-		return Trajectory{}, fmt.Errorf("clue: restart %d is outside 0..%d", restart, p.Restarts()-1)
+		return Trajectory{}, fmt.Errorf("restart %d is outside 0..%d", restart, p.Restarts()-1)
 	}
 	starts, err := Starts(prob, p)
 	if err != nil {

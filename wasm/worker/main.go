@@ -98,7 +98,12 @@ func main() {
 			println("worker: postMessage:", err.Error())
 		}
 	}
-	w, ready := searchworker.NewFromBundle(Version, models(self))
+	// The page starts its summary worker with an empty bundle: it only summarises, and loads no models.
+	bundle := models(self)
+	w, ready := searchworker.NewSummarizer(Version)
+	if len(bundle) > 0 {
+		w, ready = searchworker.NewFromBundle(Version, bundle)
+	}
 	w.Yield = yielder(self)
 	queue := make(chan searchworker.Request, 64)
 	onMessage, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {

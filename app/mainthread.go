@@ -1,0 +1,39 @@
+package app
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// publishReport makes window.deltaclue.report the finished run's report as JSON, written when it is first read:
+// marshalling a set of 1000 (7 MB of JSON) blocked the page's thread for a quarter of a second at the end of
+// every run, for a text that only the console and the tests read.
+func (e *Explainer) publishReport() {
+	if e.reportGetter == nil {
+		e.reportGetter = funcOf(func(app.Value, []app.Value) any {
+			if e.reportJSON == "" && (e.state == "done" || e.state == "cancelled") {
+				b, _ := json.Marshal(e.report())
+				e.reportJSON = string(b)
+			}
+			return e.reportJSON
+		})
+	}
+	app.Window().Get("Object").Call("defineProperty", app.Window().Get("deltaclue"), "report",
+		map[string]any{"get": e.reportGetter, "enumerable": true, "configurable": true})
+}
+
+// slowest holds, for each step of the page's work on a run's results, the longest it took (ms): published as
+// window.deltaclue.slowest, so that a test or a console can tell which step blocks the main thread.
+var slowest = map[string]any{}
+
+// timed runs f and records its duration under step.
+func timed(step string, f func()) {
+	start := time.Now()
+	f()
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	if old, _ := slowest[step].(float64); ms > old {
+		slowest[step] = ms
+	}
+}

@@ -1,0 +1,179 @@
+package app
+
+import (
+	"sort"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// SummaryInWorkerAbove is the set size above which the page hands a run's summary to its summary worker: a
+// summary grows with the square of the set and more (k-means, pairwise distances, a determinant), about 7 ms
+// natively for 100 restarts but 0.3 s for 1000, several times that in WebAssembly, where it blocked the page's
+// thread for seconds. Sets up to this size (the default, the live previews) are summarised on the page at once,
+// as before: no round trip.
+const SummaryInWorkerAbove = 100
+
+// summariser is a worker of its own (worker.wasm started without models) that summarises large sets off the
+// page's main thread. The page sends it each run's restarts once, as they come; it answers with the summary of
+// all it holds, which the page applies when it arrives.
+type summariser struct {
+	js      app.Value
+	funcs   []app.Func
+	ready   bool
+	failed  bool
+	busy    bool          // a request is out
+	again   bool          // a request was wanted while one was out
+	sentAt  time.Time     // when it went
+	took    time.Duration // how long the last one took, answer included
+	answers int           // summaries received, for the test
+}
+
+// startSummariser starts the page's summary worker from the compiled modules, with no models.
+func (e *Explainer) startSummariser(ctx app.Context, script string) {
+	if s := e.sum; s != nil {
+		s.close()
+	}
+	s := &summariser{}
+	e.sum = s
+	s.js = app.Window().Get("Worker").New(script, map[string]any{"name": "summary"})
+	onMessage := funcOf(func(_ app.Value, args []app.Value) any {
+		r, err := searchworker.UnmarshalResponse(bytesOf(args[0].Get("data")))
+		if err != nil {
+			r = searchworker.Response{Type: "error", Error: err.Error()}
+		}
+		ctx.Dispatch(func(ctx app.Context) { e.onSummariser(ctx, s, r) })
+		return nil
+	})
+	onError := funcOf(func(app.Value, []app.Value) any {
+		ctx.Dispatch(func(ctx app.Context) {
+			e.onSummariser(ctx, s, searchworker.Response{Type: "error", Error: "the summary worker failed"})
+		})
+		return nil
+	})
+	s.js.Call("addEventListener", "message", onMessage)
+	s.js.Call("addEventListener", "error", onError)
+	s.funcs = []app.Func{onMessage, onError}
+	start := app.Window().Get("Object").Call("assign", app.Window().Get("Object").New(), e.assets)
+	start.Set("models", app.Window().Get("ArrayBuffer").New(0)) // no models: worker.wasm starts as a summariser
+	s.js.Call("postMessage", start)
+}
+
+func (s *summariser) close() {
+	s.js.Call("terminate")
+	for _, f := range s.funcs {
+		f.Release()
+	}
+	s.ready, s.failed = false, true
+}
+
+// summaryInWorker says whether the current run's summary is the summary worker's to make.
+func (e *Explainer) summaryInWorker() bool {
+	return e.sum != nil && e.sum.ready && !e.sum.failed && e.total > SummaryInWorkerAbove && e.inspect != nil
+}
+
+// requestSummary sends the summary worker the restarts it has not seen and asks for the summary of them all.
+// One request at a time; while results stream in, the worker is left idle at least four times as long as its
+// last summary took, so that it takes at most a fifth of a core from the search (on 2 cores with 2 search
+// workers, back-to-back summaries of a growing set of 1000 made the search twice as slow).
+func (e *Explainer) requestSummary() {
+	s := e.sum
+	streaming := e.running() && !e.finishing
+	if s.busy || (streaming && time.Since(s.sentAt) < 5*s.took) {
+		s.again = s.busy && !streaming
+		return
+	}
+	p := e.runParams
+	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
+	figures := !streaming || time.Since(e.figuresAt) >= time.Second
+	if figures {
+		e.figuresAt, e.figuresFor = time.Now(), -1
+	}
+	s.post(searchworker.Request{Type: "summarize", ID: e.sumSeq, X0: e.x0, Z0: e.inspect.Z0,
+		Classes: len(e.inspect.Prediction.Probs), Params: &p, Explanations: e.unsent, Figures: figures, Path: e.tracedPath()})
+	e.unsent = nil
+	s.busy, s.sentAt = true, time.Now()
+}
+
+func (s *summariser) post(req searchworker.Request) {
+	b := searchworker.MarshalRequest(req)
+	arr := app.Window().Get("Uint8Array").New(len(b))
+	app.CopyBytesToJS(arr, b)
+	buf := arr.Get("buffer")
+	s.js.Call("postMessage", buf, []any{buf})
+}
+
+// resetSummary forgets the summary worker's view of the run: the next request starts afresh.
+func (e *Explainer) resetSummary() {
+	e.sumSeq++
+	e.unsent, e.finishing, e.figuresFor = nil, false, 0
+}
+
+// onSummariser handles the summary worker's message on the UI goroutine.
+func (e *Explainer) onSummariser(ctx app.Context, s *summariser, r searchworker.Response) {
+	if s != e.sum {
+		return
+	}
+	switch r.Type {
+	case "ready":
+		s.ready = true
+		ctx.PreventUpdate()
+		return
+	case "summarized":
+		s.busy, s.took = false, time.Since(s.sentAt)
+		s.answers++
+		if r.ID == e.sumSeq && r.Summarized != nil && r.Summarized.Count <= len(e.results) {
+			timed("apply summary", func() { e.applySummary(*r.Summarized) })
+		}
+	default: // the worker failed: the page summarises on its own thread from now on
+		s.close()
+		e.summarised = 0
+		e.summarise()
+	}
+	if e.finishing {
+		e.maybeFinish(ctx)
+		return
+	}
+	if s.again && e.summaryInWorker() {
+		s.again = false
+		e.requestSummary()
+	}
+	e.scheduleRedraw(ctx)
+	e.publish()
+}
+
+// applySummary takes the summary worker's summary: the marks onto the page's results, the cards, the sentence
+// and the figures, when they came with it.
+func (e *Explainer) applySummary(sm searchworker.Summarized) {
+	marks := make(map[int]searchworker.Mark, len(sm.Marks))
+	for _, m := range sm.Marks {
+		marks[m.Restart] = m
+	}
+	sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
+	for i := range e.results {
+		x := &e.results[i]
+		x.Mode, x.DuplicateOf = -1, -1
+		if m, ok := marks[x.Restart]; ok {
+			x.Mode, x.DuplicateOf = m.Mode, m.DuplicateOf
+		}
+	}
+	s := sm.Summary
+	e.summary, e.summarised = &s, sm.Count
+	covered := e.results
+	if sm.Count < len(e.results) { // the summary of the restarts it was sent; the cards count those
+		covered = nil
+		for _, x := range e.results {
+			if _, ok := marks[x.Restart]; ok {
+				covered = append(covered, x)
+			}
+		}
+	}
+	e.cards = clue.ModeCards(covered, s)
+	e.sentence = clue.Describe(e.inspect.Prediction, covered, s, e.runParams)
+	if sm.Tradeoff != "" {
+		e.tradeoffSVG, e.mapSVG, e.figuresFor = sm.Tradeoff, sm.Map, sm.Count
+	}
+}
