@@ -110,19 +110,19 @@ func Installed(engine string) error {
 	return fmt.Errorf("unknown browser engine %q", engine)
 }
 
-// WaitFor evaluates expr every interval until its value is truthy, and returns that value as JSON. It fails
-// when ctx ends or timeout passes first, with the last evaluation's error, if any.
+// WaitFor evaluates expr every interval until its value (awaited, if it is a promise) is truthy, and returns
+// that value as JSON. It fails when ctx ends or timeout passes first, with the last evaluation's error, if any.
 func WaitFor(ctx context.Context, b Browser, expr string, timeout, interval time.Duration) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if interval <= 0 {
 		interval = 50 * time.Millisecond
 	}
-	probe := `(() => { const v = (` + expr + "\n); return v ? v : false; })()"
+	probe := `(async () => { const v = await (` + expr + "\n); return v ? v : false; })()"
 	var last error
 	for {
 		var v json.RawMessage
-		err := b.Eval(ctx, probe, &v)
+		err := b.Await(ctx, probe, &v)
 		if err == nil && string(v) != "false" {
 			return v, nil
 		}

@@ -42,6 +42,7 @@ window.loads = (Number(sessionStorage.getItem("loads")) || 0) + 1;
 sessionStorage.setItem("loads", window.loads);
 window.events = [];
 const c = document.getElementById("c");
+c.addEventListener("click", (e) => { window.clicks = (window.clicks || 0) + 1; });
 for (const type of ["pointerdown", "pointermove", "pointerup"]) {
 	c.addEventListener(type, (e) => window.events.push({type, x: e.offsetX, y: e.offsetY, trusted: e.isTrusted, buttons: e.buttons, kind: e.pointerType}));
 }
@@ -141,6 +142,14 @@ func TestEngines(t *testing.T) {
 			}
 			if moves < 2 {
 				t.Errorf("%d moves with the button down, want 2", moves)
+			}
+
+			// A stroke of one point is a click.
+			if err := b.Stroke(ctx, []Point{{200, 100}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := WaitFor(ctx, b, `window.clicks == 2`, 10*time.Second, 20*time.Millisecond); err != nil {
+				t.Errorf("a one-point stroke made no click: %v", err)
 			}
 
 			// A reload is a new load of the same page.

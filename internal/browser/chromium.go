@@ -148,13 +148,14 @@ func (c *chromium) Stroke(ctx context.Context, pts []Point) error {
 	if len(pts) == 0 {
 		return nil
 	}
+	// clickCount 1 on the press and the release: without it Chromium fires no click (a one-point stroke is one).
 	steps := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(chromedp.MouseMoved, pts[0].X, pts[0].Y),
-		chromedp.MouseEvent(chromedp.MousePressed, pts[0].X, pts[0].Y, chromedp.ButtonLeft)}
+		chromedp.MouseEvent(chromedp.MousePressed, pts[0].X, pts[0].Y, chromedp.ButtonLeft, chromedp.ClickCount(1))}
 	for _, p := range pts[1:] {
 		steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y, chromedp.ButtonLeft))
 	}
 	last := pts[len(pts)-1]
-	steps = append(steps, chromedp.MouseEvent(chromedp.MouseReleased, last.X, last.Y, chromedp.ButtonLeft))
+	steps = append(steps, chromedp.MouseEvent(chromedp.MouseReleased, last.X, last.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
 	_, err := run(c, ctx, chromedp.Steps(steps...))
 	return err
 }

@@ -30,7 +30,7 @@ const keptLines = 40
 // stdout or stderr, from one goroutine at a time per stream.
 func startProcess(cmd *exec.Cmd, watch func(line string)) (*process, error) {
 	p := &process{cmd: cmd, done: make(chan struct{})}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
