@@ -219,7 +219,7 @@ func printEngines(w io.Writer, samples []EngineSample, first string, runs int) {
 	fmt.Fprintf(w, "times in ms on the page's clock: median [min–max] (× the first engine's median)\n\n")
 	fmt.Fprintf(w, "%-36s", "")
 	for _, n := range names {
-		fmt.Fprintf(w, " %30s", n)
+		fmt.Fprintf(w, " %34s", n)
 	}
 	fmt.Fprintln(w)
 	rows := []struct {
@@ -229,6 +229,7 @@ func printEngines(w io.Writer, samples []EngineSample, first string, runs int) {
 		{"the link's own run (set)", cLink, func(s EngineSample) float64 { return s.ElapsedMs }},
 		{"warm rerun (set)", cWarm, func(s EngineSample) float64 { return s.ElapsedMs }},
 		{"navigation → workers ready", cLink, func(s EngineSample) float64 { return s.ReadyMs }},
+		{"workers replaced (runs' median)", "", func(s EngineSample) float64 { return float64(s.Restarted) }},
 	}
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-36s", r.label)
@@ -237,7 +238,7 @@ func printEngines(w io.Writer, samples []EngineSample, first string, runs int) {
 			var xs []float64
 			fails := 0
 			for _, s := range samples {
-				if s.Engine == n && s.Config == r.cfg {
+				if s.Engine == n && (s.Config == r.cfg || r.cfg == "") {
 					if s.Error != "" {
 						fails++
 					} else {
@@ -259,16 +260,16 @@ func printEngines(w io.Writer, samples []EngineSample, first string, runs int) {
 			if fails > 0 {
 				cell += fmt.Sprintf(" %d failed", fails)
 			}
-			fmt.Fprintf(w, " %30s", cell)
+			fmt.Fprintf(w, " %34s", cell)
 		}
 		fmt.Fprintln(w)
 	}
 	// The bits: every good run of every engine should have given the same set.
-	hashes := map[string][]string{}
+	hashes := map[string][]string{} // the set's hash → "engine, config" of each run that gave it
 	restarted := 0
 	for _, s := range samples {
 		if s.Error == "" {
-			hashes[s.SetHash] = append(hashes[s.SetHash], s.Engine+" "+s.Config)
+			hashes[s.SetHash] = append(hashes[s.SetHash], s.Engine+", "+s.Config)
 		}
 		restarted += s.Restarted
 	}
@@ -281,7 +282,7 @@ func printEngines(w io.Writer, samples []EngineSample, first string, runs int) {
 	default:
 		fmt.Fprintf(w, "THE SETS DIFFER between runs:\n")
 		for h, who := range hashes {
-			fmt.Fprintf(w, "  %s: %s\n", h, strings.Join(who, ", "))
+			fmt.Fprintf(w, "  %s: %s\n", h, countRuns(who))
 		}
 	}
 	if restarted > 0 {
@@ -313,4 +314,22 @@ func workerCount(n int) string {
 		return "1 worker"
 	}
 	return fmt.Sprintf("%d workers", n)
+}
+
+// countRuns lists runs as "a ×2; b" in the order they first appear.
+func countRuns(runs []string) string {
+	var order []string
+	n := map[string]int{}
+	for _, r := range runs {
+		if n[r] == 0 {
+			order = append(order, r)
+		}
+		n[r]++
+	}
+	for i, r := range order {
+		if n[r] > 1 {
+			order[i] = fmt.Sprintf("%s ×%d", r, n[r])
+		}
+	}
+	return strings.Join(order, "; ")
 }

@@ -22,7 +22,8 @@ func TestPrintEngines(t *testing.T) {
 	printEngines(&b, samples, "Chrome 1", 1)
 	out := b.String()
 	for _, want := range []string{"Chrome 1", "Firefox 2", "WebKitGTK 3", "2000 [2000–2000]", "1000 [1000–1000] (×0.50)",
-		"1500 [1500–1500] (×0.50)", "n/a 1 failed", "the same set, bit for bit", "replaced 1 worker they"} {
+		"1500 [1500–1500] (×0.50)", "n/a 1 failed", "the same set, bit for bit", "replaced 1 worker they",
+		"workers replaced (runs' median)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
@@ -30,8 +31,11 @@ func TestPrintEngines(t *testing.T) {
 	samples[3].SetHash = "bbb"
 	b.Reset()
 	printEngines(&b, samples, "Chrome 1", 1)
-	if !strings.Contains(b.String(), "THE SETS DIFFER") || !strings.Contains(b.String(), "bbb: Firefox 2 warm rerun") {
+	if !strings.Contains(b.String(), "THE SETS DIFFER") || !strings.Contains(b.String(), "bbb: Firefox 2, warm rerun") {
 		t.Errorf("different bits are not reported:\n%s", b.String())
+	}
+	if got := countRuns([]string{"a", "b", "a"}); got != "a ×2; b" {
+		t.Errorf("countRuns: %q", got)
 	}
 	if engineErrors(samples) == "" {
 		t.Error("a failed run is not an error")
