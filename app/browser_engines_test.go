@@ -160,25 +160,29 @@ func engineFinished(t *testing.T, b drive.Browser, what string) enginePageRun {
 // give the same image.
 var nativeSets = struct {
 	sync.Mutex
-	m map[string][]clue.Explanation
-}{m: map[string][]clue.Explanation{}}
+	m map[string]nativeSet
+}{m: map[string]nativeSet{}}
 
-// sameAsNative checks a page's set against the native engine's, bit for bit.
+type nativeSet struct {
+	exps []clue.Explanation
+	sum  clue.Summary
+}
+
+// sameAsNative checks a page's set and its summary against the native engine's, bit for bit.
 func sameAsNative(t *testing.T, engine string, run enginePageRun) {
 	t.Helper()
 	_, frag, _ := strings.Cut(run.Link, "#")
 	nativeSets.Lock()
-	exps, ok := nativeSets.m[frag]
+	n, ok := nativeSets.m[frag]
 	nativeSets.Unlock()
 	if !ok {
-		var sum clue.Summary
-		exps, sum = nativeReport(t, run.Link)
-		sameJSON(t, engine+": set summaries", run.Report.Summary, sum)
+		n.exps, n.sum = nativeReport(t, run.Link)
 		nativeSets.Lock()
-		nativeSets.m[frag] = exps
+		nativeSets.m[frag] = n
 		nativeSets.Unlock()
 	}
-	sameSet(t, engine+": the page's set against the native engine's", run.Report.Explanations, exps)
+	sameSet(t, engine+": the page's set against the native engine's", run.Report.Explanations, n.exps)
+	sameJSON(t, engine+": set summaries", run.Report.Summary, n.sum)
 }
 
 // sameSet checks that two sets are equal bit for bit, and says where they first differ if not.
@@ -281,6 +285,7 @@ func TestBrowserEngines(t *testing.T) {
 					engineDo(t, fresh, "opening the link in a fresh browser", func(ctx context.Context) error { return fresh.Navigate(ctx, drawn.Link) })
 					shared := engineFinished(t, fresh, "the link's set")
 					same := sameSet(t, name+": the link's set in a fresh browser", shared.Report.Explanations, drawn.Report.Explanations)
+					sameJSON(t, name+": the link's summary in a fresh browser", shared.Report.Summary, drawn.Report.Summary)
 					t.Logf("%s: the link in a fresh browser: workers ready %.0f ms after navigation, its set in %.0f ms (the same: %v)",
 						name, shared.ReadyMs, shared.ElapsedMs, same)
 
@@ -289,6 +294,7 @@ func TestBrowserEngines(t *testing.T) {
 					engineDo(t, page, "reloading with the server gone", func(ctx context.Context) error { return page.Reload(ctx) })
 					offline := engineFinished(t, page, "the link's set offline")
 					same = sameSet(t, name+": the link's set offline", offline.Report.Explanations, drawn.Report.Explanations)
+					sameJSON(t, name+": the link's summary offline", offline.Report.Summary, drawn.Report.Summary)
 					t.Logf("%s: offline reload: workers ready %.0f ms after navigation, the set in %.0f ms (the same: %v)", name, offline.ReadyMs, offline.ElapsedMs, same)
 				})
 			}
