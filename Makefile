@@ -31,8 +31,10 @@ vet:
 	GOOS=js GOARCH=wasm $(GO) vet $(WASM_PKGS)
 	GOOS=js GOARCH=wasm $(GO) vet -tags wasmsimd ./wasm/... ./app/...
 
+# The browser tests (app/) run the page in three engines: more than go test's default 10 minutes per package on
+# a loaded machine.
 test-native:
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 test-wasm:
 	$(WASMEXEC) $(GO) test $(WASM_PKGS)
@@ -90,6 +92,6 @@ bench-browser:
 	$(GO) run ./cmd/browserbench $(BROWSERBENCH_FLAGS)
 
 .PHONY: bench-set
-## bench-set: one δ-CLUE set (digit 1735, n = 100 × 100 steps) in headless Chromium (1, 2 workers) and natively (1, 2 cores), and the gallery (~3 min); BASE=<git rev> side by side
+## bench-set: one δ-CLUE set (digit 1735, n = 100 × 100 steps) in headless Chromium (1, 2 workers) and natively (1, 2 cores), the gallery, and the set in Chromium, Firefox and WebKitGTK side by side (~5 min); BASE=<git rev> side by side; BENCHSET_FLAGS=-engines-only for the engines alone
 bench-set:
 	$(GO) run ./cmd/benchset $(if $(BASE),-base $(BASE)) $(BENCHSET_FLAGS)

@@ -11,6 +11,12 @@
 //   - natively, with the restarts split over 1 and over 2 goroutines (restart i on i % w), timed in-process by
 //     cmd/benchset/native;
 //
+// the same set in every browser engine, side by side (-engines, default chromium,firefox,webkit; see
+// engines.go): Chromium, Firefox and WebKitGTK (Safari's engine), each driven through internal/browser with
+// one browser per engine, interleaved round by round; per engine and round, a fresh page load opens the set's
+// link with 2 workers (the link's own run, and navigation → workers ready on the page's clock) and then Explain
+// is pressed again (the warm rerun); every run's explanations are hashed, to show the engines give the same bits;
+//
 // and the default search (early stopping on) over the 24 gallery digits (app/gallery.json) in the page with 2
 // workers, picked one after another in the gallery tab of one page load per round as a visitor would (so only
 // the first search of a round meets cold workers): first result and full set, p50 and p90 over the digits and
@@ -26,10 +32,12 @@
 // two-column table with the ratio. The base's share links are written in format v1, which every build reads,
 // with the base's own models' fingerprint.
 //
-//	go run ./cmd/benchset [-runs 3] [-base REV] [-json FILE] [-gallery=false] [-chrome PATH]
+//	go run ./cmd/benchset [-runs 3] [-base REV] [-json FILE] [-gallery=false] [-chrome PATH] [-engines LIST]
+//	go run ./cmd/benchset -engines-only [-runs 3] [-engines chromium,firefox,webkit]   # the engines alone
 //	go run ./cmd/benchset -native-only [-workers 1] [-runs 1] …   # the native part alone, as JSON
 //
-// It is not part of `make test`. Chromium must be installed (Debian: apt-get install chromium).
+// It is not part of `make test`. Chromium must be installed (Debian: apt-get install chromium); the engine
+// comparison leaves out, loudly, an engine that is not (Debian: firefox-esr, webkit2gtk-driver and xvfb).
 package main
 
 import (
@@ -62,6 +70,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/cmd/benchset/nativebench"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/browser"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -81,6 +90,10 @@ type options struct {
 	gallery bool
 	timeout time.Duration
 	keep    bool
+	// engines lists the browser engines compared on the set (the link's run and a warm rerun, 2 workers);
+	// enginesOnly runs that comparison alone.
+	engines     string
+	enginesOnly bool
 }
 
 func main() {
@@ -99,6 +112,8 @@ func main() {
 	flag.BoolVar(&o.gallery, "gallery", true, "also time the default search over the 24 gallery digits (2 workers)")
 	flag.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long one page run may take")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder (sites, binaries) and print where it is")
+	flag.StringVar(&o.engines, "engines", strings.Join(browser.Engines, ","), "browser engines to compare on the set, side by side (\"\" for none)")
+	flag.BoolVar(&o.enginesOnly, "engines-only", false, "run only the engine comparison (this tree)")
 	flag.Bool("native-only", false, "run only the native benchmark of this tree and print JSON (see cmd/benchset/native)")
 	flag.Parse()
 	if o.runs < 1 {
@@ -183,6 +198,8 @@ type Report struct {
 	Runs          int      `json:"runs"`
 	Builds        []*build `json:"builds"`
 	Samples       []Sample `json:"samples"`
+	// Engines are the engine comparison's runs.
+	Engines []EngineSample `json:"engines,omitempty"`
 }
 
 // The configurations, in the order each round runs them.
@@ -267,6 +284,16 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	if head.PageError != "" {
 		return fmt.Errorf("this tree's page cannot run: %s", head.PageError)
+	}
+
+	var engines []string
+	for _, e := range strings.Split(o.engines, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			engines = append(engines, e)
+		}
+	}
+	if o.enginesOnly {
+		return runEnginesOnly(ctx, o, rep, head, engines, chrome, digit, start)
 	}
 
 	// One browser for every run; each build's site on its own origin.
@@ -364,10 +391,25 @@ func run(ctx context.Context, o options) (err error) {
 			logf("  (the gallery took %s)", time.Since(galleryStart).Round(100*time.Millisecond))
 		}
 	}
+	// The engines, this tree only: after the rounds above, on a server of their own.
+	var enginesTable bytes.Buffer
+	if len(engines) > 0 {
+		srv, url, err := serveSite(head.site)
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		eb := *head
+		eb.url = url
+		if rep.Engines, err = engineBench(ctx, &enginesTable, &eb, engines, chrome, head.link(digit, p), o.runs, o.timeout); err != nil {
+			return fmt.Errorf("the engine comparison: %w", err)
+		}
+	}
 	rep.LoadAvgAfter = loadavg()
 	logf("load average after: %s (%s in all)", rep.LoadAvgAfter, time.Since(start).Round(time.Second))
 
 	printReport(os.Stdout, rep, builds)
+	os.Stdout.Write(enginesTable.Bytes())
 	if o.jsonOut != "" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
@@ -379,6 +421,51 @@ func run(ctx context.Context, o options) (err error) {
 		logf("wrote %s", o.jsonOut)
 	}
 	if bad := errorsOf(rep.Samples); bad != "" {
+		return errors.New(bad)
+	}
+	if bad := engineErrors(rep.Engines); bad != "" {
+		return errors.New(bad)
+	}
+	return nil
+}
+
+// runEnginesOnly is -engines-only: the engine comparison of this tree, after one untimed native run that
+// counts the set's objective evaluations (every page run must make as many).
+func runEnginesOnly(ctx context.Context, o options, rep *Report, head *build, engines []string, chrome string, digit [784]uint8, start time.Time) error {
+	var s Sample
+	nativeRun(ctx, &s, head, o.digit, 2)
+	if s.Error != "" {
+		return fmt.Errorf("the native run: %s", s.Error)
+	}
+	srv, url, err := serveSite(head.site)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	head.url = url
+	rep.LoadAvgBefore = loadavg()
+	logf("load average before: %s", rep.LoadAvgBefore)
+	var table bytes.Buffer
+	rep.Engines, err = engineBench(ctx, &table, head, engines, chrome, head.link(digit, nativebench.SetParams(setN, setSteps)), o.runs, o.timeout)
+	if err != nil {
+		return err
+	}
+	rep.LoadAvgAfter = loadavg()
+	logf("load average after: %s (%s in all)", rep.LoadAvgAfter, time.Since(start).Round(time.Second))
+	fmt.Printf("\nbench-set -engines-only, %s, tree %s\nmachine: nproc %d, %s; %s\nload average before %s, after %s\n",
+		rep.When, rep.Tree, rep.Nproc, rep.CPU, rep.GoVersion, rep.LoadAvgBefore, rep.LoadAvgAfter)
+	fmt.Printf("the set: test digit %d; the native engine makes %d objective evaluations\n", rep.Digit, head.Evaluations)
+	os.Stdout.Write(table.Bytes())
+	if o.jsonOut != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.jsonOut, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if bad := engineErrors(rep.Engines); bad != "" {
 		return errors.New(bad)
 	}
 	return nil

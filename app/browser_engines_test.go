@@ -1,0 +1,303 @@
+//go:build !js
+
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+	drive "github.com/deltaclue/deltaclue/internal/browser" // "browser" is this package's Chromium helper
+)
+
+// The end-to-end test in every engine: Chromium, Firefox and WebKitGTK (Safari's engine), driven through
+// internal/browser with real input events, on the site built for /repo/ and for the root.
+
+// startEngine starts a browser of an engine with a fresh profile, closed when the test ends. A missing engine
+// skips the test loudly, and fails it under CI=true. $E2E_ENGINES (e.g. "firefox,webkit") limits the engines,
+// to iterate fast.
+func startEngine(t *testing.T, engine string) drive.Browser {
+	t.Helper()
+	if only := os.Getenv("E2E_ENGINES"); only != "" && !slices.Contains(strings.Split(only, ","), engine) {
+		t.Skipf("skipping %s: E2E_ENGINES=%s", engine, only)
+	}
+	if err := drive.Installed(engine); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v, and CI=true: the end-to-end test must run in every engine in CI (.ci/run installs them)", err)
+		}
+		t.Skipf("SKIPPING the end-to-end test in %s: %v", engine, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The page's errors, each cut short and at most 20 of them: a broken resource repeats itself.
+	var mu sync.Mutex
+	logged := 0
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if logged++; logged <= 20 {
+			msg := fmt.Sprintf(format, args...)
+			if len(msg) > 300 {
+				msg = msg[:300] + "…"
+			}
+			t.Logf("%s: %s", engine, msg)
+		} else if logged == 21 {
+			t.Logf("%s: (more page errors are not shown)", engine)
+		}
+	}
+	b, err := drive.Start(ctx, engine, drive.Options{Width: 1280, Height: 1800, Logf: logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// engineWait waits for a JavaScript expression to be truthy and returns its value as JSON.
+func engineWait(t *testing.T, b drive.Browser, what, expr string, timeout time.Duration) json.RawMessage {
+	t.Helper()
+	v, err := drive.WaitFor(context.Background(), b, expr, timeout, 25*time.Millisecond)
+	if err != nil {
+		var state string
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		b.Eval(ctx, `JSON.stringify(Object.assign({}, window.deltaclue || {}, {report: undefined, trajectory: undefined, cards: undefined, link: undefined})) + " at " + location.href`, &state)
+		t.Fatalf("%s: waiting for %s: %v (page state %s)", b.Engine(), what, err, state)
+	}
+	return v
+}
+
+// engineEval evaluates a JavaScript expression and decodes its value into a T.
+func engineEval[T any](t *testing.T, b drive.Browser, expr string) T {
+	t.Helper()
+	var v T
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := b.Eval(ctx, expr, &v); err != nil {
+		t.Fatalf("%s: %s: %v", b.Engine(), expr, err)
+	}
+	return v
+}
+
+func engineDo(t *testing.T, b drive.Browser, what string, f func(ctx context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := f(ctx); err != nil {
+		t.Fatalf("%s: %s: %v", b.Engine(), what, err)
+	}
+}
+
+// fourStrokes draw a 4 whose top is nearly closed, a 4 that could be a 9 (drawFour's strokes), in pad pixels.
+var fourStrokes = [][][2]float64{
+	{{95, 50}, {85, 90}, {78, 130}, {90, 150}, {150, 150}, {190, 148}},
+	{{180, 45}, {182, 110}, {184, 170}, {186, 240}},
+	{{95, 52}, {136, 48}},
+}
+
+// engineDraw draws the strokes on the pad with the mouse.
+func engineDraw(t *testing.T, b drive.Browser, strokes [][][2]float64) {
+	t.Helper()
+	for _, s := range strokes {
+		r := engineEval[rect](t, b, `(() => { const p = document.getElementById("pad"); p.scrollIntoView({block: "center"});
+			const b = p.getBoundingClientRect(); return {X: b.x, Y: b.y}; })()`)
+		pts := make([]drive.Point, len(s))
+		for i, p := range s {
+			pts[i] = drive.Point{X: r.X + p[0], Y: r.Y + p[1]}
+		}
+		engineDo(t, b, "drawing a stroke", func(ctx context.Context) error { return b.Stroke(ctx, pts) })
+	}
+}
+
+// engineClick clicks an element with the mouse, at its centre, once it is enabled.
+func engineClick(t *testing.T, b drive.Browser, id string) {
+	t.Helper()
+	engineWait(t, b, "#"+id+" enabled", fmt.Sprintf(`document.getElementById(%q) && !document.getElementById(%q).disabled`, id, id), 30*time.Second)
+	r := engineEval[rect](t, b, fmt.Sprintf(`(() => { const e = document.getElementById(%q); e.scrollIntoView({block: "center"});
+		const b = e.getBoundingClientRect(); return {X: b.x + b.width / 2, Y: b.y + b.height / 2}; })()`, id))
+	engineDo(t, b, "clicking #"+id, func(ctx context.Context) error { return b.Stroke(ctx, []drive.Point{{X: r.X, Y: r.Y}}) })
+}
+
+// enginePageRun is a finished set as the page shows it, with the page's clock.
+type enginePageRun struct {
+	Report    clue.Report
+	Link      string
+	ElapsedMs float64 // Explain (or the link's opening) → the finished set
+	ReadyMs   float64 // navigation → every worker ready
+	Restarted int     // workers the page took for dead and replaced
+}
+
+// engineFinished waits for the page's set to finish and reads it.
+func engineFinished(t *testing.T, b drive.Browser, what string) enginePageRun {
+	t.Helper()
+	engineWait(t, b, what, `window.deltaclue && !window.deltaclue.preview && window.deltaclue.state == "done" && window.deltaclue.report`, 4*time.Minute)
+	type state struct {
+		Report, Link     string
+		ElapsedMs, Ready float64
+		Restarted        int
+	}
+	st := engineEval[state](t, b, `({report: window.deltaclue.report, link: location.href, elapsedMs: window.deltaclue.elapsedMs,
+		ready: window.deltaclue.timing.ready, restarted: window.deltaclue.restarted})`)
+	var run enginePageRun
+	if err := json.Unmarshal([]byte(st.Report), &run.Report); err != nil {
+		t.Fatalf("%s: the page's report: %v", b.Engine(), err)
+	}
+	run.Link, run.ElapsedMs, run.ReadyMs, run.Restarted = st.Link, st.ElapsedMs, st.Ready, st.Restarted
+	if run.Restarted > 0 {
+		t.Logf("%s: %s: the page replaced workers it took for dead %d times", b.Engine(), what, run.Restarted)
+	}
+	return run
+}
+
+// nativeSets memoises the native engine's set per share link: every engine's drawing, at either address, may
+// give the same image.
+var nativeSets = struct {
+	sync.Mutex
+	m map[string]nativeSet
+}{m: map[string]nativeSet{}}
+
+type nativeSet struct {
+	exps []clue.Explanation
+	sum  clue.Summary
+}
+
+// sameAsNative checks a page's set and its summary against the native engine's, bit for bit.
+func sameAsNative(t *testing.T, engine string, run enginePageRun) {
+	t.Helper()
+	_, frag, _ := strings.Cut(run.Link, "#")
+	nativeSets.Lock()
+	n, ok := nativeSets.m[frag]
+	nativeSets.Unlock()
+	if !ok {
+		n.exps, n.sum = nativeReport(t, run.Link)
+		nativeSets.Lock()
+		nativeSets.m[frag] = n
+		nativeSets.Unlock()
+	}
+	sameSet(t, engine+": the page's set against the native engine's", run.Report.Explanations, n.exps)
+	sameJSON(t, engine+": set summaries", run.Report.Summary, n.sum)
+}
+
+// sameSet checks that two sets are equal bit for bit, and says where they first differ if not.
+func sameSet(t *testing.T, what string, got, want []clue.Explanation) bool {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d explanations, want %d", what, len(got), len(want))
+		return false
+	}
+	differ := 0
+	first := ""
+	for i := range got {
+		a, _ := json.Marshal(got[i])
+		b, _ := json.Marshal(want[i])
+		if string(a) == string(b) {
+			continue
+		}
+		if differ++; differ > 1 {
+			continue
+		}
+		var ma, mb map[string]any
+		json.Unmarshal(a, &ma)
+		json.Unmarshal(b, &mb)
+		var fields []string
+		for k := range mb {
+			x, _ := json.Marshal(ma[k])
+			y, _ := json.Marshal(mb[k])
+			if string(x) != string(y) {
+				fields = append(fields, fmt.Sprintf("%s %.80s vs %.80s", k, x, y))
+			}
+		}
+		slices.Sort(fields)
+		first = fmt.Sprintf("restart %d differs in %s", i, strings.Join(fields, "; "))
+	}
+	if differ > 0 {
+		t.Errorf("%s: %d of %d explanations differ; the first: %s", what, differ, len(got), first)
+		return false
+	}
+	return true
+}
+
+// engineCached waits until the service worker controls the page and its cache holds every file of the build
+// that the page needs, the large ones included (as waitCached).
+func engineCached(t *testing.T, b drive.Browser) {
+	t.Helper()
+	engineWait(t, b, "the service worker's cache (the page must work offline)", `(async () => {
+		if (!navigator.serviceWorker || !navigator.serviceWorker.controller) return false;
+		const keys = await caches.keys();
+		const key = keys.find(k => k.startsWith("app-"));
+		if (!key) return false;
+		const urls = (await (await caches.open(key)).keys()).map(r => new URL(r.url).pathname);
+		const need = ["web/app.wasm", "web/worker.wasm", "web/matmul.wasm", "web/models.bin", "web/worker.js", "web/loader.js"];
+		return need.every(n => urls.some(u => u.endsWith(n))) && urls.length;
+	})()`, time.Minute)
+}
+
+// TestBrowserEngines, in Chromium, Firefox and WebKitGTK, at /repo/ and at the root: open the page, draw a
+// digit with the mouse, press Explain, and get the native engine's set bit for bit; open the page's link in a
+// fresh browser, and get the same set; take the server away, reload, and get the same set again from the
+// service worker's cache. One browser per engine does the drawing and the offline reload at both addresses,
+// a second one (fresh: it has never seen either site) opens the links.
+func TestBrowserEngines(t *testing.T) {
+	sites := []struct{ name, repo, prefix string }{{"subpath", "repo", "/repo"}, {"root", "", ""}}
+	dirs := map[string]string{"repo": buildSite(t), "": buildSiteFor(t, "")}
+	for _, engine := range drive.Engines {
+		t.Run(engine, func(t *testing.T) {
+			page := startEngine(t, engine)
+			fresh := startEngine(t, engine) // opens the links: it has never seen either site
+			t.Logf("%s", page.Engine())
+			for _, site := range sites {
+				t.Run(site.name, func(t *testing.T) {
+					srv := serveAt(dirs[site.repo], site.prefix)
+					defer srv.Close()
+					name := page.Engine() + " at " + site.prefix + "/"
+
+					// Open, draw, explain: the native engine's set.
+					engineDo(t, page, "opening the page", func(ctx context.Context) error {
+						return page.Navigate(ctx, srv.URL+site.prefix+"/?workers=2")
+					})
+					engineWait(t, page, "2 workers", `window.deltaclue && window.deltaclue.ready == 2`, 2*time.Minute)
+					ready := engineEval[float64](t, page, `window.deltaclue.timing.ready`)
+					engineDraw(t, page, fourStrokes)
+					engineWait(t, page, "the model's view", `document.getElementById("pred-label")`, 30*time.Second)
+					lit := engineEval[int](t, page, `(() => { const d = document.getElementById("pad").getContext("2d").getImageData(0, 0, 280, 280).data;
+						let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] > 128) n++; return n; })()`)
+					if lit < 2000 {
+						t.Fatalf("%s: the drawing left only %d lit pixels on the pad", name, lit)
+					}
+					engineClick(t, page, "run")
+					drawn := engineFinished(t, page, "the drawn digit's set")
+					if len(drawn.Report.Explanations) != 100 || !strings.Contains(drawn.Link, "#v2.") {
+						t.Fatalf("%s: the page's set has %d explanations; its link is %q", name, len(drawn.Report.Explanations), drawn.Link)
+					}
+					sameAsNative(t, name, drawn)
+					t.Logf("%s: workers ready %.0f ms after navigation; drawn digit read as %d, set of 100 in %.0f ms, equal to the native set",
+						name, ready, drawn.Report.Label, drawn.ElapsedMs)
+					engineCached(t, page)
+
+					// The link in a fresh browser.
+					engineDo(t, fresh, "opening the link in a fresh browser", func(ctx context.Context) error { return fresh.Navigate(ctx, drawn.Link) })
+					shared := engineFinished(t, fresh, "the link's set")
+					same := sameSet(t, name+": the link's set in a fresh browser", shared.Report.Explanations, drawn.Report.Explanations)
+					sameJSON(t, name+": the link's summary in a fresh browser", shared.Report.Summary, drawn.Report.Summary)
+					t.Logf("%s: the link in a fresh browser: workers ready %.0f ms after navigation, its set in %.0f ms (the same: %v)",
+						name, shared.ReadyMs, shared.ElapsedMs, same)
+
+					// The server gone: a reload opens the link from the service worker's cache.
+					srv.Close()
+					engineDo(t, page, "reloading with the server gone", func(ctx context.Context) error { return page.Reload(ctx) })
+					offline := engineFinished(t, page, "the link's set offline")
+					same = sameSet(t, name+": the link's set offline", offline.Report.Explanations, drawn.Report.Explanations)
+					sameJSON(t, name+": the link's summary offline", offline.Report.Summary, drawn.Report.Summary)
+					t.Logf("%s: offline reload: workers ready %.0f ms after navigation, the set in %.0f ms (the same: %v)", name, offline.ReadyMs, offline.ElapsedMs, same)
+				})
+			}
+		})
+	}
+}
