@@ -33,6 +33,7 @@ type Explainer struct {
 	source     string
 	inspect    *searchworker.Inspection
 	inspectSeq int // inspect requests carry ID −inspectSeq
+	inspectAt  int // the worker the unanswered inspect request went to, or -1: if it is replaced, the request goes again
 	inputErr   string
 
 	// Parameters.
@@ -128,7 +129,7 @@ type Explainer struct {
 
 // OnMount starts the workers and opens a share link, if the URL holds one.
 func (e *Explainer) OnMount(ctx app.Context) {
-	e.tab, e.sortBy, e.selected, e.live = "draw", "label", -1, true
+	e.tab, e.sortBy, e.selected, e.live, e.inspectAt = "draw", "label", -1, true, -1
 	l := clue.DefaultLadder()
 	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.form = newForm(clue.Defaults())
@@ -221,7 +222,9 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		if r.Version != e.version {
 			e.stale = true
 		}
-		if e.ready == 1 && e.x0 != nil && e.pendingLink == nil {
+		// The first worker up is asked for the models' view of the input; so is the replacement of a worker that
+		// died with the question unanswered (else the set would finish with no summary).
+		if e.x0 != nil && e.inspect == nil && e.pendingLink == nil && (e.inspectAt < 0 || e.inspectAt == k) {
 			e.requestInspect()
 		}
 		e.openPendingLink(ctx)
@@ -233,6 +236,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		if r.ID != -e.inspectSeq { // an answer about an earlier input
 			return
 		}
+		e.inspectAt = -1
 		e.inspect = r.Inspection
 		recon := r.Inspection.Reconstruction // captured: a later input may clear e.inspect before this runs
 		ctx.Defer(func(app.Context) { drawDigit("recon", recon, 4) })
@@ -282,6 +286,9 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 			return
 		}
 		if r.ID < 0 {
+			if r.ID == -e.inspectSeq {
+				e.inspectAt = -1
+			}
 			e.inputErr = r.Error
 		} else if r.ID == e.traceID {
 			e.traceErr = r.Error
@@ -312,6 +319,7 @@ func (e *Explainer) requestInspect() {
 	}
 	if ks := e.pool.ready(); len(ks) > 0 {
 		e.inspectSeq++
+		e.inspectAt = ks[0]
 		e.pool.post(ks[0], searchworker.Request{Type: "inspect", ID: -e.inspectSeq, X0: e.x0})
 	}
 }
@@ -443,24 +451,37 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 // heartbeat every searchworker.AliveEvery while it computes.
 const WorkerSilence = 3 * time.Second
 
+// watchEvery is how often the page checks its workers during a run.
+const watchEvery = time.Second
+
 // watch checks the run's workers every second and recovers any that died silently (a crashed tab process,
 // a terminated worker).
 func (e *Explainer) watch(ctx app.Context, id int) {
-	ctx.After(time.Second, func(ctx app.Context) {
+	e.watchFrom(ctx, id, time.Now())
+}
+
+func (e *Explainer) watchFrom(ctx app.Context, id int, last time.Time) {
+	ctx.After(watchEvery, func(ctx app.Context) {
 		if e.runID != id || e.state != "running" || e.pool == nil {
 			return
 		}
-		for k := range e.pending {
-			limit := WorkerSilence
-			if _, restarting := e.resend[k]; restarting {
-				limit = 15 * time.Second // a worker starting up sends nothing until it is ready
+		// A check that comes late means the page's own thread was held up (a long task, a starved machine):
+		// the workers' messages may be waiting behind it, so their silence says nothing about them this time.
+		if late := time.Since(last) - watchEvery; late < WorkerSilence/2 {
+			for k := range e.pending {
+				limit := WorkerSilence
+				if _, restarting := e.resend[k]; restarting {
+					limit = 15 * time.Second // a worker starting up sends nothing until it is ready
+				}
+				if e.pool.silent(k) > limit {
+					e.recoverWorker(ctx, k, "stopped answering")
+				}
 			}
-			if e.pool.silent(k) > limit {
-				e.recoverWorker(ctx, k, "stopped answering")
-			}
+		} else {
+			e.pool.heard(e.pending)
 		}
 		e.publish()
-		e.watch(ctx, id)
+		e.watchFrom(ctx, id, time.Now())
 	})
 }
 

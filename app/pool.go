@@ -124,6 +124,13 @@ func (p *pool) close() {
 // silent is how long worker k has said nothing (since it started, if it never did).
 func (p *pool) silent(k int) time.Duration { return time.Since(p.workers[k].lastSeen) }
 
+// heard restarts the silence clocks of workers ks: the page could not have heard them while it was held up.
+func (p *pool) heard(ks map[int]bool) {
+	for k := range ks {
+		p.workers[k].lastSeen = time.Now()
+	}
+}
+
 // ready lists the workers that have said ready.
 func (p *pool) ready() []int {
 	var ks []int
