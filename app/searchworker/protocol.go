@@ -96,8 +96,8 @@ type Worker struct {
 	version     string
 	models      *clue.Models
 	fingerprint uint32
-	// Yield, if set, is called between the steps of a search: the browser worker sleeps a millisecond there,
-	// which is what lets a "cancel" message in while Go computes.
+	// Yield, if set, is called between the steps of a search: the browser worker gives its event loop a turn
+	// there (spaced by a Pacer), which is what lets a "cancel" message in while Go computes.
 	Yield func()
 
 	mu      sync.Mutex

@@ -35,49 +35,39 @@ func models(self safejs.Value) []byte {
 	return b
 }
 
-// yielder returns the search's yield: while Go computes, the worker's event loop is blocked and no message (a
-// cancel) can arrive, so between steps Go waits for a message it posts to itself on a MessageChannel, which
-// lets the event loop run the messages queued before it. A sleep would do the same through setTimeout, which
-// browsers stretch to 4 ms when nested: at a yield every 25 ms that cost 15 % of a search (the "fixed 160–250 ms
-// per worker" measured in Chromium). A channel message costs a few microseconds, so it can yield every 5 ms.
+// yielder returns the search's yield. While Go computes, the worker's event loop is blocked and no message (a
+// cancel) can arrive, so between steps Go gives the event loop a turn through web/worker.js's deltaclueYield,
+// which calls back once the tasks queued before it have run (on a channel message or a zero-delay timer,
+// whichever comes first; see there for why both). A Pacer spaces the yields by what they cost: every 5 ms
+// where a yield is nearly free (Chromium, Firefox), up to every 100 ms where it takes the timer's 4 ms
+// (WebKit). Without deltaclueYield (another host), a yield is a millisecond's sleep, through setTimeout.
 func yielder(self safejs.Value) func() {
-	last := time.Now()
-	sleep := func() { // where there is no MessageChannel
-		if time.Since(last) > 25*time.Millisecond {
-			time.Sleep(time.Millisecond)
-			last = time.Now()
+	var pace searchworker.Pacer
+	wait := func() { time.Sleep(time.Millisecond) }
+	if fn, err := self.Get("deltaclueYield"); err == nil && fn.Type() == safejs.TypeFunction {
+		wake := make(chan struct{}, 1)
+		onWake, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+			return nil
+		})
+		if err == nil {
+			wait = func() {
+				if _, err := fn.Invoke(onWake.Value()); err == nil {
+					<-wake
+				}
+			}
 		}
-	}
-	ctor, err := self.Get("MessageChannel")
-	if err != nil || ctor.IsUndefined() {
-		return sleep
-	}
-	mc, err := ctor.New()
-	if err != nil {
-		return sleep
-	}
-	in, err1 := mc.Get("port1")
-	out, err2 := mc.Get("port2")
-	wake := make(chan struct{}, 1)
-	onWake, err3 := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-		return nil
-	})
-	if err1 != nil || err2 != nil || err3 != nil || in.Set("onmessage", onWake.Value()) != nil {
-		return sleep
 	}
 	return func() {
-		if time.Since(last) < 5*time.Millisecond {
+		if !pace.Due(time.Now()) {
 			return
 		}
-		if _, err := out.Call("postMessage", 0); err != nil {
-			return
-		}
-		<-wake
-		last = time.Now()
+		start := time.Now()
+		wait()
+		pace.Yielded(start, time.Now())
 	}
 }
 

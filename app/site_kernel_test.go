@@ -1,0 +1,121 @@
+//go:build !js
+
+package app
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestSiteWorkerImportsSIMDKernel: the site's search worker imports the WebAssembly SIMD matmul kernel
+// (deltaclue_kernel.matmul_add, engine/kernel), which web/worker.js instantiates from matmul.wasm in every engine
+// and without which it refuses to start. A worker.wasm built without the wasmsimd tag would quietly run the
+// pure-Go kernel, several times slower, with the same results; this is what would notice.
+func TestSiteWorkerImportsSIMDKernel(t *testing.T) {
+	site := buildSite(t)
+	b, err := os.ReadFile(filepath.Join(site, "web", "worker.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports, err := wasmImports(b)
+	if err != nil {
+		t.Fatalf("worker.wasm: %v", err)
+	}
+	if !slices.Contains(imports, "deltaclue_kernel.matmul_add") {
+		t.Fatalf("worker.wasm does not import deltaclue_kernel.matmul_add (built without -tags wasmsimd?); its imports: %v", imports)
+	}
+	if _, err := os.Stat(filepath.Join(site, "web", "matmul.wasm")); err != nil {
+		t.Fatalf("the site has no matmul.wasm beside its worker: %v", err)
+	}
+}
+
+// wasmImports lists a WebAssembly module's imports as "module.name".
+func wasmImports(b []byte) ([]string, error) {
+	if len(b) < 8 || string(b[:4]) != "\x00asm" {
+		return nil, errors.New("not a WebAssembly module")
+	}
+	p := b[8:]
+	bad := errors.New("the module is cut short or malformed")
+	uleb := func() uint64 {
+		v, n := binary.Uvarint(p)
+		if n <= 0 {
+			p = nil
+			return 0
+		}
+		p = p[n:]
+		return v
+	}
+	name := func() string {
+		n := uleb()
+		if uint64(len(p)) < n {
+			p = nil
+			return ""
+		}
+		s := string(p[:n])
+		p = p[n:]
+		return s
+	}
+	for len(p) > 0 {
+		id := p[0]
+		p = p[1:]
+		size := uleb()
+		if p == nil || uint64(len(p)) < size {
+			return nil, bad
+		}
+		if id != 2 { // not the import section
+			p = p[size:]
+			continue
+		}
+		p = p[:size]
+		var out []string
+		for n := uleb(); n > 0 && p != nil; n-- {
+			mod, field := name(), name()
+			if len(p) < 1 {
+				return nil, bad
+			}
+			kind := p[0]
+			p = p[1:]
+			switch kind {
+			case 0: // function: type index
+				uleb()
+			case 1: // table: element type, limits
+				if len(p) < 2 {
+					return nil, bad
+				}
+				flags := p[1]
+				p = p[2:]
+				uleb()
+				if flags&1 != 0 {
+					uleb()
+				}
+			case 2: // memory: limits
+				if len(p) < 1 {
+					return nil, bad
+				}
+				flags := p[0]
+				p = p[1:]
+				uleb()
+				if flags&1 != 0 {
+					uleb()
+				}
+			case 3: // global: value type, mutability
+				if len(p) < 2 {
+					return nil, bad
+				}
+				p = p[2:]
+			default:
+				return nil, bad
+			}
+			if p == nil {
+				return nil, bad
+			}
+			out = append(out, mod+"."+field)
+		}
+		return out, nil
+	}
+	return nil, nil
+}
