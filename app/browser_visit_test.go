@@ -6,11 +6,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -24,7 +29,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// pagesServer serves a site as GitHub Pages does (gzip, Cache-Control: max-age=600, validators), under a path
+// pagesServer serves a site as GitHub Pages does (gzip, Cache-Control: max-age=600, ETag and Last-Modified), under a path
 // prefix ("/repo") or at the root (""), and counts what crosses the network: every request that reaches it,
 // with the bytes it sent and its status.
 type pagesServer struct {
@@ -37,6 +42,35 @@ type pagesServer struct {
 	last     time.Time        // when the last request ended
 	down     bool             // refuse every request, as a server that is gone
 	noStore  bool             // forbid caching the large files (.wasm, models.bin), as some hosts do
+	prefix   string
+	dir      string
+	files    http.Handler // the site's files
+}
+
+// deploy serves the site in dir from now on, as a deploy of a new build does.
+func (s *pagesServer) deploy(dir string) {
+	var files http.Handler = http.FileServer(http.Dir(dir))
+	if s.prefix != "" {
+		files = http.StripPrefix(s.prefix, files)
+	}
+	s.mu.Lock()
+	s.dir, s.files = dir, files
+	s.mu.Unlock()
+}
+
+// etag is a file's ETag, from its content as GitHub Pages makes it: a deploy changes the date of every file,
+// but a file that did not change still answers a revalidation with 304.
+func etag(dir, urlPath, prefix string) string {
+	file := filepath.Join(dir, filepath.FromSlash(path.Clean("/"+strings.TrimPrefix(urlPath, prefix))))
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
+		file = filepath.Join(file, "index.html")
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return `"` + hex.EncodeToString(sum[:8]) + `"`
 }
 
 type countingWriter struct {
@@ -93,15 +127,12 @@ func servePages(dir string) *pagesServer { return servePagesAt(dir, "/repo") }
 
 // servePagesAt serves a site under the path prefix ("" for the root).
 func servePagesAt(dir, prefix string) *pagesServer {
-	s := &pagesServer{hits: map[string]int{}, sent: map[string]int64{}}
+	s := &pagesServer{hits: map[string]int{}, sent: map[string]int64{}, prefix: prefix}
+	s.deploy(dir)
 	// Every request reaches the counting handler, also one outside the site (it fails, as on GitHub Pages).
-	var files http.Handler = http.FileServer(http.Dir(dir))
-	if prefix != "" {
-		files = http.StripPrefix(prefix, files)
-	}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		down := s.down
+		down, files, dir := s.down, s.files, s.dir
 		s.mu.Unlock()
 		if down {
 			http.Error(w, "gone", http.StatusServiceUnavailable)
@@ -114,6 +145,9 @@ func servePagesAt(dir, prefix string) *pagesServer {
 			w.Header().Set("Cache-Control", "max-age=600")
 		}
 		s.mu.Unlock()
+		if tag := etag(dir, r.URL.Path, s.prefix); tag != "" {
+			w.Header().Set("ETag", tag)
+		}
 		cw := &countingWriter{ResponseWriter: w}
 		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 			gw := &gzipWriter{ResponseWriter: cw}
@@ -182,11 +216,23 @@ func gzipSize(t *testing.T, path string) int {
 	return z.Len()
 }
 
+// waitForAsync is waitFor for an expression whose value is a promise (waitFor would take the promise itself
+// for a truthy value and return at once).
+func waitForAsync(t *testing.T, ctx context.Context, what, expr string, timeout time.Duration) string {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Poll[string](`(async () => { const v = await (`+expr+`); return v ? JSON.stringify(v) : false; })()`,
+		chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(50*time.Millisecond)))
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+	return v
+}
+
 // waitCached waits until the service worker controls the page and its cache holds the site's root and every
 // file of the build the page uses.
 func waitCached(t *testing.T, ctx context.Context) {
 	t.Helper()
-	waitFor(t, ctx, "the service worker's cache", `(async () => {
+	waitForAsync(t, ctx, "the service worker's cache", `(async () => {
 		if (!navigator.serviceWorker.controller) return false;
 		const keys = await caches.keys();
 		const key = keys.find(k => k.startsWith("app-"));
@@ -403,10 +449,13 @@ func firstVisits(t *testing.T, shared context.Context, repo string) {
 		t.Errorf("second visit: %s", p)
 	}
 
-	// Offline: the server is gone; a reload still loads, shows the gallery, and explains a gallery digit.
+	// Offline: the server is gone; a reload still loads, shows the gallery, and explains a gallery digit (with
+	// one worker: a loaded machine can starve two past the page's 3 s watchdog).
 	srv.Close()
 	do(t, ctx, chromedp.Reload())
 	waitFor(t, ctx, "the workers offline", `window.deltaclue && window.deltaclue.ready == 2`, time.Minute)
+	do(t, ctx, chromedp.Navigate(home+"?workers=1&offline=1"))
+	waitFor(t, ctx, "a worker offline", `window.deltaclue && window.deltaclue.ready == 1`, time.Minute)
 	do(t, ctx, chromedp.Click(chromedp.ID("tab-gallery")))
 	shown := waitFor(t, ctx, "the gallery's thumbnails offline", `(() => {
 		const imgs = [...document.querySelectorAll(".thumb img")];
@@ -420,12 +469,90 @@ func firstVisits(t *testing.T, shared context.Context, repo string) {
 	t.Logf("offline: %s thumbnails shown; screenshot %s", shown, shot)
 	do(t, ctx, chromedp.Click(chromedp.CSS(".thumb")))
 	waitFor(t, ctx, "the model's view offline", `document.getElementById("pred-label")`, 30*time.Second)
-	setField(t, ctx, "n", "20")
+	setField(t, ctx, "n", "10")
 	do(t, ctx, chromedp.Click(chromedp.ID("run")))
-	waitFor(t, ctx, "an explanation offline", `window.deltaclue.state == "done" && window.deltaclue.results == 20`, time.Minute)
+	waitFor(t, ctx, "an explanation offline", `window.deltaclue.state == "done" && window.deltaclue.results == 10`, time.Minute)
 	t.Logf("offline at %s: the page reloaded from the service worker's cache and explained a gallery digit", home)
 	for _, p := range probs.take() {
 		t.Errorf("offline: %s", p)
+	}
+}
+
+// TestBrowserUpdate: a new build deployed while a visitor's service worker holds the old one. The service worker
+// installs the new build with only the files that changed crossing the network (the others, the large ones
+// included, are revalidated: no bytes), and never takes a stale copy of the old build from the HTTP cache (the
+// host says max-age=600); the reload after it runs the new build, page and workers alike, and moves 0 bytes.
+func TestBrowserUpdate(t *testing.T) {
+	chrome := findChrome(t)
+	site := buildSite(t)
+	worker, err := os.ReadFile(filepath.Join(site, "app-worker.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`const cacheName = "app-" \+ "([0-9a-f]+)"`).FindSubmatch(worker)
+	if m == nil {
+		t.Fatal("app-worker.js names no version")
+	}
+	old := string(m[1])
+	version := old + "-next"
+	// The next build: the same page and models, a new version, a worker built for it.
+	next := copySite(t, site)
+	for _, f := range []string{"app-worker.js", "app.js"} {
+		path := filepath.Join(next, f)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, bytes.ReplaceAll(b, []byte(old), []byte(version)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "build", "-tags", "wasmsimd", "-trimpath", "-ldflags", "-s -w -X main.Version="+version,
+		"-o", filepath.Join(next, "web", "worker.wasm"), "./wasm/worker")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the next build's worker: %v\n%s", err, b)
+	}
+
+	srv := servePages(site)
+	defer srv.Close()
+	ctx, probs := visitor(t, sharedBrowser(t, chrome))
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=1"))
+	waitFor(t, ctx, "the workers", `window.deltaclue && window.deltaclue.ready == 1`, time.Minute)
+	waitCached(t, ctx)
+	srv.snapshot()
+
+	srv.deploy(next)
+	do(t, ctx, chromedp.Reload())
+	waitForAsync(t, ctx, "the new build's cache, alone", `(async () => {
+		const keys = await caches.keys();
+		return keys.length == 1 && keys[0] == "app-`+version+`" && (await (await caches.open(keys[0])).keys()).length; })()`, time.Minute)
+	v := srv.snapshot()
+	changed := map[string]bool{"/repo/app-worker.js": true, "/repo/app.js": true, "/repo/web/worker.wasm": true}
+	for p, n := range v.hits {
+		t.Logf("  update: %-28s %d× %8d bytes", p, n, v.sent[p])
+		if !changed[p] || n > 1 {
+			t.Errorf("the update moved %s %d times, want it only if it changed, once", p, n)
+		}
+	}
+	for p := range changed {
+		if v.hits[p] != 1 {
+			t.Errorf("the update moved %s %d times, want once", p, v.hits[p])
+		}
+	}
+	t.Logf("the update: %d requests, %.2f MB", v.requests, float64(v.total())/1e6)
+
+	do(t, ctx, chromedp.Reload())
+	waitFor(t, ctx, "the new build", `window.deltaclue && window.deltaclue.ready == 1 && goappGetenv("GOAPP_VERSION") == "`+version+`"`, time.Minute)
+	if eval[bool](t, ctx, `window.deltaclue.stale`) {
+		t.Error("after the update the page and its worker run different builds")
+	}
+	if v := srv.snapshot(); v.total() != 0 {
+		t.Errorf("the reload after the update moved %d bytes (%v), want 0", v.total(), v.sent)
+	}
+	for _, p := range probs.take() {
+		t.Errorf("%s", p)
 	}
 }
 
