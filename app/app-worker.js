@@ -1,7 +1,7 @@
 // deltaclue's service worker (go-app fills in the version and the files). Everything the page needs is kept in
 // one cache per build, so that after one visit the page loads and explains offline. On a first visit the large
 // files (app.wasm, worker.wasm, matmul.wasm, models.bin) are not fetched here: the page has just fetched them
-// and puts them into this cache itself (app/loader.js), so each crosses the network once. On an update the
+// and puts them into this cache itself (web/loader.js), so each crosses the network once. On an update the
 // open page runs the old build, so the new build's large files are fetched here.
 const cacheName = "app-" + "{{.Version}}";
 const resourcesToCache = {{.ResourcesToCache}};
@@ -12,12 +12,36 @@ self.addEventListener("install", (event) => {
     const keys = await caches.keys();
     const update = keys.some((k) => k.startsWith("app-") && k !== cacheName);
     const cache = await caches.open(cacheName);
-    // The site's root as the browser asks for it ("/repo/"), not only as go-app lists it ("/repo").
-    const list = [...new Set([...resourcesToCache, self.registration.scope])].filter((u) => update || !isLarge(u));
-    await cache.addAll(list);
+    const scope = self.registration.scope;
+    // go-app lists the site's root as "/repo" (the browser asks for "/repo/"), or as "/", which at the root is
+    // the scope itself: addAll rejects a list that holds a URL twice. The root is kept once, below.
+    const files = new Set(resourcesToCache.map((u) => new URL(u, scope).href));
+    files.delete(scope);
+    files.delete(scope.replace(/\/$/, ""));
+    // "no-cache": the browser's HTTP cache may hold another build's file (GitHub Pages says max-age=600); a
+    // revalidation moves no bytes when it holds this one.
+    const requests = [...files].filter((u) => update || !isLarge(u)).map((u) => new Request(u, { cache: "no-cache" }));
+    await Promise.all([cache.addAll(requests), rootPage().then((page) => cache.put(scope, page))]);
     await self.skipWaiting();
   })());
 });
+
+// rootPage is the site's page (index.html). An open page at the site's root has just been loaded, maybe with a
+// query (a share link's ?workers=2) that the scope's URL lacks: the HTTP cache holds it under the page's own
+// URL, so ask for that one and move no bytes (the page is the same whatever the query).
+async function rootPage() {
+  const scope = self.registration.scope;
+  const open = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const urls = open.map((c) => new URL(c.url)).filter((u) => u.origin + u.pathname === scope)
+    .map((u) => { u.hash = ""; return u.href; });
+  for (const url of [...urls, scope]) {
+    const response = await fetch(url, { cache: "no-cache" }).catch(() => null);
+    if (response && response.ok) {
+      return response;
+    }
+  }
+  throw new Error("the site's page (" + scope + ") could not be fetched");
+}
 
 self.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
@@ -41,6 +65,8 @@ self.addEventListener("fetch", (event) => {
     if (!hit && event.request.mode === "navigate") {
       hit = await cache.match(self.registration.scope);
     }
-    return hit || fetch(event.request);
+    // Offline, a file that is not in the cache fails as it would without a service worker, and says so once
+    // (in the page's console), not also as an uncaught error here.
+    return hit || fetch(event.request).catch(() => Response.error());
   })());
 });

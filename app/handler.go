@@ -2,6 +2,7 @@ package app
 
 import (
 	_ "embed"
+	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -27,13 +28,16 @@ func Handler(repo, version string) *app.Handler {
 	if repo != "" {
 		res = app.GitHubPages(repo)
 	}
+	res = resources{res}
 	return &app.Handler{
-		Name:                  "deltaclue",
-		ShortName:             "deltaclue",
-		Title:                 "deltaclue: why is the model unsure?",
-		Description:           "δ-CLUE in the browser: diverse, nearby, confident alternatives that explain a Bayesian neural network's uncertainty about a handwritten digit.",
-		Lang:                  "en",
-		Icon:                  app.Icon{Default: "/web/icon-192.png", Large: "/web/icon-512.png", SVG: "/web/icon.svg"},
+		Name:        "deltaclue",
+		ShortName:   "deltaclue",
+		Title:       "deltaclue: why is the model unsure?",
+		Description: "δ-CLUE in the browser: diverse, nearby, confident alternatives that explain a Bayesian neural network's uncertainty about a handwritten digit.",
+		Lang:        "en",
+		// The icon keeps its drawing inside the central circle a maskable icon needs; go-app lists the maskable
+		// icon as 512×512, so it must be the large one.
+		Icon:                  app.Icon{Default: "/web/icon-192.png", Large: "/web/icon-512.png", Maskable: "/web/icon-512.png", SVG: "/web/icon.svg"},
 		ThemeColor:            "#1d4ed8",
 		BackgroundColor:       "#ffffff",
 		LoadingLabel:          "Loading deltaclue {progress}%",
@@ -42,6 +46,35 @@ func Handler(repo, version string) *app.Handler {
 		ServiceWorkerTemplate: serviceWorker,
 		Resources:             res,
 		Version:               version,
-		CacheableResources:    WorkerFiles,
+		// go-app caches the PNG icons but not the SVG one, the page's favicon.
+		CacheableResources: append([]string{"/web/icon.svg"}, WorkerFiles...),
 	}
+}
+
+// resources resolves the site's paths as go-app's resolver does (under /<repo>/ for GitHub Pages), and leaves
+// alone every URL with a scheme and every reference within the page (#…, ?…), as go-app's resolver in the
+// browser does: on the server go-app's resolvers prefix all but http(s) URLs, so the gallery's thumbnails (data:
+// URLs) were pre-rendered as /<repo>data:image/png;…, 24 requests that failed on every visit.
+type resources struct{ app.ResourceResolver }
+
+func (r resources) Resolve(location string) string {
+	if hasScheme(location) || strings.HasPrefix(location, "#") || strings.HasPrefix(location, "?") {
+		return location
+	}
+	return r.ResourceResolver.Resolve(location)
+}
+
+// hasScheme reports whether s starts with a URL scheme (data:, blob:, https:, mailto:…), as an absolute URL does.
+func hasScheme(s string) bool {
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }

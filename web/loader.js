@@ -5,15 +5,37 @@
 // the network once and the page works offline afterwards.
 "use strict";
 
+const deltaclueBase = document.currentScript ? document.currentScript.src : location.href;
+
 // The downloads and compiles start as soon as the page's head runs this script, while app.wasm still loads:
 // the page's Go asks for them once it runs, and takes what has already come.
 const deltaclueEarly = {};
 for (const name of ["worker.wasm", "matmul.wasm", "models.bin"]) {
-  const url = new URL(name, document.currentScript ? document.currentScript.src : location.href).href;
+  const url = new URL(name, deltaclueBase).href;
   const response = fetch(url).catch(() => null); // a failure is fetched again, and reported, below
   const module = name.endsWith(".wasm") ?
     response.then((r) => r && r.ok ? WebAssembly.compileStreaming(r.clone()) : null).catch(() => null) : null;
   deltaclueEarly[url] = { response, module };
+}
+
+// app.wasm is fetched by go-app's loader (app.js, deferred, so it runs after this script), with fetch(). That
+// one download is teed here, and the page puts the copy into this build's cache (keepApp below): fetching it
+// again would count on the browser's HTTP cache holding 10 MB, which a small or full cache, or a host that
+// forbids caching, does not; the second request then downloads it all again.
+let deltaclueApp = null; // a promise of a copy of go-app's response for app.wasm
+{
+  const appURL = new URL("app.wasm", deltaclueBase).href;
+  const fetch0 = window.fetch;
+  window.fetch = function (input, init) {
+    const url = new URL(input instanceof Request ? input.url : String(input), location.href).href;
+    if (url !== appURL) {
+      return fetch0.apply(window, arguments);
+    }
+    window.fetch = fetch0; // only go-app's first request
+    const response = fetch0.apply(window, arguments);
+    deltaclueApp = response.then((r) => (r.ok ? r.clone() : null), () => null);
+    return deltaclueApp.then(() => response); // go-app reads the body once the copy is made
+  };
 }
 
 window.deltaclueLoad = async function (urls, cacheName, onProgress) {
@@ -100,17 +122,23 @@ window.deltaclueLoad = async function (urls, cacheName, onProgress) {
     }
     return out.buffer;
   };
-  // app.wasm came through go-app's loader: copy it from the browser's HTTP cache into this build's cache.
+  // app.wasm came through go-app's loader: keep the copy of that download in this build's cache (or, if there
+  // is none, what the browser's HTTP cache holds), and let go of the copy, which holds the whole file.
   const keepApp = async () => {
+    const copy = await deltaclueApp;
+    deltaclueApp = null;
     if (!cache || await cache.match(urls.app)) {
+      if (copy && copy.body) {
+        copy.body.cancel().catch(() => {});
+      }
       return;
     }
-    const response = await fetch(urls.app, { cache: "force-cache" });
+    const response = copy || await fetch(urls.app, { cache: "force-cache" });
     if (response.ok) {
       await cache.put(urls.app, response);
     }
   };
-  const [module, kernel, models] = await Promise.all([compile(urls.worker), compile(urls.kernel), download(urls.models)]);
   keepApp().catch(() => {});
+  const [module, kernel, models] = await Promise.all([compile(urls.worker), compile(urls.kernel), download(urls.models)]);
   return { module, kernel, models };
 };

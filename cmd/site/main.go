@@ -5,6 +5,10 @@
 //
 //	go run ./cmd/site -out build/site               # a site served at /
 //	go run ./cmd/site -out build/site -repo NAME    # a site for GitHub Pages under /NAME/
+//	go run ./cmd/site -repo NAME -base-url https://USER.github.io/NAME/   # and its public address, for link previews
+//
+// The page's og: tags (what a chat app or a social network shows for a shared link) must be absolute URLs: they
+// are written when the build is told the site's public address (-base-url), and left out otherwise.
 package main
 
 import (
@@ -20,15 +24,13 @@ import (
 	"io/fs"
 	"log"
 	"math"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/maxence-charriere/go-app/v10/pkg/app"
-
-	deltaclue "github.com/deltaclue/deltaclue/app"
 	"github.com/deltaclue/deltaclue/engine/kernel"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -36,13 +38,18 @@ import (
 func main() {
 	out := flag.String("out", "build/site", "folder to write the site into (replaced)")
 	repo := flag.String("repo", "", "GitHub Pages repository name: the site then lives under /<repo>/")
+	baseURL := flag.String("base-url", "", "the site's public address, e.g. https://user.github.io/<repo>/ (for the og: tags of link previews)")
 	flag.Parse()
-	if err := build(*out, *repo); err != nil {
+	base, err := parseBaseURL(*baseURL, *repo)
+	if err != nil {
+		log.Fatal("site: ", err)
+	}
+	if err := build(*out, *repo, base); err != nil {
 		log.Fatal("site: ", err)
 	}
 }
 
-func build(out, repo string) error {
+func build(out, repo string, base *url.URL) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository's root (no go.mod here)")
 	}
@@ -114,18 +121,14 @@ func build(out, repo string) error {
 			return err
 		}
 	}
-	deltaclue.Routes()
-	if err := app.GenerateStaticWebsite(out, deltaclue.Handler(repo, version)); err != nil {
+	if err := writePages(out, repo, base, version); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(out, ".nojekyll"), nil, 0o644); err != nil {
-		return err
+	where := "served under " + siteRoot(repo)
+	if base != nil {
+		where = "served at " + base.String()
 	}
-	where := "/"
-	if repo != "" {
-		where = "/" + repo + "/"
-	}
-	fmt.Printf("built %s (version %s, served under %s)\n", out, version, where)
+	fmt.Printf("built %s (version %s, %s)\n", out, version, where)
 	for _, f := range []string{"app.wasm", "worker.wasm", "matmul.wasm", "models.bin"} {
 		b, _ := os.ReadFile(filepath.Join(web, f))
 		var z bytes.Buffer

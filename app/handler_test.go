@@ -1,0 +1,29 @@
+package app
+
+import "testing"
+
+// The site's resolver leaves URLs with a scheme alone (go-app's prefixed data: URLs under a sub-path) and
+// resolves the site's own paths as go-app does.
+func TestResources(t *testing.T) {
+	h := Handler("demo", "v")
+	for in, want := range map[string]string{
+		"data:image/png;base64,iVBORw0KGgo=": "data:image/png;base64,iVBORw0KGgo=",
+		"blob:https://x/1":                   "blob:https://x/1",
+		"https://arxiv.org/abs/2104.06323":   "https://arxiv.org/abs/2104.06323",
+		"mailto:a@b.c":                       "mailto:a@b.c",
+		"/web/app.wasm":                      "/demo/web/app.wasm",
+		"/app.js":                            "/demo/app.js",
+		"/":                                  "/demo",
+		"#grid":                              "#grid",
+		"?workers=2":                         "?workers=2",
+	} {
+		if got := h.Resources.Resolve(in); got != want {
+			t.Errorf("%q resolves to %q, want %q", in, got, want)
+		}
+	}
+	for s, want := range map[string]bool{"data:x": true, "a+b-c.d:x": true, "web/x:y": false, ":x": false, "1a:x": false, "": false, "/x": false} {
+		if hasScheme(s) != want {
+			t.Errorf("hasScheme(%q) = %v", s, !want)
+		}
+	}
+}
