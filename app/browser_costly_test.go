@@ -64,8 +64,10 @@ func TestBrowserCostlyLink(t *testing.T) {
 		t.Errorf("after the cancel: %q", after)
 	}
 	do(t, ctx, chromedp.Click(chromedp.ID("use-defaults")))
-	if v := eval[string](t, ctx, `document.getElementById("p-n").value + " " + document.getElementById("p-max_steps").value + " " + document.getElementById("p-delta").value`); v != "100 100 2" {
-		t.Errorf("after Use the defaults the form holds n, max steps, δ = %s", v)
+	// The form is re-rendered after the click's handler: wait for it, then say what it holds.
+	form := `document.getElementById("p-n").value + " " + document.getElementById("p-max_steps").value + " " + document.getElementById("p-delta").value`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](form+` == "100 100 2"`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+		t.Errorf("after Use the defaults the form holds n, max steps, δ = %s", eval[string](t, ctx, form))
 	}
 	do(t, ctx, chromedp.Click(chromedp.ID("clear")))
 	waitFor(t, ctx, "an empty pad", `window.deltaclue.state == "" && location.hash == ""`, 5*time.Second)

@@ -289,7 +289,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 			if r.ID == -e.inspectSeq {
 				e.inspectAt = -1
 			}
-			e.inputErr = r.Error
+			e.inputErr = sentence(r.Error) // the page's own messages (an upload's, which starts with its file name) are sentences already
 		} else if r.ID == e.traceID {
 			e.traceErr = r.Error
 		} else {

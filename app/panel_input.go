@@ -50,7 +50,7 @@ func (e *Explainer) renderInput() app.UI {
 			app.Label().For("upload").Text("An image of one digit, any size; dark on light or light on dark:"),
 			app.Input().ID("upload").Type("file").Accept("image/*").OnChange(e.upload),
 		),
-		app.If(e.inputErr != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(sentence(e.inputErr)) }),
+		app.If(e.inputErr != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(e.inputErr) }),
 		app.Div().Class("row views").Body(
 			app.Figure().Body(app.Canvas().ID("preview").Width(112).Height(112), app.FigCaption().Text("what the model reads (28×28)")),
 			app.Figure().Body(app.Canvas().ID("recon").Width(112).Height(112), app.FigCaption().Text("its VAE reconstruction")),
