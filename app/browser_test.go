@@ -437,16 +437,23 @@ func TestBrowserWorkerFailures(t *testing.T) {
 	}
 
 	other := copySite(t, site)
-	cmd := exec.Command("go", "build", "-tags", "wasmsimd", "-trimpath", "-ldflags", "-s -w -X main.Version=another-build",
-		"-o", filepath.Join(other, "web", "worker.wasm"), "./wasm/worker")
-	cmd.Dir = ".."
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building a worker of another version: %v\n%s", err, b)
-	}
+	buildWorker(t, other, "another-build")
 	srv2 := serve(other)
 	defer srv2.Close()
 	ctx2 := browser(t, chrome)
 	do(t, ctx2, chromedp.Navigate(srv2.URL+"/repo/?workers=1"))
 	waitFor(t, ctx2, "the mixed-version warning", `window.deltaclue && window.deltaclue.stale && document.querySelector(".banner button")`, time.Minute)
+}
+
+// buildWorker builds the search worker into site's web/worker.wasm as the site does, stamped with version: a
+// worker of another build than the page's.
+func buildWorker(t *testing.T, site, version string) {
+	t.Helper()
+	cmd := exec.Command("go", "build", "-tags", "wasmsimd", "-trimpath", "-ldflags", "-s -w -X main.Version="+version,
+		"-o", filepath.Join(site, "web", "worker.wasm"), "./wasm/worker")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building a worker of version %s: %v\n%s", version, err, b)
+	}
 }

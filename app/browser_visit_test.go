@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -507,13 +506,7 @@ func TestBrowserUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("go", "build", "-tags", "wasmsimd", "-trimpath", "-ldflags", "-s -w -X main.Version="+version,
-		"-o", filepath.Join(next, "web", "worker.wasm"), "./wasm/worker")
-	cmd.Dir = ".."
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the next build's worker: %v\n%s", err, b)
-	}
+	buildWorker(t, next, version)
 
 	srv := servePages(site)
 	defer srv.Close()

@@ -410,15 +410,8 @@ func run(ctx context.Context, o options) (err error) {
 
 	printReport(os.Stdout, rep, builds)
 	os.Stdout.Write(enginesTable.Bytes())
-	if o.jsonOut != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.jsonOut, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-		logf("wrote %s", o.jsonOut)
+	if err := writeJSON(o.jsonOut, rep); err != nil {
+		return err
 	}
 	if bad := errorsOf(rep.Samples); bad != "" {
 		return errors.New(bad)
@@ -456,14 +449,8 @@ func runEnginesOnly(ctx context.Context, o options, rep *Report, head *build, en
 		rep.When, rep.Tree, rep.Nproc, rep.CPU, rep.GoVersion, rep.LoadAvgBefore, rep.LoadAvgAfter)
 	fmt.Printf("the set: test digit %d; the native engine makes %d objective evaluations\n", rep.Digit, head.Evaluations)
 	os.Stdout.Write(table.Bytes())
-	if o.jsonOut != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.jsonOut, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
+	if err := writeJSON(o.jsonOut, rep); err != nil {
+		return err
 	}
 	if bad := engineErrors(rep.Engines); bad != "" {
 		return errors.New(bad)
@@ -1313,4 +1300,20 @@ func countDigits(samples []Sample) int {
 		}
 	}
 	return len(seen)
+}
+
+// writeJSON writes the report to path as indented JSON, when a path is given (-json).
+func writeJSON(path string, rep *Report) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	logf("wrote %s", path)
+	return nil
 }
