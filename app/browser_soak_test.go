@@ -80,6 +80,8 @@ func TestBrowserSoak(t *testing.T) {
 			links++
 		default:
 			setField(t, ctx, "max_steps", "30")
+			// An opened link shows its digit on the pad, so the gallery is chosen again before each pick.
+			do(t, ctx, chromedp.Click(chromedp.ID("tab-gallery")))
 			do(t, ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(".thumb:nth-child(%d)", 1+i%24))))
 			waitFor(t, ctx, "the digit read", `document.getElementById("pred-label")`, 30*time.Second)
 			do(t, ctx, chromedp.Click(chromedp.ID("run")))
