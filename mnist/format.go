@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os"
 )
 
 // Side is the width and height of an MNIST image; Pixels the number of pixels in one.
@@ -107,6 +108,21 @@ func (s *Set) Write(w io.Writer) error {
 	binary.BigEndian.PutUint32(sum[:], crc.Sum32())
 	_, err := w.Write(sum[:])
 	return err
+}
+
+// ReadFile reads a set from the file at path. An error opening it is the *fs.PathError os.Open gives; an error
+// reading it names the file.
+func ReadFile(path string) (*Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return s, nil
 }
 
 // ErrFormat is wrapped by every error Read returns for malformed input.

@@ -78,14 +78,9 @@ func readAllSplits(dir string) ([]float32, error) {
 	}
 	var images []float32
 	for _, name := range []string{"train.dcd", "val.dcd", "test.dcd"} {
-		f, err := os.Open(filepath.Join(dir, name))
+		s, err := mnist.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			return nil, err
-		}
-		s, err := mnist.Read(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, name), err)
 		}
 		at := len(images)
 		images = append(images, make([]float32, s.Len()*mnist.Pixels)...)

@@ -8,8 +8,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -47,16 +49,12 @@ func main() {
 }
 
 func readSet(dir, name string) (*mnist.Set, error) {
-	f, err := os.Open(filepath.Join(dir, name))
-	if err != nil {
+	s, err := mnist.ReadFile(filepath.Join(dir, name))
+	var notOpened *fs.PathError
+	if errors.As(err, &notOpened) {
 		return nil, fmt.Errorf("%v: run `make data` first", err)
 	}
-	defer f.Close()
-	s, err := mnist.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", f.Name(), err)
-	}
-	return s, nil
+	return s, err
 }
 
 func run(dataDir, outDir, only string, maxEpochs int) error {

@@ -8,7 +8,9 @@ package anchors
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -110,14 +112,10 @@ func ReadTrain(dir string, dataset weights.Dataset) (*mnist.Set, error) {
 	if split.SHA != dataset.SplitSHA {
 		return nil, fmt.Errorf("%s is split %s, but the models were trained on split %s", dir, split.SHA, dataset.SplitSHA)
 	}
-	f, err := os.Open(filepath.Join(dir, "train.dcd"))
-	if err != nil {
+	s, err := mnist.ReadFile(filepath.Join(dir, "train.dcd"))
+	var notOpened *fs.PathError
+	if errors.As(err, &notOpened) {
 		return nil, fmt.Errorf("%v: run `make data` first", err)
 	}
-	defer f.Close()
-	s, err := mnist.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", f.Name(), err)
-	}
-	return s, nil
+	return s, err
 }
