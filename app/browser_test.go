@@ -105,14 +105,18 @@ func serveAt(dir, prefix string) *httptest.Server {
 	return httptest.NewServer(mux)
 }
 
-// browser starts a fresh headless Chromium (its own profile: no service worker, no cache from before).
-func browser(t *testing.T, chrome string) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
+// chromiumOptions are the flags of every headless Chromium the tests start, each with a new empty profile.
+func chromiumOptions(t *testing.T, chrome string) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("no-first-run", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1800))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+}
+
+// browser starts a fresh headless Chromium (its own profile: no service worker, no cache from before).
+func browser(t *testing.T, chrome string) context.Context {
+	t.Helper()
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), chromiumOptions(t, chrome)...)
 	ctx, cancelC := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
 	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })

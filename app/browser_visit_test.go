@@ -248,11 +248,7 @@ func waitCached(t *testing.T, ctx context.Context) {
 // sharedBrowser starts one headless Chromium, with its own profile, for a test's visits (see visitor).
 func sharedBrowser(t *testing.T, chrome string) context.Context {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1800))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), chromiumOptions(t, chrome)...)
 	ctx, cancelC := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancelC(); cancelA() })
 	do(t, ctx, chromedp.Navigate("about:blank"))
