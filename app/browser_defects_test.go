@@ -51,6 +51,8 @@ func TestBrowserGridFiguresKeyboardCaptions(t *testing.T) {
 	})
 	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=1"))
 	waitFor(t, ctx, "the worker", `window.deltaclue && window.deltaclue.ready == 1`, time.Minute)
+	// window.deltaclue is published before the page is re-rendered: give the render a moment.
+	chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("status").textContent.startsWith("1 of")`, chromedp.WithPollingTimeout(5*time.Second)))
 	if s := eval[string](t, ctx, `document.getElementById("status").textContent`); s != "1 of 1 worker ready." {
 		t.Errorf("status before a run: %q", s)
 	}
@@ -201,6 +203,8 @@ func TestBrowserGridFiguresKeyboardCaptions(t *testing.T) {
 	waitFor(t, ctx, "the ladder accepted", `!document.getElementById("sweep-error") && !document.getElementById("sweep-run").disabled`, 5*time.Second)
 	do(t, ctx, chromedp.Click(chromedp.ID("sweep-run")))
 	waitFor(t, ctx, "the sweep", `window.deltaclue.sweep && window.deltaclue.sweep.state == "done" && document.querySelectorAll("#reaches canvas").length > 1`, 2*time.Minute)
+	// The sweep's state is published before its panel is re-rendered: give the render a moment.
+	chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("sweep-status").textContent.startsWith("Done")`, chromedp.WithPollingTimeout(5*time.Second)))
 	if s := eval[string](t, ctx, `document.getElementById("sweep-status").textContent`); !strings.HasPrefix(s, "Done: 3 radii × 20 restarts in ") {
 		t.Errorf("the sweep's status: %q", s)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
@@ -195,4 +196,41 @@ func TestBrowserUploads(t *testing.T) {
 	eval[bool](t, ctx, `(document.getElementById("upload").value = "", true)`)
 	do(t, ctx, chromedp.SetUploadFiles(chromedp.ID("upload"), []string{write("digit.png", good)}))
 	waitFor(t, ctx, "the uploaded digit read", `document.getElementById("pred-label") && !document.getElementById("input-error")`, 30*time.Second)
+}
+
+// TestBrowserWorkerNeverStarts: a worker that never says ready (here the second worker the page creates never
+// gets its start message: the page's Worker is wrapped before the page runs) is started again after
+// StartSilence, and the shared link, which waits for every worker, opens and gives the native set.
+func TestBrowserWorkerNeverStarts(t *testing.T) {
+	chrome := findChrome(t)
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	ctx := browser(t, chrome)
+	const mute = `(() => { const W = window.Worker; let made = 0;
+		window.Worker = class extends W { constructor(...a) { super(...a); made++; window.deltaclueWorkersMade = made;
+			if (made == 2) this.postMessage = () => {}; } }; })()`
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: mute}); err != nil {
+		t.Fatal(err)
+	}
+	link := linkFor(t, 1735, clue.Defaults())
+	opened := time.Now()
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2#"+link))
+	waitFor(t, ctx, "one worker ready", `window.deltaclue && window.deltaclue.ready == 1`, time.Minute)
+	if st := eval[string](t, ctx, `window.deltaclue.state`); st != "" {
+		t.Fatalf("the link ran (%q) before its second worker was up", st)
+	}
+	waitFor(t, ctx, "the link's set", `window.deltaclue.state == "done" && window.deltaclue.ready == 2`, StartSilence+time.Minute)
+	took := time.Since(opened)
+	t.Logf("the muted worker was started again; the link's set finished %s after navigation", took.Round(time.Millisecond))
+	if took < StartSilence {
+		t.Errorf("the set finished %s after navigation, before the muted worker could have been replaced", took)
+	}
+	// The page makes a summary worker too: 2 search workers, the summariser, the replacement.
+	if made := eval[int](t, ctx, `window.deltaclueWorkersMade`); made < 4 {
+		t.Errorf("the page made %d workers: the muted one was not started again", made)
+	}
+	exps, sum := nativeReport(t, link)
+	rep := pageReport(t, ctx)
+	sameJSON(t, "explanations with a worker started again", rep.Explanations, exps)
+	sameJSON(t, "summaries with a worker started again", rep.Summary, sum)
 }

@@ -189,6 +189,55 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 		ctx.Dispatch(func(ctx app.Context) { e.onWorker(ctx, k, r) })
 	})
 	e.startSummariser(ctx, script)
+	e.watchStart(ctx, e.pool, time.Now())
+}
+
+// StartSilence is how long a starting worker may stay silent before it is started again. Now and then a
+// worker never says ready (seen in WebKit on an offline reload, under load), and a shared link waits for
+// every worker. The wait doubles with each start, and StartTries starts give up on it: the page then runs with
+// the workers it has.
+const (
+	StartSilence = 20 * time.Second
+	StartTries   = 3
+)
+
+// watchStart checks pool p's starting workers every few seconds until every one is ready or given up.
+func (e *Explainer) watchStart(ctx app.Context, p *pool, last time.Time) {
+	const every = StartSilence / 4
+	ctx.After(every, func(ctx app.Context) {
+		if e.pool != p {
+			return
+		}
+		// As in watchFrom: a late check means the page's thread was held up, so silence says nothing this time.
+		late := time.Since(last)-every >= StartSilence/4
+		waiting := false
+		for k, w := range p.workers {
+			if w.ready || w.starts >= StartTries {
+				continue
+			}
+			if _, resending := e.resend[k]; resending {
+				continue // the run's own watchdog minds a worker replaced mid-run
+			}
+			if late {
+				w.lastSeen = time.Now()
+			} else if p.silent(k) > StartSilence<<w.starts { // a slow device gets longer each time
+				if w.starts+1 >= StartTries {
+					w.starts++
+					e.poolErr = fmt.Sprintf("Search worker %d did not start after %d tries; the page runs with the others.", k+1, StartTries)
+					e.openPendingLink(ctx)
+					e.publish()
+					continue
+				}
+				starts := w.starts + 1
+				e.replaceWorker(k)
+				p.workers[k].starts = starts
+			}
+			waiting = true
+		}
+		if waiting {
+			e.watchStart(ctx, p, time.Now())
+		}
+	})
 }
 
 // onWorker handles a worker's message on the UI goroutine.
@@ -334,7 +383,7 @@ func (e *Explainer) clearResults() {
 
 // openPendingLink runs a shared link once every worker is up, so that it gets the whole pool.
 func (e *Explainer) openPendingLink(ctx app.Context) {
-	if e.pendingLink == nil || e.pool == nil || e.ready != len(e.pool.workers) || e.running() {
+	if e.pendingLink == nil || e.pool == nil || e.ready == 0 || e.ready != len(e.pool.workers)-e.pool.givenUp() || e.running() {
 		return
 	}
 	link := *e.pendingLink

@@ -26,6 +26,7 @@ type poolWorker struct {
 	version  string
 	funcs    []app.Func
 	lastSeen time.Time // its last message, or its start
+	starts   int       // how many times the page started it again because it never said ready
 }
 
 func newPool(n int, script string, assets app.Value, onMessage func(int, searchworker.Response)) *pool {
@@ -129,6 +130,17 @@ func (p *pool) heard(ks map[int]bool) {
 	for k := range ks {
 		p.workers[k].lastSeen = time.Now()
 	}
+}
+
+// givenUp counts the workers that never said ready in StartTries starts.
+func (p *pool) givenUp() int {
+	n := 0
+	for _, w := range p.workers {
+		if !w.ready && w.starts >= StartTries {
+			n++
+		}
+	}
+	return n
 }
 
 // ready lists the workers that have said ready.
