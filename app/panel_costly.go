@@ -16,27 +16,7 @@ import (
 )
 
 // CostlyRatio is how many times the default's work a link may ask for before the page asks first.
-const CostlyRatio = 10
-
-// work is a search's size in restart-steps at most (each restart runs at most max_steps steps), a sweep's
-// searches included.
-func work(p clue.Params, sweep clue.Ladder) float64 {
-	w := float64(p.Restarts()) * float64(p.MaxSteps)
-	for i := range sweep.Radii {
-		w += float64(sweep.AtRadius(p, i).Restarts()) * float64(p.MaxSteps)
-	}
-	return w
-}
-
-// workRatio is a search's work over the default's: the default parameters, and the default sweep if the search
-// has a sweep.
-func workRatio(p clue.Params, sweep clue.Ladder) float64 {
-	var base clue.Ladder
-	if len(sweep.Radii) > 0 {
-		base = clue.DefaultLadder()
-	}
-	return work(p, sweep) / work(clue.Defaults(), base)
-}
+const CostlyRatio = sharelink.CostlyRatio
 
 // costlyLink is a link waiting for the user's choice, and the measurement of this device's speed that gives
 // its estimate.
@@ -60,8 +40,8 @@ var ProbeSteps = [8]int{2, 10, 2, 10, 2, 10, 2, 10}
 
 // askCostly shows the choice for a costly link and starts measuring, and says whether it did.
 func (e *Explainer) askCostly(link sharelink.State) bool {
-	ratio := workRatio(link.Params, link.Sweep)
-	if ratio <= CostlyRatio || e.pool == nil {
+	ratio := link.WorkRatio()
+	if !link.Costly() || e.pool == nil {
 		return false
 	}
 	c := &costlyLink{link: link, ratio: ratio, workers: len(e.pool.ready())}
@@ -252,7 +232,7 @@ func (e *Explainer) renderCostly() app.UI {
 // renderCostlyParams says, while no search runs, that the form's parameters are costly, and offers the
 // defaults back (after cancelling a costly link's run, say).
 func (e *Explainer) renderCostlyParams() app.UI {
-	ratio := workRatio(e.params, clue.Ladder{})
+	ratio := sharelink.State{Params: e.params}.WorkRatio()
 	return app.If(e.costly == nil && !e.running() && e.paramsOK && ratio > CostlyRatio, func() app.UI {
 		note := ""
 		if costlyPreview(e.params) && e.live {
@@ -270,7 +250,7 @@ func (e *Explainer) renderCostlyParams() app.UI {
 // does not start one of those on its own.
 func costlyPreview(p clue.Params) bool {
 	p.N = PreviewRestarts
-	return workRatio(p, clue.Ladder{}) > CostlyRatio
+	return sharelink.State{Params: p}.Costly()
 }
 
 // costlyState is the question, for window.deltaclue.
