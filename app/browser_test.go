@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/static"
 )
 
 // The end-to-end test: the real site, built by cmd/site for sub-path hosting, served under /repo/ on
@@ -95,14 +95,9 @@ func buildSiteFor(t *testing.T, repo string) string {
 // serve mimics GitHub Pages: the site under /repo/.
 func serve(dir string) *httptest.Server { return serveAt(dir, "/repo") }
 
-// serveAt serves a site under the path prefix ("" for the root), as a static host does.
+// serveAt serves a site under the path prefix ("" for the root), as a static host does (gzip copies too).
 func serveAt(dir, prefix string) *httptest.Server {
-	if prefix == "" {
-		return httptest.NewServer(http.FileServer(http.Dir(dir)))
-	}
-	mux := http.NewServeMux()
-	mux.Handle(prefix+"/", http.StripPrefix(prefix, http.FileServer(http.Dir(dir))))
-	return httptest.NewServer(mux)
+	return httptest.NewServer(static.Handler(dir, prefix))
 }
 
 // chromiumOptions are the flags of every headless Chromium the tests start, each with a new empty profile.

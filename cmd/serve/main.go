@@ -1,5 +1,5 @@
 // Command serve serves a folder of static files on a local address, as a static host such as GitHub Pages
-// would (what `make serve` runs). With -prefix /repo/ the site is served under that path, to try a build made
+// would, gzip copies included (what `make serve` runs; see internal/static). With -prefix /repo/ the site is served under that path, to try a build made
 // for sub-path hosting.
 package main
 
@@ -9,7 +9,8 @@ import (
 	"log"
 	"net/http"
 	"os"
-	"strings"
+
+	"github.com/deltaclue/deltaclue/internal/static"
 )
 
 func main() {
@@ -21,19 +22,5 @@ func main() {
 		log.Fatalf("serve: %s is not a folder (build the site first: make serve)", *dir)
 	}
 	fmt.Printf("serving %s at http://%s%s\n", *dir, *addr, *prefix)
-	log.Fatal(http.ListenAndServe(*addr, Handler(*dir, *prefix)))
-}
-
-// Handler serves dir under prefix, telling browsers to revalidate every file so a rebuilt site is picked up.
-func Handler(dir, prefix string) http.Handler {
-	if !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
-	}
-	files := http.StripPrefix(strings.TrimSuffix(prefix, "/"), http.FileServer(http.Dir(dir)))
-	mux := http.NewServeMux()
-	mux.Handle(prefix, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-cache")
-		files.ServeHTTP(w, r)
-	}))
-	return mux
+	log.Fatal(http.ListenAndServe(*addr, static.Handler(*dir, *prefix)))
 }

@@ -129,15 +129,46 @@ func build(out, repo string, base *url.URL) error {
 		where = "served at " + base.String()
 	}
 	fmt.Printf("built %s (version %s, %s)\n", out, version, where)
+	if err := writeGzipCopies(out); err != nil {
+		return err
+	}
 	for _, f := range []string{"app.wasm", "worker.wasm", "matmul.wasm", "models.bin"} {
 		b, _ := os.ReadFile(filepath.Join(web, f))
+		z, err := os.ReadFile(filepath.Join(web, f+".gz"))
+		if err != nil {
+			z = b // too small to be worth compressing
+		}
+		fmt.Printf("  %-12s %6.2f MB raw, %5.2f MB gzipped\n", f, float64(len(b))/1e6, float64(len(z))/1e6)
+	}
+	return nil
+}
+
+// writeGzipCopies writes name.gz beside every text and binary file of the site that gzip makes smaller, as a
+// static host compresses what it serves: `make serve` (internal/static) serves these copies, so that the
+// site is measured as visitors get it, and a host that serves precompressed files can use them as they are.
+func writeGzipCopies(out string) error {
+	return filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		switch filepath.Ext(p) {
+		case ".wasm", ".js", ".css", ".html", ".webmanifest", ".bin", ".svg", ".json":
+		default:
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) < 1024 {
+			return err
+		}
 		var z bytes.Buffer
 		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
 		w.Write(b)
 		w.Close()
-		fmt.Printf("  %-12s %6.2f MB raw, %5.2f MB gzipped\n", f, float64(len(b))/1e6, float64(z.Len())/1e6)
-	}
-	return nil
+		if z.Len() >= len(b) {
+			return nil
+		}
+		return os.WriteFile(p+".gz", z.Bytes(), 0o644)
+	})
 }
 
 // sourceHash is the first 12 hex digits of a SHA-256 over everything the site is built from: one version
