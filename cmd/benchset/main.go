@@ -58,6 +58,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/deltaclue/deltaclue/cmd/benchset/nativebench"
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/browser"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
@@ -82,6 +83,10 @@ type options struct {
 	// enginesOnly runs that comparison alone.
 	engines     string
 	enginesOnly bool
+	// firstMinute adds the first minute's rows (firstminute.go); firstMinuteOnly runs them (and the gallery)
+	// alone.
+	firstMinute     bool
+	firstMinuteOnly bool
 }
 
 func main() {
@@ -102,6 +107,8 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder (sites, binaries) and print where it is")
 	flag.StringVar(&o.engines, "engines", strings.Join(browser.Engines, ","), "browser engines to compare on the set, side by side (\"\" for none)")
 	flag.BoolVar(&o.enginesOnly, "engines-only", false, "run only the engine comparison (this tree)")
+	flag.BoolVar(&o.firstMinute, "first-minute", true, "also time the first minute: cold link → set, first search vs again, a second visit, the phone, the live preview, and the engines' cold link")
+	flag.BoolVar(&o.firstMinuteOnly, "first-minute-only", false, "run only the first minute's rows and the gallery (with -base side by side)")
 	flag.Bool("native-only", false, "run only the native benchmark of this tree and print JSON (see cmd/benchset/native)")
 	flag.Parse()
 	if o.runs < 1 {
@@ -213,6 +220,20 @@ func run(ctx context.Context, o options) (err error) {
 	if o.enginesOnly {
 		return runEnginesOnly(ctx, o, rep, head, engines, chrome, digit, start)
 	}
+	sets := !o.firstMinuteOnly
+	first := o.firstMinute || o.firstMinuteOnly
+	if !sets {
+		// One untimed native run per build counts the set's objective evaluations, which every page run of
+		// the no-early-stop set must make.
+		for _, b := range builds {
+			if b.native != "" {
+				var s Sample
+				if nativeRun(ctx, &s, b, o.digit, 2); s.Error != "" {
+					logf("%s: the native run: %s", b.Name, s.Error)
+				}
+			}
+		}
+	}
 
 	// One browser for every run; each build's site on its own origin.
 	for _, b := range builds {
@@ -255,6 +276,10 @@ func run(ctx context.Context, o options) (err error) {
 	rep.LoadAvgBefore = loadavg()
 	logf("load average before: %s", rep.LoadAvgBefore)
 	p := nativebench.SetParams(setN, setSteps)
+	firstRuns := map[*build]firstRun{}
+	for _, b := range builds {
+		firstRuns[b] = firstRun{b: b, linkDefault: b.link(digit, clue.Defaults()), linkNoStop: b.link(digit, p), digit: o.digit, nav: &nav, timeout: o.timeout}
+	}
 	add := func(s Sample) {
 		rep.Samples = append(rep.Samples, s)
 		logf("  %s", s.line())
@@ -267,7 +292,11 @@ func run(ctx context.Context, o options) (err error) {
 			order = slices.Clone(builds)
 			slices.Reverse(order)
 		}
-		for _, cfg := range []string{cPage1, cPage2, cNative1, cNative2} {
+		var setConfigs []string
+		if sets {
+			setConfigs = []string{cPage1, cPage2, cNative1, cNative2}
+		}
+		for _, cfg := range setConfigs {
 			for _, b := range order {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -297,7 +326,16 @@ func run(ctx context.Context, o options) (err error) {
 				add(s)
 			}
 		}
-		logf("  (the sets took %s)", time.Since(roundStart).Round(100*time.Millisecond))
+		if sets {
+			logf("  (the sets took %s)", time.Since(roundStart).Round(100*time.Millisecond))
+		}
+		if first {
+			firstStart := time.Now()
+			if err := firstRound(ctx, bctx, rep, order, firstRuns, r); err != nil {
+				return err
+			}
+			logf("  (the first minute took %s)", time.Since(firstStart).Round(100*time.Millisecond))
+		}
 		if len(gallery) > 0 {
 			galleryStart := time.Now()
 			if err := galleryRound(ctx, bctx, rep, order, gallery, r, &nav, o.timeout); err != nil {
@@ -310,7 +348,7 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}
 	// The engines, this tree only: after the rounds above, on a server of their own.
-	var enginesTable bytes.Buffer
+	var enginesTable, firstEnginesTable bytes.Buffer
 	if len(engines) > 0 {
 		srv, url, err := serveSite(head.site)
 		if err != nil {
@@ -319,14 +357,27 @@ func run(ctx context.Context, o options) (err error) {
 		defer srv.Close()
 		eb := *head
 		eb.url = url
-		if rep.Engines, err = engineBench(ctx, &enginesTable, &eb, engines, chrome, head.link(digit, p), o.runs, o.timeout); err != nil {
-			return fmt.Errorf("the engine comparison: %w", err)
+		if sets {
+			if rep.Engines, err = engineBench(ctx, &enginesTable, &eb, engines, chrome, head.link(digit, p), o.runs, o.timeout); err != nil {
+				return fmt.Errorf("the engine comparison: %w", err)
+			}
+		}
+		if first {
+			f := firstRuns[head]
+			f.b = &eb
+			samples, err := engineFirstMinute(ctx, &firstEnginesTable, f, engines, chrome, o.runs)
+			rep.First = append(rep.First, samples...)
+			if err != nil {
+				return fmt.Errorf("the engines' first minute: %w", err)
+			}
 		}
 	}
 	rep.LoadAvgAfter = loadavg()
 	logf("load average after: %s (%s in all)", rep.LoadAvgAfter, time.Since(start).Round(time.Second))
 
 	printReport(os.Stdout, rep, builds)
+	printFirst(os.Stdout, rep, builds)
+	os.Stdout.Write(firstEnginesTable.Bytes())
 	os.Stdout.Write(enginesTable.Bytes())
 	if err := writeJSON(o.jsonOut, rep); err != nil {
 		return err
@@ -335,6 +386,9 @@ func run(ctx context.Context, o options) (err error) {
 		return errors.New(bad)
 	}
 	if bad := engineErrors(rep.Engines); bad != "" {
+		return errors.New(bad)
+	}
+	if bad := firstErrors(rep.First); bad != "" {
 		return errors.New(bad)
 	}
 	return nil

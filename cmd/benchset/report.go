@@ -51,6 +51,8 @@ type Report struct {
 	Samples       []Sample `json:"samples"`
 	// Engines are the engine comparison's runs.
 	Engines []EngineSample `json:"engines,omitempty"`
+	// First are the first minute's runs: Chromium's per build, then each engine's (this tree).
+	First []FirstSample `json:"first,omitempty"`
 }
 
 // errorsOf summarises the failed samples of this tree (a base's failures are reported in the table only).
@@ -171,7 +173,15 @@ func printReport(w io.Writer, rep *Report, builds []*build) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "the set: test digit %d, n = %d restarts × %d Adam steps (no early stopping), defaults otherwise; %d runs each, interleaved\n",
+	if slices.ContainsFunc(rep.Samples, func(s Sample) bool { return s.Config != cGallery }) {
+		printSets(w, rep, builds)
+	}
+	printGallery(w, rep, builds)
+}
+
+// printSets prints the set's table: in the page with 1 and 2 workers and natively on 1 and 2 cores.
+func printSets(w io.Writer, rep *Report, builds []*build) {
+	fmt.Fprintf(w, "\nthe set: test digit %d, n = %d restarts × %d Adam steps (no early stopping), defaults otherwise; %d runs each, interleaved\n",
 		rep.Digit, setN, setSteps, rep.Runs)
 	fmt.Fprintf(w, "times in ms: median [min–max]; GFLOP/s from the median time\n\n")
 
@@ -242,6 +252,12 @@ func printReport(w io.Writer, rep *Report, builds []*build) {
 		fmt.Fprintf(w, "%-40s %26s %26s %9s\n", r.label, s0, s1, ratio)
 	}
 
+}
+
+// printGallery prints the gallery's table, when it ran.
+func printGallery(w io.Writer, rep *Report, builds []*build) {
+	elapsed := func(s Sample) float64 { return s.ElapsedMs }
+	two := len(builds) == 2
 	if values(rep.Samples, cGallery, builds[len(builds)-1].Name, elapsed) == nil {
 		fmt.Fprintln(w)
 		return
