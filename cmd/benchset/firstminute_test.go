@@ -33,7 +33,7 @@ func TestPhaseOrder(t *testing.T) {
 func TestVisit(t *testing.T) {
 	st := visitState{State: "done", RunID: 3, Results: 100, Total: 100, Workers: 2, ElapsedMs: 400, FirstResultMs: 60,
 		Timing: map[string]any{"mounted": 900.5, "ready": 1500.0, "loaded": nil, "odd": "x", "zero": 0.0},
-		First: 1560, Done: 1900, Shown: 1916, Evaluations: 5}
+		First:  1560, Done: 1900, Shown: 1916, Evaluations: 5}
 	v, err := st.visit(2, 100, 5)
 	if err != nil {
 		t.Fatal(err)

@@ -161,9 +161,12 @@ func firstValues(samples []FirstSample, r firstRow, who func(FirstSample) string
 }
 
 // printTable prints rows with one column per name, each cell read by firstValues; with ratio, a last column
-// of the last column's median over the first's.
+// of the last column's median over the first's (with two columns or more).
 func printTable(w io.Writer, samples []FirstSample, rows []firstRow, who func(FirstSample) string, names []string, ratio string) {
 	const labelW, cellW = 52, 30
+	if len(names) < 2 {
+		ratio = ""
+	}
 	fmt.Fprintf(w, "%-*s", labelW, "")
 	for _, n := range names {
 		fmt.Fprintf(w, " %*s", cellW, n)

@@ -20,7 +20,19 @@
 // and the default search (early stopping on) over the 24 gallery digits (app/gallery.json) in the page with 2
 // workers, picked one after another in the gallery tab of one page load per round as a visitor would (so only
 // the first search of a round meets cold workers): first result and full set, p50 and p90 over the digits and
-// rounds. The configurations are interleaved (A B C D, A B C D, …) so that a change of load hits them alike;
+// rounds;
+//
+// and the first minute (firstminute.go, -first-minute, on by default): what a visitor meets before the page is
+// warm, in Chromium with 2 workers, each run in a fresh browser context (cold cache, no service worker): the
+// default share link of the digit opened cold → the set on screen, with its phases in ms since navigation
+// (every key of window.deltaclue.timing, the first result, the set); that search clicked again; a second visit
+// in the same profile; the no-early-stop set's link cold and again; a cold load without a link, the digit
+// picked from the gallery and Explain pressed, and again; a phone (CPU throttled 4×, 390×844) opening the link
+// cold; and pen-up → live preview on screen. The cold link, again and the second visit also run in every
+// engine (firstengines.go), a new browser per run.
+//
+// The site is served under /repo/ pre-compressed, as a static host serves it (serve.go). The configurations
+// are interleaved (A B C D, A B C D, …) so that a change of load hits them alike;
 // each runs -runs times, and the table gives the median, min and max in ms and GFLOP/s, where the set's GFLOP
 // are 2 × Σ over restarts (steps + 1) × PointStepMultiplyAdds / 1e9 from the native run's explanations (the
 // page's own report must count the same evaluations, or the run is marked failed). It also prints how much
@@ -33,6 +45,7 @@
 // with the base's own models' fingerprint.
 //
 //	go run ./cmd/benchset [-runs 3] [-base REV] [-json FILE] [-gallery=false] [-chrome PATH] [-engines LIST]
+//	go run ./cmd/benchset -first-minute-only [-runs 3] [-base REV] [-gallery=false] [-engines LIST]   # the first minute
 //	go run ./cmd/benchset -engines-only [-runs 3] [-engines chromium,firefox,webkit]   # the engines alone
 //	go run ./cmd/benchset -native-only [-workers 1] [-runs 1] …   # the native part alone, as JSON
 //
