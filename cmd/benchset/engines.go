@@ -2,6 +2,12 @@
 
 package main
 
+// The engine comparison: the same set (the link's own run, 2 workers) in Chromium, Firefox and WebKitGTK, each
+// driven through internal/browser, interleaved round by round. Per engine and round, one fresh page load
+// opens the set's link (the link's own run, with its navigation → workers ready) and, once it is done, Explain
+// is pressed again on the same page (the warm rerun: the workers have run the set once). Every run's
+// explanations are hashed, so that the table says whether the engines gave the same bits.
+
 import (
 	"context"
 	"crypto/sha256"
@@ -17,12 +23,6 @@ import (
 
 	"github.com/deltaclue/deltaclue/internal/browser"
 )
-
-// The engine comparison: the same set (the link's own run, 2 workers) in Chromium, Firefox and WebKitGTK, each
-// driven through internal/browser, interleaved round by round. Per engine and round, one fresh page load
-// opens the set's link (the link's own run, with its navigation → workers ready) and, once it is done, Explain
-// is pressed again on the same page (the warm rerun: the workers have run the set once). Every run's
-// explanations are hashed, so that the table says whether the engines gave the same bits.
 
 const (
 	cLink = "the link's own run"
