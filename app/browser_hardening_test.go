@@ -234,3 +234,35 @@ func TestBrowserWorkerNeverStarts(t *testing.T) {
 	sameJSON(t, "explanations with a worker started again", rep.Explanations, exps)
 	sameJSON(t, "summaries with a worker started again", rep.Summary, sum)
 }
+
+// TestBrowserLinkRunsEarly: a shared link's search starts in the workers web/loader.js starts before the page
+// has loaded; the page takes the run over (timing.adopted) and the set is the native engine's, bit for bit, as
+// is its summary.
+func TestBrowserLinkRunsEarly(t *testing.T) {
+	chrome := findChrome(t)
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	ctx := browser(t, chrome)
+	link := linkFor(t, 1735, clue.Defaults())
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2#"+link))
+	waitFor(t, ctx, "the link's set", `window.deltaclue && window.deltaclue.state == "done"`, time.Minute)
+	timing := eval[map[string]float64](t, ctx, `window.deltaclue.timing`)
+	t.Logf("page timing (ms since navigation): %v; set in %v ms", timing, eval[float64](t, ctx, `window.deltaclue.elapsedMs`))
+	if timing["adopted"] == 0 {
+		t.Error("the page did not take over the loader's run of the link")
+	}
+	exps, sum := nativeReport(t, link)
+	rep := pageReport(t, ctx)
+	sameJSON(t, "explanations of the early run", rep.Explanations, exps)
+	sameJSON(t, "summaries of the early run", rep.Summary, sum)
+	prob, _ := nativeProblem(t, link)
+	if rep.Input != "the shared link" || rep.Label != argmax(prob.Pred0.Probs) {
+		t.Errorf("the report's input %q, label %d (natively %d)", rep.Input, rep.Label, argmax(prob.Pred0.Probs))
+	}
+	sameJSON(t, "the models' view of the link's digit", rep.Prediction, prob.Pred0)
+
+	// With a ?workers= the loader and the page read alike, and a pool of 1, the same.
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=1&x=1#"+link))
+	waitFor(t, ctx, "the link's set on 1 worker", `window.deltaclue && window.deltaclue.state == "done" && window.deltaclue.timing.adopted > 0`, time.Minute)
+	sameJSON(t, "explanations of the early run on 1 worker", pageReport(t, ctx).Explanations, exps)
+}

@@ -125,6 +125,7 @@ type Explainer struct {
 	finishing    bool               // every search worker is done; the run waits for the final summary
 	figuresFor   int                // how many results the summary worker's figures show
 	reportGetter app.Func           // window.deltaclue.report's getter (mainthread.go)
+	early        *earlyRun          // the loader's run of the address's link, until the page opens the link (early.go)
 }
 
 // OnMount starts the workers and opens a share link, if the URL holds one.
@@ -185,9 +186,26 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 	}
 	e.ready, e.poolErr, e.stale = 0, "", false
 	script := ctx.ResolveStaticResource("/web/worker.js")
-	e.pool = newPool(n, script, e.assets, func(k int, r searchworker.Response) {
+	onMessage := func(k int, r searchworker.Response) {
 		ctx.Dispatch(func(ctx app.Context) { e.onWorker(ctx, k, r) })
-	})
+	}
+	// The workers web/loader.js started while the page loaded, once: the assets are posted to every worker
+	// started later, and a Worker cannot be cloned.
+	early := e.assets.Get("pool")
+	e.assets.Set("pool", nil)
+	if early.Truthy() && early.Get("n").Int() == n {
+		if link := early.Get("link").String(); link != "" {
+			id := early.Get("id").Int()
+			e.early = &earlyRun{link: link, id: id}
+			e.lastID, e.inspectSeq = max(e.lastID, id), max(e.inspectSeq, id)
+		}
+		e.pool = adoptPool(early, script, e.assets, onMessage)
+	} else {
+		if early.Truthy() {
+			early.Call("terminate") // started for another number of workers
+		}
+		e.pool = newPool(n, script, e.assets, onMessage)
+	}
 	e.startSummariser(ctx, script)
 	e.watchStart(ctx, e.pool, time.Now())
 }
@@ -242,6 +260,9 @@ func (e *Explainer) watchStart(ctx app.Context, p *pool, last time.Time) {
 
 // onWorker handles a worker's message on the UI goroutine.
 func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
+	if e.holdEarly(k, r) {
+		return
+	}
 	if e.onProbe(r) {
 		return
 	}
@@ -265,7 +286,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 			}
 		}
 		if e.pool != nil && e.ready == len(e.pool.workers) && e.timing != nil && e.timing["ready"] == 0 {
-			e.timing["ready"] = now()
+			_, e.timing["ready"] = e.pool.readySpan() // when they said it: an early worker's message waited for the page
 		}
 		e.fingerprint = r.Fingerprint
 		if r.Version != e.version {
@@ -350,13 +371,18 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 
 // setInput makes a (quantised) image the input, and asks a worker for the models' view of it.
 func (e *Explainer) setInput(ctx app.Context, q [sharelink.Pixels]uint8, source string) {
+	e.takeInput(ctx, q, source)
+	e.requestInspect()
+}
+
+// takeInput makes a (quantised) image the input, asking the workers nothing yet.
+func (e *Explainer) takeInput(ctx app.Context, q [sharelink.Pixels]uint8, source string) {
 	s := sharelink.State{Image: q}
 	e.x0, e.source, e.inspect, e.inputErr = s.Float(), source, nil, ""
 	e.resolveCostly() // a new input answers the question
 	e.dropRun()
 	e.clearResults()
 	e.dropSweep()
-	e.requestInspect()
 	e.updateLink()
 	x0 := e.x0
 	ctx.Defer(func(app.Context) { drawDigit("preview", x0, 4) })
@@ -390,6 +416,10 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 	e.pendingLink = nil
 	if err := sharelink.CheckModel(link, e.fingerprint); err != nil {
 		e.linkErr = err.Error()
+		e.dropEarly()
+		return
+	}
+	if e.openEarly(ctx, link) {
 		return
 	}
 	e.setInput(ctx, link.Image, "the shared link")

@@ -1,6 +1,11 @@
 package app
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/deltaclue/deltaclue/app/searchworker"
+)
 
 func TestSharesSplitEveryRestartOnce(t *testing.T) {
 	s := shares(10, []int{0, 2})
@@ -18,6 +23,19 @@ func TestSharesSplitEveryRestartOnce(t *testing.T) {
 	}
 	if len(seen) != 101 {
 		t.Fatalf("%d of 101 restarts given out", len(seen))
+	}
+	// A link's early run (web/loader.js) is split by each worker itself: the same split as the page's.
+	for _, n := range []int{1, 2, 3, 8} {
+		all := make([]int, n)
+		for k := range all {
+			all[k] = k
+		}
+		page := shares(101, all)
+		for k := range n {
+			if !slices.Equal(page[k], searchworker.Share(101, k, n)) {
+				t.Errorf("worker %d of %d: the page gives %v, the worker takes %v", k, n, page[k], searchworker.Share(101, k, n))
+			}
+		}
 	}
 }
 

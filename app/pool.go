@@ -27,6 +27,8 @@ type poolWorker struct {
 	funcs    []app.Func
 	lastSeen time.Time // its last message, or its start
 	starts   int       // how many times the page started it again because it never said ready
+	readyAt  float64   // when it said ready, ms since navigation
+	early    bool      // started by web/loader.js before the page ran (adoptPool)
 }
 
 func newPool(n int, script string, assets app.Value, onMessage func(int, searchworker.Response)) *pool {
@@ -39,39 +41,109 @@ func newPool(n int, script string, assets app.Value, onMessage func(int, searchw
 
 // spawn starts worker k (again).
 func (p *pool) spawn(k int) {
-	w := &poolWorker{js: app.Window().Get("Worker").New(p.script, map[string]any{"name": fmt.Sprintf("search-%d", k)}), lastSeen: time.Now()}
+	js := app.Window().Get("Worker").New(p.script, map[string]any{"name": fmt.Sprintf("search-%d", k)})
+	p.attach(k, js)
+	js.Call("postMessage", p.assets) // structured clone: the modules are shared, the bundle copied
+}
+
+// adoptPool takes over the workers web/loader.js started before the page ran (deltaclueEarlyPool), with the
+// messages they sent meanwhile, which it passes on as if they had just come. The workers are marked early:
+// they hold the loader's run of a shared link, if the address had one.
+func adoptPool(early app.Value, script string, assets app.Value, onMessage func(int, searchworker.Response)) *pool {
+	workers := early.Get("workers")
+	p := &pool{script: script, assets: assets, onMessage: onMessage, workers: make([]*poolWorker, workers.Length())}
+	for k := range p.workers {
+		p.attach(k, workers.Index(k)).early = true
+	}
+	queued := early.Call("adopt")
+	for i := 0; i < queued.Length(); i++ {
+		m := queued.Index(i)
+		k, at := m.Index(0).Int(), m.Index(3).Float()
+		if k < 0 || k >= len(p.workers) {
+			continue
+		}
+		if m.Index(1).String() == "message" {
+			p.receive(k, m.Index(2), at)
+		} else {
+			p.failed(k, m.Index(2).String())
+		}
+	}
+	return p
+}
+
+// attach listens to worker k's messages and errors.
+func (p *pool) attach(k int, js app.Value) *poolWorker {
+	w := &poolWorker{js: js, lastSeen: time.Now()}
 	onMessage := funcOf(func(_ app.Value, args []app.Value) any {
-		w.lastSeen = time.Now()
-		r, err := searchworker.UnmarshalResponse(bytesOf(args[0].Get("data")))
-		if err != nil {
-			r = searchworker.Response{Type: "error", Error: "a malformed message from a search worker: " + err.Error()}
-		}
-		if r.Type == "ready" {
-			w.ready, w.version = true, r.Version
-		}
-		p.onMessage(k, r)
+		p.receive(k, args[0].Get("data"), now())
 		return nil
 	})
 	onError := funcOf(func(_ app.Value, args []app.Value) any {
-		msg := "a search worker failed to start"
-		if m := args[0].Get("message"); !m.IsUndefined() && m.String() != "" {
-			msg += ": " + m.String()
+		msg := ""
+		if m := args[0].Get("message"); !m.IsUndefined() {
+			msg = m.String()
 		}
-		p.onMessage(k, searchworker.Response{Type: "error", Error: msg})
+		p.failed(k, msg)
 		return nil
 	})
-	w.js.Call("addEventListener", "message", onMessage)
-	w.js.Call("addEventListener", "error", onError)
+	js.Call("addEventListener", "message", onMessage)
+	js.Call("addEventListener", "error", onError)
 	w.funcs = []app.Func{onMessage, onError}
 	p.workers[k] = w
-	w.js.Call("postMessage", p.assets) // structured clone: the modules are shared, the bundle copied
 	// The workers, for the console and the end-to-end test (which terminates one to check recovery).
 	list := app.Window().Get("deltaclueWorkers")
 	if list.IsUndefined() {
 		list = app.Window().Get("Array").New()
 		app.Window().Set("deltaclueWorkers", list)
 	}
-	list.Set(strconv.Itoa(k), w.js) // Set, not SetIndex: only Set converts an app.Value
+	list.Set(strconv.Itoa(k), js) // Set, not SetIndex: only Set converts an app.Value
+	return w
+}
+
+// receive takes worker k's message (an ArrayBuffer) that came at the page's time at (ms since navigation).
+func (p *pool) receive(k int, data app.Value, at float64) {
+	w := p.workers[k]
+	w.lastSeen = time.Now()
+	r, err := searchworker.UnmarshalResponse(bytesOf(data))
+	if err != nil {
+		r = searchworker.Response{Type: "error", Error: "a malformed message from a search worker: " + err.Error()}
+	}
+	if r.Type == "ready" {
+		w.ready, w.version, w.readyAt = true, r.Version, at
+	}
+	p.onMessage(k, r)
+}
+
+// failed reports worker k's error event (it could not start, or its script failed).
+func (p *pool) failed(k int, message string) {
+	msg := "a search worker failed to start"
+	if message != "" {
+		msg += ": " + message
+	}
+	p.onMessage(k, searchworker.Response{Type: "error", Error: msg})
+}
+
+// readySpan is when the first and the last of the workers said ready (ms since navigation; 0 if none did).
+func (p *pool) readySpan() (first, last float64) {
+	for _, w := range p.workers {
+		if w.ready && (first == 0 || w.readyAt < first) {
+			first = w.readyAt
+		}
+		if w.ready && w.readyAt > last {
+			last = w.readyAt
+		}
+	}
+	return first, last
+}
+
+// allEarly says whether every worker is one the loader started (none has been replaced since).
+func (p *pool) allEarly() bool {
+	for _, w := range p.workers {
+		if !w.early {
+			return false
+		}
+	}
+	return true
 }
 
 // post sends a request to worker k.

@@ -18,24 +18,94 @@ for (const name of ["worker.wasm", "matmul.wasm", "models.bin"]) {
   deltaclueEarly[url] = { response, module };
 }
 
-// app.wasm is fetched by go-app's loader (app.js, deferred, so it runs after this script), with fetch(). That
-// one download is teed here, and the page puts the copy into this build's cache (keepApp below): fetching it
-// again would count on the browser's HTTP cache holding 10 MB, which a small or full cache, or a host that
-// forbids caching, does not; the second request then downloads it all again.
-let deltaclueApp = null; // a promise of a copy of go-app's response for app.wasm
+// The search workers start from here as well, as soon as their files have come, while the page's own program
+// (app.wasm, ten times larger) still loads: the page takes them over when it runs (deltaclueLoad hands it this
+// pool, and Go's pool adopts the workers with the messages they sent meanwhile). A shared link in the address
+// starts its search at once: each worker reads the link itself and runs its share (searchworker.Early), so
+// that the answer is ready, or nearly, when the page is. The page runs a link with the workers only if its
+// own reading agrees; otherwise it cancels this run and starts its own.
+const deltaclueEarlyPool = window.deltaclueEarlyPool = (() => {
+  if (!("Worker" in window) || !window.WebAssembly) {
+    return null;
+  }
+  // As the page reads ?workers= (app.workersFromQuery): a whole number from 1 to 8, else this device's cores,
+  // at most 8. Should the two ever disagree, the page starts its own pool.
+  let n = Math.min(Math.max(navigator.hardwareConcurrency || 1, 1), 8);
+  const asked = new URLSearchParams(location.search).get("workers");
+  if (asked !== null && /^[+]?[0-9]+$/.test(asked.trim()) && +asked >= 1 && +asked <= 8) {
+    n = +asked;
+  }
+  const pool = { n, link: location.hash.length > 1 ? location.hash.slice(1) : "", id: 1, workers: [], queue: [], listeners: [] };
+  const at = (name) => deltaclueEarly[new URL(name, deltaclueBase).href];
+  const models = at("models.bin").response.then((r) => (r && r.ok ? r.clone().arrayBuffer() : null));
+  pool.started = Promise.all([at("worker.wasm").module, at("matmul.wasm").module, models]).then(([module, kernel, bundle]) => {
+    if (!module || !kernel || !bundle) {
+      return false; // the page loads them again, and says what failed
+    }
+    const script = new URL("worker.js", deltaclueBase).href;
+    for (let k = 0; k < n; k++) {
+      const w = new Worker(script, { name: "search-" + k });
+      const onMessage = (event) => pool.queue.push([k, "message", event.data, performance.now()]);
+      const onError = (event) => pool.queue.push([k, "error", String(event.message || ""), performance.now()]);
+      w.addEventListener("message", onMessage);
+      w.addEventListener("error", onError);
+      pool.listeners.push([onMessage, onError]);
+      const early = pool.link ? { link: pool.link, worker: k, workers: n, id: pool.id } : null;
+      w.postMessage({ module, kernel, models: bundle, early }); // the bundle is copied, as the page's own start does
+      pool.workers.push(w);
+    }
+    return true;
+  }).catch(() => false);
+  // adopt hands the workers to the page: it stops queueing their messages and returns those queued so far,
+  // each [worker, "message" or "error", data, performance.now() when it came].
+  pool.adopt = () => {
+    pool.workers.forEach((w, k) => {
+      w.removeEventListener("message", pool.listeners[k][0]);
+      w.removeEventListener("error", pool.listeners[k][1]);
+    });
+    const queued = pool.queue;
+    pool.queue = [];
+    return queued;
+  };
+  pool.terminate = () => pool.workers.forEach((w) => w.terminate());
+  return pool;
+})();
+
+// app.wasm, the page's own program, is also fetched and compiled from here, while the document is still being
+// parsed: go-app's loader (app.js) is deferred, so it would start the 10 MB download only after parsing, half
+// a second later. go-app's own request (for its progress bar) is answered with a copy of this download, and its
+// WebAssembly.instantiateStreaming with this compiled module. One more copy goes into this build's cache
+// (keepApp below): fetching it again would count on the browser's HTTP cache holding 10 MB, which a small or
+// full cache, or a host that forbids caching, does not.
+let deltaclueApp = null; // a promise of a copy of the app.wasm response, for the cache
 {
   const appURL = new URL("app.wasm", deltaclueBase).href;
   const fetch0 = window.fetch;
+  const instantiate0 = WebAssembly.instantiateStreaming;
+  // Three copies of one download: for the cache, for go-app's progress bar, and (the original) for the compile.
+  const early = fetch0(appURL).then((r) => (r.ok ? { cache: r.clone(), goapp: r.clone(), compile: r } : null), () => null);
+  deltaclueApp = early.then((c) => (c ? c.cache : null));
+  const module = early.then((c) => (c && instantiate0 ? WebAssembly.compileStreaming(c.compile) : null)).catch(() => null);
   window.fetch = function (input, init) {
     const url = new URL(input instanceof Request ? input.url : String(input), location.href).href;
     if (url !== appURL) {
       return fetch0.apply(window, arguments);
     }
     window.fetch = fetch0; // only go-app's first request
-    const response = fetch0.apply(window, arguments);
-    deltaclueApp = response.then((r) => (r.ok ? r.clone() : null), () => null);
-    return deltaclueApp.then(() => response); // go-app reads the body once the copy is made
+    const args = arguments;
+    return early.then((c) => (c ? c.goapp : fetch0.apply(window, args)));
   };
+  if (instantiate0) {
+    WebAssembly.instantiateStreaming = async function (source, imports) {
+      WebAssembly.instantiateStreaming = instantiate0; // only go-app's call, the first
+      const m = await module;
+      if (!m) {
+        return instantiate0.call(WebAssembly, source, imports); // the early compile failed: go-app's own way
+      }
+      Promise.resolve(source).then((r) => r.arrayBuffer()).catch(() => {}); // let go-app's progress run out
+      return { module: m, instance: await WebAssembly.instantiate(m, imports) };
+    };
+  }
 }
 
 window.deltaclueLoad = async function (urls, cacheName, onProgress) {
@@ -140,5 +210,6 @@ window.deltaclueLoad = async function (urls, cacheName, onProgress) {
   };
   keepApp().catch(() => {});
   const [module, kernel, models] = await Promise.all([compile(urls.worker), compile(urls.kernel), download(urls.models)]);
-  return { module, kernel, models };
+  const pool = deltaclueEarlyPool && await deltaclueEarlyPool.started ? deltaclueEarlyPool : null;
+  return { module, kernel, models, pool };
 };

@@ -68,5 +68,8 @@ self.addEventListener("message", async function start(event) {
     return fail("the matmul kernel (matmul.wasm) failed to load", err);
   }
   self.deltaclueModels = new Uint8Array(models); // Go takes it into its own memory and deletes this
+  // A shared link that the page's loader started this worker for, before the page itself runs: {link, worker,
+  // workers, id}. Go runs its share of the link's search right after it is ready (searchworker.Early).
+  self.deltaclueEarly = event.data.early || null;
   go.run(instance).then(() => fail("the search worker stopped", "Go exited"));
 });

@@ -71,6 +71,32 @@ func yielder(self safejs.Value) func() {
 	}
 }
 
+// early reads the link the page's loader gave this worker to run as the page loads (self.deltaclueEarly), if any.
+func early(self safejs.Value) (searchworker.Early, bool) {
+	v, err := self.Get("deltaclueEarly")
+	if err != nil || v.Type() != safejs.TypeObject {
+		return searchworker.Early{}, false
+	}
+	self.Delete("deltaclueEarly")
+	var e searchworker.Early
+	str := func(name string) string {
+		if f, err := v.Get(name); err == nil && f.Type() == safejs.TypeString {
+			s, _ := f.String()
+			return s
+		}
+		return ""
+	}
+	num := func(name string) int {
+		if f, err := v.Get(name); err == nil && f.Type() == safejs.TypeNumber {
+			n, _ := f.Int()
+			return n
+		}
+		return -1
+	}
+	e.Link, e.Worker, e.Workers, e.ID = str("link"), num("worker"), num("workers"), num("id")
+	return e, e.Link != ""
+}
+
 func main() {
 	self := safejs.Global()
 	uint8Array, _ := safejs.Global().Get("Uint8Array")
@@ -133,6 +159,9 @@ func main() {
 		return
 	}
 	post(ready)
+	if e, ok := early(self); ok {
+		w.EarlyLink(e, post) // a link the page's loader started this worker for; requests wait in the queue
+	}
 	for req := range queue {
 		w.Handle(req, post)
 	}

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/app/sharelink"
+)
+
+// earlyRun is the search of the address's link that web/loader.js started in the workers before the page ran
+// (searchworker.Early). Its messages are held until the page opens the link: then the page either adopts the
+// run, as if it had started it, or cancels it and runs the link itself.
+type earlyRun struct {
+	link string // the fragment the loader gave the workers
+	id   int    // the run's request ID; worker 0's inspection answers to −id
+	held []heldMessage
+}
+
+type heldMessage struct {
+	k int
+	r searchworker.Response
+}
+
+// holdEarly keeps a message of the early run until the page decides about it.
+func (e *Explainer) holdEarly(k int, r searchworker.Response) bool {
+	if e.early == nil || (r.ID != e.early.id && r.ID != -e.early.id) {
+		return false
+	}
+	e.early.held = append(e.early.held, heldMessage{k, r})
+	return true
+}
+
+// dropEarly cancels the early run, if there is one, and forgets what it sent.
+func (e *Explainer) dropEarly() {
+	if e.early == nil {
+		return
+	}
+	if e.pool != nil {
+		all := map[int]bool{}
+		for k := range e.pool.workers {
+			all[k] = true
+		}
+		e.pool.cancel(e.early.id, all)
+	}
+	e.early = nil
+}
+
+// openEarly opens link with the early run if that run is this link's, as the page would have started it: the
+// same link (read the same way), one the workers run on their own (searchworker.OpensEarly, which the workers
+// applied too), and every worker still the one the loader started. It sets the input, takes over the run and
+// replays what the workers sent meanwhile. Otherwise it cancels the early run and reports false.
+func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
+	r := e.early
+	if r == nil {
+		return false
+	}
+	s, err := sharelink.Decode(r.link)
+	if err != nil || sharelink.Encode(s) != sharelink.Encode(link) || !searchworker.OpensEarly(link, e.fingerprint) ||
+		e.pool == nil || !e.pool.allEarly() || e.ready != len(e.pool.workers) || e.running() || e.sweep.running() {
+		e.dropEarly()
+		return false
+	}
+	e.early = nil
+	if e.timing != nil {
+		e.timing["adopted"] = now() // when the page took the loader's run over
+	}
+	e.takeInput(ctx, link.Image, "the shared link")
+	e.showOnPad(e.x0)
+	e.inspectSeq, e.inspectAt = r.id, 0 // worker 0 answered, or will answer, the inspection −id
+	e.restore = &link
+	e.previewSeq++
+	e.linkErr = ""
+	p := link.Params
+	e.runID, e.runParams, e.preview = r.id, p, false
+	// The search started when the first worker was ready; its messages may have waited for the page since.
+	first, _ := e.pool.readySpan()
+	e.state, e.total = "running", p.Restarts()
+	e.started = time.Now().Add(-time.Duration((now() - first) * float64(time.Millisecond)))
+	e.pending, e.owed, e.got, e.resend, e.crashes, e.restartNote = map[int]bool{}, map[int][]int{}, map[int]bool{}, map[int][]int{}, 0, ""
+	workers := make([]int, len(e.pool.workers))
+	for k := range workers {
+		workers[k] = k
+	}
+	e.runWorkers = len(workers)
+	for k, share := range shares(e.total, workers) {
+		e.pending[k], e.owed[k] = true, share
+	}
+	e.updateLink()
+	e.scheduleRedraw(ctx)
+	e.watch(ctx, e.runID)
+	for _, m := range r.held {
+		e.onWorker(ctx, m.k, m.r)
+	}
+	e.publish()
+	return true
+}

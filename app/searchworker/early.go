@@ -1,0 +1,56 @@
+package searchworker
+
+import (
+	"github.com/deltaclue/deltaclue/app/sharelink"
+)
+
+// Early is a shared link that web/loader.js hands each search worker it starts before the page's own program
+// has loaded: worker Worker of Workers runs its share of the link's search at once, under request ID, so that
+// the answer is ready, or nearly, when the page is. The page adopts the run if its own view of the link agrees
+// (OpensEarly), and cancels it otherwise.
+type Early struct {
+	Link            string // the address's fragment, without the #
+	Worker, Workers int
+	ID              int // the run's request ID; the inspection of worker 0 answers to -ID
+}
+
+// OpensEarly says whether a link is run by the workers on their own as the page loads: it must be for these
+// models (fingerprint), not costly (the page asks first), and not coupled by the diversity term (λd > 0 runs
+// every restart on one worker). The page and the worker both decide with it, so they agree.
+func OpensEarly(s sharelink.State, fingerprint uint32) bool {
+	return sharelink.CheckModel(s, fingerprint) == nil && !s.Costly() && s.Params.LambdaD == 0
+}
+
+// Share is worker k's share of a search's restarts when n workers split it, as the page splits it: restart i
+// goes to worker i mod n.
+func Share(restarts, k, n int) []int {
+	var out []int
+	for i := k; i < restarts; i += n {
+		out = append(out, i)
+	}
+	return out
+}
+
+// EarlyLink runs worker e.Worker's share of the link's search, as an explain request with ID e.ID (worker 0
+// first answers an inspection, ID -e.ID, so that the page can show the models' view at once). It reports
+// whether it ran: a link that cannot be read, or that OpensEarly declines, is left to the page.
+func (w *Worker) EarlyLink(e Early, send func(Response)) bool {
+	if w.models == nil || e.Workers < 1 || e.Worker < 0 || e.Worker >= e.Workers || e.ID <= 0 {
+		return false
+	}
+	s, err := sharelink.Decode(e.Link)
+	if err != nil || !OpensEarly(s, w.fingerprint) {
+		return false
+	}
+	x0 := s.Float()
+	if e.Worker == 0 {
+		w.Handle(Request{Type: "inspect", ID: -e.ID, X0: x0}, send)
+	}
+	share := Share(s.Params.Restarts(), e.Worker, e.Workers)
+	if len(share) == 0 {
+		return true // fewer restarts than workers: the page expects nothing of this one, as when it splits a run
+	}
+	p := s.Params
+	w.Handle(Request{Type: "explain", ID: e.ID, X0: x0, Params: &p, Restarts: share}, send)
+	return true
+}
