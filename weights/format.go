@@ -154,8 +154,7 @@ func Decode(name string, data []byte) (*File, error) {
 	if man.PayloadBytes != len(payload) {
 		return fail("payload is %d bytes, the manifest says %d (truncated?)", len(payload), man.PayloadBytes)
 	}
-	sum := sha256.Sum256(payload)
-	if got := hex.EncodeToString(sum[:]); got != man.PayloadSHA {
+	if got := hex.EncodeToString(chunkedSHA256(payload)); got != man.PayloadSHA {
 		return fail("payload SHA-256 %s, the manifest says %s (corrupt)", got, man.PayloadSHA)
 	}
 	if version == 1 && man.Compaction != nil {
@@ -219,27 +218,12 @@ func Decode(name string, data []byte) (*File, error) {
 				}
 				scale[k] = s
 			}
-			// Value i has scale i/stride mod scales: walk the runs of stride values instead of dividing
-			// twice per value (a worker decodes the models as it starts).
-			k, run := 0, 0
-			for i := range vals {
-				q := int8(stored[i])
-				if q == -128 {
-					return fail("tensor %q value %d is int8 −128, outside the symmetric range −127…127", t.Name, i)
-				}
-				vals[i] = float32(q) * scale[k]
-				if run++; run == stride {
-					run = 0
-					if k++; k == scales {
-						k = 0
-					}
-				}
+			if i := dequantize(vals, stored[:n], scale, stride); i >= 0 {
+				return fail("tensor %q value %d is int8 −128, outside the symmetric range −127…127", t.Name, i)
 			}
 		}
-		for i, v := range vals {
-			if v != v || math.IsInf(float64(v), 0) {
-				return fail("tensor %q value %d is %v", t.Name, i, v)
-			}
+		if i := firstNonFinite(vals); i >= 0 {
+			return fail("tensor %q value %d is %v", t.Name, i, vals[i])
 		}
 		f.tensors[t.Name] = vals
 		next = t.Offset + size
@@ -358,4 +342,75 @@ func (f *File) Named() []Named {
 		out[i] = Named{Name: t.Name, Shape: t.Shape, Values: f.tensors[t.Name], DType: Float32}
 	}
 	return out
+}
+
+// A search worker decodes the models as it starts, in WebAssembly, before the browser has optimised its code:
+// the browser optimises a function for its next call, never during a long one. So the long loops over the
+// payload below run as many calls of a few thousand values each, which are optimised after the first few
+// (measured under Node: the shipped bundle's decoding took about 10× longer as single loops).
+const chunk = 4096
+
+// chunkedSHA256 is the SHA-256 of b, written to the hash a chunk at a time.
+func chunkedSHA256(b []byte) []byte {
+	h := sha256.New()
+	for len(b) > 0 {
+		n := min(len(b), 16*chunk)
+		h.Write(b[:n])
+		b = b[n:]
+	}
+	return h.Sum(nil)
+}
+
+// dequantize sets vals[i] = q[i]·scale[k] where value i has scale i/stride mod len(scale), and returns the
+// index of the first −128 (outside the symmetric range), or −1.
+func dequantize(vals []float32, q []byte, scale []float32, stride int) int {
+	k, run := 0, 0
+	for start := 0; start < len(vals); start += chunk {
+		end := min(start+chunk, len(vals))
+		var bad int
+		if k, run, bad = dequantizeChunk(vals[start:end], q[start:end], scale, stride, k, run); bad >= 0 {
+			return start + bad
+		}
+	}
+	return -1
+}
+
+// dequantizeChunk dequantizes one chunk, walking the runs of stride values that share a scale instead of
+// dividing twice per value, and returns where the walk stands.
+//go:noinline
+func dequantizeChunk(vals []float32, q []byte, scale []float32, stride, k, run int) (int, int, int) {
+	for i := range vals {
+		v := int8(q[i])
+		if v == -128 {
+			return k, run, i
+		}
+		vals[i] = float32(v) * scale[k]
+		if run++; run == stride {
+			run = 0
+			if k++; k == len(scale) {
+				k = 0
+			}
+		}
+	}
+	return k, run, -1
+}
+
+// firstNonFinite returns the index of the first NaN or infinity in vals, or −1.
+func firstNonFinite(vals []float32) int {
+	for start := 0; start < len(vals); start += chunk {
+		if i := nonFiniteIn(vals[start:min(start+chunk, len(vals))]); i >= 0 {
+			return start + i
+		}
+	}
+	return -1
+}
+
+//go:noinline
+func nonFiniteIn(vals []float32) int {
+	for i, v := range vals {
+		if v != v || math.IsInf(float64(v), 0) {
+			return i
+		}
+	}
+	return -1
 }
