@@ -1,7 +1,10 @@
 package searchworker
 
 import (
+	"context"
+
 	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
 // Early is a shared link that web/loader.js hands each search worker it starts before the page's own program
@@ -53,4 +56,25 @@ func (w *Worker) EarlyLink(e Early, send func(Response)) bool {
 	p := s.Params
 	w.Handle(Request{Type: "explain", ID: e.ID, X0: x0, Params: &p, Restarts: share}, send)
 	return true
+}
+
+// WarmUp runs a small search that nobody asked for, on a digit the models themselves make (the decoded anchor
+// of a 4, or a blank when the bundle has no anchors), so that the browser optimises the search's code while
+// the worker would be idle anyway: its first real search then runs at the speed of its later ones. The
+// result is thrown away. It returns at once for a worker without models (the page's summary worker).
+func (w *Worker) WarmUp(restarts, steps int) {
+	if w.models == nil || restarts <= 0 || steps <= 0 {
+		return
+	}
+	x0 := make([]float32, 784)
+	if a, d := w.models.Anchors, w.models.VAE.Latent; len(a) > 4 && len(a[4]) >= d {
+		x0 = w.models.VAE.DecodeImages(a[4][:d])
+	}
+	prob, err := clue.NewProblem(w.models, x0)
+	if err != nil {
+		return
+	}
+	p := clue.Defaults()
+	p.N, p.MaxSteps, p.MinSteps, p.RelTol, p.AbsTol = restarts, steps, min(p.MinSteps, steps), 0, 0
+	clue.Search(yielding{context.Background(), w.Yield}, prob, p, nil, nil)
 }

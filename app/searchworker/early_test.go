@@ -122,3 +122,35 @@ func TestEarlyLinkDeclines(t *testing.T) {
 		t.Errorf("Share(5, 1, 2) = %v", got)
 	}
 }
+
+// TestWarmUpLeavesNoTrace: a warm-up changes nothing a later search computes, and a worker without models
+// (the page's summary worker) skips it.
+func TestWarmUpLeavesNoTrace(t *testing.T) {
+	p := clue.Defaults()
+	p.N, p.MaxSteps = 6, 15
+	x0 := mustFloat(t, earlyLink(t, p, 0))
+	search := func(w *Worker) []clue.Explanation {
+		var got []clue.Explanation
+		w.Handle(Request{Type: "explain", ID: 1, X0: x0, Params: &p}, func(r Response) {
+			if r.Type == "results" {
+				got = append(got, r.Explanations...)
+			}
+		})
+		slices.SortFunc(got, func(a, b clue.Explanation) int { return a.Restart - b.Restart })
+		return got
+	}
+	cold, _ := New("test")
+	want := search(cold)
+	warm, _ := New("test")
+	yields := 0
+	warm.Yield = func() { yields++ }
+	warm.WarmUp(8, 10)
+	if yields == 0 {
+		t.Error("the warm-up never yielded: a request could not get in")
+	}
+	if got := search(warm); len(want) != p.Restarts() || !sameExplanations(got, want) {
+		t.Errorf("after a warm-up the search gives %d explanations, different from a cold worker's %d", len(got), len(want))
+	}
+	sum, _ := NewSummarizer("test")
+	sum.WarmUp(8, 10) // no models: nothing to do, and no panic
+}

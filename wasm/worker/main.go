@@ -13,6 +13,13 @@ import (
 	"github.com/deltaclue/deltaclue/app/searchworker"
 )
 
+// The warm-up search's size: about 50 ms of an optimised worker's time, enough for the browser to optimise the
+// search's code before the first real search.
+const (
+	WarmUpRestarts = 16
+	WarmUpSteps    = 20
+)
+
 // Version is the build's content hash, stamped by cmd/site (-ldflags -X); the page compares it with its own.
 var Version = "dev"
 
@@ -159,8 +166,10 @@ func main() {
 		return
 	}
 	post(ready)
-	if e, ok := early(self); ok {
-		w.EarlyLink(e, post) // a link the page's loader started this worker for; requests wait in the queue
+	// A link the page's loader started this worker for runs first; otherwise a small search warms the code up
+	// while the visitor draws. Requests wait in the queue meanwhile (a cancel gets in at once).
+	if e, ok := early(self); !ok || !w.EarlyLink(e, post) {
+		w.WarmUp(WarmUpRestarts, WarmUpSteps)
 	}
 	for req := range queue {
 		w.Handle(req, post)
