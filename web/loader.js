@@ -38,24 +38,32 @@ const deltaclueEarlyPool = window.deltaclueEarlyPool = (() => {
   const pool = { n, link: location.hash.length > 1 ? location.hash.slice(1) : "", id: 1, workers: [], queue: [], listeners: [] };
   const at = (name) => deltaclueEarly[new URL(name, deltaclueBase).href];
   const models = at("models.bin").response.then((r) => (r && r.ok ? r.clone().arrayBuffer() : null));
+  // The workers are made at once, so that each loads its script (and wasm_exec.js) while worker.wasm still
+  // downloads and compiles; they wait for their start message.
+  const script = new URL("worker.js", deltaclueBase).href;
+  for (let k = 0; k < n; k++) {
+    const w = new Worker(script, { name: "search-" + k });
+    const onMessage = (event) => pool.queue.push([k, "message", event.data, performance.now()]);
+    const onError = (event) => pool.queue.push([k, "error", String(event.message || ""), performance.now()]);
+    w.addEventListener("message", onMessage);
+    w.addEventListener("error", onError);
+    pool.listeners.push([onMessage, onError]);
+    pool.workers.push(w);
+  }
   pool.started = Promise.all([at("worker.wasm").module, at("matmul.wasm").module, models]).then(([module, kernel, bundle]) => {
     if (!module || !kernel || !bundle) {
-      return false; // the page loads them again, and says what failed
+      pool.terminate(); // the page loads the files again, says what failed, and starts its own workers
+      return false;
     }
-    const script = new URL("worker.js", deltaclueBase).href;
-    for (let k = 0; k < n; k++) {
-      const w = new Worker(script, { name: "search-" + k });
-      const onMessage = (event) => pool.queue.push([k, "message", event.data, performance.now()]);
-      const onError = (event) => pool.queue.push([k, "error", String(event.message || ""), performance.now()]);
-      w.addEventListener("message", onMessage);
-      w.addEventListener("error", onError);
-      pool.listeners.push([onMessage, onError]);
+    pool.workers.forEach((w, k) => {
       const early = pool.link ? { link: pool.link, worker: k, workers: n, id: pool.id } : null;
       w.postMessage({ module, kernel, models: bundle, early }); // the bundle is copied, as the page's own start does
-      pool.workers.push(w);
-    }
+    });
     return true;
-  }).catch(() => false);
+  }).catch(() => {
+    pool.terminate();
+    return false;
+  });
   // adopt hands the workers to the page: it stops queueing their messages and returns those queued so far,
   // each [worker, "message" or "error", data, performance.now() when it came].
   pool.adopt = () => {
