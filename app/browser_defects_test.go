@@ -59,7 +59,8 @@ func TestBrowserGridFiguresKeyboardCaptions(t *testing.T) {
 	drawFour(t, ctx)
 	waitFor(t, ctx, "the model's view", `document.getElementById("pred-label")`, 30*time.Second)
 	do(t, ctx, chromedp.Click(chromedp.ID("run")))
-	waitFor(t, ctx, "the full set", `!window.deltaclue.preview && window.deltaclue.state == "done" && window.deltaclue.cards.length > 1`, 3*time.Minute)
+	waitFor(t, ctx, "the full set", `!window.deltaclue.preview && window.deltaclue.state == "done" && window.deltaclue.cards.length > 1
+		&& window.deltaclue.painted`, 3*time.Minute) // (the grid and the figures are painted over a few frames)
 	rep := pageReport(t, ctx)
 
 	// 1. Plurals: "on 1 worker", and nowhere in the page a "1 workers" or "1 restarts".

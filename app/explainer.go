@@ -95,6 +95,7 @@ type Explainer struct {
 	showAll       bool            // the grid shows every restart, not duplicates collapsed onto their representative
 	tradeoffSVG   string          // the trade-off plot of the results so far
 	mapSVG        string          // the latent map of the results so far
+	refocus       int             // the restart whose marker in the map gets the keyboard focus back once the map is redrawn, or -1
 	trajectory    *clue.Trajectory
 	traceID       int
 	traceErr      string
@@ -130,7 +131,7 @@ type Explainer struct {
 
 // OnMount starts the workers and opens a share link, if the URL holds one.
 func (e *Explainer) OnMount(ctx app.Context) {
-	e.tab, e.sortBy, e.selected, e.live, e.inspectAt = "draw", "label", -1, true, -1
+	e.tab, e.sortBy, e.selected, e.live, e.inspectAt, e.refocus = "draw", "label", -1, true, -1, -1
 	l := clue.DefaultLadder()
 	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.form = newForm(clue.Defaults())
@@ -805,7 +806,8 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 // redrawResults draws the results' canvases: the grid now, the mode cards once go-app has rendered them.
 func (e *Explainer) redrawResults(ctx app.Context) {
 	e.drawGrid(ctx)
-	ctx.Defer(func(app.Context) {
+	ctx.Defer(func(ctx app.Context) {
+		e.drawFigures(ctx)
 		e.drawCards()
 		e.markSelected()
 		e.drawReaches()
@@ -913,6 +915,9 @@ func (e *Explainer) publish() {
 	if !e.running() { // (not while results stream in: it sorts the set)
 		state["grid"] = e.gridState()
 	}
+	// The grid and the figures are painted over a few animation frames after the results change: painted says
+	// that they show the page's state in full.
+	state["painted"] = !grid.painting() && figuresPainted()
 	if t := e.trajectory; t != nil && len(t.Frames) > 0 {
 		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
 		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}
