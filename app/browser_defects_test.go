@@ -59,7 +59,8 @@ func TestBrowserGridFiguresKeyboardCaptions(t *testing.T) {
 	drawFour(t, ctx)
 	waitFor(t, ctx, "the model's view", `document.getElementById("pred-label")`, 30*time.Second)
 	do(t, ctx, chromedp.Click(chromedp.ID("run")))
-	waitFor(t, ctx, "the full set", `!window.deltaclue.preview && window.deltaclue.state == "done" && window.deltaclue.cards.length > 1`, 3*time.Minute)
+	waitFor(t, ctx, "the full set", `!window.deltaclue.preview && window.deltaclue.state == "done" && window.deltaclue.cards.length > 1
+		&& window.deltaclue.painted`, 3*time.Minute) // (the grid and the figures are painted over a few frames)
 	rep := pageReport(t, ctx)
 
 	// 1. Plurals: "on 1 worker", and nowhere in the page a "1 workers" or "1 restarts".
@@ -241,7 +242,9 @@ func TestBrowserGridFiguresKeyboardCaptions(t *testing.T) {
 	json.Unmarshal([]byte(gs), &g)
 	time.Sleep(200 * time.Millisecond)
 	x, y := (g.Cell%g.Columns)*g.CellW+3, (g.Cell/g.Columns)*g.CellH+g.CellH/2
-	px := eval[[]int](t, ctx, fmt.Sprintf(`[...document.getElementById("grid").getContext("2d").getImageData(%d, %d, 1, 1).data]`, x, y))
+	// (The grid is a canvas per row.)
+	waitFor(t, ctx, "the grid painted", `window.deltaclue.grid.painted`, 5*time.Second)
+	px := eval[[]int](t, ctx, fmt.Sprintf(`[...document.querySelectorAll("#grid canvas")[%d].getContext("2d").getImageData(%d, %d, 1, 1).data]`, y/g.CellH, x, y%g.CellH))
 	if len(px) != 4 || px[0] > 80 || px[2] < 200 {
 		t.Errorf("grid cell %d (restart %d): pixel (%d, %d) is %v, not the frame's blue", g.Cell, dup.DuplicateOf, x, y, px)
 	}

@@ -3,16 +3,22 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -29,44 +35,110 @@ const longTasks = `(() => {
 	return true;
 })()`
 
-// taskReport is what the observer saw.
-type taskReport struct {
-	Tasks []float64
-}
-
-func (r taskReport) longest() float64 {
-	m := 0.0
-	for _, d := range r.Tasks {
-		m = max(m, d)
-	}
-	return m
-}
-
-// TestBrowserMainThread: a 1000-restart search (20 steps a restart, so that it stays a few seconds) never blocks
-// the page's main thread for longer than the limit, from the opening of the link until the finished set is on
-// the page;
-// and the finished set equals the native engine's bit for bit. The page's load (compiling app.wasm, the
-// workers' start) is not a search and is not counted: the observer starts once every worker is ready.
-// The goal (issue 14) is 50 ms, which the page does not reach yet: its longest task went from 1.7–3.2 s to
-// 0.66–0.72 s at load 6–9 (the grid's redraw and the figures' SVG are what is left), so the default limit,
-// 1500 ms, guards what was won and the log says how far from 50 ms it is. LONGTASK_LIMIT (ms) sets the limit; LONGTASK_N changes the restarts; LONGTASK_NOSUMMARY=1 keeps the page from
-// starting its summary worker (the page then summarises on its main thread, as before it had one), to measure
-// what the worker saves in the same build.
+// TestBrowserMainThread: a search never blocks the page's main thread for longer than 50 ms (issue 14's goal
+// for a 1000-restart run, issue 15's for a phone), from the opening of the link until the finished set is
+// painted, and the finished set equals the native engine's bit for bit. Two profiles:
+//   - desktop: 1000 restarts of 20 steps (a few seconds), 2 workers, 1280 px wide;
+//   - phone: the default link (100 restarts), Chromium's CPU throttled 4× (Emulation.setCPUThrottlingRate)
+//     at 390×844, as issue 15 profiles a phone.
+//
+// What is judged is each main-thread task's own CPU time, read from Chromium's trace (the thread time of
+// every task of the renderer's main thread), not its wall-clock duration. On this 2-core machine a search
+// keeps two workers and a summary worker busy beside the page's thread, and other jobs share the machine: a
+// task's wall time there says as much about the scheduler as about the page (a 7 ms task was seen taking
+// 88 ms at load 13), while its CPU time is the page's own work, and the throttled phone's CPU time is
+// throttled too (it is about 4× the unthrottled). The long-task observer's wall-clock durations are logged
+// beside it, with the load average. A failed verdict is measured once more in a fresh browser (a GC can land
+// in a different task), and fails only if both runs fail; both are logged.
+//
+// The page's load is not a search and is not counted: the trace starts once every worker is ready.
+// LONGTASK_LIMIT and LONGTASK_PHONE_LIMIT (ms of CPU) change the limits, LONGTASK_N the desktop restarts,
+// LONGTASK_NOSUMMARY=1 keeps the page from starting its summary worker (to measure what it saves).
 func TestBrowserMainThread(t *testing.T) {
-	chrome := findChrome(t)
+	findChrome(t)
 	srv := serve(buildSite(t))
 	defer srv.Close()
-	limit := 1500.0
-	if v, err := strconv.ParseFloat(os.Getenv("LONGTASK_LIMIT"), 64); err == nil && v > 0 {
-		limit = v
-	}
 	n := 1000
 	if v, err := strconv.Atoi(os.Getenv("LONGTASK_N")); err == nil && v > 0 {
 		n = v
 	}
-	p := clue.Defaults()
-	p.N, p.MaxSteps = n, 20
-	link := linkFor(t, 1735, p)
+	desktop := clue.Defaults()
+	desktop.N, desktop.MaxSteps = n, 20
+	profiles := []struct {
+		name   string
+		params clue.Params
+		phone  bool
+		limit  float64
+		env    string
+	}{
+		{"desktop, 1000 restarts", desktop, false, 50, "LONGTASK_LIMIT"},
+		// The phone does not reach 50 ms yet: the default set is summarised, its figures made, and go-app
+		// renders the whole page, on the page's thread, 4× slower (measured at load 11–22: the longest task
+		// 0.4–1.1 s of CPU, against 1.1–1.2 s before the grid and figures were painted in slices). This limit
+		// only catches a gross regression (the gallery parsed at every render would exceed it);
+		// LONGTASK_PHONE_LIMIT=50 judges the goal.
+		{"phone, default link", clue.Defaults(), true, 1500, "LONGTASK_PHONE_LIMIT"},
+	}
+	for _, pr := range profiles {
+		t.Run(strings.SplitN(pr.name, ",", 2)[0], func(t *testing.T) {
+			limit := pr.limit
+			if v, err := strconv.ParseFloat(os.Getenv(pr.env), 64); err == nil && v > 0 {
+				limit = v
+			}
+			link := linkFor(t, 1735, pr.params)
+			var fails []string
+			for try := 1; try <= 2; try++ {
+				m := measureSearch(t, srv.URL, link, pr.params.N, pr.phone)
+				cpu := m.longestCPU()
+				t.Logf("%s, run %d: the longest task %.0f ms of CPU (%d over %.0f ms: %v); wall-clock long tasks (over 50 ms): %d, the longest %.0f ms; load average %s",
+					pr.name, try, cpu, m.overCPU(limit), limit, m.topCPU(8), len(m.Wall), m.longestWall(), m.load)
+				if try == 1 {
+					if steps := m.slowest; steps != "{}" {
+						t.Logf("the page's slowest steps (ms): %s", steps)
+					}
+				}
+				if cpu <= limit {
+					return
+				}
+				fails = append(fails, fmt.Sprintf("run %d: %d tasks over %.0f ms of CPU, the longest %.0f ms", try, m.overCPU(limit), limit, cpu))
+			}
+			t.Errorf("%s: the page's main thread blocked longer than %.0f ms in both runs: %s", pr.name, limit, strings.Join(fails, "; "))
+		})
+	}
+}
+
+// searchTasks is what one measured search saw: each main-thread task's CPU time (ms), the long-task observer's
+// wall-clock durations, the page's own slowest steps and the machine's load.
+type searchTasks struct {
+	CPU     []float64
+	Wall    []float64
+	slowest string
+	load    string
+}
+
+func (m searchTasks) longestCPU() float64  { return slices.Max(append([]float64{0}, m.CPU...)) }
+func (m searchTasks) longestWall() float64 { return slices.Max(append([]float64{0}, m.Wall...)) }
+func (m searchTasks) overCPU(limit float64) int {
+	k := 0
+	for _, d := range m.CPU {
+		if d > limit {
+			k++
+		}
+	}
+	return k
+}
+func (m searchTasks) topCPU(k int) []float64 {
+	s := slices.Clone(m.CPU)
+	slices.SortFunc(s, func(a, b float64) int { return int(b - a) })
+	return s[:min(k, len(s))]
+}
+
+// measureSearch opens link in a page of a fresh Chromium whose workers are ready (as a pasted link is opened),
+// traces the main thread until the set of n is done and painted, checks the set against the native engine's,
+// and returns the tasks seen.
+func measureSearch(t *testing.T, base, link string, n int, phone bool) searchTasks {
+	t.Helper()
+	chrome := findChrome(t)
 	ctx := browser(t, chrome)
 	if os.Getenv("LONGTASK_NOSUMMARY") != "" {
 		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
@@ -76,12 +148,32 @@ func TestBrowserMainThread(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2"))
-	waitFor(t, ctx, "the workers", `window.deltaclue && window.deltaclue.ready == 2`, time.Minute)
+	if phone {
+		setPhone(t, ctx)
+	}
+	do(t, ctx, chromedp.Navigate(base+"/repo/?workers=2"))
+	waitFor(t, ctx, "the workers", `window.deltaclue && window.deltaclue.ready == 2`, 2*time.Minute)
 	eval[bool](t, ctx, longTasks)
-	// The link is opened in the running page, as a pasted link is: its set is the search measured.
+	var (
+		mu     sync.Mutex
+		events []jsonv2.Value
+		done   = make(chan bool, 1)
+	)
+	chromedp.Listen(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *tracing.EventDataCollected:
+			mu.Lock()
+			events = append(events, e.Value...)
+			mu.Unlock()
+		case *tracing.EventTracingComplete:
+			done <- true
+		}
+	})
+	if _, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{
+		IncludedCategories: []string{"toplevel", "__metadata"}}}); err != nil {
+		t.Fatal(err)
+	}
 	eval[bool](t, ctx, `(window.__lt.on = true, location.hash = `+strconv.Quote(link)+`, true)`)
-	start := time.Now()
 	state := waitFor(t, ctx, "the set", `(window.deltaclue.state == "done" && window.deltaclue.results == `+strconv.Itoa(n)+`
 		|| window.deltaclue.state == "failed") && window.deltaclue.state`, 3*time.Minute)
 	if state != `"done"` {
@@ -96,41 +188,85 @@ func TestBrowserMainThread(t *testing.T) {
 		}
 		t.Skip("SKIPPING the main-thread measurement: " + msg)
 	}
-	// The finished set's render and figures come in the next frames: let them land before the count stops.
-	waitFor(t, ctx, "the final figures", `document.querySelector("#tradeoff svg") && document.querySelector("#latent-map svg")`, 10*time.Second)
+	// The finished set's grid and figures are painted over the next frames: let them land before the count stops.
+	waitFor(t, ctx, "the painted set", `window.deltaclue.painted !== false && document.querySelector("#tradeoff svg") && document.querySelector("#latent-map svg")`, 30*time.Second)
 	time.Sleep(500 * time.Millisecond)
-	var r taskReport
-	if err := json.Unmarshal([]byte(eval[string](t, ctx, `(window.__lt.on = false, JSON.stringify({Tasks: window.__lt.tasks}))`)), &r); err != nil {
+	if _, err := chromedp.Call(ctx, tracing.End, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d restarts in %s (page: %d ms): %d main-thread tasks over 50 ms, the longest %.0f ms; all: %v",
-		n, time.Since(start).Round(time.Millisecond), eval[int](t, ctx, `window.deltaclue.elapsedMs`), len(r.Tasks), r.longest(), r.Tasks)
-	if steps := eval[string](t, ctx, `JSON.stringify(window.deltaclue.slowest || {})`); steps != "{}" {
-		t.Logf("the page's slowest steps (ms): %s", steps)
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the trace did not complete")
 	}
+	var m searchTasks
+	if err := json.Unmarshal([]byte(eval[string](t, ctx, `(window.__lt.on = false, JSON.stringify(window.__lt.tasks))`)), &m.Wall); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	m.CPU = mainThreadTasks(events)
+	mu.Unlock()
+	if len(m.CPU) == 0 {
+		t.Fatal("the trace holds no task of the page's main thread")
+	}
+	m.slowest = eval[string](t, ctx, `JSON.stringify(window.deltaclue.slowest || {})`)
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
-		t.Logf("load average: %s", load[:len(load)-1])
-	}
-	over := 0
-	for _, d := range r.Tasks {
-		if d > limit {
-			over++
-		}
+		m.load = strings.TrimSpace(string(load))
 	}
 	exps, sum := nativeReport(t, link)
 	rep := pageReport(t, ctx)
-	sameJSON(t, "the 1000-restart set's explanations", rep.Explanations, exps)
-	sameJSON(t, "the 1000-restart set's summary", rep.Summary, sum)
-	if over == 0 {
-		return
+	sameJSON(t, "the set's explanations", rep.Explanations, exps)
+	sameJSON(t, "the set's summary", rep.Summary, sum)
+	return m
+}
+
+// mainThreadTasks is the CPU time (ms) of each task of the renderer's main thread in a trace (the
+// CrRendererMain thread with the most tasks: the page's).
+func mainThreadTasks(events []jsonv2.Value) []float64 {
+	type event struct {
+		Name string
+		Ph   string
+		Pid  int
+		Tid  int
+		Tdur float64
+		Args struct{ Name string }
 	}
-	msg := fmt.Sprintf("%d main-thread tasks took longer than %.0f ms during the search, the longest %.0f ms", over, limit, r.longest())
-	// On a machine shared with other heavy work (load average over twice the cores) a task's duration says more
-	// about the machine than about the page: measured and said, not judged. CI, or a set LONGTASK_LIMIT, judges.
-	if load1 := loadAverage(); os.Getenv("CI") != "true" && os.Getenv("LONGTASK_LIMIT") == "" && load1 > 2*float64(runtime.NumCPU()) {
-		t.Skipf("SKIPPING the verdict: the machine is loaded (load average %.1f on %d cores): %s", load1, runtime.NumCPU(), msg)
+	type thread struct{ pid, tid int }
+	main := map[thread]bool{}
+	tasks := map[thread][]float64{}
+	for _, raw := range events {
+		b, _ := json.Marshal(raw)
+		var e event
+		if json.Unmarshal(b, &e) != nil {
+			continue
+		}
+		th := thread{e.Pid, e.Tid}
+		switch {
+		case e.Ph == "M" && e.Name == "thread_name" && e.Args.Name == "CrRendererMain":
+			main[th] = true
+		case e.Ph == "X" && e.Name == "ThreadControllerImpl::RunTask":
+			tasks[th] = append(tasks[th], e.Tdur/1000)
+		}
 	}
-	t.Error(msg)
+	var best []float64
+	for th, l := range tasks {
+		if main[th] && len(l) > len(best) {
+			best = l
+		}
+	}
+	return best
+}
+
+// setPhone makes the page a phone's as issue 15 profiles one: the CPU throttled 4×, a 390×844 viewport.
+func setPhone(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: 390, Height: 844, DeviceScaleFactor: 3, Mobile: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: 4}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // loadAverage is the machine's load average over the last minute (0 where /proc/loadavg is missing).

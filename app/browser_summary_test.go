@@ -89,7 +89,8 @@ func TestBrowserSummaryPlotTrajectorySweep(t *testing.T) {
 	drawFour(t, ctx)
 	waitFor(t, ctx, "the model's view", `document.getElementById("pred-label")`, 30*time.Second)
 	do(t, ctx, chromedp.Click(chromedp.ID("run")))
-	waitFor(t, ctx, "the full set", `!window.deltaclue.preview && window.deltaclue.state == "done" && window.deltaclue.cards.length > 2`, 3*time.Minute)
+	waitFor(t, ctx, "the full set", `!window.deltaclue.preview && window.deltaclue.state == "done" && window.deltaclue.cards.length > 2
+		&& window.deltaclue.painted`, 3*time.Minute) // (the grid and the figures are painted over a few frames)
 	rep := pageReport(t, ctx)
 	link := eval[string](t, ctx, `location.href`)
 	exps, sum := nativeReport(t, link)

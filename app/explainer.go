@@ -88,12 +88,14 @@ type Explainer struct {
 	cards         []clue.ModeCard // the summary's modes, most probable label first
 	sentence      string          // the summary in words
 	summarised    int             // how many results the summary covers
+	carlaOf       *clue.CARLA     // CARLA's measures of the results, made with the summary
 	reportJSON    string          // the finished run's report, as published
 	summarisedAt  time.Time       // when the summary was last remade
 	figuresAt     time.Time       // when the figures were
 	showAll       bool            // the grid shows every restart, not duplicates collapsed onto their representative
 	tradeoffSVG   string          // the trade-off plot of the results so far
 	mapSVG        string          // the latent map of the results so far
+	refocus       int             // the restart whose marker in the map gets the keyboard focus back once the map is redrawn, or -1
 	trajectory    *clue.Trajectory
 	traceID       int
 	traceErr      string
@@ -130,7 +132,7 @@ type Explainer struct {
 
 // OnMount starts the workers and opens a share link, if the URL holds one.
 func (e *Explainer) OnMount(ctx app.Context) {
-	e.tab, e.sortBy, e.selected, e.live, e.inspectAt = "draw", "label", -1, true, -1
+	e.tab, e.sortBy, e.selected, e.live, e.inspectAt, e.refocus = "draw", "label", -1, true, -1, -1
 	l := clue.DefaultLadder()
 	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.form = newForm(clue.Defaults())
@@ -401,7 +403,7 @@ func (e *Explainer) requestInspect() {
 
 func (e *Explainer) clearResults() {
 	e.results, e.summary, e.state, e.runErr, e.selected = nil, nil, "", "", -1
-	e.cards, e.sentence, e.summarised, e.reportJSON = nil, "", 0, ""
+	e.cards, e.sentence, e.summarised, e.reportJSON, e.carlaOf = nil, "", 0, "", nil
 	e.tradeoffSVG, e.mapSVG, e.trajectory, e.traceErr = "", "", nil, ""
 	e.elapsed, e.firstResult, e.lastResult, e.workerSeconds = 0, 0, 0, nil
 	e.resetSummary()
@@ -696,6 +698,7 @@ func (e *Explainer) summarise() {
 	sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
 	s := clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), e.runParams, e.results)
 	e.summary, e.summarised = &s, len(e.results)
+	e.carlaOf = e.carlaNow()
 	e.cards = clue.ModeCards(e.results, s)
 	e.sentence = clue.Describe(e.inspect.Prediction, e.results, s, e.runParams)
 	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
@@ -761,6 +764,16 @@ func (e *Explainer) report() clue.Report {
 	return r
 }
 
+// carlaNow is CARLA's measures of the results as they are (but yNN, which needs the dataset), made when the
+// summary is: the set panel showed them recomputed over every result at every render of the page.
+func (e *Explainer) carlaNow() *clue.CARLA {
+	if e.inspect == nil {
+		return nil
+	}
+	c := clue.CARLAOf(e.x0, argmax(e.inspect.Prediction.Probs), e.results)
+	return &c
+}
+
 func argmax(p []float32) int {
 	best := 0
 	for k, v := range p {
@@ -822,8 +835,9 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 
 // redrawResults draws the results' canvases: the grid now, the mode cards once go-app has rendered them.
 func (e *Explainer) redrawResults(ctx app.Context) {
-	e.drawGrid()
-	ctx.Defer(func(app.Context) {
+	e.drawGrid(ctx)
+	ctx.Defer(func(ctx app.Context) {
+		e.drawFigures(ctx)
 		e.drawCards()
 		e.markSelected()
 		e.drawReaches()
@@ -836,7 +850,73 @@ func gridColumns() int {
 	if wrap.IsNull() || wrap.IsUndefined() {
 		return 10
 	}
-	return min(10, max(3, wrap.Get("clientWidth").Int()/cellW))
+	return columnsFor(gridWidth.of(wrap))
+}
+
+// columnsFor is gridColumns for a width of px.
+func columnsFor(px int) int { return min(10, max(3, px/cellW)) }
+
+// gridWidth keeps #grid-wrap's width as the browser last laid it out, told by a ResizeObserver: reading
+// clientWidth where the page has just changed makes the browser lay the whole page out first, which took up to
+// 165 ms of the page's thread at every redraw of a large set.
+var gridWidth widthWatch
+
+// widthWatch is the width of one element, kept up to date by a ResizeObserver.
+type widthWatch struct {
+	el       app.Value
+	px       int
+	observer app.Value
+	fn       app.Func
+	changed  func(px int) // called when the browser lays the element out at another width
+}
+
+// of returns el's width: read once (a layout) when el is new, then as the observer reports it.
+func (w *widthWatch) of(el app.Value) int {
+	if w.el != nil && el.Equal(w.el) {
+		return w.px
+	}
+	if w.observer == nil {
+		if ro := app.Window().Get("ResizeObserver"); ro.IsUndefined() {
+			return el.Get("clientWidth").Int() // no observer (an old browser): read it every time
+		}
+		w.fn = funcOf(func(_ app.Value, args []app.Value) any {
+			entries := args[0]
+			for i := 0; i < entries.Length(); i++ {
+				if t := entries.Index(i).Get("target"); w.el != nil && t.Equal(w.el) {
+					px := t.Get("clientWidth").Int() // laid out already: the observer runs after layout
+					if px != w.px {
+						w.px = px
+						if w.changed != nil {
+							w.changed(px)
+						}
+					}
+				}
+			}
+			return nil
+		})
+		w.observer = app.Window().Get("ResizeObserver").New(w.fn)
+	}
+	if w.el != nil {
+		w.observer.Call("unobserve", w.el)
+	}
+	w.el, w.px = el, el.Get("clientWidth").Int()
+	w.observer.Call("observe", el)
+	return w.px
+}
+
+// watchGridWidth makes a change in the grid's number of columns (a rotated phone, a resized window) redraw it.
+func watchGridWidth(ctx app.Context, e *Explainer) {
+	if gridWidth.changed != nil {
+		return
+	}
+	gridWidth.changed = func(int) {
+		ctx.Dispatch(func(ctx app.Context) {
+			ctx.PreventUpdate()
+			if grid.el != nil && grid.cols != gridColumns() {
+				e.scheduleRedraw(ctx)
+			}
+		})
+	}
 }
 
 // publish mirrors the run's state into window.deltaclue, for people poking at the console and for the
@@ -865,6 +945,9 @@ func (e *Explainer) publish() {
 	if !e.running() { // (not while results stream in: it sorts the set)
 		state["grid"] = e.gridState()
 	}
+	// The grid and the figures are painted over a few animation frames after the results change: painted says
+	// that they show the page's state in full.
+	state["painted"] = !grid.painting() && figuresPainted()
 	if t := e.trajectory; t != nil && len(t.Frames) > 0 {
 		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
 		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}

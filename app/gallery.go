@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
+	"sync"
 )
 
 // GalleryDigit is a test digit the BNN is unsure about, offered on the page.
@@ -33,8 +34,20 @@ func (d GalleryDigit) Image() []float32 {
 //go:embed gallery.json
 var galleryJSON []byte
 
-func gallery() []GalleryDigit {
+// gallery is gallery.json's digits, parsed once: the page renders the gallery (24 buttons, each of which asked
+// for the list again) at every render of the page, and parsing 37 KB of JSON 49 times made each render a
+// blocking task of about 0.4 s during a search. Callers must not change the slice.
+var gallery = sync.OnceValue(func() []GalleryDigit {
 	var g []GalleryDigit
 	json.Unmarshal(galleryJSON, &g)
 	return g
-}
+})
+
+// galleryThumbs are the gallery's PNG data URLs, listed once.
+var galleryThumbs = sync.OnceValue(func() []string {
+	var out []string
+	for _, d := range gallery() {
+		out = append(out, d.Thumb)
+	}
+	return out
+})

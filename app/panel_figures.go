@@ -6,6 +6,7 @@ package app
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -25,14 +26,15 @@ func (e *Explainer) renderFigures() app.UI {
 	return app.Div().ID("figures").Body(
 		app.Div().Class("figures").Body(
 			app.Figure().Class("figure-box").Body(
-				app.Div().ID("tradeoff").Body(app.Raw(e.tradeoffSVG)).
+				// Filled by figurePainter, a few markers per animation frame (not by go-app: see drawFigures).
+				app.Div().ID("tradeoff").
 					On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint).OnKeyDown(e.figureKey),
 				app.FigCaption().Text("Each explanation at its distance d and uncertainty H, its label written on it; lines: each label's "+
 					"Pareto front (the least uncertain for its distance); dashed: the H threshold. Point at one, or Tab to the chart "+
 					"and move with the arrow keys (left and right by d, up and down by H)."),
 			),
 			app.Figure().Class("figure-box").Body(
-				app.Div().ID("latent-map").Body(app.Raw(e.mapSVG)).
+				app.Div().ID("latent-map").
 					On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint).OnKeyDown(e.figureKey),
 				app.FigCaption().Text("The δ-ball projected onto the two directions along which the results spread most (PCA around z0): "+
 					"hollow circles are starts, labelled circles results; the selected restart's path is drawn. "+
@@ -210,15 +212,128 @@ func (e *Explainer) onTraced(ctx app.Context, t *clue.Trajectory) {
 	} else {
 		e.refreshFigures()
 	}
-	ctx.Defer(func(app.Context) {
+	if inMap { // the map is redrawn with the path: the keyboard gets its place back once it is complete
+		e.refocus = t.Restart
+	}
+	ctx.Defer(func(ctx app.Context) {
 		for i, f := range t.Frames {
 			drawDigit("frame-"+strconv.Itoa(i), f.Image, 2)
 		}
+		e.drawFigures(ctx)
 		e.markSelected()
-		if inMap { // the map was redrawn with the path: give the keyboard its place back
-			if el := app.Window().Get("document").Call("querySelector", fmt.Sprintf(`#latent-map [data-restart="%d"]`, t.Restart)); !el.IsNull() {
+	})
+}
+
+// figurePainter puts one figure's SVG into its element a few parts at a time: the browser parses, styles and
+// lays out each part in the frame it arrives in. Inserted whole, as go-app inserts raw HTML, the figures of a
+// set of 1000 (about 10,000 SVG elements) took the page's thread 0.3 s in one task.
+type figurePainter struct {
+	el     app.Value // the element painted into
+	svg    string    // the SVG it shows, or is being filled with
+	root   app.Value // its <svg> element
+	parts  []string  // the parts not inserted yet
+	chunk  int       // how many parts the next slice inserts, adapted to what a slice took
+	frame  app.Func
+	queued bool
+	ctx    app.Context
+	done   func() // called when the figure is complete
+}
+
+// figures are the page's two painted figures.
+var (
+	tradeoffFigure = figurePainter{chunk: 40}
+	mapFigure      = figurePainter{chunk: 40}
+)
+
+// show makes the element with the given id show svg: at once when it is small, else a slice now and the rest
+// in later animation frames.
+func (f *figurePainter) show(ctx app.Context, id, svg string, done func()) {
+	el := app.Window().GetElementByID(id)
+	if el.IsNull() || el.IsUndefined() {
+		f.el, f.svg, f.parts = nil, "", nil
+		return
+	}
+	if f.el != nil && el.Equal(f.el) && f.svg == svg {
+		return
+	}
+	opening, parts, closing := figures.Pieces(svg)
+	el.Set("innerHTML", opening+closing)
+	f.el, f.svg, f.parts, f.ctx, f.done = el, svg, parts, ctx, done
+	f.root = el.Get("firstElementChild")
+	if f.root.IsNull() { // not an SVG document (empty)
+		f.parts = nil
+	}
+	f.slice()
+}
+
+// painting says whether the figure is still being filled.
+func (f *figurePainter) painting() bool { return len(f.parts) > 0 }
+
+// slice inserts the next chunk of parts, and adapts the chunk so that a slice takes about paintBudget/2 (the
+// browser's styling and layout of the parts come after it, in the same frame).
+func (f *figurePainter) slice() {
+	if len(f.parts) > 0 {
+		n := min(max(f.chunk, 1), len(f.parts))
+		start := time.Now()
+		f.root.Call("insertAdjacentHTML", "beforeend", strings.Join(f.parts[:n], ""))
+		f.parts = f.parts[n:]
+		if took := time.Since(start); took > 0 {
+			f.chunk = min(max(int(float64(n)*float64(paintBudget/2)/float64(took)), 4), 400)
+		}
+	}
+	if len(f.parts) > 0 {
+		f.queue()
+		return
+	}
+	if f.done != nil {
+		done := f.done
+		f.done = nil
+		done()
+	}
+}
+
+func (f *figurePainter) queue() {
+	if f.queued {
+		return
+	}
+	if f.frame == nil {
+		f.frame = funcOf(func(app.Value, []app.Value) any {
+			f.ctx.Dispatch(func(ctx app.Context) {
+				ctx.PreventUpdate()
+				f.queued = false
+				if f.painting() {
+					f.slice()
+				}
+			})
+			return nil
+		})
+	}
+	f.queued = true
+	app.Window().Call("requestAnimationFrame", f.frame)
+}
+
+// drawFigures brings both figures up to date with the page's SVG; once both are complete, the selection is
+// marked in them again, the keyboard focus put back where a redrawn map took it from, and the page's state
+// published (window.deltaclue.painted).
+func (e *Explainer) drawFigures(ctx app.Context) {
+	finished := func() {
+		if tradeoffFigure.painting() || mapFigure.painting() {
+			return
+		}
+		e.markSelected()
+		if r := e.refocus; r >= 0 {
+			e.refocus = -1
+			if el := app.Window().Get("document").Call("querySelector", fmt.Sprintf(`#latent-map [data-restart="%d"]`, r)); !el.IsNull() {
 				el.Call("focus")
 			}
 		}
+		e.publish()
+	}
+	timed("figures", func() {
+		tradeoffFigure.show(ctx, "tradeoff", e.tradeoffSVG, finished)
+		mapFigure.show(ctx, "latent-map", e.mapSVG, finished)
 	})
 }
+
+// figuresPainted says whether the figures show the page's SVG in full.
+func figuresPainted() bool { return !tradeoffFigure.painting() && !mapFigure.painting() }

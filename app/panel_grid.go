@@ -45,7 +45,8 @@ func (e *Explainer) renderResults() app.UI {
 			app.Span().Class("hint").Text("Above each: its label and H; below: its distance d, and ×k when it stands for k near-identical restarts. Grey: H above the threshold. Point at one (or use the arrow keys) to compare it with the input."),
 		),
 		app.Div().ID("grid-wrap").Class("grid-wrap").Body(
-			app.Canvas().ID("grid").Class("grid").Width(10*cellW).Height(cellH).TabIndex(0).
+			// The painter (draw.go) fills it with one canvas per row.
+			app.Div().ID("grid").Class("grid").TabIndex(0).
 				Aria("label", "the explanations; arrow keys select one").
 				On("pointermove", e.gridPoint).On("click", e.gridPoint).OnKeyDown(e.gridKey),
 		),
@@ -77,13 +78,18 @@ func (e *Explainer) renderResults() app.UI {
 	)
 }
 
-// drawGrid draws the grid canvas, framing the cell that shows the selected explanation (its representative's
-// when it is a collapsed duplicate).
-func (e *Explainer) drawGrid() {
+// drawGrid brings the grid canvas up to date, framing the cell that shows the selected explanation (its
+// representative's when it is a collapsed duplicate): at once where little changed, else over the next
+// animation frames (draw.go's gridPainter); the page publishes its state again when it is done.
+func (e *Explainer) drawGrid(ctx app.Context) {
+	if grid.onPainted == nil {
+		grid.onPainted = e.publish
+	}
+	watchGridWidth(ctx, e)
 	ord := e.ordered()
-	var cols int
-	timed("grid layout", func() { cols = gridColumns() }) // reading the width lays the page out first
-	timed("grid draw", func() { drawGrid("grid", ord, cols, cellOf(ord, e.results, e.selected), e.copies()) })
+	timed("grid paint", func() {
+		grid.paint(ctx, "grid", ord, gridColumns(), cellOf(ord, e.results, e.selected), e.copies())
+	})
 }
 
 // gridState is what the test reads of the grid: the restart in the first cell and the framed cell's index and
@@ -97,7 +103,8 @@ func (e *Explainer) gridState() map[string]any {
 	if k >= 0 {
 		shown = ord[k].Restart
 	}
-	return map[string]any{"first": first, "cell": k, "restart": shown, "columns": gridColumns(), "cellW": cellW, "cellH": cellH}
+	return map[string]any{"first": first, "cell": k, "restart": shown, "columns": gridColumns(), "cellW": cellW, "cellH": cellH,
+		"painted": !grid.painting()}
 }
 
 // modes is the number of modes per label, or nil before a summary.
@@ -119,7 +126,7 @@ func (e *Explainer) selectedExplanation() *clue.Explanation {
 
 func (e *Explainer) gridPoint(ctx app.Context, ev app.Event) {
 	ord := e.ordered()
-	k := cellAt(ev.Get("offsetX").Float(), ev.Get("offsetY").Float(), len(ord), gridColumns())
+	k := grid.at(ev.JSValue(), len(ord))
 	if k < 0 || ord[k].Restart == e.selected { // (a duplicate selected in a chart gives way to its cell's own)
 		ctx.PreventUpdate()
 		return
@@ -146,7 +153,7 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	e.updateLink()
 	e.requestTrace(ctx)
 	e.markSelected()
-	e.drawGrid()
+	e.drawGrid(ctx)
 	ctx.Defer(func(app.Context) {
 		if x := e.selectedExplanation(); x != nil {
 			drawDigit("detail-x0", e.x0, 5)
@@ -191,8 +198,8 @@ func download(href, name string) {
 }
 
 func (e *Explainer) downloadPNG(ctx app.Context, _ app.Event) {
-	if c := app.Window().GetElementByID("grid"); !c.IsNull() {
-		download(c.Call("toDataURL", "image/png").String(), "deltaclue-grid.png")
+	if grid.el != nil {
+		download(grid.image().Call("toDataURL", "image/png").String(), "deltaclue-grid.png")
 	}
 }
 

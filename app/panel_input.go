@@ -60,13 +60,7 @@ func (e *Explainer) renderInput() app.UI {
 
 // galleryImages are the gallery's digits as PNG data URLs (made when gallery.json is, so that the page's
 // binary carries no PNG encoder).
-func galleryImages() []string {
-	var out []string
-	for _, d := range gallery() {
-		out = append(out, d.Thumb)
-	}
-	return out
-}
+func galleryImages() []string { return galleryThumbs() }
 
 // ---- event handlers ----
 

@@ -64,12 +64,13 @@ func (e *Explainer) renderSummary() app.UI {
 	)
 }
 
-// carla is the results' recourse measures as CARLA's code defines them, but for yNN, which needs the dataset.
+// carla is the results' recourse measures as CARLA's code defines them, but for yNN, which needs the dataset:
+// made with the summary (see setSummary), not at every render of the page.
 func (e *Explainer) carla() clue.CARLA {
-	if e.inspect == nil {
+	if e.inspect == nil || e.carlaOf == nil {
 		return clue.CARLA{YNN: -1}
 	}
-	return clue.CARLAOf(e.x0, argmax(e.inspect.Prediction.Probs), e.results)
+	return *e.carlaOf
 }
 
 // recourseTable shows each CARLA measure twice: as δ-CLUE adapts it, and as CARLA's code defines it.

@@ -162,6 +162,7 @@ func (e *Explainer) applySummary(sm searchworker.Summarized) {
 	}
 	s := sm.Summary
 	e.summary, e.summarised = &s, sm.Count
+	e.carlaOf = e.carlaNow()
 	covered := e.results
 	if sm.Count < len(e.results) { // the summary of the restarts it was sent; the cards count those
 		covered = nil
