@@ -58,6 +58,9 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 			if got := hex.EncodeToString(sum[:]); ModelsSHA256 != "" && got != ModelsSHA256 {
 				e.poolErr = fmt.Sprintf("The models bundle (web/models.bin) failed its integrity check: its SHA-256 is %.12s…, "+
 					"this build expects %.12s…. Nothing will run on it. Reload the page; if this persists, the site is damaged.", got, ModelsSHA256)
+				if early := assets.Get("pool"); early.Truthy() {
+					early.Call("terminate") // the loader's workers started on it before the check
+				}
 				return
 			}
 			e.assets = assets

@@ -1,6 +1,7 @@
 // Package static serves a built site as a static host does: files under a path prefix, every one revalidated
 // (so a rebuilt site is picked up), and the gzip copy that cmd/site writes beside each large file (name.gz)
-// served in its place to a browser that accepts gzip, as GitHub Pages and most hosts compress what they serve.
+// served in its place to a browser that accepts gzip, as GitHub Pages and most hosts compress what they serve;
+// a copy older than its file is ignored.
 package static
 
 import (
@@ -26,7 +27,8 @@ func Handler(dir, prefix string) http.Handler {
 		if strings.HasSuffix(r.URL.Path, "/") {
 			name = path.Join(name, "index.html")
 		}
-		if gz := filepath.Join(dir, filepath.FromSlash(name)+".gz"); acceptsGzip(r) && isFile(gz) {
+		if file := filepath.Join(dir, filepath.FromSlash(name)); acceptsGzip(r) && freshCopy(file, file+".gz") {
+			gz := file + ".gz"
 			ctype := mime.TypeByExtension(path.Ext(name))
 			if ctype == "" {
 				ctype = "application/octet-stream"
@@ -55,7 +57,13 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-func isFile(name string) bool {
-	st, err := os.Stat(name)
-	return err == nil && st.Mode().IsRegular()
+// freshCopy says whether gz is a regular file written no earlier than file: a copy older than its file (a
+// file changed after the build, as tests do) is not served for it.
+func freshCopy(file, gz string) bool {
+	z, err := os.Stat(gz)
+	if err != nil || !z.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.Stat(file)
+	return err == nil && !z.ModTime().Before(f.ModTime())
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestHandlerServesTheGzipCopy(t *testing.T) {
@@ -61,6 +62,15 @@ func TestHandlerServesTheGzipCopy(t *testing.T) {
 		if resp.Header.Get("Content-Encoding") != "" || string(b) != "plain" || resp.Header.Get("Cache-Control") != "no-cache" {
 			t.Errorf("%q: plain.txt: %q %q", prefix, resp.Header.Get("Content-Encoding"), b)
 		}
+		// A file changed after its copy was written is served as it is now.
+		later := time.Now().Add(time.Minute)
+		os.Chtimes(filepath.Join(dir, "web", "app.wasm"), later, later)
+		resp = get("/web/app.wasm", "gzip")
+		b, _ = io.ReadAll(resp.Body)
+		if resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(b, body) {
+			t.Errorf("%q: a stale gzip copy was served for a changed file", prefix)
+		}
+		os.Chtimes(filepath.Join(dir, "web", "app.wasm"), time.Now().Add(-time.Hour), time.Now().Add(-time.Hour))
 		if resp := get("/../../etc/passwd.gz", "gzip"); resp.StatusCode == 200 {
 			t.Errorf("%q: a path out of the site was served", prefix)
 		}
