@@ -344,12 +344,12 @@ func visitor(t *testing.T, shared context.Context) (context.Context, *problems) 
 }
 
 // budgetBytes is the most a first visit's distinct files may weigh, gzipped.
-const budgetBytes = 5_130_000
+const budgetBytes = 5_180_000
 
 // TestBrowserFirstVisit: the site built for the root and for /repo/, each served as GitHub Pages serves it and
 // visited for the first time with 1 worker (from a host that forbids caching the large files) and with 2, in one
 // browser. On a first visit every file crosses the network once, no request fails (at the server, in the page or
-// in the service worker), and the distinct files weigh at most 5.13 MB gzipped; a second visit moves 0 bytes; and
+// in the service worker), and the distinct files weigh at most 5.18 MB gzipped; a second visit moves 0 bytes; and
 // with the server stopped the page reloads, shows the gallery and explains from the service worker's cache.
 func TestBrowserFirstVisit(t *testing.T) {
 	chrome := findChrome(t)
@@ -427,7 +427,9 @@ func firstVisits(t *testing.T, shared context.Context, repo string) {
 		// The budget was 5 MB until issue 14 added 93 KB: the summary worker's figure code in worker.wasm, and the
 		// address guard, the costly-link question and CARLA's table in app.wasm. Issue 15 (the first minute) is
 		// where bytes are to be won back. 5.13 MB since the main thread's slicing (the grid's row painter, the
-		// figures' part-by-part insertion, the width observer) added 20 KB gzipped.
+		// figures' part-by-part insertion, the width observer) added 20 KB gzipped; 5.18 MB since a worker reads a
+		// shared link itself, to run it before the page has loaded (issue 15: the link reader and its inflater,
+		// +40 KB in worker.wasm).
 		if gz > budgetBytes {
 			t.Errorf("the first visit's distinct files weigh %d bytes gzipped, over the %.2f MB budget", gz, budgetBytes/1e6)
 		}
