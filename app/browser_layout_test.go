@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	drive "github.com/deltaclue/deltaclue/internal/browser"
 )
 
 // firstViewports are the screens the page's first viewport is laid out for: a laptop and a phone (CSS pixels,
@@ -205,57 +206,64 @@ func viewportShot(t *testing.T, ctx context.Context, name string) {
 
 // TestBrowserFirstPaint: the HTML that go-app pre-renders, shown while app.wasm loads, is already the page: the
 // pad, the Explain button and the answer's place are where the mounted page has them (nothing jumps when it
-// mounts), on screen, not hidden behind a loading screen. app.wasm is held back by the server until the first
-// paint is measured.
+// mounts), on screen, not hidden behind a loading screen; at /repo/ and at the root. app.wasm is held back by the
+// server until the first paint is measured.
 func TestBrowserFirstPaint(t *testing.T) {
 	chrome := findChrome(t)
-	site := buildSite(t)
-	for _, vp := range firstViewports {
-		t.Run(fmt.Sprintf("%dx%d", vp.W, vp.H), func(t *testing.T) {
-			gate := make(chan struct{})
-			var once sync.Once
-			open := func() { once.Do(func() { close(gate) }) }
-			defer open()
-			files := http.StripPrefix("/repo", http.FileServer(http.Dir(site)))
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if strings.HasSuffix(r.URL.Path, "/app.wasm") {
-					select {
-					case <-gate:
-					case <-r.Context().Done():
-						return
+	sites := []struct{ name, prefix, dir string }{{"subpath", "/repo", buildSite(t)}, {"root", "", buildSiteFor(t, "")}}
+	for _, site := range sites {
+		for _, vp := range firstViewports {
+			t.Run(fmt.Sprintf("%s/%dx%d", site.name, vp.W, vp.H), func(t *testing.T) {
+				gate := make(chan struct{})
+				var once sync.Once
+				open := func() { once.Do(func() { close(gate) }) }
+				defer open()
+				var files http.Handler = http.FileServer(http.Dir(site.dir))
+				if site.prefix != "" {
+					files = http.StripPrefix(site.prefix, files)
+				}
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if strings.HasSuffix(r.URL.Path, "/app.wasm") {
+						select {
+						case <-gate:
+						case <-r.Context().Done():
+							return
+						}
+					}
+					files.ServeHTTP(w, r)
+				}))
+				defer srv.Close()
+				ctx := browser(t, chrome)
+				do(t, ctx, chromedp.EmulateViewport(vp.W, vp.H))
+				do(t, ctx, chromedp.Navigate(srv.URL+site.prefix+"/"))
+				waitFor(t, ctx, "the first paint", `document.getElementById("pad") && document.getElementById("app-wasm-loader") && document.readyState == "complete"`, 30*time.Second)
+				first := measureFirst(t, ctx)
+				first.log(t, "first paint")
+				first.inView(t, "first paint (app.wasm not loaded)", vp.W, vp.H, "#pad", "#run")
+				if b := first.Boxes["#sentence"]; b == nil {
+					t.Error("first paint: the answer has no place yet (no #sentence)")
+				}
+				if site.prefix != "" {
+					viewportShot(t, ctx, fmt.Sprintf("first-paint-%d.png", vp.W))
+				}
+
+				open()
+				waitFor(t, ctx, "the mounted page", `window.deltaclue && !document.getElementById("app-wasm-loader")`, time.Minute)
+				time.Sleep(300 * time.Millisecond) // the first renders after OnMount
+				mounted := measureFirst(t, ctx)
+				mounted.log(t, "mounted")
+				mounted.inView(t, "mounted", vp.W, vp.H, "#pad", "#run")
+				for _, sel := range []string{"#pad", "#run", "#sentence"} {
+					a, b := first.Boxes[sel], mounted.Boxes[sel]
+					if a == nil || b == nil {
+						continue
+					}
+					if d := max(abs(a.Top-b.Top), abs(a.Left-b.Left)); d > 1 {
+						t.Errorf("%s moved when the page mounted: from (%.0f, %.0f) to (%.0f, %.0f)", sel, a.Left, a.Top, b.Left, b.Top)
 					}
 				}
-				files.ServeHTTP(w, r)
-			}))
-			defer srv.Close()
-			ctx := browser(t, chrome)
-			do(t, ctx, chromedp.EmulateViewport(vp.W, vp.H))
-			do(t, ctx, chromedp.Navigate(srv.URL+"/repo/"))
-			waitFor(t, ctx, "the first paint", `document.getElementById("pad") && document.getElementById("app-wasm-loader") && document.readyState == "complete"`, 30*time.Second)
-			first := measureFirst(t, ctx)
-			first.log(t, "first paint")
-			first.inView(t, "first paint (app.wasm not loaded)", vp.W, vp.H, "#pad", "#run")
-			if b := first.Boxes["#sentence"]; b == nil {
-				t.Error("first paint: the answer has no place yet (no #sentence)")
-			}
-			viewportShot(t, ctx, fmt.Sprintf("first-paint-%d.png", vp.W))
-
-			open()
-			waitFor(t, ctx, "the mounted page", `window.deltaclue && !document.getElementById("app-wasm-loader")`, time.Minute)
-			time.Sleep(300 * time.Millisecond) // the first renders after OnMount
-			mounted := measureFirst(t, ctx)
-			mounted.log(t, "mounted")
-			mounted.inView(t, "mounted", vp.W, vp.H, "#pad", "#run")
-			for _, sel := range []string{"#pad", "#run", "#sentence"} {
-				a, b := first.Boxes[sel], mounted.Boxes[sel]
-				if a == nil || b == nil {
-					continue
-				}
-				if d := max(abs(a.Top-b.Top), abs(a.Left-b.Left)); d > 1 {
-					t.Errorf("%s moved when the page mounted: from (%.0f, %.0f) to (%.0f, %.0f)", sel, a.Left, a.Top, b.Left, b.Top)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -317,5 +325,37 @@ func TestBrowserSearchSettingsFold(t *testing.T) {
 		document.getElementById("p-max_steps-error") && document.getElementById("p-max_steps-error").checkVisibility()`, 5*time.Second)
 	if !eval[bool](t, ctx, `document.getElementById("run").disabled`) {
 		t.Error("Explain is enabled with a refused parameter")
+	}
+}
+
+// TestBrowserEnginesFirstViewport: in Firefox and WebKitGTK (their fonts are wider than Chromium's, and
+// Firefox's scroll bar takes room from the page), at both sizes, a link's pad, sentence and first card are on
+// screen without scrolling. (Chromium: TestBrowserAnswerInFirstViewport, which sets its viewport exactly.)
+// WebKit's window cannot be made as narrow as a phone, nor its viewport exactly as high as asked: the bounds are
+// the viewport it has, which must be within the phone's layout.
+func TestBrowserEnginesFirstViewport(t *testing.T) {
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	link := linkFor(t, 1735, clue.Defaults())
+	for _, engine := range []string{drive.Firefox, drive.WebKit} {
+		t.Run(engine, func(t *testing.T) {
+			for _, vp := range firstViewports {
+				t.Run(fmt.Sprintf("%dx%d", vp.W, vp.H), func(t *testing.T) {
+					b := startEngineSized(t, engine, int(vp.W), int(vp.H))
+					engineDo(t, b, "opening the link", func(ctx context.Context) error {
+						return b.Navigate(ctx, srv.URL+"/repo/?workers=2#"+link)
+					})
+					engineWait(t, b, "the link's set on the page", `window.deltaclue && window.deltaclue.state == "done" && window.deltaclue.sentence != "" &&
+						document.getElementById("sentence").textContent == window.deltaclue.sentence && document.querySelector("#cards > *")`, 4*time.Minute)
+					v := engineEval[firstView](t, b, measureJS)
+					v.log(t, fmt.Sprintf("%s, viewport %.0f×%.0f", b.Engine(), v.InnerW, v.InnerH))
+					phone := vp.W < 700
+					if v.InnerW < float64(vp.W) || v.InnerH > float64(vp.H) || v.InnerH < float64(vp.H)-100 || phone != (v.InnerW < 700) {
+						t.Fatalf("%s: the viewport is %.0f×%.0f, too far from %d×%d", b.Engine(), v.InnerW, v.InnerH, vp.W, vp.H)
+					}
+					v.inView(t, b.Engine()+": the link's set", int64(v.InnerW), int64(v.InnerH), "#pad", "#sentence", "#cards > :first-child", "#run")
+				})
+			}
+		})
 	}
 }
