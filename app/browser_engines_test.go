@@ -25,6 +25,12 @@ import (
 // to iterate fast.
 func startEngine(t *testing.T, engine string) drive.Browser {
 	t.Helper()
+	return startEngineSized(t, engine, 1280, 1800)
+}
+
+// startEngineSized is startEngine with a viewport of w × h CSS pixels.
+func startEngineSized(t *testing.T, engine string, w, h int) drive.Browser {
+	t.Helper()
 	if only := os.Getenv("E2E_ENGINES"); only != "" && !slices.Contains(strings.Split(only, ","), engine) {
 		t.Skipf("skipping %s: E2E_ENGINES=%s", engine, only)
 	}
@@ -52,7 +58,7 @@ func startEngine(t *testing.T, engine string) drive.Browser {
 			t.Logf("%s: (more page errors are not shown)", engine)
 		}
 	}
-	b, err := drive.Start(ctx, engine, drive.Options{Width: 1280, Height: 1800, Logf: logf})
+	b, err := drive.Start(ctx, engine, drive.Options{Width: w, Height: h, Logf: logf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,8 @@ type Explainer struct {
 	workersIn   string // the requested pool size, as typed
 	workersNote string // why a ?workers= in the address was not used
 
+	settingsOpen bool // the Search settings fold is open
+
 	// Workers.
 	assets       app.Value          // the compiled worker and kernel and the checked models bundle (web/loader.js)
 	modelsLoaded int                // bytes of the models bundle fetched so far
@@ -169,7 +171,7 @@ func workersFromQuery(v string, n int) (int, string) {
 		shown = shown[:20] + "…"
 	}
 	return n, fmt.Sprintf("The address asks for %q workers, which is not a whole number from 1 to 8: using %d "+
-		"(this device's cores, at most %d). Change it under Advanced options.", shown, n, MaxWorkers)
+		"(this device's cores, at most %d). Change it under Search settings, Advanced options.", shown, n, MaxWorkers)
 }
 
 // OnDismount stops the workers.
@@ -578,7 +580,7 @@ func (e *Explainer) recoverWorker(ctx app.Context, k int, why string) {
 		}
 		e.pending, e.resend = map[int]bool{}, map[int][]int{}
 		e.runErr = fmt.Sprintf("search workers failed three times in a row (the last %s), so the run is stopped rather than retried "+
-			"for ever: reload the page, or try fewer workers under Advanced options", why)
+			"for ever: reload the page, or try fewer workers under Search settings, Advanced options", why)
 		e.maybeFinish(ctx)
 		return
 	}

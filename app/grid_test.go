@@ -100,7 +100,8 @@ func TestStatusCountsInWords(t *testing.T) {
 		{Explainer{state: "done", runWorkers: 2, results: one, total: 1}, "Done: 1 explanation in "},
 		{Explainer{state: "running", results: one, total: 1}, "1 of 1 explanation"},
 		{Explainer{state: "cancelled", results: one, total: 2}, "with 1 of 2 explanations."},
-		{Explainer{state: "", paramsOK: true}, "0 of 0 workers ready."},
+		{Explainer{state: "", paramsOK: true, pool: &pool{}}, "0 of 0 workers ready."},
+		{Explainer{}, "Starting the search workers …"}, // before the pool: the pre-rendered page, the models' download
 	} {
 		if got := c.e.status(); !strings.Contains(got, c.want) {
 			t.Errorf("state %q: %q, want it to say %q", c.e.state, got, c.want)

@@ -1,4 +1,4 @@
-// The results panel (4 · δ-CLUEs): the grid of explanations, the selected one in detail, and the share and download buttons.
+// The results panel (4 · The whole set): the figures, the grid of explanations, the selected one in detail, and the share and download buttons.
 
 package app
 
@@ -20,8 +20,7 @@ func (e *Explainer) renderResults() app.UI {
 		dups = e.summary.Duplicates
 	}
 	return app.Section().Class("card results").Body(
-		app.H2().Text("4 · δ-CLUEs"),
-		e.renderOverview(),
+		app.H2().Text("4 · The whole set"),
 		e.renderFigures(),
 		app.H3().Text("Every explanation"),
 		app.Div().Class("row").Body(

@@ -1,4 +1,4 @@
-// The input panel (1 · A digit): the drawing pad, the gallery of uncertain test digits and the upload.
+// The input panel (1 · Your digit): the drawing pad, the gallery of uncertain test digits and the upload.
 
 package app
 
@@ -18,22 +18,23 @@ func (e *Explainer) renderInput() app.UI {
 		return app.Button().Class("tab").ID("tab-"+id).Role("tab").Aria("selected", e.tab == id).Text(label).
 			OnClick(func(ctx app.Context, _ app.Event) { e.tab = id })
 	}
-	return app.Section().Class("card").Body(
-		app.H2().Text("1 · A digit"),
-		app.Div().Class("tabs").Role("tablist").Body(tab("draw", "Draw"), tab("gallery", "Uncertain test digits"), tab("upload", "Upload")),
-		app.Div().Class("tab-panel").Hidden(e.tab != "draw").Body(
+	return app.Section().ID("digit").Class("card digit").Body(
+		app.H2().Text("1 · Your digit"),
+		app.Div().Class("tabs").Role("tablist").Body(tab("draw", "Draw"), tab("gallery", "Uncertain digits"), tab("upload", "Upload")),
+		app.Div().Class("tab-panel draw").Hidden(e.tab != "draw").Body(
 			app.Canvas().ID("pad").Class("pad").Width(padSize).Height(padSize).Aria("label", "drawing pad: draw a digit").
 				On("pointerdown", e.padDown).On("pointermove", e.padMove).On("pointerup", e.padUp).On("pointercancel", e.padUp),
-			app.Div().Class("row").Body(
+			app.Div().Class("row pad-tools").Body(
 				app.Button().ID("undo").Text("Undo").Disabled(len(e.strokes) == 0).OnClick(e.undo),
 				app.Button().ID("clear").Text("Clear").Disabled(len(e.strokes) == 0 && e.padBase == nil).OnClick(e.clearPad),
 				app.Label().Class("check").Body(
-					app.Input().ID("live").Type("checkbox").Checked(e.live).OnChange(func(ctx app.Context, _ app.Event) {
+					app.Input().ID("live").Type("checkbox").Checked(e.live).Aria("describedby", "live-help").OnChange(func(ctx app.Context, _ app.Event) {
 						e.live = ctx.JSSrc().Get("checked").Bool()
 						e.schedulePreview(ctx)
 					}),
-					app.Text(fmt.Sprintf(" live preview (%d restarts after each stroke)", PreviewRestarts)),
+					app.Text(" live preview"),
 				),
+				app.Span().ID("live-help").Class("hint").Text(fmt.Sprintf("%d restarts after each stroke", PreviewRestarts)),
 			),
 		),
 		app.Div().Class("tab-panel gallery").Hidden(e.tab != "gallery").Body(
@@ -51,10 +52,6 @@ func (e *Explainer) renderInput() app.UI {
 			app.Input().ID("upload").Type("file").Accept("image/*").OnChange(e.upload),
 		),
 		app.If(e.inputErr != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(e.inputErr) }),
-		app.Div().Class("row views").Body(
-			app.Figure().Body(app.Canvas().ID("preview").Width(112).Height(112), app.FigCaption().Text("what the model reads (28×28)")),
-			app.Figure().Body(app.Canvas().ID("recon").Width(112).Height(112), app.FigCaption().Text("its VAE reconstruction")),
-		),
 	)
 }
 

@@ -1,4 +1,5 @@
-// The model panel (2 · The model's view): the prediction and its uncertainty, or the models' download.
+// The model panel (2 · The model's view): what it reads and its reconstruction, the prediction and its
+// uncertainty, or the models' download.
 
 package app
 
@@ -11,8 +12,13 @@ import (
 
 func (e *Explainer) renderModel() app.UI {
 	in := e.inspect
-	return app.Section().Class("card").Body(
+	return app.Section().ID("model").Class("card model").Body(
 		app.H2().Text("2 · The model's view"),
+		// First, and always there: the page draws on these canvases whatever the panel says below them.
+		app.Div().Class("row views").Hidden(e.x0 == nil).Body(
+			app.Figure().Body(app.Canvas().ID("preview").Width(112).Height(112), app.FigCaption().Text("what it reads (28×28)")),
+			app.Figure().Body(app.Canvas().ID("recon").Width(112).Height(112), app.FigCaption().Text("its VAE reconstruction")),
+		),
 		app.If(in == nil, func() app.UI {
 			msg := "Draw a digit, pick one or upload one."
 			if e.x0 != nil {
@@ -50,9 +56,13 @@ func (e *Explainer) renderModel() app.UI {
 // renderLoading shows the models bundle's download: the page is usable meanwhile, the search is not yet.
 func (e *Explainer) renderLoading() app.UI {
 	mb := func(b int) string { return fmt.Sprintf("%.1f", float64(b)/1e6) }
+	done := "" // nothing to count yet: the page itself is still loading, or the download has not answered
+	if e.modelsTotal > 0 {
+		done = fmt.Sprintf(": %s of %s MB", mb(e.modelsLoaded), mb(e.modelsTotal))
+	}
 	return app.Div().ID("models-loading").Body(
-		app.P().Class("hint").Text(fmt.Sprintf("Loading the models: %s of %s MB. You can draw, pick or upload a digit meanwhile; "+
-			"the model reads it as soon as they are in.", mb(e.modelsLoaded), mb(e.modelsTotal))),
+		app.P().Class("hint").Text(fmt.Sprintf("Loading the models%s. You can draw, pick or upload a digit meanwhile; "+
+			"the model reads it as soon as they are in.", done)),
 		app.Progress().ID("models-progress").Max(max(e.modelsTotal, 1)).Value(min(e.modelsLoaded, max(e.modelsTotal, 1))).
 			Aria("label", "the models' download"),
 	)

@@ -1,4 +1,5 @@
-// The search panel (3 · Search): the parameter form, the run and cancel buttons, and the status.
+// The answer panel (3 · What would make it sure): Explain with δ and n beside it, the other parameters folded
+// under Search settings, the status, and the answer (panel_summary.go).
 
 package app
 
@@ -11,7 +12,12 @@ import (
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
-func (e *Explainer) renderControls() app.UI {
+// atHand are the parameters shown beside the Explain button; the others are folded under Search settings.
+var atHand = map[string]bool{"delta": true, "n": true}
+
+// renderAnswer is the answer panel: Explain with δ and n at hand, the other parameters folded under Search
+// settings, the run's progress, and the answer itself (the sentence and one card per mode, renderOverview).
+func (e *Explainer) renderAnswer() app.UI {
 	control := func(f field) app.UI {
 		id := "p-" + f.Key
 		var input app.UI
@@ -23,10 +29,18 @@ func (e *Explainer) renderControls() app.UI {
 		case "checkbox":
 			input = app.Input().ID(id).Type("checkbox").Checked(e.form.values[f.Key] == "true").OnChange(e.setCheckbox(f.Key))
 		default:
-			input = app.Input().ID(id).Type("text").Attr("inputmode", "decimal").Value(e.form.values[f.Key]).
+			in := app.Input().ID(id).Type("text").Attr("inputmode", "decimal").Value(e.form.values[f.Key]).
 				Aria("invalid", e.form.errors[f.Key] != "").Aria("describedby", id+"-help").OnChange(e.setField(f.Key))
+			if atHand[f.Key] {
+				in = in.Title(f.Help) // its help is read out, but not shown: the bar stays one line
+			}
+			input = in
 		}
-		return app.Div().Class("field").Body(
+		class := "field"
+		if atHand[f.Key] {
+			class = "field at-hand"
+		}
+		return app.Div().Class(class).Body(
 			app.Label().For(id).Text(f.Label), input,
 			app.Small().ID(id+"-help").Class("help").Text(f.Help),
 			app.If(e.form.errors[f.Key] != "", func() app.UI {
@@ -34,13 +48,18 @@ func (e *Explainer) renderControls() app.UI {
 			}),
 		)
 	}
-	var basic, advanced []app.UI
+	var hand, basic, advanced []app.UI
+	folded := false // a folded parameter is refused: the fold opens to show it
 	for _, f := range fields {
-		if f.Advanced {
+		switch {
+		case atHand[f.Key]:
+			hand = append(hand, control(f))
+		case f.Advanced:
 			advanced = append(advanced, control(f))
-		} else {
+		default:
 			basic = append(basic, control(f))
 		}
+		folded = folded || !atHand[f.Key] && e.form.errors[f.Key] != ""
 	}
 	workersErr := ""
 	if w, err := strconv.Atoi(e.workersIn); err != nil || w < 1 || w > 8 {
@@ -53,18 +72,30 @@ func (e *Explainer) renderControls() app.UI {
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
 	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && (!e.running() || e.preview) && !e.sweep.running()
-	return app.Section().Class("card").Body(
-		app.H2().Text("3 · Search"),
-		app.Div().Class("form").Body(basic...),
-		app.Details().Class("advanced").Body(append([]app.UI{app.Summary().Text("Advanced options")}, advanced...)...),
-		app.Div().Class("row run").Body(
+	return app.Section().ID("answer").Class("card answer").Body(
+		app.H2().Text("3 · What would make it sure"),
+		app.Div().Class("run-bar").Body(
 			app.Button().ID("run").Class("primary").Text("Explain").Disabled(!canRun).OnClick(func(ctx app.Context, _ app.Event) { e.run(ctx) }),
 			app.Button().ID("cancel").Text("Cancel").Disabled(e.state != "running").OnClick(func(ctx app.Context, _ app.Event) { e.cancel(ctx) }),
+			app.Div().Class("at-hand-fields").Body(hand...),
+		),
+		app.Details().ID("settings").Class("settings").Open(e.settingsOpen || folded).
+			On("toggle", func(ctx app.Context, _ app.Event) { e.settingsOpen = ctx.JSSrc().Get("open").Bool() }).Body(
+			app.Summary().Text("Search settings"),
+			app.P().Class("hint").Text("The loss, where the searches start, when an explanation counts, and the seed. "+
+				"The share link carries them all."),
+			app.Div().Class("form").Body(basic...),
+			app.Details().Class("advanced").Body(append([]app.UI{app.Summary().Text("Advanced options")}, advanced...)...),
 		),
 		app.Progress().ID("progress").Max(max(e.total, 1)).Value(len(e.results)).Aria("label", "explanations found"),
 		app.P().ID("status").Class("status").Aria("live", "polite").Text(e.status()),
-		app.If(e.restartNote != "", func() app.UI { return app.P().ID("restart-note").Class("hint").Text(e.restartNote) }),
-		e.renderCostlyParams(),
+		e.renderOverview(),
+		// After the answer, so that a note does not push it down; in one element that is always there, as go-app
+		// matches children by position.
+		app.Div().Class("run-notes").Body(
+			e.renderCostlyParams(),
+			app.If(e.restartNote != "", func() app.UI { return app.P().ID("restart-note").Class("hint").Text(e.restartNote) }),
+		),
 	)
 }
 
@@ -94,6 +125,9 @@ func (e *Explainer) status() string {
 		}
 		return fmt.Sprintf("Done: %s in %s (first after %s) on %s.", plural.Count(len(e.results), "explanation"), fmtDuration(e.elapsed),
 			fmtDuration(e.firstResult), plural.Count(e.runWorkers, "worker"))
+	}
+	if e.pool == nil && e.poolErr == "" {
+		return "Starting the search workers …"
 	}
 	if !e.paramsOK {
 		return "Fix the highlighted parameter to search. " + workers + "."

@@ -24,15 +24,19 @@ func (e *Explainer) renderOverview() app.UI {
 	}
 	return app.Div().ID("overview").Class("overview").Body(
 		app.P().ID("sentence").Class("sentence").Aria("live", "polite").Text(e.sentence),
+		app.If(e.sentence == "" && e.state == "", func() app.UI {
+			msg := "Draw a digit, or pick one of the test digits the model is least sure of: the answer comes here."
+			if e.x0 != nil {
+				msg = "Explain searches for the digits nearby that the model is sure of."
+			}
+			return app.P().ID("answer-hint").Class("hint").Text(msg)
+		}),
 		app.If(final && e.summary != nil && e.summary.Accepted == 0, func() app.UI {
 			return app.P().ID("none-note").Class("banner").Text("No explanation was accepted, so there is no summary to show: " +
-				"the grid below has every restart, greyed. Try a larger δ or a higher H threshold (Search options).")
+				"the grid below has every restart, greyed. Try a larger δ or a higher H threshold (Search settings).")
 		}),
 		app.If(len(e.cards) > 0, func() app.UI {
 			return app.Div().Body(
-				app.P().Class("hint").Text(fmt.Sprintf("One card per mode (%s), ordered by the label's p(y) ∝ 1 / (lowest cost of the label)², "+
-					"highest first. Each shows the mode's cheapest explanation, with its H and d, and what it changes in your digit "+
-					"(ink added in blue, removed in orange). Select one to see how it was found.", status)),
 				app.Div().ID("cards").Class("cards").Role("list").Body(
 					app.Range(e.cards).Slice(func(i int) app.UI {
 						c := e.cards[i]
@@ -52,6 +56,10 @@ func (e *Explainer) renderOverview() app.UI {
 						)
 					}),
 				),
+				// Under the cards, not above: on a phone the first card must stay in the first screen.
+				app.P().Class("hint").Text(fmt.Sprintf("One card per mode (%s), ordered by the label's p(y) ∝ 1 / (lowest cost of the label)², "+
+					"highest first. Each shows the mode's cheapest explanation, with its H and d, and what it changes in your digit "+
+					"(ink added in blue, removed in orange). Select one to see how it was found, in the whole set below.", status)),
 			)
 		}),
 	)

@@ -6,23 +6,29 @@ import (
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
 // PaperURL is the δ-CLUE paper.
 const PaperURL = "https://arxiv.org/abs/2104.06323"
 
-// Render lays the page out: input, the model's view, the search controls, then the results.
+// Render lays the page out as a demo: on top, in one screen, the digit, the model's view and the answer (Explain
+// with δ and n, the other settings folded); below, the whole set (figures, grid, measures) and the sweep.
 func (e *Explainer) Render() app.UI {
 	return app.Div().Class("page").Body(
 		app.Header().Body(
 			app.H1().Text("deltaclue"),
-			app.P().Class("lede").Text("Why is the model unsure about this digit? δ-CLUE shows a set of nearby digits the model is sure about."),
+			app.P().Class("lede").Body(app.Text("Why is the model unsure about this digit? "),
+				app.Span().Class("lede-more").Text("δ-CLUE shows a set of nearby digits the model is sure about.")),
+			// A pop-over: opening it moves nothing on the page.
 			app.Details().Class("about").Body(
 				app.Summary().Text("What am I looking at?"),
-				app.P().Text("A Bayesian neural network (an MC-dropout MLP with 20 fixed dropout masks) reads a handwritten digit and says how sure it is: its predictive entropy H, split into aleatoric (noise in the data) and epistemic (the model's own ignorance) parts."),
-				app.P().Text("When it is unsure, δ-CLUE explains why by searching the latent space of a variational autoencoder, within a ball of radius δ around the digit's code, for digits the network is confident about. Each of n searches starts elsewhere in the ball; together they show the different ways the digit could be read, how far each is from what was drawn (d, the L1 distance in pixels), and how the labels share out."),
-				app.P().Body(app.Text("Everything runs in your browser, in a pool of Web Workers. Method: Ley, Bhatt & Weller, "),
-					app.A().Href(PaperURL).Target("_blank").Rel("noopener").Text("δ-CLUE: Diverse Sets of Explanations for Uncertainty Estimates"), app.Text(" (2021).")),
+				app.Div().Class("about-body").Body(app.P().Text("A Bayesian neural network (an MC-dropout MLP with 20 fixed dropout masks) reads a handwritten digit and says how sure it is: its predictive entropy H, split into aleatoric (noise in the data) and epistemic (the model's own ignorance) parts."),
+					app.P().Text("When it is unsure, δ-CLUE explains why by searching the latent space of a variational autoencoder, within a ball of radius δ around the digit's code, for digits the network is confident about. Each of n searches starts elsewhere in the ball; together they show the different ways the digit could be read, how far each is from what was drawn (d, the L1 distance in pixels), and how the labels share out."),
+					app.P().Body(app.Text("Everything runs in your browser, in a pool of Web Workers. Method: Ley, Bhatt & Weller, "),
+						app.A().Href(PaperURL).Target("_blank").Rel("noopener").Text("δ-CLUE: Diverse Sets of Explanations for Uncertainty Estimates"), app.Text(" (2021).")),
+				),
 			),
 		),
 		// The notices in one element that is always there: go-app matches children by position, so a notice
@@ -38,10 +44,20 @@ func (e *Explainer) Render() app.UI {
 			app.If(e.workersNote != "", func() app.UI { return app.Div().ID("workers-note").Class("banner").Text(e.workersNote) }),
 			app.If(e.poolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(sentence(e.poolErr)) }),
 		),
-		app.Div().Class("columns").Body(e.renderInput(), e.renderModel(), e.renderControls()),
+		app.Div().Class("stage").Body(e.renderInput(), e.renderModel(), e.renderAnswer()),
 		e.renderResults(),
 		e.renderSweep(),
 	)
+}
+
+// OnPreRender sets what OnMount sets first, for the HTML that go-app pre-renders: the page's first paint, shown
+// while app.wasm loads, is then the page as it mounts (the pad shown, the default parameters in their fields).
+func (e *Explainer) OnPreRender(app.Context) {
+	e.tab, e.sortBy, e.selected, e.live, e.inspectAt = "draw", "label", -1, true, -1
+	l := clue.DefaultLadder()
+	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
+	e.form = newForm(clue.Defaults())
+	e.params, e.paramsOK = e.form.params()
 }
 
 // bars is a bar chart of ten probabilities, one bar per class, as HTML.

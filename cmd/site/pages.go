@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -50,7 +51,7 @@ func parseBaseURL(raw, repo string) (*url.URL, error) {
 var routes sync.Once
 
 // writePages writes go-app's files (index.html, app.js, app-worker.js, the manifest…) into out and sets right
-// what go-app cannot be told: the manifest's scope, and the og: tags.
+// what go-app cannot be told: the manifest's scope, the og: tags, and the pre-rendered page's boolean attributes.
 func writePages(out, repo string, base *url.URL, version string) error {
 	routes.Do(deltaclue.Routes)
 	if err := app.GenerateStaticWebsite(out, deltaclue.Handler(repo, version)); err != nil {
@@ -62,6 +63,7 @@ func writePages(out, repo string, base *url.URL, version string) error {
 	}{
 		{"manifest.webmanifest", func(b []byte) ([]byte, error) { return fixManifest(b, siteRoot(repo)) }},
 		{"index.html", func(b []byte) ([]byte, error) { return fixSocialTags(b, base) }},
+		{"index.html", func(b []byte) ([]byte, error) { return fixBooleanAttributes(b), nil }},
 	}
 	for _, e := range edits {
 		path := filepath.Join(out, e.file)
@@ -123,4 +125,31 @@ func fixSocialTags(page []byte, base *url.URL) ([]byte, error) {
 		return nil, fmt.Errorf("go-app's page has %d og:url and %d og:image tags, want one of each", seen["url"], seen["image"])
 	}
 	return out, nil
+}
+
+// htmlTag matches a start tag; booleanFalse an HTML boolean attribute written as ="false", which HTML reads as
+// set; ariaBare an aria-* attribute written with no value, which ARIA reads as not set.
+var (
+	htmlTag      = regexp.MustCompile(`<[a-zA-Z](?:[^<>"]|"[^"]*")*>`)
+	booleanFalse = regexp.MustCompile(`\s(?:checked|disabled|hidden|open|selected|readonly|required|multiple|autofocus)="false"`)
+	ariaBare     = regexp.MustCompile(`(\saria-[a-z]+)([\s/>])`)
+)
+
+// fixBooleanAttributes makes the HTML go-app pre-renders, the page's first paint, say what the page says once
+// it runs: go-app writes Hidden(false) as hidden="false" (hidden, for HTML) and Aria("selected", true) as a bare
+// aria-selected (false, for ARIA), so that the first paint hid the pad, opened every fold, ticked every box and
+// selected every option. In the browser go-app sets these as properties, which is right.
+func fixBooleanAttributes(page []byte) []byte {
+	body := bytes.Index(page, []byte("<body"))
+	if body < 0 {
+		return page
+	}
+	fixed := htmlTag.ReplaceAllFunc(page[body:], func(tag []byte) []byte {
+		tag = booleanFalse.ReplaceAll(tag, nil)
+		for ariaBare.Match(tag) { // again: two bare attributes in a row share the space between them
+			tag = ariaBare.ReplaceAll(tag, []byte(`$1="true"$2`))
+		}
+		return tag
+	})
+	return append(page[:body:body], fixed...)
 }

@@ -169,3 +169,29 @@ func TestFixSocialTags(t *testing.T) {
 		t.Error("a page without og:url and og:image passed")
 	}
 }
+
+// The first paint says what the running page says: no boolean attribute set by "false", no bare aria-* (which
+// ARIA reads as unset); values and the head are left alone.
+func TestFixBooleanAttributes(t *testing.T) {
+	page := `<head><meta name="author" content></head>
+<body><div class="tab-panel" hidden="false"><canvas id="pad"></canvas></div><div hidden>x</div>
+<button role="tab" aria-selected aria-current>Draw</button><button aria-selected="false" disabled="false" title="a > b" hidden="false">G</button>
+<details open="false"><summary>s</summary></details><input type="checkbox" checked="false" aria-invalid/><option selected="false" value="x">x</option>
+<p>hidden="false" in a text stays</p></body>`
+	want := `<head><meta name="author" content></head>
+<body><div class="tab-panel"><canvas id="pad"></canvas></div><div hidden>x</div>
+<button role="tab" aria-selected="true" aria-current="true">Draw</button><button aria-selected="false" title="a > b">G</button>
+<details><summary>s</summary></details><input type="checkbox" aria-invalid="true"/><option value="x">x</option>
+<p>hidden="false" in a text stays</p></body>`
+	if got := string(fixBooleanAttributes([]byte(page))); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// The site's own page: the pad is shown, every fold closed, and every select shows its first choice at most once.
+	page, _, _ = site(t, "", "")
+	if m := regexp.MustCompile(`\s(checked|disabled|hidden|open|selected)="false"`).FindString(page); m != "" {
+		t.Errorf("the page still has %s", m)
+	}
+	if !regexp.MustCompile(`<div class="tab-panel">\s*<canvas[^>]*id="pad"`).MatchString(page) {
+		t.Error("the pre-rendered pad is hidden")
+	}
+}
