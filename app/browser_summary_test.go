@@ -188,6 +188,8 @@ func TestBrowserSummaryPlotTrajectorySweep(t *testing.T) {
 	if !reflect.DeepEqual(last, exps[target].Image) {
 		t.Errorf("the trajectory of restart %d does not end at its image", target)
 	}
+	// The map is redrawn with the path a few parts per frame: wait for it to be painted.
+	chromedp.Run(ctx, chromedp.Poll[bool](`window.deltaclue.painted && document.querySelectorAll("#latent-map .path").length == 1`, chromedp.WithPollingTimeout(5*time.Second)))
 	if n := eval[int](t, ctx, `document.querySelectorAll("#latent-map .path").length`); n != 1 {
 		t.Errorf("the latent map draws %d paths for the selected restart", n)
 	}

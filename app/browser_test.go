@@ -404,6 +404,9 @@ func copySite(t *testing.T, from string) string {
 		if d.IsDir() {
 			return os.MkdirAll(filepath.Join(to, rel), 0o755)
 		}
+		if strings.HasSuffix(path, ".gz") {
+			return nil // a test changes the copy's files: their gzip copies would be stale (file times are coarse)
+		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
