@@ -46,10 +46,12 @@ func TestPerStep(t *testing.T) {
 		seconds [8]float64
 		want    float64
 	}{
-		{[8]float64{0.1, 0.58, 0.1, 0.34}, 0.24 / 240}, // the quicker pair counts
-		{[8]float64{0.1, 0.58, 0.1, 0}, 0.48 / 240},    // the pairs in so far
-		{[8]float64{}, 0}, // none in yet
-		{[8]float64{0.5, 0.4, 0.5, 0.45, 0, 0.3}, 0.45 / 300}, // noise: the longest time per step
+		{[8]float64{0.1, 0.58, 0.1, 0.34}, 0.24 / 240},            // the quickest of each length
+		{[8]float64{0.1, 0.58, 0.1, 0}, 0.48 / 240},               // the searches in so far
+		{[8]float64{0.1, 0, 0, 0}, 0},                             // no long search in yet
+		{[8]float64{}, 0},                                         // none in yet
+		{[8]float64{0.3, 0.34, 0.1, 0.58, 0.1, 0.58}, 0.24 / 240}, // a slowed short search is not paired with a quick long one
+		{[8]float64{0.5, 0.4, 0.5, 0.45, 0, 0.3}, 0.3 / 300},      // noise: the quickest long search's time per step
 	}
 	for _, c := range cases {
 		if got := perStep(c.seconds, 30); math.Abs(got-c.want) > 1e-12 {

@@ -105,23 +105,29 @@ func (e *Explainer) onProbe(r searchworker.Response) bool {
 	return true
 }
 
-// perStep is the seconds a restart-step takes from the timing searches' times so far (0 until a pair is in):
-// the quickest pair's difference, or if noise made no difference positive, the longest search's time per step.
+// perStep is the seconds a restart-step takes from the timing searches' times so far (0 until both lengths
+// have one): the difference of the quickest search of each length, per extra restart-step. Noise (a collection,
+// the machine's other work, code optimised between two searches) only adds time, so the quickest of each length
+// is the nearest to its true time; the quickest pair's difference, as before, could pair a slowed short search
+// with a quick long one and come out several times too short. If noise still leaves no positive difference,
+// the quickest long search's time per step.
 func perStep(seconds [len(ProbeSteps)]float64, batch int) float64 {
-	best, longest := 0.0, 0.0
+	short, long := 0.0, 0.0
 	for i := 0; i < len(seconds); i += 2 {
-		if seconds[i] <= 0 || seconds[i+1] <= 0 {
-			continue
+		if s := seconds[i]; s > 0 && (short == 0 || s < short) {
+			short = s
 		}
-		if d := (seconds[i+1] - seconds[i]) / float64((ProbeSteps[i+1]-ProbeSteps[i])*batch); d > 0 && (best == 0 || d < best) {
-			best = d
+		if s := seconds[i+1]; s > 0 && (long == 0 || s < long) {
+			long = s
 		}
-		longest = max(longest, seconds[i+1]/float64(ProbeSteps[i+1]*batch))
 	}
-	if best == 0 {
-		return longest
+	if short == 0 || long == 0 {
+		return 0
 	}
-	return best
+	if d := (long - short) / float64((ProbeSteps[1]-ProbeSteps[0])*batch); d > 0 {
+		return d
+	}
+	return long / float64(ProbeSteps[1]*batch)
 }
 
 // estimate is the link's search time on this device, in seconds (0 until measured): each worker steps
