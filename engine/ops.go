@@ -41,6 +41,7 @@ func NewLayer(in, out int, w, b []float32) Layer {
 }
 
 // transposeTile sets wt[j·in+i] = w[i·out+j] for i in [i0, i1), j in [j0, j1).
+//
 //go:noinline
 func transposeTile(wt, w []float32, in, out, i0, i1, j0, j1 int) {
 	for i := i0; i < i1; i++ {

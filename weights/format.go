@@ -377,6 +377,7 @@ func dequantize(vals []float32, q []byte, scale []float32, stride int) int {
 
 // dequantizeChunk dequantizes one chunk, walking the runs of stride values that share a scale instead of
 // dividing twice per value, and returns where the walk stands.
+//
 //go:noinline
 func dequantizeChunk(vals []float32, q []byte, scale []float32, stride, k, run int) (int, int, int) {
 	for i := range vals {
