@@ -157,25 +157,7 @@ func measureSearch(t *testing.T, base, link string, n int, phone bool) searchTas
 	do(t, ctx, chromedp.Navigate(base+"/repo/?workers=2"))
 	waitFor(t, ctx, "the workers", `window.deltaclue && window.deltaclue.ready == 2`, 2*time.Minute)
 	eval[bool](t, ctx, longTasks)
-	var (
-		mu     sync.Mutex
-		events []jsonv2.Value
-		done   = make(chan bool, 1)
-	)
-	chromedp.Listen(ctx, func(ev any) {
-		switch e := ev.(type) {
-		case *tracing.EventDataCollected:
-			mu.Lock()
-			events = append(events, e.Value...)
-			mu.Unlock()
-		case *tracing.EventTracingComplete:
-			done <- true
-		}
-	})
-	if _, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{
-		IncludedCategories: []string{"toplevel", "__metadata"}}}); err != nil {
-		t.Fatal(err)
-	}
+	stopTrace := startTrace(t, ctx, "toplevel", "__metadata")
 	eval[bool](t, ctx, `(window.__lt.on = true, location.hash = `+strconv.Quote(link)+`, true)`)
 	state := waitFor(t, ctx, "the set", `(window.deltaclue.state == "done" && window.deltaclue.results == `+strconv.Itoa(n)+`
 		|| window.deltaclue.state == "failed") && window.deltaclue.state`, 3*time.Minute)
@@ -194,21 +176,12 @@ func measureSearch(t *testing.T, base, link string, n int, phone bool) searchTas
 	// The finished set's grid and figures are painted over the next frames: let them land before the count stops.
 	waitFor(t, ctx, "the painted set", `window.deltaclue.painted !== false && document.querySelector("#tradeoff svg") && document.querySelector("#latent-map svg")`, 30*time.Second)
 	time.Sleep(500 * time.Millisecond)
-	if _, err := chromedp.Call(ctx, tracing.End, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("the trace did not complete")
-	}
+	events := stopTrace()
 	var m searchTasks
 	if err := json.Unmarshal([]byte(eval[string](t, ctx, `(window.__lt.on = false, JSON.stringify(window.__lt.tasks))`)), &m.Wall); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
 	m.CPU = mainThreadTasks(events)
-	mu.Unlock()
 	if len(m.CPU) == 0 {
 		t.Fatal("the trace holds no task of the page's main thread")
 	}
@@ -221,6 +194,44 @@ func measureSearch(t *testing.T, base, link string, n int, phone bool) searchTas
 	sameJSON(t, "the set's explanations", rep.Explanations, exps)
 	sameJSON(t, "the set's summary", rep.Summary, sum)
 	return m
+}
+
+// startTrace records Chromium's trace of the given categories from now; the function it returns ends the
+// recording and returns its events.
+func startTrace(t *testing.T, ctx context.Context, categories ...string) func() []jsonv2.Value {
+	t.Helper()
+	var (
+		mu     sync.Mutex
+		events []jsonv2.Value
+		done   = make(chan bool, 1)
+	)
+	chromedp.Listen(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *tracing.EventDataCollected:
+			mu.Lock()
+			events = append(events, e.Value...)
+			mu.Unlock()
+		case *tracing.EventTracingComplete:
+			done <- true
+		}
+	})
+	if _, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{IncludedCategories: categories}}); err != nil {
+		t.Fatal(err)
+	}
+	return func() []jsonv2.Value {
+		t.Helper()
+		if _, err := chromedp.Call(ctx, tracing.End, cdp.Empty{}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatal("the trace did not complete")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return events
+	}
 }
 
 // mainThreadTasks is the CPU time (ms) of each task of the renderer's main thread in a trace (the

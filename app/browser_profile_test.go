@@ -10,14 +10,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/profiler"
-	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -54,26 +52,9 @@ func TestBrowserProfileSearch(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2"))
 	waitFor(t, ctx, "the workers", `window.deltaclue && window.deltaclue.ready == 2`, 2*time.Minute)
 	// LONGTASK_TRACE=file also records Chromium's timeline (tasks, layout, parsing, paint) into file.
-	var (
-		mu     sync.Mutex
-		events []jsonv2.Value
-		done   = make(chan bool, 1)
-	)
+	var stopTrace func() []jsonv2.Value
 	if traceTo != "" {
-		chromedp.Listen(ctx, func(ev any) {
-			switch e := ev.(type) {
-			case *tracing.EventDataCollected:
-				mu.Lock()
-				events = append(events, e.Value...)
-				mu.Unlock()
-			case *tracing.EventTracingComplete:
-				done <- true
-			}
-		})
-		if err := call(ctx, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{IncludedCategories: []string{
-			"devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink.user_timing", "toplevel"}}}); err != nil {
-			t.Fatal(err)
-		}
+		stopTrace = startTrace(t, ctx, "devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink.user_timing", "toplevel")
 	}
 	if profile {
 		for _, err := range []error{
@@ -90,13 +71,7 @@ func TestBrowserProfileSearch(t *testing.T) {
 	waitFor(t, ctx, "the set", `window.deltaclue.state == "done" && window.deltaclue.results == `+strconv.Itoa(n), 3*time.Minute)
 	time.Sleep(time.Second)
 	if traceTo != "" {
-		if err := call(ctx, tracing.End, cdp.Empty{}); err != nil {
-			t.Fatal(err)
-		}
-		<-done
-		mu.Lock()
-		b, _ := json.Marshal(events)
-		mu.Unlock()
+		b, _ := json.Marshal(stopTrace())
 		if err := os.WriteFile(traceTo, b, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -406,14 +406,7 @@ func pickFromGallery(ctx context.Context, digit int, timeout time.Duration) erro
 		chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
 		return fmt.Errorf("the workers did not get ready: %w (page state %s)", err, pageDump(ctx))
 	}
-	found, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(() => {
-		document.getElementById("tab-gallery").click();
-		const img = document.querySelector('img[alt="test digit %d"]');
-		if (!img || !img.closest("button")) return "";
-		const before = location.hash;
-		img.closest("button").click();
-		return before || "#";
-	})()`, digit)))
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("tab-gallery").click(), `+pickDigit(digit)+`)`))
 	switch {
 	case err != nil:
 		return fmt.Errorf("picking the digit: %w", err)

@@ -89,13 +89,7 @@ func galleryRun(ctx context.Context, s *Sample, b *build, digit int, timeout tim
 		s.Error = err.Error()
 		return
 	}
-	found, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(() => {
-		const img = document.querySelector('img[alt="test digit %d"]');
-		if (!img || !img.closest("button")) return "";
-		const before = location.hash;
-		img.closest("button").click();
-		return before || "#";
-	})()`, digit)))
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[string](pickDigit(digit)))
 	switch {
 	case err != nil:
 		s.Error = "picking the digit: " + err.Error()
@@ -138,4 +132,16 @@ func countDigits(samples []Sample) int {
 		}
 	}
 	return len(seen)
+}
+
+// pickDigit is a script that clicks the gallery's button of a test digit and returns the address's fragment
+// before the click ("#" if none), or "" if the gallery has no such digit.
+func pickDigit(digit int) string {
+	return fmt.Sprintf(`(() => {
+		const img = document.querySelector('img[alt="test digit %d"]');
+		if (!img || !img.closest("button")) return "";
+		const before = location.hash;
+		img.closest("button").click();
+		return before || "#";
+	})()`, digit)
 }
