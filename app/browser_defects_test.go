@@ -79,6 +79,9 @@ func TestBrowserGridFiguresKeyboardCaptions(t *testing.T) {
 	if sel := eval[int](t, ctx, `window.deltaclue.selected`); sel != -1 {
 		t.Fatalf("restart %d selected before anyone chose one", sel)
 	}
+	// The pointer rests away from the grid: focusing the grid scrolls the page, and Chromium then moves the
+	// pointer over whatever came under it (a pointermove over a cell selects that cell).
+	parkPointer(t, ctx)
 	eval[bool](t, ctx, `(document.getElementById("grid").focus(), document.activeElement.id == "grid")`)
 	do(t, ctx, chromedp.KeyEvent(kb.ArrowRight))
 	first := waitFor(t, ctx, "ArrowRight to select a cell", `window.deltaclue.selected >= 0 && window.deltaclue.grid.cell == 0 && window.deltaclue.grid.first == window.deltaclue.selected && window.deltaclue.selected`, 5*time.Second)

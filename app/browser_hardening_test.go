@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -46,18 +47,22 @@ func TestBrowserWorkerCrashRecovered(t *testing.T) {
 	defer srv.Close()
 	ctx := browser(t, chrome)
 	p := clue.Defaults()
-	p.RelTol, p.AbsTol = 0, 0 // every restart runs its 100 steps: a search of a few seconds
+	// Every restart runs its 600 steps: a search of several seconds, which the loader's early run of the link
+	// cannot finish before the page shows it.
+	p.RelTol, p.AbsTol, p.MaxSteps = 0, 0, 600
 	link := linkFor(t, 1735, p)
 	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2#"+link))
+	// Killed a second into the search (its restarts step together, so none has finished): a worker that has sent
+	// heartbeats is noticed after WorkerSilence, 3 s.
 	waitFor(t, ctx, "the run under way", `window.deltaclue && window.deltaclue.state == "running"`, time.Minute)
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(time.Second)
 	eval[bool](t, ctx, `(window.deltaclueWorkers[0].terminate(), true)`)
 	killed := time.Now()
 	waitFor(t, ctx, "the worker restarted", `window.deltaclue.restarted >= 1`, 20*time.Second)
 	t.Logf("the terminated worker was noticed and restarted after %s", time.Since(killed).Round(time.Millisecond))
 	waitFor(t, ctx, "the set finished", `window.deltaclue.state == "done"`, 2*time.Minute)
 	note := eval[string](t, ctx, `document.getElementById("restart-note").textContent`)
-	if !strings.Contains(note, "restarted") {
+	if !strings.Contains(note, "restarted") || !regexp.MustCompile(`recomputing the [1-9][0-9]* restarts? it owed`).MatchString(note) {
 		t.Errorf("the page says %q", note)
 	}
 	t.Logf("the page says: %s", note)
@@ -66,14 +71,18 @@ func TestBrowserWorkerCrashRecovered(t *testing.T) {
 	sameJSON(t, "explanations after a worker was restarted", rep.Explanations, exps)
 	sameJSON(t, "set summaries after a worker was restarted", rep.Summary, sum)
 
-	// Three failures in a row stop the run with a message.
+	// Three failures in a row stop the run with a message. Each worker is killed a second after both are ready,
+	// once it has sent heartbeats: the page's patience doubles with each failure (3, 6, 12 s).
 	setField(t, ctx, "max_steps", "5000")
 	do(t, ctx, chromedp.Click(chromedp.ID("run")))
 	waitFor(t, ctx, "the long run", `window.deltaclue.state == "running"`, 10*time.Second)
 	for i := 1; i <= 3; i++ {
 		waitFor(t, ctx, "both workers ready", `window.deltaclue.ready == 2 || window.deltaclue.state != "running"`, 30*time.Second)
+		time.Sleep(time.Second)
 		eval[bool](t, ctx, `(window.deltaclueWorkers[1].terminate(), true)`)
-		waitFor(t, ctx, fmt.Sprintf("failure %d noticed", i), fmt.Sprintf(`window.deltaclue.restarted >= %d`, 1+i), 20*time.Second)
+		killed := time.Now()
+		waitFor(t, ctx, fmt.Sprintf("failure %d noticed", i), fmt.Sprintf(`window.deltaclue.restarted >= %d`, 1+i), 40*time.Second)
+		t.Logf("failure %d noticed after %s", i, time.Since(killed).Round(time.Millisecond))
 	}
 	msg := waitFor(t, ctx, "the run stopped", `window.deltaclue.state == "failed" && window.deltaclue.runError`, 10*time.Second)
 	if !strings.Contains(msg, "three times in a row") {

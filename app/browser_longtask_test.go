@@ -162,9 +162,9 @@ func measureSearch(t *testing.T, base, link string, n int, phone bool) searchTas
 	state := waitFor(t, ctx, "the set", `(window.deltaclue.state == "done" && window.deltaclue.results == `+strconv.Itoa(n)+`
 		|| window.deltaclue.state == "failed") && window.deltaclue.state`, 3*time.Minute)
 	if state != `"done"` {
-		// A step of 500 restarts that takes a worker longer than the page's 3 s watchdog (WorkerSilence) on a
-		// machine shared with other heavy work gets the worker replaced, three times and the run stops: then
-		// there is no search to measure. CI has the machine to itself.
+		// A step of 500 restarts that takes a worker longer than the page's watchdog (WorkerSilence, doubled per
+		// failure) on a machine shared with other heavy work gets the worker replaced, three times and the run
+		// stops: then there is no search to measure. CI has the machine to itself.
 		load, _ := os.ReadFile("/proc/loadavg")
 		msg := fmt.Sprintf("the search could not finish on this machine (load average %s): %s", strings.TrimSpace(string(load)),
 			eval[string](t, ctx, `window.deltaclue.runError`))

@@ -308,7 +308,7 @@ func (g *gridPainter) queue() {
 		return
 	}
 	if g.frame == nil {
-		g.frame = funcOf(func(app.Value, []app.Value) any {
+		g.frame = pageFuncOf(func(app.Value, []app.Value) any {
 			g.ctx.Dispatch(func(ctx app.Context) {
 				ctx.PreventUpdate()
 				g.queued = false

@@ -153,7 +153,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	}
 	e.workersIn = strconv.Itoa(n)
 	e.loadAssets(ctx, n)
-	app.Window().Call("addEventListener", "hashchange", funcOf(func(app.Value, []app.Value) any {
+	app.Window().Call("addEventListener", "hashchange", pageFuncOf(func(app.Value, []app.Value) any {
 		ctx.Dispatch(e.onHashChange)
 		return nil
 	}))
@@ -284,7 +284,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		e.ready++
 		if owed, ok := e.resend[k]; ok {
 			delete(e.resend, k)
-			if e.state == "running" && e.pending[k] {
+			if e.state == "running" && e.pending[k] && len(owed) > 0 {
 				p := e.runParams
 				e.pool.post(k, searchworker.Request{Type: "explain", ID: e.runID, X0: e.x0, Params: &p, Restarts: owed})
 			}
@@ -531,8 +531,12 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 }
 
 // WorkerSilence is how long a worker with work may say nothing before the page takes it for dead: it sends a
-// heartbeat every searchworker.AliveEvery while it computes.
-const WorkerSilence = 3 * time.Second
+// heartbeat every searchworker.AliveEvery while it computes. ColdSilence is the limit before a worker's first
+// news from within a search (pool.silenceLimit).
+const (
+	WorkerSilence = 3 * time.Second
+	ColdSilence   = 15 * time.Second
+)
 
 // watchEvery is how often the page checks its workers during a run.
 const watchEvery = time.Second
@@ -552,11 +556,7 @@ func (e *Explainer) watchFrom(ctx app.Context, id int, last time.Time) {
 		// the workers' messages may be waiting behind it, so their silence says nothing about them this time.
 		if late := time.Since(last) - watchEvery; late < WorkerSilence/2 {
 			for k := range e.pending {
-				limit := WorkerSilence
-				if _, restarting := e.resend[k]; restarting {
-					limit = 15 * time.Second // a worker starting up sends nothing until it is ready
-				}
-				if e.pool.silent(k) > limit {
+				if e.pool.silent(k) > e.pool.silenceLimit(k, e.crashes) {
 					e.recoverWorker(ctx, k, "stopped answering")
 				}
 			}
@@ -597,6 +597,14 @@ func (e *Explainer) recoverWorker(ctx app.Context, k int, why string) {
 		}
 	}
 	e.replaceWorker(k)
+	if len(owed) == 0 {
+		// Every result of its share had come (it died before saying done): nothing to recompute. (An empty
+		// list must not be posted: a request without restarts means all of them.)
+		delete(e.pending, k)
+		e.restartNote = fmt.Sprintf("Search worker %d %s and was restarted; every result it owed had come, so the set is complete.", k+1, why)
+		e.maybeFinish(ctx)
+		return
+	}
 	e.resend[k] = owed
 	e.restartNote = fmt.Sprintf("Search worker %d %s and was restarted; it is recomputing the %s it owed, "+
 		"so the set will be the same.", k+1, why, plural.Count(len(owed), "restart"))
@@ -881,7 +889,7 @@ func (w *widthWatch) of(el app.Value) int {
 		if ro := app.Window().Get("ResizeObserver"); ro.IsUndefined() {
 			return el.Get("clientWidth").Int() // no observer (an old browser): read it every time
 		}
-		w.fn = funcOf(func(_ app.Value, args []app.Value) any {
+		w.fn = pageFuncOf(func(_ app.Value, args []app.Value) any {
 			entries := args[0]
 			for i := 0; i < entries.Length(); i++ {
 				if t := entries.Index(i).Get("target"); w.el != nil && t.Equal(w.el) {

@@ -12,7 +12,7 @@ import (
 // every run, for a text that only the console and the tests read.
 func (e *Explainer) publishReport() {
 	if e.reportGetter == nil {
-		e.reportGetter = funcOf(func(app.Value, []app.Value) any {
+		e.reportGetter = pageFuncOf(func(app.Value, []app.Value) any {
 			if e.reportJSON == "" && (e.state == "done" || e.state == "cancelled") {
 				b, _ := json.Marshal(e.report())
 				e.reportJSON = string(b)

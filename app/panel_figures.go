@@ -297,7 +297,7 @@ func (f *figurePainter) queue() {
 		return
 	}
 	if f.frame == nil {
-		f.frame = funcOf(func(app.Value, []app.Value) any {
+		f.frame = pageFuncOf(func(app.Value, []app.Value) any {
 			f.ctx.Dispatch(func(ctx app.Context) {
 				ctx.PreventUpdate()
 				f.queued = false

@@ -26,6 +26,7 @@ type poolWorker struct {
 	version  string
 	funcs    []app.Func
 	lastSeen time.Time // its last message, or its start
+	stepped  bool      // it has sent news from within a search (a heartbeat or results): its code is warm
 	starts   int       // how many times the page started it again because it never said ready
 	readyAt  float64   // when it said ready, ms since navigation
 	early    bool      // started by web/loader.js before the page ran (adoptPool)
@@ -108,8 +109,11 @@ func (p *pool) receive(k int, data app.Value, at float64) {
 	if err != nil {
 		r = searchworker.Response{Type: "error", Error: "a malformed message from a search worker: " + err.Error()}
 	}
-	if r.Type == "ready" {
+	switch r.Type {
+	case "ready":
 		w.ready, w.version, w.readyAt = true, r.Version, at
+	case "alive", "results":
+		w.stepped = true
 	}
 	p.onMessage(k, r)
 }
@@ -196,6 +200,19 @@ func (p *pool) close() {
 
 // silent is how long worker k has said nothing (since it started, if it never did).
 func (p *pool) silent(k int) time.Duration { return time.Since(p.workers[k].lastSeen) }
+
+// silenceLimit is how long worker k, which has work, may say nothing before it is taken for dead. A worker
+// that has sent news from within a search gets WorkerSilence, doubled for each failure the run has had
+// without progress since (a starved machine, not a dead worker, is then the likelier cause), up to
+// ColdSilence. One that has not yet, since it started, gets ColdSilence: its first steps run code the browser
+// has not compiled yet (WebKit compiles a module's functions when they are first called, which on a loaded
+// machine took over 3 s before the first heartbeat), and a replacement starts up before it says anything.
+func (p *pool) silenceLimit(k, failures int) time.Duration {
+	if !p.workers[k].stepped {
+		return ColdSilence
+	}
+	return min(WorkerSilence<<min(failures, 8), ColdSilence)
+}
 
 // heard restarts the silence clocks of workers ks: the page could not have heard them while it was held up.
 func (p *pool) heard(ks map[int]bool) {

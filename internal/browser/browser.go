@@ -110,6 +110,9 @@ func Installed(engine string) error {
 	return fmt.Errorf("unknown browser engine %q", engine)
 }
 
+// evalTimeout bounds one evaluation of WaitFor's expression.
+const evalTimeout = 20 * time.Second
+
 // WaitFor evaluates expr every interval until its value (awaited, if it is a promise) is truthy, and returns
 // that value as JSON. It fails when ctx ends or timeout passes first, with the last evaluation's error, if any.
 func WaitFor(ctx context.Context, b Browser, expr string, timeout, interval time.Duration) (json.RawMessage, error) {
@@ -122,7 +125,11 @@ func WaitFor(ctx context.Context, b Browser, expr string, timeout, interval time
 	var last error
 	for {
 		var v json.RawMessage
-		err := b.Await(ctx, probe, &v)
+		// Each evaluation gets its own deadline: WebKitGTK's driver now and then never answers one sent while a
+		// page loads (seen under load: the whole wait hung on it), and the next evaluation is answered.
+		call, cancelCall := context.WithTimeout(ctx, evalTimeout)
+		err := b.Await(call, probe, &v)
+		cancelCall()
 		if err == nil && string(v) != "false" {
 			return v, nil
 		}
