@@ -19,16 +19,17 @@ type earlyRun struct {
 }
 
 type heldMessage struct {
-	k int
-	r searchworker.Response
+	k  int
+	r  searchworker.Response
+	at float64 // when the browser delivered it, ms since navigation
 }
 
 // holdEarly keeps a message of the early run until the page decides about it.
-func (e *Explainer) holdEarly(k int, r searchworker.Response) bool {
+func (e *Explainer) holdEarly(k int, r searchworker.Response, at float64) bool {
 	if e.early == nil || (r.ID != e.early.id && r.ID != -e.early.id) {
 		return false
 	}
-	e.early.held = append(e.early.held, heldMessage{k, r})
+	e.early.held = append(e.early.held, heldMessage{k, r, at})
 	return true
 }
 
@@ -58,7 +59,7 @@ func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
 	}
 	s, err := sharelink.Decode(r.link)
 	if err != nil || sharelink.Encode(s) != sharelink.Encode(link) || !searchworker.OpensEarly(link, e.fingerprint) ||
-		e.pool == nil || !e.pool.allEarly() || e.ready != len(e.pool.workers) || e.running() || e.sweep.running() {
+		e.pool == nil || !e.work.AllEarly() || e.work.ReadyCount() != len(e.work.Workers) || e.running() || e.sweep.running() {
 		e.dropEarly()
 		return false
 	}
@@ -72,26 +73,14 @@ func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
 	e.restore = &link
 	e.previewSeq++
 	e.linkErr = ""
-	p := link.Params
-	e.runID, e.runParams, e.preview = r.id, p, false
 	// The search started when the first worker was ready; its messages may have waited for the page since.
-	first, _ := e.pool.readySpan()
-	e.state, e.total = "running", p.Restarts()
-	e.started = time.Now().Add(-time.Duration((now() - first) * float64(time.Millisecond)))
-	e.pending, e.owed, e.got, e.resend, e.crashes, e.restartNote = map[int]bool{}, map[int][]int{}, map[int]bool{}, map[int][]int{}, 0, ""
-	workers := make([]int, len(e.pool.workers))
-	for k := range workers {
-		workers[k] = k
-	}
-	e.runWorkers = len(workers)
-	for k, share := range shares(e.total, workers) {
-		e.pending[k], e.owed[k] = true, share
-	}
+	first, _ := e.work.ReadySpan()
+	started := time.Now().Add(-time.Duration((now() - first) * float64(time.Millisecond)))
+	e.exec(ctx, e.work.Adopt(r.id, e.x0, link.Params, started, time.Now()))
 	e.updateLink()
 	e.scheduleRedraw(ctx)
-	e.watch(ctx, e.runID)
 	for _, m := range r.held {
-		e.onWorker(ctx, m.k, m.r)
+		e.onWorker(ctx, m.k, m.r, m.at)
 	}
 	e.publish()
 	return true

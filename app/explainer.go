@@ -10,10 +10,10 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
-	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // MaxWorkers caps the pool: each worker holds its own copy of the models (~25 MB of memory).
@@ -50,58 +50,34 @@ type Explainer struct {
 	modelsLoaded int                // bytes of the models bundle fetched so far
 	modelsTotal  int                // its size
 	timing       map[string]float64 // when the page mounted, loaded and checked the models, had every worker ready (ms since navigation)
-	pool         *pool
+	pool         *pool              // the workers themselves (pool.go)
+	work         core.Pool          // what the page knows of them, and the search spread over them (package core)
 	version      string
 	fingerprint  uint32
-	ready        int
 	poolErr      string
 	stale        bool // a worker runs another build than the page
 
-	// The run.
-	runID       int
-	state       string // "", "running", "cancelling", "done", "cancelled", "failed"
-	total       int
-	results     []clue.Explanation
-	pending     map[int]bool // workers still running the current search
-	runWorkers  int          // how many workers share the current search
-	runParams   clue.Params  // the parameters of the current (or last) run
-	preview     bool         // the run is a live preview (PreviewRestarts restarts), not the full set
-	live        bool         // live mode: a preview after every stroke
-	previewSeq  int          // debounces previews
-	penUp       time.Time    // when the stroke that started the preview ended
-	previewTime time.Duration
-	superseded  int // previews replaced by a later stroke before they finished
-
-	// Recovery from a worker that dies or stops answering mid-run.
-	owed          map[int][]int // worker → the restarts of the run it was given
-	got           map[int]bool  // restarts whose result has come
-	resend        map[int][]int // worker → restarts to give it again once it is back
-	crashes       int           // worker failures since the run last made progress
-	restarted     int           // workers restarted during this page's life
-	restartNote   string
-	started       time.Time
-	firstResult   time.Duration
-	lastResult    time.Duration
-	workerSeconds []float64      // each worker's own time for its share
-	workerHeap    map[int]uint64 // each worker's live Go heap and Go's memory after its last search
-	workerSys     map[int]uint64
-	elapsed       time.Duration
-	summary       *clue.Summary   // of the results so far; final when the run ends
-	cards         []clue.ModeCard // the summary's modes, most probable label first
-	sentence      string          // the summary in words
-	summarised    int             // how many results the summary covers
-	carlaOf       *clue.CARLA     // CARLA's measures of the results, made with the summary
-	reportJSON    string          // the finished run's report, as published
-	summarisedAt  time.Time       // when the summary was last remade
-	figuresAt     time.Time       // when the figures were
-	showAll       bool            // the grid shows every restart, not duplicates collapsed onto their representative
-	tradeoffSVG   string          // the trade-off plot of the results so far
-	mapSVG        string          // the latent map of the results so far
-	refocus       int             // the restart whose marker in the map gets the keyboard focus back once the map is redrawn, or -1
-	trajectory    *clue.Trajectory
-	traceID       int
-	traceErr      string
-	lastID        int // the last request ID given out: every explain, sweep radius and trace gets its own
+	// The run beyond its schedule (which is work.Run).
+	live         bool      // live mode: a preview after every stroke
+	previewSeq   int       // debounces previews
+	penUp        time.Time // when the stroke that started the preview ended
+	previewTime  time.Duration
+	elapsed      time.Duration
+	summary      *clue.Summary   // of the results so far; final when the run ends
+	cards        []clue.ModeCard // the summary's modes, most probable label first
+	sentence     string          // the summary in words
+	summarised   int             // how many results the summary covers
+	carlaOf      *clue.CARLA     // CARLA's measures of the results, made with the summary
+	reportJSON   string          // the finished run's report, as published
+	summarisedAt time.Time       // when the summary was last remade
+	figuresAt    time.Time       // when the figures were
+	showAll      bool            // the grid shows every restart, not duplicates collapsed onto their representative
+	tradeoffSVG  string          // the trade-off plot of the results so far
+	mapSVG       string          // the latent map of the results so far
+	refocus      int             // the restart whose marker in the map gets the keyboard focus back once the map is redrawn, or -1
+	trajectory   *clue.Trajectory
+	traceID      int
+	traceErr     string
 
 	// The δ sweep.
 	sweep            *sweepRun
@@ -109,7 +85,6 @@ type Explainer struct {
 	sweepNIn         string // its restarts per radius, as typed
 	sweepInLink      bool   // a sweep was run on this input, so the link carries its ladder
 	sweepDrawPending bool
-	runErr           string
 	linkErr          string
 	pendingLink      *sharelink.State // a link waiting for the workers
 	linkNote         string           // a quiet remark about the opened link (a v1 link has no checksum)
@@ -140,7 +115,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.form = newForm(clue.Defaults())
 	e.params, e.paramsOK = e.form.params()
 	e.version = app.Getenv("GOAPP_VERSION")
-	e.workerHeap, e.workerSys, e.probeIDs = map[int]uint64{}, map[int]uint64{}, map[int]bool{}
+	e.probeIDs = map[int]bool{}
 	redrawPad(nil, nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
 	addr := currentAddress() // GuardAddress has repaired it, and says what was wrong
@@ -188,10 +163,10 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 	if e.pool != nil {
 		e.pool.close()
 	}
-	e.ready, e.poolErr, e.stale = 0, "", false
+	e.poolErr, e.stale = "", false
 	script := ctx.ResolveStaticResource("/web/worker.js")
-	onMessage := func(k int, r searchworker.Response) {
-		ctx.Dispatch(func(ctx app.Context) { e.onWorker(ctx, k, r) })
+	onMessage := func(k int, r searchworker.Response, at float64) {
+		ctx.Dispatch(func(ctx app.Context) { e.onWorker(ctx, k, r, at) })
 	}
 	// The workers web/loader.js started while the page loaded, once: the assets are posted to every worker
 	// started later, and a Worker cannot be cloned.
@@ -201,13 +176,16 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 		if link := early.Get("link").String(); link != "" {
 			id := early.Get("id").Int()
 			e.early = &earlyRun{link: link, id: id}
-			e.lastID, e.inspectSeq = max(e.lastID, id), max(e.inspectSeq, id)
+			e.work.SkipIDs(id)
+			e.inspectSeq = max(e.inspectSeq, id)
 		}
+		e.work.Resize(n, true, time.Now())
 		e.pool = adoptPool(early, script, e.assets, onMessage)
 	} else {
 		if early.Truthy() {
 			early.Call("terminate") // started for another number of workers
 		}
+		e.work.Resize(n, false, time.Now())
 		e.pool = newPool(n, script, e.assets, onMessage)
 	}
 	e.startSummariser(ctx, script)
@@ -233,26 +211,28 @@ func (e *Explainer) watchStart(ctx app.Context, p *pool, last time.Time) {
 		// As in watchFrom: a late check means the page's thread was held up, so silence says nothing this time.
 		late := time.Since(last)-every >= StartSilence/4
 		waiting := false
-		for k, w := range p.workers {
-			if w.ready || w.starts >= StartTries {
+		for k := range e.work.Workers {
+			w := &e.work.Workers[k]
+			if w.Ready || w.Starts >= StartTries {
 				continue
 			}
-			if _, resending := e.resend[k]; resending {
+			if _, resending := e.work.Run.Resend[k]; resending {
 				continue // the run's own watchdog minds a worker replaced mid-run
 			}
 			if late {
-				w.lastSeen = time.Now()
-			} else if p.silent(k) > StartSilence<<w.starts { // a slow device gets longer each time
-				if w.starts+1 >= StartTries {
-					w.starts++
+				w.LastSeen = time.Now()
+			} else if e.work.Silent(k, time.Now()) > StartSilence<<w.Starts { // a slow device gets longer each time
+				if w.Starts+1 >= StartTries {
+					w.Starts++
 					e.poolErr = fmt.Sprintf("Search worker %d did not start after %d tries; the page runs with the others.", k+1, StartTries)
 					e.openPendingLink(ctx)
 					e.publish()
 					continue
 				}
-				starts := w.starts + 1
-				e.replaceWorker(k)
-				p.workers[k].starts = starts
+				starts := w.Starts + 1
+				e.work.Replace(k, time.Now())
+				e.pool.restart(k)
+				e.work.Workers[k].Starts = starts
 			}
 			waiting = true
 		}
@@ -262,11 +242,17 @@ func (e *Explainer) watchStart(ctx app.Context, p *pool, last time.Time) {
 	})
 }
 
-// onWorker handles a worker's message on the UI goroutine.
-func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
-	if e.holdEarly(k, r) {
+// onWorker handles worker k's message, which the browser delivered at at (ms since navigation), on the UI
+// goroutine: the core takes it into the pool and the run first; the shell then does what is the page's.
+func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at float64) {
+	if e.holdEarly(k, r, at) {
 		return
 	}
+	run := &e.work.Run
+	before := len(run.Results)
+	// The run's own answers (and a worker's failure in its midst) are the core's alone.
+	runs := run.Pending[k] && ((r.ID == 0 && r.Type == "error" && run.Phase == core.Running) || (r.ID > 0 && r.ID == run.ID && r.Type == "error"))
+	e.exec(ctx, e.work.Said(k, r, time.Now(), at))
 	if e.onProbe(r) {
 		return
 	}
@@ -281,16 +267,8 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 	}
 	switch r.Type {
 	case "ready":
-		e.ready++
-		if owed, ok := e.resend[k]; ok {
-			delete(e.resend, k)
-			if e.state == "running" && e.pending[k] && len(owed) > 0 {
-				p := e.runParams
-				e.pool.post(k, searchworker.Request{Type: "explain", ID: e.runID, X0: e.x0, Params: &p, Restarts: owed})
-			}
-		}
-		if e.pool != nil && e.ready == len(e.pool.workers) && e.timing != nil && e.timing["ready"] == 0 {
-			_, e.timing["ready"] = e.pool.readySpan() // when they said it: an early worker's message waited for the page
+		if e.work.ReadyCount() == len(e.work.Workers) && e.timing != nil && e.timing["ready"] == 0 {
+			_, e.timing["ready"] = e.work.ReadySpan() // when they said it: an early worker's message waited for the page
 		}
 		e.fingerprint = r.Fingerprint
 		if r.Version != e.version {
@@ -316,48 +294,30 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 		ctx.Defer(func(app.Context) { drawDigit("recon", recon, 4) })
 		e.maybeFinish(ctx)
 	case "results":
-		if r.ID != e.runID || (e.state != "running" && e.state != "cancelling") {
+		took := run.Results[min(before, len(run.Results)):]
+		if len(took) == 0 {
 			return
 		}
-		first := len(e.results) == 0
-		if first {
-			e.firstResult = time.Since(e.started)
-		}
-		for _, x := range r.Explanations {
-			e.got[x.Restart] = true
-		}
-		e.crashes = 0
-		e.results = append(e.results, r.Explanations...)
-		e.unsent = append(e.unsent, r.Explanations...)
-		e.lastResult = time.Since(e.started)
+		e.unsent = append(e.unsent, took...)
 		e.scheduleRedraw(ctx)
-		if !first {
+		if before > 0 {
 			// Rendering the page for every batch would cost more than the search: the scheduled redraw
 			// shows them ten times a second.
 			ctx.PreventUpdate()
 			return
 		}
 	case "done":
-		if r.ID != e.runID {
+		if r.ID != run.ID {
 			return
-		}
-		delete(e.pending, k)
-		e.workerSeconds = append(e.workerSeconds, r.Seconds)
-		e.workerHeap[k], e.workerSys[k] = r.HeapBytes, r.SysBytes
-		if r.Error != "" && r.Error != searchworker.Cancelled {
-			e.runErr = r.Error
 		}
 		e.maybeFinish(ctx)
 	case "error":
-		if r.ID == 0 && e.state == "running" && e.pending[k] { // the worker itself failed mid-run
-			e.recoverWorker(ctx, k, "failed ("+r.Error+")")
-			break
-		}
-		if r.ID > 0 && r.ID == e.runID && e.pending[k] {
-			delete(e.pending, k)
-			e.runErr = r.Error
+		if runs {
 			e.maybeFinish(ctx)
-			return
+			if r.ID > 0 {
+				return
+			}
+			break
 		}
 		if r.ID < 0 {
 			if r.ID == -e.inspectSeq {
@@ -370,6 +330,43 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response) {
 			e.poolErr = r.Error
 		}
 	}
+	e.publish()
+}
+
+// exec carries out the core's commands: messages to workers, replaced workers, timers whose events go back to
+// the core.
+func (e *Explainer) exec(ctx app.Context, cmds []core.Command) {
+	for _, c := range cmds {
+		switch c := c.(type) {
+		case core.Post:
+			e.pool.post(c.Worker, c.Request)
+		case core.Replace:
+			e.pool.restart(c.Worker)
+		case core.ResultsReset:
+			e.summarised = 0
+			e.resetSummary()
+		case core.After:
+			ev := c.Event
+			ctx.After(c.Delay, func(ctx app.Context) { e.onTimer(ctx, ev) })
+		}
+	}
+}
+
+// onTimer hands a timer's event back to the core: the run's watch, or a cancel's grace.
+func (e *Explainer) onTimer(ctx app.Context, ev core.Event) {
+	var cmds []core.Command
+	switch ev := ev.(type) {
+	case core.Watch:
+		cmds = e.work.Watch(ev, time.Now())
+	case core.CancelDue:
+		cmds = e.work.CancelDue(ev, time.Now())
+	}
+	if cmds == nil {
+		ctx.PreventUpdate()
+		return
+	}
+	e.exec(ctx, cmds)
+	e.maybeFinish(ctx)
 	e.publish()
 }
 
@@ -396,7 +393,7 @@ func (e *Explainer) requestInspect() {
 	if e.pool == nil || e.x0 == nil {
 		return
 	}
-	if ks := e.pool.ready(); len(ks) > 0 {
+	if ks := e.work.ReadyWorkers(); len(ks) > 0 {
 		e.inspectSeq++
 		e.inspectAt = ks[0]
 		e.pool.post(ks[0], searchworker.Request{Type: "inspect", ID: -e.inspectSeq, X0: e.x0})
@@ -404,16 +401,17 @@ func (e *Explainer) requestInspect() {
 }
 
 func (e *Explainer) clearResults() {
-	e.results, e.summary, e.state, e.runErr, e.selected = nil, nil, "", "", -1
+	e.work.Run.Clear()
+	e.summary, e.selected = nil, -1
 	e.cards, e.sentence, e.summarised, e.reportJSON, e.carlaOf = nil, "", 0, "", nil
 	e.tradeoffSVG, e.mapSVG, e.trajectory, e.traceErr = "", "", nil, ""
-	e.elapsed, e.firstResult, e.lastResult, e.workerSeconds = 0, 0, 0, nil
+	e.elapsed = 0
 	e.resetSummary()
 }
 
 // openPendingLink runs a shared link once every worker is up, so that it gets the whole pool.
 func (e *Explainer) openPendingLink(ctx app.Context) {
-	if e.pendingLink == nil || e.pool == nil || e.ready == 0 || e.ready != len(e.pool.workers)-e.pool.givenUp() || e.running() {
+	if ready := e.work.ReadyCount(); e.pendingLink == nil || e.pool == nil || ready == 0 || ready != len(e.work.Workers)-e.work.GivenUp(StartTries) || e.running() {
 		return
 	}
 	link := *e.pendingLink
@@ -501,113 +499,19 @@ func (e *Explainer) run(ctx app.Context) {
 // start runs a search with parameters p on every ready worker, each with its share of the restarts. It replaces
 // a live preview still running (with a newer preview, or with the full set); nothing interrupts a full set.
 func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
-	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || (e.running() && !e.preview) {
+	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || (e.running() && !e.work.Run.Preview) ||
+		e.work.ReadyCount() == 0 {
 		return
 	}
-	workers := e.pool.ready()
-	if len(workers) == 0 {
-		return
-	}
-	e.dropRun()        // the preview of an earlier drawing, if one runs: its workers drop it at their next step
-	e.resolveCostly()  // a run answers the question
-	if p.LambdaD > 0 { // the diversity term couples every restart: one worker runs them all
-		workers = workers[:1]
-	}
+	e.dropRun()       // the preview of an earlier drawing, if one runs: its workers drop it at their next step
+	e.resolveCostly() // a run answers the question
 	e.clearResults()
 	e.linkErr = ""
-	e.runID = e.newID()
-	e.runParams, e.preview = p, preview
-	e.state, e.total, e.started = "running", p.Restarts(), time.Now()
-	e.pending, e.owed, e.got, e.resend, e.crashes, e.restartNote = map[int]bool{}, map[int][]int{}, map[int]bool{}, map[int][]int{}, 0, ""
-	e.runWorkers = len(workers)
-	for k, share := range shares(e.total, workers) {
-		e.pending[k], e.owed[k] = true, share
-		e.pool.post(k, searchworker.Request{Type: "explain", ID: e.runID, X0: e.x0, Params: &p, Restarts: share})
-	}
+	cmds, _ := e.work.Start(e.x0, p, preview, time.Now())
+	e.exec(ctx, cmds)
 	e.updateLink()
 	e.scheduleRedraw(ctx)
-	e.watch(ctx, e.runID)
 	e.publish()
-}
-
-// WorkerSilence is how long a worker with work may say nothing before the page takes it for dead: it sends a
-// heartbeat every searchworker.AliveEvery while it computes. ColdSilence is the limit before a worker's first
-// news from within a search (pool.silenceLimit).
-const (
-	WorkerSilence = 3 * time.Second
-	ColdSilence   = 15 * time.Second
-)
-
-// watchEvery is how often the page checks its workers during a run.
-const watchEvery = time.Second
-
-// watch checks the run's workers every second and recovers any that died silently (a crashed tab process,
-// a terminated worker).
-func (e *Explainer) watch(ctx app.Context, id int) {
-	e.watchFrom(ctx, id, time.Now())
-}
-
-func (e *Explainer) watchFrom(ctx app.Context, id int, last time.Time) {
-	ctx.After(watchEvery, func(ctx app.Context) {
-		if e.runID != id || e.state != "running" || e.pool == nil {
-			return
-		}
-		// A check that comes late means the page's own thread was held up (a long task, a starved machine):
-		// the workers' messages may be waiting behind it, so their silence says nothing about them this time.
-		if late := time.Since(last) - watchEvery; late < WorkerSilence/2 {
-			for k := range e.pending {
-				if e.pool.silent(k) > e.pool.silenceLimit(k, e.crashes) {
-					e.recoverWorker(ctx, k, "stopped answering")
-				}
-			}
-		} else {
-			e.pool.heard(e.pending)
-		}
-		e.publish()
-		e.watchFrom(ctx, id, time.Now())
-	})
-}
-
-// recoverWorker replaces worker k, which died during the run, and gives its replacement the restarts whose
-// results never came: each restart's result depends only on its index, so the finished set is the same bits
-// as an uninterrupted run. Three failures without progress in between stop the run.
-func (e *Explainer) recoverWorker(ctx app.Context, k int, why string) {
-	e.crashes++
-	e.restarted++
-	if e.crashes >= 3 {
-		for j := range e.pending {
-			e.replaceWorker(j) // leave no half-dead worker behind
-		}
-		e.pending, e.resend = map[int]bool{}, map[int][]int{}
-		e.runErr = fmt.Sprintf("search workers failed three times in a row (the last %s), so the run is stopped rather than retried "+
-			"for ever: reload the page, or try fewer workers under Search settings, Advanced options", why)
-		e.maybeFinish(ctx)
-		return
-	}
-	var owed []int
-	if e.runParams.LambdaD > 0 { // the diversity term couples the restarts: run them all again
-		owed, e.results, e.got = e.owed[k], nil, map[int]bool{}
-		e.summarised = 0
-		e.resetSummary()
-	} else {
-		for _, i := range e.owed[k] {
-			if !e.got[i] {
-				owed = append(owed, i)
-			}
-		}
-	}
-	e.replaceWorker(k)
-	if len(owed) == 0 {
-		// Every result of its share had come (it died before saying done): nothing to recompute. (An empty
-		// list must not be posted: a request without restarts means all of them.)
-		delete(e.pending, k)
-		e.restartNote = fmt.Sprintf("Search worker %d %s and was restarted; every result it owed had come, so the set is complete.", k+1, why)
-		e.maybeFinish(ctx)
-		return
-	}
-	e.resend[k] = owed
-	e.restartNote = fmt.Sprintf("Search worker %d %s and was restarted; it is recomputing the %s it owed, "+
-		"so the set will be the same.", k+1, why, plural.Count(len(owed), "restart"))
 }
 
 // PreviewRestarts is the size of a live preview's set.
@@ -622,7 +526,7 @@ func (e *Explainer) schedulePreview(ctx app.Context) {
 	e.previewSeq++
 	seq, penUp := e.previewSeq, time.Now()
 	ctx.After(60*time.Millisecond, func(ctx app.Context) {
-		if seq != e.previewSeq || e.x0 == nil || e.running() && !e.preview {
+		if seq != e.previewSeq || e.x0 == nil || e.running() && !e.work.Run.Preview {
 			return
 		}
 		p := e.params
@@ -637,53 +541,30 @@ func (e *Explainer) schedulePreview(ctx app.Context) {
 
 // cancel asks the workers to stop; one that has not stopped within a second is replaced.
 func (e *Explainer) cancel(ctx app.Context) {
-	if e.state != "running" {
-		return
-	}
-	e.state = "cancelling"
-	id := e.runID
-	e.pool.cancel(id, e.pending)
-	ctx.After(time.Second, func(ctx app.Context) {
-		if e.runID != id || e.state != "cancelling" {
-			return
-		}
-		for k := range e.pending {
-			e.replaceWorker(k)
-			delete(e.pending, k)
-		}
-		e.maybeFinish(ctx)
-	})
+	e.exec(ctx, e.work.Cancel())
 }
 
 // maybeFinish closes the run once every worker is done: the set's metrics, the final grid.
 func (e *Explainer) maybeFinish(ctx app.Context) {
-	if (e.state != "running" && e.state != "cancelling") || len(e.pending) > 0 {
+	if !e.work.Run.Settled() {
 		return
 	}
 	if !e.finishing {
-		e.elapsed = time.Since(e.started)
-		sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
+		e.elapsed = time.Since(e.work.Run.Started)
+		e.work.Run.SortResults()
 	}
 	// A large set's summary is the summary worker's: the run ends once it has summarised every result.
-	if e.summaryInWorker() && len(e.results) > 0 && (e.summarised != len(e.results) || e.figuresFor != len(e.results)) {
+	if e.summaryInWorker() && len(e.work.Run.Results) > 0 && (e.summarised != len(e.work.Run.Results) || e.figuresFor != len(e.work.Run.Results)) {
 		e.finishing = true
 		e.requestSummary()
 		return
 	}
 	e.finishing = false
-	switch {
-	case e.state == "cancelling":
-		e.state = "cancelled"
-	case e.runErr != "":
-		e.state = "failed"
-	default:
-		e.state = "done"
-		if e.preview {
-			e.previewTime = time.Since(e.penUp)
-		}
+	if e.work.Run.Close() == core.Done && e.work.Run.Preview {
+		e.previewTime = time.Since(e.penUp)
 	}
 	e.summarise()
-	if l := e.restore; l != nil && e.state == "done" {
+	if l := e.restore; l != nil && e.work.Run.Phase == "done" {
 		e.restore = nil
 		if l.Selected >= 0 {
 			e.selectRestart(ctx, l.Selected)
@@ -698,19 +579,19 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 
 // summarise brings the set's summary, its mode cards and its sentence up to date with the results so far.
 func (e *Explainer) summarise() {
-	if e.inspect == nil || len(e.results) == 0 || e.summarised == len(e.results) {
+	if e.inspect == nil || len(e.work.Run.Results) == 0 || e.summarised == len(e.work.Run.Results) {
 		return
 	}
 	if e.summaryInWorker() {
 		e.requestSummary()
 		return
 	}
-	sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
-	s := clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), e.runParams, e.results)
-	e.summary, e.summarised = &s, len(e.results)
+	sort.Slice(e.work.Run.Results, func(a, b int) bool { return e.work.Run.Results[a].Restart < e.work.Run.Results[b].Restart })
+	s := clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), e.work.Run.Params, e.work.Run.Results)
+	e.summary, e.summarised = &s, len(e.work.Run.Results)
 	e.carlaOf = e.carlaNow()
-	e.cards = clue.ModeCards(e.results, s)
-	e.sentence = clue.Describe(e.inspect.Prediction, e.results, s, e.runParams)
+	e.cards = clue.ModeCards(e.work.Run.Results, s)
+	e.sentence = clue.Describe(e.inspect.Prediction, e.work.Run.Results, s, e.work.Run.Params)
 	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
 	if !e.running() || time.Since(e.figuresAt) >= time.Second {
 		e.refreshFigures()
@@ -720,13 +601,12 @@ func (e *Explainer) summarise() {
 
 // dropRun tells the workers to stop a run whose input is gone; its late messages are ignored by their ID.
 func (e *Explainer) dropRun() {
-	if e.running() {
-		e.pool.cancel(e.runID, e.pending)
-		if e.preview {
-			e.superseded++
+	if e.pool != nil {
+		for _, c := range e.work.Drop() {
+			if p, ok := c.(core.Post); ok {
+				e.pool.post(p.Worker, p.Request)
+			}
 		}
-		e.pending = nil
-		e.runID = e.newID()
 	}
 }
 
@@ -739,35 +619,20 @@ func (e *Explainer) dropSweep() {
 }
 
 // running says whether a run is under way (or being cancelled).
-func (e *Explainer) running() bool { return e.state == "running" || e.state == "cancelling" }
-
-// replaceWorker terminates worker k and starts a fresh one from the same compiled modules; the new one counts
-// as ready once it says so.
-func (e *Explainer) replaceWorker(k int) {
-	if e.pool.workers[k].ready {
-		e.ready--
-	}
-	e.pool.restart(k)
-}
-
-// newID returns a request ID no earlier request had.
-func (e *Explainer) newID() int {
-	e.lastID++
-	return e.lastID
-}
+func (e *Explainer) running() bool { return e.work.Run.Active() }
 
 // report is the run as the JSON that `deltaclue explain` writes.
 func (e *Explainer) report() clue.Report {
-	r := clue.Report{Input: e.source, Params: e.runParams, X0: e.x0, Explanations: e.results, Seconds: e.elapsed.Seconds()}
-	if len(e.results) > 0 {
-		r.SecondsPerExplanation = r.Seconds / float64(len(e.results))
+	r := clue.Report{Input: e.source, Params: e.work.Run.Params, X0: e.x0, Explanations: e.work.Run.Results, Seconds: e.elapsed.Seconds()}
+	if len(e.work.Run.Results) > 0 {
+		r.SecondsPerExplanation = r.Seconds / float64(len(e.work.Run.Results))
 	}
 	if e.inspect != nil {
 		r.Z0, r.Prediction, r.Label = e.inspect.Z0, e.inspect.Prediction, argmax(e.inspect.Prediction.Probs)
 	}
 	if e.summary != nil {
 		r.Summary = *e.summary
-		c := clue.CARLAOf(e.x0, r.Label, e.results)
+		c := clue.CARLAOf(e.x0, r.Label, e.work.Run.Results)
 		c.YNNData = "not computed: the page has no dataset (deltaclue explain -link computes it)"
 		r.CARLA = &c
 	}
@@ -780,7 +645,7 @@ func (e *Explainer) carlaNow() *clue.CARLA {
 	if e.inspect == nil {
 		return nil
 	}
-	c := clue.CARLAOf(e.x0, argmax(e.inspect.Prediction.Probs), e.results)
+	c := clue.CARLAOf(e.x0, argmax(e.inspect.Prediction.Probs), e.work.Run.Results)
 	return &c
 }
 
@@ -797,8 +662,8 @@ func argmax(p []float32) int {
 // ordered returns the results in the grid's order: without the duplicates of another result unless every
 // restart is asked for.
 func (e *Explainer) ordered() []clue.Explanation {
-	out := make([]clue.Explanation, 0, len(e.results))
-	for _, x := range e.results {
+	out := make([]clue.Explanation, 0, len(e.work.Run.Results))
+	for _, x := range e.work.Run.Results {
 		if e.showAll || x.DuplicateOf < 0 {
 			out = append(out, x)
 		}
@@ -933,13 +798,13 @@ func watchGridWidth(ctx app.Context, e *Explainer) {
 // end-to-end test.
 func (e *Explainer) publish() {
 	state := map[string]any{
-		"state": e.state, "ready": e.ready, "workers": 0, "results": len(e.results), "total": e.total,
-		"preview": e.preview, "previewMs": e.previewTime.Milliseconds(), "superseded": e.superseded, "runID": e.runID,
-		"firstResultMs": e.firstResult.Milliseconds(), "lastResultMs": e.lastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
-		"workerSeconds": fmt.Sprint(e.workerSeconds),
-		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "restarted": e.restarted, "restartNote": e.restartNote,
-		"funcs": liveFuncs, "workerHeap": sumOf(e.workerHeap), "workerSys": sumOf(e.workerSys), "stale": e.stale,
-		"runError": e.runErr, "poolError": e.poolErr, "inputError": e.inputErr, "costly": e.costlyState(),
+		"state": string(e.work.Run.Phase), "ready": e.work.ReadyCount(), "workers": 0, "results": len(e.work.Run.Results), "total": e.work.Run.Total,
+		"preview": e.work.Run.Preview, "previewMs": e.previewTime.Milliseconds(), "superseded": e.work.Superseded, "runID": e.work.Run.ID,
+		"firstResultMs": e.work.Run.FirstResult.Milliseconds(), "lastResultMs": e.work.Run.LastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
+		"workerSeconds": fmt.Sprint(e.work.Run.WorkerSeconds),
+		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
+		"funcs": liveFuncs, "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.stale,
+		"runError": e.work.Run.Err, "poolError": e.poolErr, "inputError": e.inputErr, "costly": e.costlyState(),
 	}
 	if e.pool != nil {
 		state["workers"] = len(e.pool.workers)
@@ -972,7 +837,7 @@ func (e *Explainer) publish() {
 			"radii": len(s.ladder.Radii), "elapsedMs": s.elapsed.Milliseconds(), "reaches": string(rb)}
 	}
 	app.Window().Set("deltaclue", state)
-	if e.state == "done" || e.state == "cancelled" {
+	if e.work.Run.Phase == "done" || e.work.Run.Phase == "cancelled" {
 		e.publishReport()
 	}
 }

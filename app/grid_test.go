@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
@@ -96,15 +97,15 @@ func TestStatusCountsInWords(t *testing.T) {
 		e    Explainer
 		want string
 	}{
-		{Explainer{state: "done", runWorkers: 1, results: make([]clue.Explanation, 100), total: 100}, " on 1 worker."},
-		{Explainer{state: "done", runWorkers: 2, results: one, total: 1}, "Done: 1 explanation in "},
-		{Explainer{state: "running", results: one, total: 1}, "1 of 1 explanation"},
-		{Explainer{state: "cancelled", results: one, total: 2}, "with 1 of 2 explanations."},
-		{Explainer{state: "", paramsOK: true, pool: &pool{}}, "0 of 0 workers ready."},
+		{Explainer{work: core.Pool{Run: core.Run{Phase: core.Done, Workers: 1, Results: make([]clue.Explanation, 100), Total: 100}}}, " on 1 worker."},
+		{Explainer{work: core.Pool{Run: core.Run{Phase: core.Done, Workers: 2, Results: one, Total: 1}}}, "Done: 1 explanation in "},
+		{Explainer{work: core.Pool{Run: core.Run{Phase: core.Running, Results: one, Total: 1}}}, "1 of 1 explanation"},
+		{Explainer{work: core.Pool{Run: core.Run{Phase: core.Cancelled, Results: one, Total: 2}}}, "with 1 of 2 explanations."},
+		{Explainer{paramsOK: true, pool: &pool{}}, "0 of 0 workers ready."},
 		{Explainer{}, "Starting the search workers …"}, // before the pool: the pre-rendered page, the models' download
 	} {
 		if got := c.e.status(); !strings.Contains(got, c.want) {
-			t.Errorf("state %q: %q, want it to say %q", c.e.state, got, c.want)
+			t.Errorf("state %q: %q, want it to say %q", c.e.work.Run.Phase, got, c.want)
 		}
 	}
 }

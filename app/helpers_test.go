@@ -1,43 +1,6 @@
 package app
 
-import (
-	"slices"
-	"testing"
-
-	"github.com/deltaclue/deltaclue/app/searchworker"
-)
-
-func TestSharesSplitEveryRestartOnce(t *testing.T) {
-	s := shares(10, []int{0, 2})
-	if len(s[0]) != 5 || len(s[2]) != 5 || s[0][1] != 2 || s[2][0] != 1 {
-		t.Fatalf("shares %v", s)
-	}
-	seen := map[int]bool{}
-	for _, share := range shares(101, []int{0, 1, 2}) {
-		for _, i := range share {
-			if seen[i] {
-				t.Fatalf("restart %d given twice", i)
-			}
-			seen[i] = true
-		}
-	}
-	if len(seen) != 101 {
-		t.Fatalf("%d of 101 restarts given out", len(seen))
-	}
-	// A link's early run (web/loader.js) is split by each worker itself: the same split as the page's.
-	for _, n := range []int{1, 2, 3, 8} {
-		all := make([]int, n)
-		for k := range all {
-			all[k] = k
-		}
-		page := shares(101, all)
-		for k := range n {
-			if !slices.Equal(page[k], searchworker.Share(101, k, n)) {
-				t.Errorf("worker %d of %d: the page gives %v, the worker takes %v", k, n, page[k], searchworker.Share(101, k, n))
-			}
-		}
-	}
-}
+import "testing"
 
 func TestGridGeometry(t *testing.T) {
 	if w, h := gridSize(25, 10); w != 10*cellW || h != 3*cellH {

@@ -13,7 +13,7 @@ import (
 func (e *Explainer) publishReport() {
 	if e.reportGetter == nil {
 		e.reportGetter = pageFuncOf(func(app.Value, []app.Value) any {
-			if e.reportJSON == "" && (e.state == "done" || e.state == "cancelled") {
+			if e.reportJSON == "" && (e.work.Run.Phase == "done" || e.work.Run.Phase == "cancelled") {
 				b, _ := json.Marshal(e.report())
 				e.reportJSON = string(b)
 			}

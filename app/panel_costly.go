@@ -44,12 +44,12 @@ func (e *Explainer) askCostly(link sharelink.State) bool {
 	if !link.Costly() || e.pool == nil {
 		return false
 	}
-	c := &costlyLink{link: link, ratio: ratio, workers: len(e.pool.ready())}
+	c := &costlyLink{link: link, ratio: ratio, workers: len(e.work.ReadyWorkers())}
 	if link.Params.LambdaD > 0 {
 		c.workers = 1
 	}
 	e.costly = c
-	ks := e.pool.ready()
+	ks := e.work.ReadyWorkers()
 	if len(ks) == 0 || e.x0 == nil {
 		return true
 	}
@@ -70,7 +70,7 @@ func (e *Explainer) askCostly(link sharelink.State) bool {
 	for i, steps := range ProbeSteps {
 		q := p
 		q.MaxSteps, q.MinSteps = steps, min(p.MinSteps, steps)
-		c.probes[i] = e.newID()
+		c.probes[i] = e.work.NewID()
 		e.probeIDs[c.probes[i]] = true
 		e.pool.post(ks[0], searchworker.Request{Type: "explain", ID: c.probes[i], X0: e.x0, Params: &q, Restarts: restarts})
 	}
@@ -152,7 +152,7 @@ func (e *Explainer) resolveCostly() {
 	if e.pool != nil {
 		for _, id := range e.costly.probes {
 			if e.probeIDs[id] {
-				for _, k := range e.pool.ready() {
+				for _, k := range e.work.ReadyWorkers() {
 					e.pool.post(k, searchworker.Request{Type: "cancel", ID: id})
 				}
 			}

@@ -20,7 +20,7 @@ import (
 // renderFigures lays out the trade-off plot and the latent map side by side (stacked on a phone), and the
 // selected explanation's trajectory under them.
 func (e *Explainer) renderFigures() app.UI {
-	if len(e.results) == 0 {
+	if len(e.work.Run.Results) == 0 {
 		return app.Div().ID("figures").Hidden(true)
 	}
 	return app.Div().ID("figures").Body(
@@ -141,11 +141,11 @@ func rove(fig, el app.Value) {
 
 // refreshFigures remakes the figures' SVG after the results or the trajectory changed.
 func (e *Explainer) refreshFigures() {
-	if e.inspect == nil || len(e.results) == 0 {
+	if e.inspect == nil || len(e.work.Run.Results) == 0 {
 		e.tradeoffSVG, e.mapSVG = "", ""
 		return
 	}
-	e.tradeoffSVG, e.mapSVG = figures.SetFigures(e.results, len(e.inspect.Prediction.Probs), e.inspect.Z0, e.runParams, e.tracedPath())
+	e.tradeoffSVG, e.mapSVG = figures.SetFigures(e.work.Run.Results, len(e.inspect.Prediction.Probs), e.inspect.Z0, e.work.Run.Params, e.tracedPath())
 }
 
 // tracedPath is the selected restart's latent path, once traced.
@@ -189,12 +189,12 @@ func (e *Explainer) requestTrace(ctx app.Context) {
 		if e.selected != restart || e.pool == nil || e.x0 == nil || (e.trajectory != nil && e.trajectory.Restart == restart) {
 			return
 		}
-		ks := e.pool.ready()
+		ks := e.work.ReadyWorkers()
 		if len(ks) == 0 {
 			return
 		}
-		e.traceID, e.traceErr = e.newID(), ""
-		p := e.runParams
+		e.traceID, e.traceErr = e.work.NewID(), ""
+		p := e.work.Run.Params
 		e.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.traceID, X0: e.x0, Params: &p, Restart: restart})
 	})
 }

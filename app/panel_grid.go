@@ -63,7 +63,7 @@ func (e *Explainer) renderResults() app.UI {
 					row("latent distance ρ", fmt.Sprintf("%.3f%s", x.Rho, map[bool]string{true: " (on the shell)", false: ""}[x.OnShell])),
 					row("cost", fmt.Sprintf("%.4f", x.Cost)),
 					row("steps", fmt.Sprintf("%d%s", x.Steps, map[bool]string{true: ", converged", false: ""}[x.Converged])),
-					row("restart, mode", fmt.Sprintf("%d, %s", x.Restart, modeText(x, e.results, e.modes()))),
+					row("restart, mode", fmt.Sprintf("%d, %s", x.Restart, modeText(x, e.work.Run.Results, e.modes()))),
 				)
 			}),
 		),
@@ -71,7 +71,7 @@ func (e *Explainer) renderResults() app.UI {
 		app.Div().Class("row share").Body(
 			app.Button().ID("copy-link").Text("Copy link").Disabled(e.x0 == nil).OnClick(e.copyLink),
 			app.Span().ID("copy-note").Class("hint").Aria("live", "polite").Text(e.copyNote),
-			app.Button().ID("download-png").Text("Download grid (PNG)").Disabled(len(e.results) == 0).OnClick(e.downloadPNG),
+			app.Button().ID("download-png").Text("Download grid (PNG)").Disabled(len(e.work.Run.Results) == 0).OnClick(e.downloadPNG),
 			app.Button().ID("download-json").Text("Download results (JSON)").Disabled(e.summary == nil).OnClick(e.downloadJSON),
 		),
 	)
@@ -87,7 +87,7 @@ func (e *Explainer) drawGrid(ctx app.Context) {
 	watchGridWidth(ctx, e)
 	ord := e.ordered()
 	timed("grid paint", func() {
-		grid.paint(ctx, "grid", ord, gridColumns(), cellOf(ord, e.results, e.selected), e.copies())
+		grid.paint(ctx, "grid", ord, gridColumns(), cellOf(ord, e.work.Run.Results, e.selected), e.copies())
 	})
 }
 
@@ -95,7 +95,7 @@ func (e *Explainer) drawGrid(ctx app.Context) {
 // restart (-1 when none).
 func (e *Explainer) gridState() map[string]any {
 	ord := e.ordered()
-	first, k, shown := -1, cellOf(ord, e.results, e.selected), -1
+	first, k, shown := -1, cellOf(ord, e.work.Run.Results, e.selected), -1
 	if len(ord) > 0 {
 		first = ord[0].Restart
 	}
@@ -115,9 +115,9 @@ func (e *Explainer) modes() []int {
 }
 
 func (e *Explainer) selectedExplanation() *clue.Explanation {
-	for i := range e.results {
-		if e.results[i].Restart == e.selected && e.results[i].Image != nil {
-			return &e.results[i]
+	for i := range e.work.Run.Results {
+		if e.work.Run.Results[i].Restart == e.selected && e.work.Run.Results[i].Image != nil {
+			return &e.work.Run.Results[i]
 		}
 	}
 	return nil
@@ -135,7 +135,7 @@ func (e *Explainer) gridPoint(ctx app.Context, ev app.Event) {
 
 func (e *Explainer) gridKey(ctx app.Context, ev app.Event) {
 	ord := e.ordered()
-	k := gridMove(cellOf(ord, e.results, e.selected), ev.Get("key").String(), len(ord), gridColumns())
+	k := gridMove(cellOf(ord, e.work.Run.Results, e.selected), ev.Get("key").String(), len(ord), gridColumns())
 	if k < 0 {
 		return
 	}

@@ -24,7 +24,7 @@ func (e *Explainer) renderModel() app.UI {
 			if e.x0 != nil {
 				msg = "Asking the model …"
 			}
-			if e.ready == 0 && e.poolErr == "" {
+			if e.work.ReadyCount() == 0 && e.poolErr == "" {
 				msg = "Starting the search workers …"
 				if e.assets == nil {
 					return e.renderLoading()

@@ -71,12 +71,12 @@ func (e *Explainer) renderAnswer() app.UI {
 		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %s; default up to %d).", plural.Count(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), "core"), MaxWorkers)),
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
-	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && (!e.running() || e.preview) && !e.sweep.running()
+	canRun := e.x0 != nil && e.paramsOK && e.work.ReadyCount() > 0 && (!e.running() || e.work.Run.Preview) && !e.sweep.running()
 	return app.Section().ID("answer").Class("card answer").Body(
 		app.H2().Text("3 · What would make it sure"),
 		app.Div().Class("run-bar").Body(
 			app.Button().ID("run").Class("primary").Text("Explain").Disabled(!canRun).OnClick(func(ctx app.Context, _ app.Event) { e.run(ctx) }),
-			app.Button().ID("cancel").Text("Cancel").Disabled(e.state != "running").OnClick(func(ctx app.Context, _ app.Event) { e.cancel(ctx) }),
+			app.Button().ID("cancel").Text("Cancel").Disabled(e.work.Run.Phase != "running").OnClick(func(ctx app.Context, _ app.Event) { e.cancel(ctx) }),
 			app.Div().Class("at-hand-fields").Body(hand...),
 		),
 		app.Details().ID("settings").Class("settings").Open(e.settingsOpen || folded).
@@ -87,44 +87,44 @@ func (e *Explainer) renderAnswer() app.UI {
 			app.Div().Class("form").Body(basic...),
 			app.Details().Class("advanced").Body(append([]app.UI{app.Summary().Text("Advanced options")}, advanced...)...),
 		),
-		app.Progress().ID("progress").Max(max(e.total, 1)).Value(len(e.results)).Aria("label", "explanations found"),
+		app.Progress().ID("progress").Max(max(e.work.Run.Total, 1)).Value(len(e.work.Run.Results)).Aria("label", "explanations found"),
 		app.P().ID("status").Class("status").Aria("live", "polite").Text(e.status()),
 		e.renderOverview(),
 		// After the answer, so that a note does not push it down; in one element that is always there, as go-app
 		// matches children by position.
 		app.Div().Class("run-notes").Body(
 			e.renderCostlyParams(),
-			app.If(e.restartNote != "", func() app.UI { return app.P().ID("restart-note").Class("hint").Text(e.restartNote) }),
+			app.If(e.work.Run.Note != "", func() app.UI { return app.P().ID("restart-note").Class("hint").Text(e.work.Run.Note) }),
 		),
 	)
 }
 
 // status says what is happening, in words.
 func (e *Explainer) status() string {
-	workers := plural.Of(e.ready, len(e.poolWorkers()), "worker") + " ready"
-	switch e.state {
+	workers := plural.Of(e.work.ReadyCount(), len(e.poolWorkers()), "worker") + " ready"
+	switch e.work.Run.Phase {
 	case "running":
-		s := plural.Of(len(e.results), e.total, "explanation")
-		if e.preview {
+		s := plural.Of(len(e.work.Run.Results), e.work.Run.Total, "explanation")
+		if e.work.Run.Preview {
 			s = "Preview: " + s
 		}
-		if len(e.results) > 0 {
-			s += fmt.Sprintf(" (first after %s)", fmtDuration(e.firstResult))
+		if len(e.work.Run.Results) > 0 {
+			s += fmt.Sprintf(" (first after %s)", fmtDuration(e.work.Run.FirstResult))
 		}
 		return s + " …"
 	case "cancelling":
 		return "Cancelling …"
 	case "cancelled":
-		return fmt.Sprintf("Cancelled after %s with %s.", fmtDuration(e.elapsed), plural.Of(len(e.results), e.total, "explanation"))
+		return fmt.Sprintf("Cancelled after %s with %s.", fmtDuration(e.elapsed), plural.Of(len(e.work.Run.Results), e.work.Run.Total, "explanation"))
 	case "failed":
-		return "The search failed: " + endSentence(e.runErr)
+		return "The search failed: " + endSentence(e.work.Run.Err)
 	case "done":
-		if e.preview {
+		if e.work.Run.Preview {
 			return fmt.Sprintf("Preview: %s, %s after the pen lifted, on %s. Explain runs the full set of %d.",
-				plural.Count(len(e.results), "explanation"), fmtDuration(e.previewTime), plural.Count(e.runWorkers, "worker"), e.params.Restarts())
+				plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.previewTime), plural.Count(e.work.Run.Workers, "worker"), e.params.Restarts())
 		}
-		return fmt.Sprintf("Done: %s in %s (first after %s) on %s.", plural.Count(len(e.results), "explanation"), fmtDuration(e.elapsed),
-			fmtDuration(e.firstResult), plural.Count(e.runWorkers, "worker"))
+		return fmt.Sprintf("Done: %s in %s (first after %s) on %s.", plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.elapsed),
+			fmtDuration(e.work.Run.FirstResult), plural.Count(e.work.Run.Workers, "worker"))
 	}
 	if e.pool == nil && e.poolErr == "" {
 		return "Starting the search workers …"
@@ -165,7 +165,7 @@ func (e *Explainer) paramsChanged() {
 func (e *Explainer) setWorkers(ctx app.Context, ev app.Event) {
 	e.workersIn = ctx.JSSrc().Get("value").String()
 	if n, err := strconv.Atoi(e.workersIn); err == nil && n >= 1 && n <= 8 && e.pool != nil && n != len(e.pool.workers) &&
-		e.state != "running" && e.state != "cancelling" {
+		e.work.Run.Phase != "running" && e.work.Run.Phase != "cancelling" {
 		e.startPool(ctx, n)
 	}
 }

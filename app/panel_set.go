@@ -20,9 +20,9 @@ func (e *Explainer) renderSummary() app.UI {
 	}
 	r := s.Recourse
 	perExplanation := "—"
-	if e.elapsed > 0 && len(e.results) > 0 {
-		perExplanation = fmt.Sprintf("%.1f ms (%s for %d on %s)", 1000*e.elapsed.Seconds()/float64(len(e.results)),
-			fmtDuration(e.elapsed), len(e.results), plural.Count(e.runWorkers, "worker"))
+	if e.elapsed > 0 && len(e.work.Run.Results) > 0 {
+		perExplanation = fmt.Sprintf("%.1f ms (%s for %d on %s)", 1000*e.elapsed.Seconds()/float64(len(e.work.Run.Results)),
+			fmtDuration(e.elapsed), len(e.work.Run.Results), plural.Count(e.work.Run.Workers, "worker"))
 	}
 	var modes []string
 	for k, m := range s.Modes {

@@ -17,14 +17,14 @@ const cardScale = 4
 // renderOverview shows the set at a glance: what the model reads, the modes it would be sure of nearby, each
 // by its representative (the mode's lowest-cost member) with what it changes in the input.
 func (e *Explainer) renderOverview() app.UI {
-	final := e.state == "done" || e.state == "cancelled" || e.state == "failed"
+	final := e.work.Run.Phase == "done" || e.work.Run.Phase == "cancelled" || e.work.Run.Phase == "failed"
 	status := "so far"
 	if final {
 		status = "final"
 	}
 	return app.Div().ID("overview").Class("overview").Body(
 		app.P().ID("sentence").Class("sentence").Aria("live", "polite").Text(e.sentence),
-		app.If(e.sentence == "" && e.state == "", func() app.UI {
+		app.If(e.sentence == "" && e.work.Run.Phase == "", func() app.UI {
 			msg := "Draw a digit, or pick one of the test digits the model is least sure of: the answer comes here."
 			if e.x0 != nil {
 				msg = "Explain searches for the digits nearby that the model is sure of."
@@ -43,7 +43,7 @@ func (e *Explainer) renderOverview() app.UI {
 						id := strconv.Itoa(c.Representative)
 						return app.Button().ID("card-"+id).Class("mode-card").Role("listitem").
 							Aria("pressed", e.selected == c.Representative).DataSet("restart", c.Representative).
-							Aria("label", c.Sentence(e.total)).
+							Aria("label", c.Sentence(e.work.Run.Total)).
 							OnClick(func(ctx app.Context, _ app.Event) { e.selectRestart(ctx, c.Representative) }, app.EventScope(c.Representative)).Body(
 							app.Div().Class("card-label").Body(app.Span().Class("digit").Text(strconv.Itoa(c.Label)), app.Span().Class("form").Text(c.FormText())),
 							app.Div().Class("card-images").Body(
@@ -52,7 +52,7 @@ func (e *Explainer) renderOverview() app.UI {
 							),
 							app.Div().Class("card-p").Text(fmt.Sprintf("p(y) %.2f", c.P)),
 							app.Div().Class("card-numbers").Text(fmt.Sprintf("H %.2f · d %.1f", c.HTotal, c.Distance)),
-							app.Div().Class("card-count").Text(plural.Of(c.Count, e.total, "restart")),
+							app.Div().Class("card-count").Text(plural.Of(c.Count, e.work.Run.Total, "restart")),
 						)
 					}),
 				),
@@ -68,8 +68,8 @@ func (e *Explainer) renderOverview() app.UI {
 // drawCards draws each card's representative and its difference from the input.
 func (e *Explainer) drawCards() {
 	for _, c := range e.cards {
-		for i := range e.results {
-			if x := e.results[i]; x.Restart == c.Representative && x.Image != nil {
+		for i := range e.work.Run.Results {
+			if x := e.work.Run.Results[i]; x.Restart == c.Representative && x.Image != nil {
 				id := strconv.Itoa(c.Representative)
 				drawDigit("card-img-"+id, x.Image, cardScale)
 				drawDiff("card-diff-"+id, e.x0, x.Image, cardScale)
@@ -85,7 +85,7 @@ func (e *Explainer) copies() map[int]int {
 	if e.showAll {
 		return out
 	}
-	for _, x := range e.results {
+	for _, x := range e.work.Run.Results {
 		if x.DuplicateOf >= 0 {
 			if out[x.DuplicateOf] == 0 {
 				out[x.DuplicateOf] = 1

@@ -12,6 +12,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -79,7 +80,7 @@ func (e *Explainer) renderSweep() app.UI {
 	s := e.sweep
 	_, ladderErr := e.ladderInput()
 	running := s.running() || e.running()
-	canRun := e.x0 != nil && e.paramsOK && e.ready > 0 && ladderErr == "" && !running
+	canRun := e.x0 != nil && e.paramsOK && e.work.ReadyCount() > 0 && ladderErr == "" && !running
 	total, done := 0, 0
 	if s != nil {
 		total, done = len(s.ladder.Radii)*s.ladder.N, s.done()
@@ -191,7 +192,7 @@ func (e *Explainer) runSweep(ctx app.Context, l clue.Ladder) {
 	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || e.running() {
 		return
 	}
-	workers := e.pool.ready()
+	workers := e.work.ReadyWorkers()
 	if len(workers) == 0 || l.Validate() != nil {
 		return
 	}
@@ -201,14 +202,14 @@ func (e *Explainer) runSweep(ctx app.Context, l clue.Ladder) {
 	e.sweep, e.sweepInLink = s, true
 	for i := range l.Radii {
 		p := l.AtRadius(e.params, i)
-		id := e.newID()
+		id := e.work.NewID()
 		s.ids[id] = i
 		s.waiting[i] = map[int]bool{}
 		ws := workers
 		if p.LambdaD > 0 { // the diversity term couples every restart: one worker runs them all
 			ws = workers[:1]
 		}
-		for k, share := range shares(p.Restarts(), ws) {
+		for k, share := range core.Shares(p.Restarts(), ws) {
 			s.waiting[i][k] = true
 			e.pool.post(k, searchworker.Request{Type: "explain", ID: id, X0: e.x0, Params: &p, Restarts: share})
 		}
@@ -313,7 +314,8 @@ func (e *Explainer) cancelSweep(ctx app.Context) {
 		}
 		for i := range s.waiting {
 			for k := range s.waiting[i] {
-				e.replaceWorker(k)
+				e.work.Replace(k, time.Now())
+				e.pool.restart(k)
 				for j := range s.waiting {
 					delete(s.waiting[j], k)
 				}

@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -14,25 +13,20 @@ import (
 // (web/worker.js starting worker.wasm). Messages are searchworker's binary wire format, one transferred
 // ArrayBuffer each.
 type pool struct {
-	script    string    // URL of worker.js, with the build version
-	assets    app.Value // {module, kernel, models}: compiled once for the page, posted to each worker as it starts
-	workers   []*poolWorker
-	onMessage func(k int, r searchworker.Response) // called on the JS event loop; dispatch to the UI from it
+	script  string    // URL of worker.js, with the build version
+	assets  app.Value // {module, kernel, models}: compiled once for the page, posted to each worker as it starts
+	workers []*poolWorker
+	// onMessage is called on the JS event loop with worker k's message and when it came (ms since
+	// navigation); dispatch to the UI from it. What the page knows of each worker is package core's.
+	onMessage func(k int, r searchworker.Response, at float64)
 }
 
 type poolWorker struct {
-	js       app.Value
-	ready    bool
-	version  string
-	funcs    []app.Func
-	lastSeen time.Time // its last message, or its start
-	stepped  bool      // it has sent news from within a search (a heartbeat or results): its code is warm
-	starts   int       // how many times the page started it again because it never said ready
-	readyAt  float64   // when it said ready, ms since navigation
-	early    bool      // started by web/loader.js before the page ran (adoptPool)
+	js    app.Value
+	funcs []app.Func
 }
 
-func newPool(n int, script string, assets app.Value, onMessage func(int, searchworker.Response)) *pool {
+func newPool(n int, script string, assets app.Value, onMessage func(int, searchworker.Response, float64)) *pool {
 	p := &pool{script: script, assets: assets, onMessage: onMessage, workers: make([]*poolWorker, n)}
 	for k := range p.workers {
 		p.spawn(k)
@@ -48,13 +42,13 @@ func (p *pool) spawn(k int) {
 }
 
 // adoptPool takes over the workers web/loader.js started before the page ran (deltaclueEarlyPool), with the
-// messages they sent meanwhile, which it passes on as if they had just come. The workers are marked early:
-// they hold the loader's run of a shared link, if the address had one.
-func adoptPool(early app.Value, script string, assets app.Value, onMessage func(int, searchworker.Response)) *pool {
+// messages they sent meanwhile, which it passes on as if they had just come (with the times they came). The
+// workers hold the loader's run of a shared link, if the address had one.
+func adoptPool(early app.Value, script string, assets app.Value, onMessage func(int, searchworker.Response, float64)) *pool {
 	workers := early.Get("workers")
 	p := &pool{script: script, assets: assets, onMessage: onMessage, workers: make([]*poolWorker, workers.Length())}
 	for k := range p.workers {
-		p.attach(k, workers.Index(k)).early = true
+		p.attach(k, workers.Index(k))
 	}
 	queued := early.Call("adopt")
 	for i := 0; i < queued.Length(); i++ {
@@ -74,7 +68,7 @@ func adoptPool(early app.Value, script string, assets app.Value, onMessage func(
 
 // attach listens to worker k's messages and errors.
 func (p *pool) attach(k int, js app.Value) *poolWorker {
-	w := &poolWorker{js: js, lastSeen: time.Now()}
+	w := &poolWorker{js: js}
 	onMessage := funcOf(func(_ app.Value, args []app.Value) any {
 		p.receive(k, args[0].Get("data"), now())
 		return nil
@@ -103,19 +97,11 @@ func (p *pool) attach(k int, js app.Value) *poolWorker {
 
 // receive takes worker k's message (an ArrayBuffer) that came at the page's time at (ms since navigation).
 func (p *pool) receive(k int, data app.Value, at float64) {
-	w := p.workers[k]
-	w.lastSeen = time.Now()
 	r, err := searchworker.UnmarshalResponse(bytesOf(data))
 	if err != nil {
 		r = searchworker.Response{Type: "error", Error: "a malformed message from a search worker: " + err.Error()}
 	}
-	switch r.Type {
-	case "ready":
-		w.ready, w.version, w.readyAt = true, r.Version, at
-	case "alive", "results":
-		w.stepped = true
-	}
-	p.onMessage(k, r)
+	p.onMessage(k, r, at)
 }
 
 // failed reports worker k's error event (it could not start, or its script failed).
@@ -124,30 +110,7 @@ func (p *pool) failed(k int, message string) {
 	if message != "" {
 		msg += ": " + message
 	}
-	p.onMessage(k, searchworker.Response{Type: "error", Error: msg})
-}
-
-// readySpan is when the first and the last of the workers said ready (ms since navigation; 0 if none did).
-func (p *pool) readySpan() (first, last float64) {
-	for _, w := range p.workers {
-		if w.ready && (first == 0 || w.readyAt < first) {
-			first = w.readyAt
-		}
-		if w.ready && w.readyAt > last {
-			last = w.readyAt
-		}
-	}
-	return first, last
-}
-
-// allEarly says whether every worker is one the loader started (none has been replaced since).
-func (p *pool) allEarly() bool {
-	for _, w := range p.workers {
-		if !w.early {
-			return false
-		}
-	}
-	return true
+	p.onMessage(k, searchworker.Response{Type: "error", Error: msg}, now())
 }
 
 // post sends a request to worker k.
@@ -196,60 +159,4 @@ func (p *pool) close() {
 			f.Release()
 		}
 	}
-}
-
-// silent is how long worker k has said nothing (since it started, if it never did).
-func (p *pool) silent(k int) time.Duration { return time.Since(p.workers[k].lastSeen) }
-
-// silenceLimit is how long worker k, which has work, may say nothing before it is taken for dead. A worker
-// that has sent news from within a search gets WorkerSilence, doubled for each failure the run has had
-// without progress since (a starved machine, not a dead worker, is then the likelier cause), up to
-// ColdSilence. One that has not yet, since it started, gets ColdSilence: its first steps run code the browser
-// has not compiled yet (WebKit compiles a module's functions when they are first called, which on a loaded
-// machine took over 3 s before the first heartbeat), and a replacement starts up before it says anything.
-func (p *pool) silenceLimit(k, failures int) time.Duration {
-	if !p.workers[k].stepped {
-		return ColdSilence
-	}
-	return min(WorkerSilence<<min(failures, 8), ColdSilence)
-}
-
-// heard restarts the silence clocks of workers ks: the page could not have heard them while it was held up.
-func (p *pool) heard(ks map[int]bool) {
-	for k := range ks {
-		p.workers[k].lastSeen = time.Now()
-	}
-}
-
-// givenUp counts the workers that never said ready in StartTries starts.
-func (p *pool) givenUp() int {
-	n := 0
-	for _, w := range p.workers {
-		if !w.ready && w.starts >= StartTries {
-			n++
-		}
-	}
-	return n
-}
-
-// ready lists the workers that have said ready.
-func (p *pool) ready() []int {
-	var ks []int
-	for k, w := range p.workers {
-		if w.ready {
-			ks = append(ks, k)
-		}
-	}
-	return ks
-}
-
-// shares splits the restarts 0..n-1 among the given workers, restart i to worker i mod len(workers), so each
-// gets the same mix of early and late restarts (S2 and S5 order them by class).
-func shares(n int, workers []int) map[int][]int {
-	out := map[int][]int{}
-	for i := 0; i < n; i++ {
-		k := workers[i%len(workers)]
-		out[k] = append(out[k], i)
-	}
-	return out
 }

@@ -72,7 +72,7 @@ func (s *summariser) close() {
 
 // summaryInWorker says whether the current run's summary is the summary worker's to make.
 func (e *Explainer) summaryInWorker() bool {
-	return e.sum != nil && e.sum.ready && !e.sum.failed && e.total > SummaryInWorkerAbove && e.inspect != nil
+	return e.sum != nil && e.sum.ready && !e.sum.failed && e.work.Run.Total > SummaryInWorkerAbove && e.inspect != nil
 }
 
 // requestSummary sends the summary worker the restarts it has not seen and asks for the summary of them all.
@@ -86,7 +86,7 @@ func (e *Explainer) requestSummary() {
 		s.again = s.busy && !streaming
 		return
 	}
-	p := e.runParams
+	p := e.work.Run.Params
 	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
 	figures := !streaming || time.Since(e.figuresAt) >= time.Second
 	if figures {
@@ -125,7 +125,7 @@ func (e *Explainer) onSummariser(ctx app.Context, s *summariser, r searchworker.
 	case "summarized":
 		s.busy, s.took = false, time.Since(s.sentAt)
 		s.answers++
-		if r.ID == e.sumSeq && r.Summarized != nil && r.Summarized.Count <= len(e.results) {
+		if r.ID == e.sumSeq && r.Summarized != nil && r.Summarized.Count <= len(e.work.Run.Results) {
 			timed("apply summary", func() { e.applySummary(*r.Summarized) })
 		}
 	default: // the worker failed: the page summarises on its own thread from now on
@@ -152,9 +152,9 @@ func (e *Explainer) applySummary(sm searchworker.Summarized) {
 	for _, m := range sm.Marks {
 		marks[m.Restart] = m
 	}
-	sort.Slice(e.results, func(a, b int) bool { return e.results[a].Restart < e.results[b].Restart })
-	for i := range e.results {
-		x := &e.results[i]
+	sort.Slice(e.work.Run.Results, func(a, b int) bool { return e.work.Run.Results[a].Restart < e.work.Run.Results[b].Restart })
+	for i := range e.work.Run.Results {
+		x := &e.work.Run.Results[i]
 		x.Mode, x.DuplicateOf = -1, -1
 		if m, ok := marks[x.Restart]; ok {
 			x.Mode, x.DuplicateOf = m.Mode, m.DuplicateOf
@@ -163,17 +163,17 @@ func (e *Explainer) applySummary(sm searchworker.Summarized) {
 	s := sm.Summary
 	e.summary, e.summarised = &s, sm.Count
 	e.carlaOf = e.carlaNow()
-	covered := e.results
-	if sm.Count < len(e.results) { // the summary of the restarts it was sent; the cards count those
+	covered := e.work.Run.Results
+	if sm.Count < len(e.work.Run.Results) { // the summary of the restarts it was sent; the cards count those
 		covered = nil
-		for _, x := range e.results {
+		for _, x := range e.work.Run.Results {
 			if _, ok := marks[x.Restart]; ok {
 				covered = append(covered, x)
 			}
 		}
 	}
 	e.cards = clue.ModeCards(covered, s)
-	e.sentence = clue.Describe(e.inspect.Prediction, covered, s, e.runParams)
+	e.sentence = clue.Describe(e.inspect.Prediction, covered, s, e.work.Run.Params)
 	if sm.Tradeoff != "" {
 		e.tradeoffSVG, e.mapSVG, e.figuresFor = sm.Tradeoff, sm.Map, sm.Count
 	}

@@ -21,7 +21,8 @@ type Worker struct {
 	LastSeen time.Time // its last message, or its start
 }
 
-// Pool is the page's search workers and the search spread over them.
+// Pool is the page's search workers and the search spread over them. Its zero value is a pool of no workers,
+// with no run.
 type Pool struct {
 	Workers    []Worker
 	Run        Run
@@ -162,6 +163,9 @@ func (p *Pool) Said(k int, r searchworker.Response, now time.Time, at float64) [
 		}
 		delete(run.Pending, k)
 		run.WorkerSeconds = append(run.WorkerSeconds, r.Seconds)
+		if p.Heap == nil {
+			p.Heap, p.Sys = map[int]uint64{}, map[int]uint64{}
+		}
 		p.Heap[k], p.Sys[k] = r.HeapBytes, r.SysBytes
 		if r.Error != "" && r.Error != searchworker.Cancelled {
 			run.Err = r.Error

@@ -471,6 +471,25 @@ func TestSharesMatchTheEarlyRunsSplit(t *testing.T) {
 	}
 }
 
+func TestSharesGiveEveryRestartOnce(t *testing.T) {
+	s := Shares(10, []int{0, 2})
+	if len(s[0]) != 5 || len(s[2]) != 5 || s[0][1] != 2 || s[2][0] != 1 {
+		t.Fatalf("shares %v", s)
+	}
+	seen := map[int]bool{}
+	for _, share := range Shares(101, []int{0, 1, 2}) {
+		for _, i := range share {
+			if seen[i] {
+				t.Fatalf("restart %d given twice", i)
+			}
+			seen[i] = true
+		}
+	}
+	if len(seen) != 101 {
+		t.Fatalf("%d of 101 restarts given out", len(seen))
+	}
+}
+
 func TestGivenUpAndShellReplace(t *testing.T) {
 	p := NewPool(2, true, t0)
 	p.Workers[1].Starts = 3
