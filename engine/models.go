@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/deltaclue/deltaclue/engine/mcmask"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -87,7 +88,7 @@ func LoadBNN(f *weights.File) (*BNN, error) {
 	}
 	b := &BNN{Classes: a.Layers[len(a.Layers)-1], K: a.MCSamples}
 	b.first = NewLayer(dense[0].In, dense[0].Out, dense[0].W, dense[0].B)
-	masks := weights.MCMasks(a)
+	masks := mcmask.Draw(a)
 	for l, d := range dense[1:] {
 		per := make([]Layer, b.K)
 		for k := range per {

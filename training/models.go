@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
+	"github.com/deltaclue/deltaclue/engine/mcmask"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -140,10 +141,10 @@ func BNNLogitsGraph(p Params, a weights.Architecture, x *Node, masks []*Node) *N
 }
 
 // BNNPredictiveGraph returns the posterior-predictive class probabilities [N, 10] of the MC-dropout BNN with
-// its fixed masks (weights.MCMasks): the mean over the K masked networks of their softmax.
+// its fixed masks (mcmask.Draw): the mean over the K masked networks of their softmax.
 func BNNPredictiveGraph(p Params, a weights.Architecture, x *Node) *Node {
 	var sum *Node
-	for _, km := range weights.MCMasks(a) {
+	for _, km := range mcmask.Draw(a) {
 		masks := make([]*Node, len(km))
 		for l, m := range km {
 			masks[l] = Const(x.Graph(), tensors.FromFlatDataAndDimensions(m, 1, len(m)))

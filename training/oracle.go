@@ -5,6 +5,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
+	"github.com/deltaclue/deltaclue/engine/mcmask"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -52,7 +53,7 @@ func NewObjective(vae, bnn *weights.File, w OracleWeights, dtype dtypes.DType) *
 		g := zn.Graph()
 		image := Sigmoid(DecoderLogitsGraph(pv, va, zn))
 		var pbar, ha *Node
-		for _, km := range weights.MCMasks(ba) {
+		for _, km := range mcmask.Draw(ba) {
 			masks := make([]*Node, len(km))
 			for l, m := range km {
 				masks[l] = ConvertDType(Const(g, tensors.FromFlatDataAndDimensions(m, 1, len(m))), dtype)

@@ -39,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Magic opens every weights file.
@@ -95,10 +96,19 @@ type Architecture struct {
 	Output     string `json:"output"`               // "softmax" (BNN) or "sigmoid" (the VAE's Bernoulli mean)
 	Likelihood string `json:"likelihood,omitempty"` // VAE: "bernoulli"
 	// MC dropout (BNN): each hidden activation is dropped with probability Dropout; inference averages over
-	// MCSamples fixed masks drawn from MaskSeed (see MCMasks).
+	// MCSamples fixed masks of the shape MaskWidths, drawn from MaskSeed (by package engine/mcmask).
 	Dropout   float64 `json:"dropout,omitempty"`
 	MCSamples int     `json:"mc_samples,omitempty"`
 	MaskSeed  uint64  `json:"mask_seed,omitempty"`
+}
+
+// MaskWidths returns the shape of one of the BNN's MC-dropout masks: the widths of its hidden layers (Layers
+// without the input and the output), one mask per hidden layer. It returns nil if Layers has no hidden layer.
+func (a Architecture) MaskWidths() []int {
+	if len(a.Layers) < 3 {
+		return nil
+	}
+	return slices.Clone(a.Layers[1 : len(a.Layers)-1])
 }
 
 // Dataset identifies the data a model was trained on.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -125,41 +126,19 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-func TestMCMasks(t *testing.T) {
-	a := Architecture{Layers: []int{784, 256, 128, 10}, Dropout: 0.25, MCSamples: 20, MaskSeed: 7}
-	masks := MCMasks(a)
-	again := MCMasks(a)
-	if len(masks) != 20 || len(masks[0]) != 2 || len(masks[0][0]) != 256 || len(masks[0][1]) != 128 {
-		t.Fatalf("mask shapes wrong")
+func TestMaskWidths(t *testing.T) {
+	a := Architecture{Layers: []int{784, 256, 128, 10}}
+	w := a.MaskWidths()
+	if !slices.Equal(w, []int{256, 128}) {
+		t.Fatalf("MaskWidths of %v = %v, want [256 128]", a.Layers, w)
 	}
-	kept, total := 0, 0
-	for k := range masks {
-		for l := range masks[k] {
-			for j, v := range masks[k][l] {
-				if v != again[k][l][j] {
-					t.Fatal("masks are not a function of the architecture")
-				}
-				if v != 0 && v != float32(1/0.75) {
-					t.Fatalf("mask value %v", v)
-				}
-				if v != 0 {
-					kept++
-				}
-				total++
-			}
+	w[0] = 1
+	if a.Layers[1] != 256 {
+		t.Fatal("MaskWidths shares its slice with the architecture")
+	}
+	for _, layers := range [][]int{nil, {784}, {784, 10}} {
+		if w := (Architecture{Layers: layers}).MaskWidths(); len(w) != 0 {
+			t.Errorf("MaskWidths of %v = %v, want none", layers, w)
 		}
-	}
-	if frac := float64(kept) / float64(total); math.Abs(frac-0.75) > 0.02 {
-		t.Errorf("kept fraction %.3f, want 0.75", frac)
-	}
-	a.MaskSeed = 8
-	differ := 0
-	for j, v := range MCMasks(a)[0][0] {
-		if v != masks[0][0][j] {
-			differ++
-		}
-	}
-	if differ < 50 { // two independent masks differ in 2·0.25·0.75 = 37.5 % of 256 units
-		t.Errorf("a different seed changes only %d of 256 mask values", differ)
 	}
 }

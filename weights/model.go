@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-
-	"github.com/deltaclue/deltaclue/engine/rng"
 )
 
 // Dense is one fully connected layer: y = x·W + B, with W stored row-major as [In, Out].
@@ -48,29 +46,6 @@ const (
 	StackDecoder       = "decoder"        // VAE: z → image logits, ReLU between layers
 	StackBNN           = "bnn"            // BNN: image → class logits, ReLU then dropout between layers
 )
-
-// MCMasks returns the BNN's fixed MC-dropout masks: masks[k][l] scales hidden layer l's activations in posterior
-// sample k, each unit kept (scaled by 1/(1−p)) or dropped (0). The masks are a function of the architecture
-// alone (dropout rate, sample count, mask seed, widths), so every platform averages over the same K networks.
-func MCMasks(a Architecture) [][][]float32 {
-	hidden := a.Layers[1 : len(a.Layers)-1]
-	keep := float32(1 / (1 - a.Dropout))
-	masks := make([][][]float32, a.MCSamples)
-	for k := range masks {
-		r := rng.New(rng.Derive(a.MaskSeed, uint64(k)))
-		masks[k] = make([][]float32, len(hidden))
-		for l, width := range hidden {
-			m := make([]float32, width)
-			for j := range m {
-				if r.Float64() >= a.Dropout {
-					m[j] = keep
-				}
-			}
-			masks[k][l] = m
-		}
-	}
-	return masks
-}
 
 // AnchorTensor names the tensor of the anchors file that holds class c's latent codes [n, latent].
 func AnchorTensor(c int) string { return fmt.Sprintf("class/%d", c) }

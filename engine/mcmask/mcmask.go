@@ -1,0 +1,36 @@
+// Package mcmask draws the BNN's fixed Monte-Carlo dropout masks from what its weights file stores (dropout
+// rate, sample count, mask seed, widths), with the project's own generator (engine/rng), so that every platform
+// averages over the same K networks.
+//
+// The masks live here, not in package weights, so that the dependency runs one way: weights describes and decodes
+// the stored data, and the packages that run the BNN draw its masks. Nor do they live in package engine: the
+// gomlx reference (package training) draws the same masks, and engine's tests import training.
+package mcmask
+
+import (
+	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// Draw returns the BNN's fixed MC-dropout masks: masks[k][l] scales hidden layer l's activations in posterior
+// sample k, each unit kept (scaled by 1/(1−p)) or dropped (0). The masks are a function of the architecture
+// alone: a.MCSamples masks of the shape a.MaskWidths(), sample k drawn from its own stream of a.MaskSeed.
+func Draw(a weights.Architecture) [][][]float32 {
+	hidden := a.MaskWidths()
+	keep := float32(1 / (1 - a.Dropout))
+	masks := make([][][]float32, a.MCSamples)
+	for k := range masks {
+		r := rng.New(rng.Derive(a.MaskSeed, uint64(k)))
+		masks[k] = make([][]float32, len(hidden))
+		for l, width := range hidden {
+			m := make([]float32, width)
+			for j := range m {
+				if r.Float64() >= a.Dropout {
+					m[j] = keep
+				}
+			}
+			masks[k][l] = m
+		}
+	}
+	return masks
+}
