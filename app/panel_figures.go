@@ -77,6 +77,10 @@ func (e *Explainer) renderTrajectory() app.UI {
 
 // figurePoint selects the explanation under the pointer or keyboard focus in either figure.
 func (e *Explainer) figurePoint(ctx app.Context, ev app.Event) {
+	if !pointerMoved(ev) {
+		ctx.PreventUpdate()
+		return
+	}
 	g := ev.Get("target").Call("closest", "[data-restart]")
 	if g.IsNull() || g.IsUndefined() {
 		ctx.PreventUpdate()

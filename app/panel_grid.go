@@ -124,6 +124,10 @@ func (e *Explainer) selectedExplanation() *clue.Explanation {
 }
 
 func (e *Explainer) gridPoint(ctx app.Context, ev app.Event) {
+	if !pointerMoved(ev) {
+		ctx.PreventUpdate()
+		return
+	}
 	ord := e.ordered()
 	k := grid.at(ev.JSValue(), len(ord))
 	if k < 0 || ord[k].Restart == e.selected { // (a duplicate selected in a chart gives way to its cell's own)
@@ -153,6 +157,9 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	e.requestTrace(ctx)
 	e.markSelected()
 	e.drawGrid(ctx)
+	// Published now: nothing else may follow (the grid repaints two cells at once, and the trajectory may be
+	// the one already shown), and window.deltaclue would still name the previous choice.
+	e.publish()
 	ctx.Defer(func(app.Context) {
 		if x := e.selectedExplanation(); x != nil {
 			drawDigit("detail-x0", e.x0, 5)
@@ -160,6 +167,26 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 			drawDiff("detail-diff", e.x0, x.Image, 5)
 		}
 	})
+}
+
+// lastPointer is where the pointer was at the last pointer event the page saw (in the viewport).
+var lastPointer struct{ x, y float64 }
+
+// pointerMoved says whether a pointer event (pointermove, pointerover) comes from the pointer moving. The
+// browser also sends them when the page moves under a pointer at rest (the keyboard focus scrolled it, a panel
+// opened above): those must not take the selection from what the keyboard chose. Other events (a click, a
+// focus) always count.
+func pointerMoved(ev app.Event) bool {
+	typ := ev.Get("type").String()
+	if typ != "pointermove" && typ != "pointerover" {
+		return true
+	}
+	x, y := ev.Get("clientX").Float(), ev.Get("clientY").Float()
+	if x == lastPointer.x && y == lastPointer.y {
+		return false
+	}
+	lastPointer.x, lastPointer.y = x, y
+	return true
 }
 
 // copyLink copies the page's address, and says whether it did (for a few seconds, beside the button).

@@ -1,0 +1,311 @@
+// The grid of explanations drawn on canvases: its geometry, and a painter that paints cells over animation
+// frames.
+
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// Grid layout, like the paper's figure: label and H above each image, distance (and ×k) below it. Each text
+// sits close to its own image and far from the next cell's: the rows and the columns are separated by gaps
+// wider than any gap inside a cell, so that no label reads as the neighbour's.
+const (
+	gridScale   = 2
+	gridSide    = 28 * gridScale // an image's side
+	gridFont    = 11             // px, the cell texts' font size
+	gridAscent  = 8              // px a gridFont digit reaches above its baseline
+	gridDescent = 3              // px below it (the "×" and descenders)
+	gridPadX    = 8              // px left and right of the image within its cell: 16 between neighbours' images
+	labelBase   = 13             // y of the label's baseline, from the cell's top
+	imageTop    = labelBase + 4  // the image, just under its label
+	distBase    = imageTop + gridSide + gridAscent + 3
+	cellW       = gridSide + 2*gridPadX
+	cellH       = distBase + gridDescent + 14 // 14 px of air under the distance, before the next row's label
+)
+
+// gridSize is the canvas size for n cells in cols columns.
+func gridSize(n, cols int) (w, h int) {
+	rows := max(1, (n+cols-1)/cols)
+	return cols * cellW, rows * cellH
+}
+
+// cellAt returns the cell index under canvas coordinates (x, y), or -1.
+func cellAt(x, y float64, n, cols int) int {
+	c, r := int(x)/cellW, int(y)/cellH
+	if x < 0 || y < 0 || c >= cols {
+		return -1
+	}
+	if k := r*cols + c; k < n {
+		return k
+	}
+	return -1
+}
+
+// cellRGBA is an explanation's digit as the grid shows it: faded when it is not accepted.
+func cellRGBA(e clue.Explanation) []byte {
+	d := digitRGBA(e.Image, gridScale)
+	if !e.Accepted {
+		for i := 0; i < len(d); i += 4 {
+			for j := 0; j < 3; j++ {
+				d[i+j] = byte(150 + int(d[i+j])*105/255)
+			}
+		}
+	}
+	return d
+}
+
+// imageData copies w×h RGBA pixels into a new ImageData.
+func imageData(rgba []byte, w, h int) app.Value {
+	arr := app.Window().Get("Uint8ClampedArray").New(len(rgba))
+	app.CopyBytesToJS(arr, rgba)
+	return app.Window().Get("ImageData").New(arr, w, h)
+}
+
+// The grid is painted cell by cell, and only where a cell shows something else than it did: while a large set
+// streams in, redrawing all of it at once (1000 cells: a white fill of the whole canvas, then an image and
+// two to four texts per cell) blocked the page's thread for a third of a second ten times a second. Each cell
+// is drawn once, with its texts, tag and frame, into a cell-sized scratch canvas and kept as ImageData; a
+// repaint puts those, for at most paintBudget at a time, and leaves the rest to the next animation frame.
+//
+// The grid is a stack of canvases, one per row, not one canvas: Chromium (software compositing, as in a
+// headless test or on a device without GPU raster) copies a changed canvas whole into every frame it commits,
+// and for one canvas of 1000 cells (720×10,000 pixels) that commit alone took the page's thread 100–250 ms
+// per frame; a row that changed costs a row's copy, and a row out of view nothing.
+
+// paintBudget is how long one slice of the grid's painting may take: well under the 50 ms of a long task, and
+// leaving most of a 60 Hz frame to the browser.
+const paintBudget = 6 * time.Millisecond
+
+// cellKey says what a grid cell shows: an explanation (by its image, and its restart for one that failed and
+// has none), how many restarts it stands for, and whether it is framed. The zero key is a cell in an unknown
+// state (a new row); blankCell is one painted white.
+type cellKey struct {
+	known    bool
+	image    *float32
+	restart  int
+	copies   int
+	selected bool
+}
+
+var blankCell = cellKey{known: true, restart: -1}
+
+// gridPainter keeps the grid (a block element holding one canvas per row) up to date.
+type gridPainter struct {
+	el        app.Value   // the element painted into
+	cols      int         // cells per row
+	rows      []app.Value // its canvases
+	ctxs      []app.Value // their 2-D contexts
+	shown     []cellKey   // what each position shows
+	want      []cellKey   // what it should show
+	exps      []clue.Explanation
+	next      int                   // the first position of want not yet checked
+	cells     map[cellKey]app.Value // each cell's ImageData, by what it shows
+	scratch   app.Value             // the 2-D context of a cell-sized canvas to draw a new cell in
+	frame     app.Func              // the animation-frame callback that paints the next slice
+	queued    bool
+	ctx       app.Context
+	onPainted func() // called when a repaint that needed more than one slice is complete
+}
+
+// grid is the page's one grid painter.
+var grid gridPainter
+
+// gridRows is the number of rows of n cells in cols columns (at least one).
+func gridRows(n, cols int) int { return max(1, (n+cols-1)/cols) }
+
+// paint makes the element with the given id show the explanations in order, cols to a row, framing the cell at
+// index selected (none if -1); copies maps a restart to how many restarts its cell stands for when duplicates
+// are collapsed onto it ("×12"). It paints what it can within paintBudget at once and the rest in later
+// animation frames.
+func (g *gridPainter) paint(ctx app.Context, id string, exps []clue.Explanation, cols, selected int, copies map[int]int) {
+	el := app.Window().GetElementByID(id)
+	if el.IsNull() || el.IsUndefined() {
+		return
+	}
+	if g.el == nil || !el.Equal(g.el) || g.cols != cols { // a new element, or a new width: every row anew
+		for _, c := range g.rows {
+			c.Call("remove")
+		}
+		g.el, g.cols, g.rows, g.ctxs, g.shown = el, cols, nil, nil, nil
+		el.Get("style").Set("width", fmt.Sprintf("%dpx", cols*cellW))
+	}
+	need := gridRows(len(exps), cols)
+	doc := app.Window().Get("document")
+	for len(g.rows) < need {
+		c := doc.Call("createElement", "canvas")
+		c.Set("width", cols*cellW)
+		c.Set("height", cellH)
+		c.Get("style").Set("display", "block")
+		c.Call("setAttribute", "data-row", len(g.rows))
+		el.Call("appendChild", c)
+		g.rows, g.ctxs = append(g.rows, c), append(g.ctxs, c.Call("getContext", "2d"))
+		g.shown = append(g.shown, make([]cellKey, cols)...)
+	}
+	for len(g.rows) > need {
+		g.rows[len(g.rows)-1].Call("remove")
+		g.rows, g.ctxs, g.shown = g.rows[:len(g.rows)-1], g.ctxs[:len(g.ctxs)-1], g.shown[:len(g.shown)-cols]
+	}
+	g.want = g.want[:0]
+	for k, e := range exps {
+		key := cellKey{known: true, restart: e.Restart, copies: copies[e.Restart], selected: k == selected}
+		if len(e.Image) == 784 {
+			key.image = &e.Image[0]
+		}
+		if e.Failed != "" {
+			key.copies = 0
+		}
+		g.want = append(g.want, key)
+	}
+	for len(g.want) < len(g.shown) { // the last row's empty places
+		g.want = append(g.want, blankCell)
+	}
+	g.exps, g.next, g.ctx = exps, 0, ctx
+	g.slice()
+}
+
+// slice paints cells for at most paintBudget and queues the rest for the next animation frame.
+func (g *gridPainter) slice() {
+	start := time.Now()
+	for ; g.next < len(g.want); g.next++ {
+		k := g.next
+		if g.shown[k] == g.want[k] {
+			continue
+		}
+		if time.Since(start) > paintBudget {
+			g.queue()
+			return
+		}
+		g.ctxs[k/g.cols].Call("putImageData", g.cell(k), (k%g.cols)*cellW, 0)
+		g.shown[k] = g.want[k]
+	}
+	// Done: forget the cells no longer shown.
+	keep := make(map[cellKey]bool, len(g.want))
+	for _, k := range g.want {
+		keep[k] = true
+	}
+	for k := range g.cells {
+		if !keep[k] {
+			delete(g.cells, k)
+		}
+	}
+}
+
+// painting says whether a repaint is still under way.
+func (g *gridPainter) painting() bool { return g.next < len(g.want) }
+
+func (g *gridPainter) queue() {
+	if g.queued {
+		return
+	}
+	if g.frame == nil {
+		g.frame = pageFuncOf(func(app.Value, []app.Value) any {
+			g.ctx.Dispatch(func(ctx app.Context) {
+				ctx.PreventUpdate()
+				g.queued = false
+				if g.el != nil && g.painting() {
+					g.slice()
+					if !g.painting() && g.onPainted != nil {
+						g.onPainted()
+					}
+				}
+			})
+			return nil
+		})
+	}
+	g.queued = true
+	app.Window().Call("requestAnimationFrame", g.frame)
+}
+
+// at returns the grid position under the pointer of event ev (in the element's coordinates: a row's canvas
+// is the event's target).
+func (g *gridPainter) at(ev app.Value, n int) int {
+	x, y := ev.Get("offsetX").Float(), ev.Get("offsetY").Float()
+	if r := ev.Get("target").Call("getAttribute", "data-row"); !r.IsNull() {
+		row, _ := strconv.Atoi(r.String())
+		y += float64(row * cellH)
+	}
+	return cellAt(x, y, n, max(g.cols, 1))
+}
+
+// image is the whole grid on one canvas (for the PNG download).
+func (g *gridPainter) image() app.Value {
+	c := app.Window().Get("document").Call("createElement", "canvas")
+	c.Set("width", g.cols*cellW)
+	c.Set("height", len(g.rows)*cellH)
+	ctx := c.Call("getContext", "2d")
+	for i, r := range g.rows {
+		ctx.Call("drawImage", r, 0, i*cellH)
+	}
+	return c
+}
+
+// cell is the ImageData of position k's cell, drawn once.
+func (g *gridPainter) cell(k int) app.Value {
+	key := g.want[k]
+	if img, ok := g.cells[key]; ok {
+		return img
+	}
+	if g.cells == nil {
+		g.cells = map[cellKey]app.Value{}
+	}
+	if g.scratch == nil {
+		c := app.Window().Get("document").Call("createElement", "canvas")
+		c.Set("width", cellW)
+		c.Set("height", cellH)
+		g.scratch = readableCanvas2d(c)
+	}
+	ctx := g.scratch
+	ctx.Set("fillStyle", "#fff")
+	ctx.Call("fillRect", 0, 0, cellW, cellH)
+	if key != blankCell {
+		drawCell(ctx, g.exps[k], key.copies, key.selected)
+	}
+	img := ctx.Call("getImageData", 0, 0, cellW, cellH)
+	g.cells[key] = img
+	return img
+}
+
+// drawCell draws one grid cell at the origin of a 2-D context that is white there: its label and H above the
+// image, its distance and ×k under it, a frame when it is selected.
+func drawCell(ctx app.Value, e clue.Explanation, copies int, selected bool) {
+	x0 := gridPadX
+	if len(e.Image) == 784 {
+		ctx.Call("putImageData", imageData(cellRGBA(e), gridSide, gridSide), x0, imageTop)
+	}
+	ctx.Set("font", fmt.Sprintf("%dpx system-ui, sans-serif", gridFont))
+	ctx.Set("textAlign", "left")
+	colour := "#111"
+	if !e.Accepted {
+		colour = "#999"
+	}
+	ctx.Set("fillStyle", colour)
+	if e.Failed != "" {
+		ctx.Call("fillText", "failed", x0, imageTop+gridSide/2)
+	} else {
+		ctx.Call("fillText", fmt.Sprintf("%d  %.2f", e.Label, e.HTotal), x0, labelBase)
+		ctx.Call("fillText", fmt.Sprintf("%.1f", e.Distance), x0, distBase)
+		if copies > 1 {
+			// A grey tag flush with the image's right edge, inside the cell: it reads as this cell's, not
+			// as part of the next cell's distance.
+			text := fmt.Sprintf("×%d", copies)
+			w := ctx.Call("measureText", text).Get("width").Float()
+			ctx.Set("fillStyle", "#e5e7eb")
+			ctx.Call("fillRect", float64(x0+gridSide)-w-4, distBase-gridAscent-2, w+4, gridAscent+gridDescent+3)
+			ctx.Set("fillStyle", colour)
+			ctx.Set("textAlign", "right")
+			ctx.Call("fillText", text, x0+gridSide-2, distBase)
+		}
+	}
+	if selected {
+		ctx.Set("strokeStyle", "#2563eb")
+		ctx.Set("lineWidth", 2)
+		ctx.Call("strokeRect", 3, 2, cellW-6, cellH-4)
+	}
+}

@@ -1,0 +1,94 @@
+// Share links: opening one (from the address, a pasted fragment, the loader's early run), and writing the
+// page's state back into the address.
+
+package app
+
+import (
+	"strconv"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// openPendingLink runs a shared link once every worker is up, so that it gets the whole pool.
+func (e *Explainer) openPendingLink(ctx app.Context) {
+	if ready := e.work.ReadyCount(); e.pendingLink == nil || e.pool == nil || ready == 0 || ready != len(e.work.Workers)-e.work.GivenUp(StartTries) || e.running() {
+		return
+	}
+	link := *e.pendingLink
+	e.pendingLink = nil
+	if err := sharelink.CheckModel(link, e.fingerprint); err != nil {
+		e.linkErr = err.Error()
+		e.dropEarly()
+		return
+	}
+	if e.openEarly(ctx, link) {
+		return
+	}
+	e.setInput(ctx, link.Image, "the shared link")
+	e.showOnPad(e.x0)
+	if e.askCostly(link) {
+		return
+	}
+	e.restore = &link
+	e.run(ctx)
+}
+
+// onHashChange opens a link pasted into the address bar of an open page (the page's own updates of the
+// fragment use replaceState, which fires no hashchange). A fragment the guard had to drop leaves the page as
+// it was, its own link back in the address, and says what was wrong.
+func (e *Explainer) onHashChange(ctx app.Context) {
+	addr := currentAddress()
+	if addr.Problem != "" {
+		e.linkErr, e.linkNote = addr.Problem, ""
+		e.updateLink()
+		e.publish()
+		return
+	}
+	if addr.Link == "" {
+		return
+	}
+	e.linkErr, e.linkNote = "", ""
+	e.dropRun()
+	e.dropSweep()
+	e.clearResults()
+	e.openLink(addr.Link)
+	e.openPendingLink(ctx)
+	e.publish()
+}
+
+// openLink reads a share link: its parameters now, its image once the workers say which models they run.
+func (e *Explainer) openLink(fragment string) {
+	s, err := sharelink.Decode(fragment)
+	if err != nil {
+		e.linkErr = err.Error()
+		return
+	}
+	e.form = newForm(s.Params)
+	e.params, e.paramsOK = e.form.params()
+	if len(s.Sweep.Radii) > 0 {
+		e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(s.Sweep.Radii), strconv.Itoa(s.Sweep.N)
+	}
+	if s.Version == 1 {
+		e.linkNote = "This link is in the older format v1, which carries no checksum: a change to it cannot be detected."
+	}
+	e.pendingLink = &s
+}
+
+// updateLink writes the current input and parameters into the URL, without reloading.
+func (e *Explainer) updateLink() {
+	if e.x0 == nil || !e.paramsOK || e.fingerprint == 0 {
+		return
+	}
+	st := sharelink.State{Image: sharelink.Quantize(e.x0), Params: e.params, Model: e.fingerprint, Selected: sharelink.NoSelection}
+	if e.selected >= 0 && e.selected < e.params.Restarts() {
+		st.Selected = e.selected
+	}
+	if l, bad := e.ladderInput(); e.sweepInLink && bad == "" {
+		st.Sweep = l
+	}
+	link := "#" + sharelink.Encode(st)
+	app.Window().Get("history").Call("replaceState", nil, "", link)
+}

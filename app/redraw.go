@@ -1,0 +1,213 @@
+// Redrawing the results: the grid's order, the throttled redraw, the grid's width, and the state published
+// in window.deltaclue.
+
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// ordered returns the results in the grid's order: without the duplicates of another result unless every
+// restart is asked for.
+func (e *Explainer) ordered() []clue.Explanation {
+	out := make([]clue.Explanation, 0, len(e.work.Run.Results))
+	for _, x := range e.work.Run.Results {
+		if e.showAll || x.DuplicateOf < 0 {
+			out = append(out, x)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		if x.Accepted != y.Accepted {
+			return x.Accepted
+		}
+		switch e.sortBy {
+		case "cost":
+			return x.Cost < y.Cost
+		case "distance":
+			return x.Distance < y.Distance
+		case "restart":
+			return x.Restart < y.Restart
+		}
+		if x.Label != y.Label {
+			return x.Label < y.Label
+		}
+		return x.Cost < y.Cost
+	})
+	return out
+}
+
+// scheduleRedraw redraws the grid soon, at most ten times a second while results stream in.
+func (e *Explainer) scheduleRedraw(ctx app.Context) {
+	if e.redrawPending {
+		return
+	}
+	e.redrawPending = true
+	ctx.After(100*time.Millisecond, func(ctx app.Context) {
+		e.redrawPending = false
+		// While results stream in, the summary (clustering, figures) is remade at most every 400 ms: it costs
+		// the page's thread more than drawing the grid. The run's end always remakes it.
+		if !e.running() || time.Since(e.summarisedAt) >= 400*time.Millisecond {
+			timed("summarise", e.summarise)
+			e.summarisedAt = time.Now()
+		}
+		timed("grid", func() { e.redrawResults(ctx) })
+		timed("publish", e.publish)
+	})
+}
+
+// redrawResults draws the results' canvases: the grid now, the mode cards once go-app has rendered them.
+func (e *Explainer) redrawResults(ctx app.Context) {
+	e.drawGrid(ctx)
+	ctx.Defer(func(ctx app.Context) {
+		e.drawFigures(ctx)
+		e.drawCards()
+		e.markSelected()
+		e.drawReaches()
+	})
+}
+
+// gridColumns is the paper's 10 columns, or as many as fit the page on a narrow screen (at least 3).
+func gridColumns() int {
+	wrap := app.Window().GetElementByID("grid-wrap")
+	if wrap.IsNull() || wrap.IsUndefined() {
+		return 10
+	}
+	return columnsFor(gridWidth.of(wrap))
+}
+
+// columnsFor is gridColumns for a width of px.
+func columnsFor(px int) int { return min(10, max(3, px/cellW)) }
+
+// gridWidth keeps #grid-wrap's width as the browser last laid it out, told by a ResizeObserver: reading
+// clientWidth where the page has just changed makes the browser lay the whole page out first, which took up to
+// 165 ms of the page's thread at every redraw of a large set.
+var gridWidth widthWatch
+
+// widthWatch is the width of one element, kept up to date by a ResizeObserver.
+type widthWatch struct {
+	el       app.Value
+	px       int
+	observer app.Value
+	fn       app.Func
+	changed  func(px int) // called when the browser lays the element out at another width
+}
+
+// of returns el's width: read once (a layout) when el is new, then as the observer reports it.
+func (w *widthWatch) of(el app.Value) int {
+	if w.el != nil && el.Equal(w.el) {
+		return w.px
+	}
+	if w.observer == nil {
+		if ro := app.Window().Get("ResizeObserver"); ro.IsUndefined() {
+			return el.Get("clientWidth").Int() // no observer (an old browser): read it every time
+		}
+		w.fn = pageFuncOf(func(_ app.Value, args []app.Value) any {
+			entries := args[0]
+			for i := 0; i < entries.Length(); i++ {
+				if t := entries.Index(i).Get("target"); w.el != nil && t.Equal(w.el) {
+					px := t.Get("clientWidth").Int() // laid out already: the observer runs after layout
+					if px != w.px {
+						w.px = px
+						if w.changed != nil {
+							w.changed(px)
+						}
+					}
+				}
+			}
+			return nil
+		})
+		w.observer = app.Window().Get("ResizeObserver").New(w.fn)
+	}
+	if w.el != nil {
+		w.observer.Call("unobserve", w.el)
+	}
+	w.el, w.px = el, el.Get("clientWidth").Int()
+	w.observer.Call("observe", el)
+	return w.px
+}
+
+// watchGridWidth makes a change in the grid's number of columns (a rotated phone, a resized window) redraw it.
+func watchGridWidth(ctx app.Context, e *Explainer) {
+	if gridWidth.changed != nil {
+		return
+	}
+	gridWidth.changed = func(int) {
+		ctx.Dispatch(func(ctx app.Context) {
+			ctx.PreventUpdate()
+			if grid.el != nil && grid.cols != gridColumns() {
+				e.scheduleRedraw(ctx)
+			}
+		})
+	}
+}
+
+// publish mirrors the run's state into window.deltaclue, for people poking at the console and for the
+// end-to-end test.
+func (e *Explainer) publish() {
+	state := map[string]any{
+		"state": string(e.work.Run.Phase), "ready": e.work.ReadyCount(), "workers": 0, "results": len(e.work.Run.Results), "total": e.work.Run.Total,
+		"preview": e.work.Run.Preview, "previewMs": e.previewTime.Milliseconds(), "superseded": e.work.Superseded, "runID": e.work.Run.ID,
+		"firstResultMs": e.work.Run.FirstResult.Milliseconds(), "lastResultMs": e.work.Run.LastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
+		"workerSeconds": fmt.Sprint(e.work.Run.WorkerSeconds),
+		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
+		"funcs": liveFuncs, "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.stale,
+		"runError": e.work.Run.Err, "poolError": e.poolErr, "inputError": e.inputErr, "costly": e.costlyState(),
+	}
+	if e.pool != nil {
+		state["workers"] = len(e.pool.workers)
+	}
+	timing := map[string]any{} // syscall/js takes map[string]any, not map[string]float64
+	for k, v := range e.timing {
+		timing[k] = v
+	}
+	state["timing"] = timing
+	state["slowest"] = slowest
+	cards, _ := json.Marshal(e.cards)
+	state["cards"], state["sentence"], state["selected"] = string(cards), e.sentence, e.selected
+	if !e.running() { // (not while results stream in: it sorts the set)
+		state["grid"] = e.gridState()
+	}
+	// The grid and the figures are painted over a few animation frames after the results change: painted says
+	// that they show the page's state in full.
+	state["painted"] = !grid.painting() && figuresPainted()
+	if t := e.trajectory; t != nil && len(t.Frames) > 0 {
+		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
+		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}
+	}
+	if s := e.sweep; s != nil {
+		reaches := make([]map[string]any, len(s.reaches))
+		for i, r := range s.reaches {
+			reaches[i] = map[string]any{"label": r.Label, "delta": r.Delta, "restart": r.Explanation.Restart}
+		}
+		rb, _ := json.Marshal(reaches)
+		state["sweep"] = map[string]any{"state": s.state, "done": s.done(), "finished": len(s.finishedPrefix()),
+			"radii": len(s.ladder.Radii), "elapsedMs": s.elapsed.Milliseconds(), "reaches": string(rb)}
+	}
+	app.Window().Set("deltaclue", state)
+	if e.work.Run.Phase == "done" || e.work.Run.Phase == "cancelled" {
+		e.publishReport()
+	}
+}
+
+func sumOf(m map[int]uint64) float64 {
+	var s uint64
+	for _, v := range m {
+		s += v
+	}
+	return float64(s)
+}
+
+func fmtDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}

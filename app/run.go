@@ -1,0 +1,192 @@
+// A run as the page sees it: started, previewed, cancelled, finished and summarised; the core (package core)
+// schedules it over the workers.
+
+package app
+
+import (
+	"sort"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+func (e *Explainer) clearResults() {
+	e.work.Run.Clear()
+	e.summary, e.selected = nil, -1
+	e.cards, e.sentence, e.summarised, e.reportJSON, e.carlaOf = nil, "", 0, "", nil
+	e.tradeoffSVG, e.mapSVG, e.trajectory, e.traceErr = "", "", nil, ""
+	e.elapsed = 0
+	e.resetSummary()
+}
+
+// run starts a search on every ready worker, each with its share of the restarts.
+func (e *Explainer) run(ctx app.Context) {
+	e.previewSeq++ // a preview still waiting for its debounce must not replace the full set
+	e.start(ctx, e.params, false)
+}
+
+// start runs a search with parameters p on every ready worker, each with its share of the restarts. It replaces
+// a live preview still running (with a newer preview, or with the full set); nothing interrupts a full set.
+func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
+	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || (e.running() && !e.work.Run.Preview) ||
+		e.work.ReadyCount() == 0 {
+		return
+	}
+	e.dropRun()       // the preview of an earlier drawing, if one runs: its workers drop it at their next step
+	e.resolveCostly() // a run answers the question
+	e.clearResults()
+	e.linkErr = ""
+	cmds, _ := e.work.Start(e.x0, p, preview, time.Now())
+	e.exec(ctx, cmds)
+	e.updateLink()
+	e.scheduleRedraw(ctx)
+	e.publish()
+}
+
+// PreviewRestarts is the size of a live preview's set.
+const PreviewRestarts = 24
+
+// schedulePreview runs a small set a moment after the pen lifts (debounced: a stroke that follows soon
+// replaces it), when live mode is on.
+func (e *Explainer) schedulePreview(ctx app.Context) {
+	if !e.live || e.x0 == nil {
+		return
+	}
+	e.previewSeq++
+	seq, penUp := e.previewSeq, time.Now()
+	ctx.After(60*time.Millisecond, func(ctx app.Context) {
+		if seq != e.previewSeq || e.x0 == nil || e.running() && !e.work.Run.Preview {
+			return
+		}
+		p := e.params
+		p.N = PreviewRestarts
+		if p.Validate() != nil || costlyPreview(p) {
+			return
+		}
+		e.penUp = penUp
+		e.start(ctx, p, true)
+	})
+}
+
+// cancel asks the workers to stop; one that has not stopped within a second is replaced.
+func (e *Explainer) cancel(ctx app.Context) {
+	e.exec(ctx, e.work.Cancel())
+}
+
+// maybeFinish closes the run once every worker is done: the set's metrics, the final grid.
+func (e *Explainer) maybeFinish(ctx app.Context) {
+	if !e.work.Run.Settled() {
+		return
+	}
+	if !e.finishing {
+		e.elapsed = time.Since(e.work.Run.Started)
+		e.work.Run.SortResults()
+	}
+	// A large set's summary is the summary worker's: the run ends once it has summarised every result.
+	if e.summaryInWorker() && len(e.work.Run.Results) > 0 && (e.summarised != len(e.work.Run.Results) || e.figuresFor != len(e.work.Run.Results)) {
+		e.finishing = true
+		e.requestSummary()
+		return
+	}
+	e.finishing = false
+	if e.work.Run.Close() == core.Done && e.work.Run.Preview {
+		e.previewTime = time.Since(e.penUp)
+	}
+	e.summarise()
+	if l := e.restore; l != nil && e.work.Run.Phase == "done" {
+		e.restore = nil
+		if l.Selected >= 0 {
+			e.selectRestart(ctx, l.Selected)
+		}
+		if len(l.Sweep.Radii) > 0 {
+			e.runSweep(ctx, l.Sweep)
+		}
+	}
+	e.scheduleRedraw(ctx)
+	e.publish()
+}
+
+// summarise brings the set's summary, its mode cards and its sentence up to date with the results so far.
+func (e *Explainer) summarise() {
+	if e.inspect == nil || len(e.work.Run.Results) == 0 || e.summarised == len(e.work.Run.Results) {
+		return
+	}
+	if e.summaryInWorker() {
+		e.requestSummary()
+		return
+	}
+	sort.Slice(e.work.Run.Results, func(a, b int) bool { return e.work.Run.Results[a].Restart < e.work.Run.Results[b].Restart })
+	s := clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), e.work.Run.Params, e.work.Run.Results)
+	e.summary, e.summarised = &s, len(e.work.Run.Results)
+	e.carlaOf = e.carlaNow()
+	e.cards = clue.ModeCards(e.work.Run.Results, s)
+	e.sentence = clue.Describe(e.inspect.Prediction, e.work.Run.Results, s, e.work.Run.Params)
+	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
+	if !e.running() || time.Since(e.figuresAt) >= time.Second {
+		e.refreshFigures()
+		e.figuresAt = time.Now()
+	}
+}
+
+// dropRun tells the workers to stop a run whose input is gone; its late messages are ignored by their ID.
+func (e *Explainer) dropRun() {
+	if e.pool != nil {
+		for _, c := range e.work.Drop() {
+			if p, ok := c.(core.Post); ok {
+				e.pool.post(p.Worker, p.Request)
+			}
+		}
+	}
+}
+
+// dropSweep forgets the sweep of an earlier input, cancelling it if it still runs.
+func (e *Explainer) dropSweep() {
+	if s := e.sweep; s.running() {
+		s.cancel(e.pool)
+	}
+	e.sweep, e.sweepInLink = nil, false
+}
+
+// running says whether a run is under way (or being cancelled).
+func (e *Explainer) running() bool { return e.work.Run.Active() }
+
+// report is the run as the JSON that `deltaclue explain` writes.
+func (e *Explainer) report() clue.Report {
+	r := clue.Report{Input: e.source, Params: e.work.Run.Params, X0: e.x0, Explanations: e.work.Run.Results, Seconds: e.elapsed.Seconds()}
+	if len(e.work.Run.Results) > 0 {
+		r.SecondsPerExplanation = r.Seconds / float64(len(e.work.Run.Results))
+	}
+	if e.inspect != nil {
+		r.Z0, r.Prediction, r.Label = e.inspect.Z0, e.inspect.Prediction, argmax(e.inspect.Prediction.Probs)
+	}
+	if e.summary != nil {
+		r.Summary = *e.summary
+		c := clue.CARLAOf(e.x0, r.Label, e.work.Run.Results)
+		c.YNNData = "not computed: the page has no dataset (deltaclue explain -link computes it)"
+		r.CARLA = &c
+	}
+	return r
+}
+
+// carlaNow is CARLA's measures of the results as they are (but yNN, which needs the dataset), made when the
+// summary is: the set panel showed them recomputed over every result at every render of the page.
+func (e *Explainer) carlaNow() *clue.CARLA {
+	if e.inspect == nil {
+		return nil
+	}
+	c := clue.CARLAOf(e.x0, argmax(e.inspect.Prediction.Probs), e.work.Run.Results)
+	return &c
+}
+
+func argmax(p []float32) int {
+	best := 0
+	for k, v := range p {
+		if v > p[best] {
+			best = k
+		}
+	}
+	return best
+}
