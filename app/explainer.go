@@ -72,7 +72,6 @@ type Explainer struct {
 	showAll      bool            // the grid shows every restart, not duplicates collapsed onto their representative
 	tradeoffSVG  string          // the trade-off plot of the results so far
 	mapSVG       string          // the latent map of the results so far
-	refocus      int             // the restart whose marker in the map gets the keyboard focus back once the map is redrawn, or -1
 	trajectory   *clue.Trajectory
 	traceID      int
 	traceErr     string
@@ -107,7 +106,7 @@ type Explainer struct {
 
 // OnMount starts the workers and opens a share link, if the URL holds one.
 func (e *Explainer) OnMount(ctx app.Context) {
-	e.tab, e.sortBy, e.selected, e.live, e.inspectAt, e.refocus = "draw", "label", -1, true, -1, -1
+	e.tab, e.sortBy, e.selected, e.live, e.inspectAt = "draw", "label", -1, true, -1
 	l := clue.DefaultLadder()
 	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.form = newForm(clue.Defaults())

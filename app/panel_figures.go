@@ -209,15 +209,10 @@ func (e *Explainer) onTraced(ctx app.Context, t *clue.Trajectory) {
 		return
 	}
 	e.trajectory = t
-	focused := app.Window().Get("document").Get("activeElement")
-	inMap := !focused.IsNull() && !focused.Call("closest", "#latent-map").IsNull()
 	if e.summaryInWorker() { // a large set's map comes back from the summary worker, with the path
 		e.requestSummary()
 	} else {
 		e.refreshFigures()
-	}
-	if inMap { // the map is redrawn with the path: the keyboard gets its place back once it is complete
-		e.refocus = t.Restart
 	}
 	ctx.Defer(func(ctx app.Context) {
 		for i, f := range t.Frames {
@@ -241,6 +236,9 @@ type figurePainter struct {
 	queued bool
 	ctx    app.Context
 	done   func() // called when the figure is complete
+	// focused is the data-restart of the marker that had the keyboard focus when the figure was replaced ("" if
+	// the focus was elsewhere): the new figure gives it back once complete.
+	focused string
 }
 
 // figures are the page's two painted figures.
@@ -261,6 +259,16 @@ func (f *figurePainter) show(ctx app.Context, id, svg string, done func()) {
 		return
 	}
 	opening, parts, closing := figures.Pieces(svg)
+	// Replacing the figure removes the element with the keyboard focus, if it is in it (a reader tabbing
+	// through the chart as it is redrawn, with a trajectory or more results): remember which marker it was.
+	if f.focused == "" {
+		if a := app.Window().Get("document").Get("activeElement"); !a.IsNull() && !a.IsUndefined() && el.Call("contains", a).Bool() {
+			f.focused = "*"
+			if m := a.Call("closest", "[data-restart]"); !m.IsNull() {
+				f.focused = m.Call("getAttribute", "data-restart").String()
+			}
+		}
+	}
 	el.Set("innerHTML", opening+closing)
 	f.el, f.svg, f.parts, f.ctx, f.done = el, svg, parts, ctx, done
 	f.root = el.Get("firstElementChild")
@@ -289,10 +297,30 @@ func (f *figurePainter) slice() {
 		f.queue()
 		return
 	}
+	if f.focused != "" {
+		f.refocus()
+	}
 	if f.done != nil {
 		done := f.done
 		f.done = nil
 		done()
+	}
+}
+
+// refocus gives the keyboard focus back to the marker that had it before the figure was replaced, or to the
+// chart's Tab stop if that marker is gone; unless the reader has put it elsewhere meanwhile.
+func (f *figurePainter) refocus() {
+	restart := f.focused
+	f.focused = ""
+	if a := app.Window().Get("document").Get("activeElement"); !a.IsNull() && !a.IsUndefined() && !a.Equal(app.Window().Get("document").Get("body")) {
+		return
+	}
+	m := f.el.Call("querySelector", fmt.Sprintf(`[data-restart="%s"]`, restart))
+	if m.IsNull() {
+		m = f.el.Call("querySelector", `[tabindex="0"]`)
+	}
+	if !m.IsNull() {
+		m.Call("focus")
 	}
 }
 
@@ -325,12 +353,6 @@ func (e *Explainer) drawFigures(ctx app.Context) {
 			return
 		}
 		e.markSelected()
-		if r := e.refocus; r >= 0 {
-			e.refocus = -1
-			if el := app.Window().Get("document").Call("querySelector", fmt.Sprintf(`#latent-map [data-restart="%d"]`, r)); !el.IsNull() {
-				el.Call("focus")
-			}
-		}
 		e.publish()
 	}
 	timed("figures", func() {
