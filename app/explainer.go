@@ -86,10 +86,8 @@ type Explainer struct {
 	pendingLink      *sharelink.State // a link waiting for the workers
 	linkNote         string           // a quiet remark about the opened link (a v1 link has no checksum)
 	restore          *sharelink.State // what an opened link still has to restore once its run is done
-	costly           *costlyLink      // a costly link waiting for the user's choice (panel_costly.go)
 	copyNote         string           // what Copy link did, shown for a few seconds
 	copySeq          int
-	probeIDs         map[int]bool // the timing searches under way
 	sortBy           string
 	selected         int
 	redrawPending    bool
@@ -112,7 +110,6 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.form = newForm(clue.Defaults())
 	e.params, e.paramsOK = e.form.params()
 	e.version = app.Getenv("GOAPP_VERSION")
-	e.probeIDs = map[int]bool{}
 	redrawPad(nil, nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
 	addr := currentAddress() // GuardAddress has repaired it, and says what was wrong
@@ -248,14 +245,18 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 	run := &e.work.Run
 	before := len(run.Results)
 	// The run's own answers (and a worker's failure in its midst) are the core's alone.
+	probe := e.work.IsProbe(r.ID)
 	runs := run.Pending[k] && ((r.ID == 0 && r.Type == "error" && run.Phase == core.Running) || (r.ID > 0 && r.ID == run.ID && r.Type == "error"))
 	e.exec(ctx, e.work.Said(k, r, time.Now(), at))
-	if e.onProbe(r) {
+	if probe { // a costly link's timing search (core.Costly)
+		if r.Type == "done" || r.Type == "error" {
+			e.publish()
+		}
 		return
 	}
 	if s := e.sweep; s != nil && r.ID > 0 {
-		if _, ok := s.ids[r.ID]; ok {
-			e.onSweep(ctx, k, r)
+		if i, ok := s.Radius(r.ID); ok {
+			e.onSweep(ctx, i, r)
 			if r.Type != "results" {
 				e.publish()
 			}
@@ -349,6 +350,15 @@ func (e *Explainer) exec(ctx app.Context, cmds []core.Command) {
 	}
 }
 
+// postAll sends the messages among cmds (a dropped run's or sweep's cancels: they come with nothing else).
+func (e *Explainer) postAll(cmds []core.Command) {
+	for _, c := range cmds {
+		if p, ok := c.(core.Post); ok && e.pool != nil {
+			e.pool.post(p.Worker, p.Request)
+		}
+	}
+}
+
 // onTimer hands a timer's event back to the core: the run's watch, or a cancel's grace.
 func (e *Explainer) onTimer(ctx app.Context, ev core.Event) {
 	var cmds []core.Command
@@ -357,6 +367,14 @@ func (e *Explainer) onTimer(ctx app.Context, ev core.Event) {
 		cmds = e.work.Watch(ev, time.Now())
 	case core.CancelDue:
 		cmds = e.work.CancelDue(ev, time.Now())
+	case core.SweepCancelDue:
+		cmds = e.work.SweepCancelled(ev, time.Now())
+		if e.sweep.running() {
+			e.exec(ctx, cmds)
+			e.maybeFinishSweep(ctx)
+			e.publish()
+			return
+		}
 	}
 	if cmds == nil {
 		ctx.PreventUpdate()

@@ -29,7 +29,7 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 	}
 	e.setInput(ctx, link.Image, "the shared link")
 	e.showOnPad(e.x0)
-	if e.askCostly(link) {
+	if e.askCostly(ctx, link) {
 		return
 	}
 	e.restore = &link

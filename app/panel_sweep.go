@@ -19,41 +19,17 @@ import (
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
-// sweepRun is a δ sweep in progress or finished: one search per radius, each split among the workers.
+// sweepRun is a δ sweep in progress or finished as the page shows it: its schedule over the workers is the
+// core's (core.Sweep, which it points to); the page adds each radius's summary, the chart and the reaches.
 type sweepRun struct {
-	ladder  clue.Ladder
-	params  clue.Params // the base parameters; δ and n come from the ladder
-	ids     map[int]int // request ID → radius index
-	results [][]clue.Explanation
-	waiting []map[int]bool    // per radius, the workers still running their share
+	*core.Sweep
 	steps   []*clue.SweepStep // per radius, nil until every worker finished it
-	state   string            // "running", "cancelling", "done", "cancelled", "failed"
-	err     string
-	started time.Time
 	elapsed time.Duration
 	reaches []clue.Reach
 	svg     string
 }
 
-// done counts the restarts finished so far.
-func (s *sweepRun) done() int {
-	n := 0
-	for _, r := range s.results {
-		n += len(r)
-	}
-	return n
-}
-
-// cancel asks every worker still owing a radius to stop it.
-func (s *sweepRun) cancel(p *pool) {
-	for id, i := range s.ids {
-		p.cancel(id, s.waiting[i])
-	}
-}
-
-func (s *sweepRun) running() bool {
-	return s != nil && (s.state == "running" || s.state == "cancelling")
-}
+func (s *sweepRun) running() bool { return s != nil && s.Active() }
 
 // ladderInput reads the ladder fields, with a sentence saying what is wrong if they are not a ladder.
 func (e *Explainer) ladderInput() (clue.Ladder, string) {
@@ -83,7 +59,7 @@ func (e *Explainer) renderSweep() app.UI {
 	canRun := e.x0 != nil && e.paramsOK && e.work.ReadyCount() > 0 && ladderErr == "" && !running
 	total, done := 0, 0
 	if s != nil {
-		total, done = len(s.ladder.Radii)*s.ladder.N, s.done()
+		total, done = len(s.Ladder.Radii)*s.Ladder.N, s.Done()
 	}
 	return app.Section().ID("sweep").Class("card results").Body(
 		app.H2().Text("5 · Sweep δ: how far is each label?"),
@@ -107,7 +83,7 @@ func (e *Explainer) renderSweep() app.UI {
 					e.runSweep(ctx, l)
 				}
 			}),
-			app.Button().ID("sweep-cancel").Text("Cancel").Disabled(s == nil || s.state != "running").OnClick(func(ctx app.Context, _ app.Event) { e.cancelSweep(ctx) }),
+			app.Button().ID("sweep-cancel").Text("Cancel").Disabled(s == nil || s.Phase != core.Running).OnClick(func(ctx app.Context, _ app.Event) { e.cancelSweep(ctx) }),
 		),
 		app.Small().ID("sweep-help").Class("help").Text(fmt.Sprintf("Up to %d radii in (0, 20], increasing, separated by commas, or first:last:step.", clue.MaxRadii)),
 		app.If(ladderErr != "", func() app.UI { return app.P().ID("sweep-error").Class("error").Role("alert").Text(ladderErr) }),
@@ -143,27 +119,27 @@ func (e *Explainer) sweepStatus() string {
 			finished++
 		}
 	}
-	radii := plural.Of(finished, len(s.ladder.Radii), "radius", "radii")
-	switch s.state {
+	radii := plural.Of(finished, len(s.Ladder.Radii), "radius", "radii")
+	switch s.Phase {
 	case "running":
-		return fmt.Sprintf("Sweeping: %s, %s …", radii, plural.Of(s.done(), len(s.ladder.Radii)*s.ladder.N, "restart"))
+		return fmt.Sprintf("Sweeping: %s, %s …", radii, plural.Of(s.Done(), len(s.Ladder.Radii)*s.Ladder.N, "restart"))
 	case "cancelling":
 		return "Cancelling the sweep …"
 	case "cancelled":
 		return fmt.Sprintf("Cancelled after %s: %s finished, shown below.", fmtDuration(s.elapsed), radii)
 	case "failed":
-		return "The sweep failed: " + s.err
+		return "The sweep failed: " + s.Err
 	}
-	return fmt.Sprintf("Done: %s × %s in %s.", plural.Count(len(s.ladder.Radii), "radius", "radii"), plural.Count(s.ladder.N, "restart"), fmtDuration(s.elapsed))
+	return fmt.Sprintf("Done: %s × %s in %s.", plural.Count(len(s.Ladder.Radii), "radius", "radii"), plural.Count(s.Ladder.N, "restart"), fmtDuration(s.elapsed))
 }
 
 // reachSentence says how far each label is, over the radii finished in order so far.
 func (e *Explainer) reachSentence() string {
 	s := e.sweep
-	if len(s.reaches) == 0 && s.state == "running" {
+	if len(s.reaches) == 0 && s.Phase == "running" {
 		return ""
 	}
-	l := s.ladder
+	l := s.Ladder
 	if n := len(s.finishedPrefix()); n < len(l.Radii) {
 		l.Radii = l.Radii[:max(n, 1)]
 	}
@@ -192,49 +168,27 @@ func (e *Explainer) runSweep(ctx app.Context, l clue.Ladder) {
 	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || e.running() {
 		return
 	}
-	workers := e.work.ReadyWorkers()
-	if len(workers) == 0 || l.Validate() != nil {
+	cmds, ok := e.work.StartSweep(e.x0, e.params, l, time.Now())
+	if !ok {
 		return
 	}
-	s := &sweepRun{ladder: l, params: e.params, ids: map[int]int{}, state: "running", started: time.Now(),
-		results: make([][]clue.Explanation, len(l.Radii)), waiting: make([]map[int]bool, len(l.Radii)),
-		steps: make([]*clue.SweepStep, len(l.Radii))}
+	e.exec(ctx, cmds)
+	s := &sweepRun{Sweep: e.work.Sweep, steps: make([]*clue.SweepStep, len(l.Radii))}
 	e.sweep, e.sweepInLink = s, true
-	for i := range l.Radii {
-		p := l.AtRadius(e.params, i)
-		id := e.work.NewID()
-		s.ids[id] = i
-		s.waiting[i] = map[int]bool{}
-		ws := workers
-		if p.LambdaD > 0 { // the diversity term couples every restart: one worker runs them all
-			ws = workers[:1]
-		}
-		for k, share := range core.Shares(p.Restarts(), ws) {
-			s.waiting[i][k] = true
-			e.pool.post(k, searchworker.Request{Type: "explain", ID: id, X0: e.x0, Params: &p, Restarts: share})
-		}
-	}
 	s.refresh(e)
 	e.updateLink()
 }
 
 // onSweep handles a worker's message about one of the sweep's searches.
-func (e *Explainer) onSweep(ctx app.Context, k int, r searchworker.Response) {
+// The core has taken it into the sweep already (core.Pool.Said).
+func (e *Explainer) onSweep(ctx app.Context, i int, r searchworker.Response) {
 	s := e.sweep
-	i := s.ids[r.ID]
 	switch r.Type {
 	case "results":
-		if s.running() {
-			s.results[i] = append(s.results[i], r.Explanations...)
-		}
 		ctx.PreventUpdate() // the progress shows at the next radius's end; redrawing per result costs more than it shows
 		return
 	case "done", "error":
-		if r.Error != "" && r.Error != searchworker.Cancelled && s.err == "" {
-			s.err = r.Error
-		}
-		delete(s.waiting[i], k)
-		if len(s.waiting[i]) == 0 && s.steps[i] == nil && (r.Error == "" || r.Error == searchworker.Cancelled) && s.state == "running" {
+		if s.Complete(i) && s.steps[i] == nil && (r.Error == "" || r.Error == searchworker.Cancelled) && s.Phase == core.Running {
 			e.finishRadius(i)
 		}
 	}
@@ -245,9 +199,9 @@ func (e *Explainer) onSweep(ctx app.Context, k int, r searchworker.Response) {
 // finishRadius summarises a radius whose every share has come back.
 func (e *Explainer) finishRadius(i int) {
 	s := e.sweep
-	exps := s.results[i]
+	exps := s.Results[i]
 	sort.Slice(exps, func(a, b int) bool { return exps[a].Restart < exps[b].Restart })
-	p := s.ladder.AtRadius(s.params, i)
+	p := s.Ladder.AtRadius(s.Params, i)
 	if e.inspect == nil || len(exps) != p.Restarts() {
 		return
 	}
@@ -260,30 +214,18 @@ func (e *Explainer) finishRadius(i int) {
 // maybeFinishSweep closes the sweep once no worker owes it anything.
 func (e *Explainer) maybeFinishSweep(ctx app.Context) {
 	s := e.sweep
-	for _, w := range s.waiting {
-		if len(w) > 0 {
-			return
-		}
-	}
-	if !s.running() {
+	if s == nil || !s.Settled() {
 		return
 	}
-	s.elapsed = time.Since(s.started)
-	switch {
-	case s.state == "cancelling":
-		s.state = "cancelled"
-	case s.err != "":
-		s.state = "failed"
-	default:
-		s.state = "done"
-	}
+	s.elapsed = time.Since(s.Started)
+	s.Close()
 	s.refresh(e)
 }
 
 // refresh remakes the sweep's chart and reaches from the radii finished so far, and draws the reach images
 // once go-app has rendered their canvases.
 func (s *sweepRun) refresh(e *Explainer) {
-	s.svg = figures.Sweep(figures.SweepOf(s.ladder, s.steps, s.params.HThreshold))
+	s.svg = figures.Sweep(figures.SweepOf(s.Ladder, s.steps, s.Params.HThreshold))
 	s.reaches = clue.Reaches(s.finishedPrefix())
 	e.sweepDrawPending = true
 }
@@ -302,26 +244,5 @@ func (e *Explainer) drawReaches() {
 // cancelSweep stops the sweep; the radii already finished stay shown. A worker that has not answered within a
 // second is replaced.
 func (e *Explainer) cancelSweep(ctx app.Context) {
-	s := e.sweep
-	if s == nil || s.state != "running" {
-		return
-	}
-	s.state = "cancelling"
-	s.cancel(e.pool)
-	ctx.After(time.Second, func(ctx app.Context) {
-		if e.sweep != s || s.state != "cancelling" {
-			return
-		}
-		for i := range s.waiting {
-			for k := range s.waiting[i] {
-				e.work.Replace(k, time.Now())
-				e.pool.restart(k)
-				for j := range s.waiting {
-					delete(s.waiting[j], k)
-				}
-			}
-		}
-		e.maybeFinishSweep(ctx)
-		e.publish()
-	})
+	e.exec(ctx, e.work.CancelSweep())
 }

@@ -188,8 +188,8 @@ func (e *Explainer) publish() {
 			reaches[i] = map[string]any{"label": r.Label, "delta": r.Delta, "restart": r.Explanation.Restart}
 		}
 		rb, _ := json.Marshal(reaches)
-		state["sweep"] = map[string]any{"state": s.state, "done": s.done(), "finished": len(s.finishedPrefix()),
-			"radii": len(s.ladder.Radii), "elapsedMs": s.elapsed.Milliseconds(), "reaches": string(rb)}
+		state["sweep"] = map[string]any{"state": string(s.Phase), "done": s.Done(), "finished": len(s.finishedPrefix()),
+			"radii": len(s.Ladder.Radii), "elapsedMs": s.elapsed.Milliseconds(), "reaches": string(rb)}
 	}
 	app.Window().Set("deltaclue", state)
 	if e.work.Run.Phase == "done" || e.work.Run.Phase == "cancelled" {

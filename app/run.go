@@ -133,20 +133,12 @@ func (e *Explainer) summarise() {
 
 // dropRun tells the workers to stop a run whose input is gone; its late messages are ignored by their ID.
 func (e *Explainer) dropRun() {
-	if e.pool != nil {
-		for _, c := range e.work.Drop() {
-			if p, ok := c.(core.Post); ok {
-				e.pool.post(p.Worker, p.Request)
-			}
-		}
-	}
+	e.postAll(e.work.Drop())
 }
 
 // dropSweep forgets the sweep of an earlier input, cancelling it if it still runs.
 func (e *Explainer) dropSweep() {
-	if s := e.sweep; s.running() {
-		s.cancel(e.pool)
-	}
+	e.postAll(e.work.DropSweep())
 	e.sweep, e.sweepInLink = nil, false
 }
 

@@ -40,7 +40,7 @@ func (e *Explainer) Render() app.UI {
 			}),
 			app.If(e.linkErr != "", func() app.UI { return app.Div().ID("link-error").Class("banner error").Text(e.linkErr) }),
 			app.If(e.linkNote != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(e.linkNote) }),
-			app.If(e.costly != nil, func() app.UI { return e.renderCostly() }),
+			app.If(e.work.Costly != nil, func() app.UI { return e.renderCostly() }),
 			app.If(e.workersNote != "", func() app.UI { return app.Div().ID("workers-note").Class("banner").Text(e.workersNote) }),
 			app.If(e.poolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(sentence(e.poolErr)) }),
 		),

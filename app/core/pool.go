@@ -26,10 +26,13 @@ type Worker struct {
 type Pool struct {
 	Workers    []Worker
 	Run        Run
+	Sweep      *Sweep         // the δ sweep, if one was run on this input
+	Costly     *Costly        // a costly link's question, waiting for the user's choice
 	Restarted  int            // workers replaced during a run, over the page's life
 	Superseded int            // live previews dropped for a later stroke before they finished
 	Heap, Sys  map[int]uint64 // each worker's live Go heap and Go's memory after its last search
 	lastID     int
+	probes     map[int]bool // the timing searches under way (Costly)
 }
 
 // NewPool is a pool of n workers just started at now; early says the loader started them.
@@ -138,6 +141,17 @@ func (p *Pool) Said(k int, r searchworker.Response, now time.Time, at float64) [
 	}
 	w := &p.Workers[k]
 	w.LastSeen = now
+	if r.Type == "alive" || r.Type == "results" {
+		w.Stepped = true
+	}
+	if p.probes[r.ID] {
+		p.probeSaid(r)
+		return nil
+	}
+	if i, ok := p.Sweep.Radius(r.ID); ok && r.ID > 0 {
+		p.Sweep.said(k, i, r)
+		return nil
+	}
 	run := &p.Run
 	switch r.Type {
 	case "ready":
@@ -149,10 +163,7 @@ func (p *Pool) Said(k int, r searchworker.Response, now time.Time, at float64) [
 				return []Command{Post{k, searchworker.Request{Type: "explain", ID: run.ID, X0: run.X0, Params: &params, Restarts: owed}}}
 			}
 		}
-	case "alive":
-		w.Stepped = true
 	case "results":
-		w.Stepped = true
 		if r.ID != run.ID || !run.Active() {
 			return nil
 		}

@@ -1,0 +1,158 @@
+package core
+
+import (
+	"math"
+
+	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// Costly is a costly link waiting for the user's choice (a search more than sharelink.CostlyRatio times the
+// default's work), and the measurement of this device's speed that gives its estimate.
+type Costly struct {
+	Link    sharelink.State
+	Ratio   float64                  // its work over the default's
+	Probes  [len(ProbeSteps)]int     // request IDs of the timing searches
+	Seconds [len(ProbeSteps)]float64 // their times in the worker, 0 until done
+	Batch   int                      // restarts in each timing search
+	PerStep float64                  // seconds per restart-step on one worker; 0 until measured
+	Failed  bool                     // a timing search failed: no estimate
+	Workers int                      // how many workers would share the link's search
+}
+
+// ProbeSteps are the timing searches' step counts, in pairs: the difference of a pair's times is the cost of
+// the extra steps without the cost of setting a search up. The estimate is refined as the searches come in: a
+// worker's first searches run before the browser has optimised its code, and a busy machine slows some, so a
+// measurement errs long, never short (measured here: the first pair gave up to 7× the cost per step the search
+// then had).
+var ProbeSteps = [8]int{2, 10, 2, 10, 2, 10, 2, 10}
+
+// AskCostly holds link's question (when the link is costly, on x0) and starts measuring on the first ready
+// worker; it reports whether the link is costly. With no worker ready or no input yet, it asks without an
+// estimate.
+func (p *Pool) AskCostly(link sharelink.State, x0 []float32) ([]Command, bool) {
+	if !link.Costly() {
+		return nil, false
+	}
+	ks := p.ReadyWorkers()
+	c := &Costly{Link: link, Ratio: link.WorkRatio(), Workers: len(ks)}
+	if link.Params.LambdaD > 0 {
+		c.Workers = 1
+	}
+	p.Costly = c
+	if len(ks) == 0 || x0 == nil {
+		return nil, true
+	}
+	// A batch like the one each worker would step through (results come from the same lock-step search),
+	// at most 48 restarts: a few tenths of a second of this device's time for each pair.
+	per := (link.Params.Restarts() + c.Workers - 1) / c.Workers
+	params := link.Params
+	params.N = min(per, 48)
+	if params.Scheme == clue.S2 || params.Scheme == clue.S5 {
+		params.N = max(clue.Classes, params.N/clue.Classes*clue.Classes)
+	}
+	params.RelTol, params.AbsTol = 0, 0 // every restart takes every step
+	c.Batch = params.Restarts()
+	restarts := make([]int, c.Batch)
+	for i := range restarts {
+		restarts[i] = i
+	}
+	if p.probes == nil {
+		p.probes = map[int]bool{}
+	}
+	var cmds []Command
+	for i, steps := range ProbeSteps {
+		q := params
+		q.MaxSteps, q.MinSteps = steps, min(params.MinSteps, steps)
+		c.Probes[i] = p.NewID()
+		p.probes[c.Probes[i]] = true
+		cmds = append(cmds, Post{ks[0], searchworker.Request{Type: "explain", ID: c.Probes[i], X0: x0, Params: &q, Restarts: restarts}})
+	}
+	return cmds, true
+}
+
+// IsProbe says whether id is a timing search still under way (its messages are the question's alone).
+func (p *Pool) IsProbe(id int) bool { return p.probes[id] }
+
+// ProbesLeft counts the timing searches still under way.
+func (p *Pool) ProbesLeft() int { return len(p.probes) }
+
+// probeSaid takes a timing search's message.
+func (p *Pool) probeSaid(r searchworker.Response) {
+	if r.Type != "done" && r.Type != "error" {
+		return
+	}
+	delete(p.probes, r.ID)
+	c := p.Costly
+	if c == nil {
+		return
+	}
+	if r.Type != "done" || r.Error != "" {
+		c.Failed = true
+		return
+	}
+	for i, id := range c.Probes {
+		if id == r.ID {
+			c.Seconds[i] = r.Seconds
+		}
+	}
+	c.PerStep = PerStep(c.Seconds, c.Batch)
+}
+
+// ResolveCostly forgets the question (the user chose, or another input came), stopping the timing searches
+// still under way. Their late messages are still recognised (IsProbe) until each says done.
+func (p *Pool) ResolveCostly() []Command {
+	if p.Costly == nil {
+		return nil
+	}
+	var cmds []Command
+	for _, id := range p.Costly.Probes {
+		if p.probes[id] {
+			for _, k := range p.ReadyWorkers() {
+				cmds = append(cmds, Post{k, searchworker.Request{Type: "cancel", ID: id}})
+			}
+		}
+	}
+	p.Costly = nil
+	return cmds
+}
+
+// PerStep is the seconds a restart-step takes from the timing searches' times so far (0 until both lengths
+// have one): the difference of the quickest search of each length, per extra restart-step. Noise (a collection,
+// the machine's other work, code optimised between two searches) only adds time, so the quickest of each length
+// is the nearest to its true time; the quickest pair's difference could pair a slowed short search with a quick
+// long one and come out several times too short. If noise still leaves no positive difference, the quickest
+// long search's time per step.
+func PerStep(seconds [len(ProbeSteps)]float64, batch int) float64 {
+	short, long := 0.0, 0.0
+	for i := 0; i < len(seconds); i += 2 {
+		if s := seconds[i]; s > 0 && (short == 0 || s < short) {
+			short = s
+		}
+		if s := seconds[i+1]; s > 0 && (long == 0 || s < long) {
+			long = s
+		}
+	}
+	if short == 0 || long == 0 {
+		return 0
+	}
+	if d := (long - short) / float64((ProbeSteps[1]-ProbeSteps[0])*batch); d > 0 {
+		return d
+	}
+	return long / float64(ProbeSteps[1]*batch)
+}
+
+// Estimate is the link's search time on this device, in seconds (0 until measured): each worker steps through
+// its share of every search, one after the other.
+func (c *Costly) Estimate() float64 {
+	if c.PerStep == 0 {
+		return 0
+	}
+	params, w := c.Link.Params, float64(max(c.Workers, 1))
+	steps := math.Ceil(float64(params.Restarts())/w) * float64(params.MaxSteps)
+	for i := range c.Link.Sweep.Radii {
+		steps += math.Ceil(float64(c.Link.Sweep.AtRadius(params, i).Restarts())/w) * float64(params.MaxSteps)
+	}
+	return steps * c.PerStep
+}
