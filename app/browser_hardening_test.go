@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
@@ -228,10 +229,10 @@ func TestBrowserWorkerNeverStarts(t *testing.T) {
 	if st := eval[string](t, ctx, `window.deltaclue.state`); st != "" {
 		t.Fatalf("the link ran (%q) before its second worker was up", st)
 	}
-	waitFor(t, ctx, "the link's set", `window.deltaclue.state == "done" && window.deltaclue.ready == 2`, StartSilence+time.Minute)
+	waitFor(t, ctx, "the link's set", `window.deltaclue.state == "done" && window.deltaclue.ready == 2`, core.StartSilence+time.Minute)
 	took := time.Since(opened)
 	t.Logf("the muted worker was started again; the link's set finished %s after navigation", took.Round(time.Millisecond))
-	if took < StartSilence {
+	if took < core.StartSilence {
 		t.Errorf("the set finished %s after navigation, before the muted worker could have been replaced", took)
 	}
 	// The page makes a summary worker too: 2 search workers, the summariser, the replacement.

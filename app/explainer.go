@@ -183,57 +183,7 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 		e.pool = newPool(n, script, e.assets, onMessage)
 	}
 	e.startSummariser(ctx, script)
-	e.watchStart(ctx, e.pool, time.Now())
-}
-
-// StartSilence is how long a starting worker may stay silent before it is started again. Now and then a
-// worker never says ready (seen in WebKit on an offline reload, under load), and a shared link waits for
-// every worker. The wait doubles with each start, and StartTries starts give up on it: the page then runs with
-// the workers it has.
-const (
-	StartSilence = 20 * time.Second
-	StartTries   = 3
-)
-
-// watchStart checks pool p's starting workers every few seconds until every one is ready or given up.
-func (e *Explainer) watchStart(ctx app.Context, p *pool, last time.Time) {
-	const every = StartSilence / 4
-	ctx.After(every, func(ctx app.Context) {
-		if e.pool != p {
-			return
-		}
-		// As in watchFrom: a late check means the page's thread was held up, so silence says nothing this time.
-		late := time.Since(last)-every >= StartSilence/4
-		waiting := false
-		for k := range e.work.Workers {
-			w := &e.work.Workers[k]
-			if w.Ready || w.Starts >= StartTries {
-				continue
-			}
-			if _, resending := e.work.Run.Resend[k]; resending {
-				continue // the run's own watchdog minds a worker replaced mid-run
-			}
-			if late {
-				w.LastSeen = time.Now()
-			} else if e.work.Silent(k, time.Now()) > StartSilence<<w.Starts { // a slow device gets longer each time
-				if w.Starts+1 >= StartTries {
-					w.Starts++
-					e.poolErr = fmt.Sprintf("Search worker %d did not start after %d tries; the page runs with the others.", k+1, StartTries)
-					e.openPendingLink(ctx)
-					e.publish()
-					continue
-				}
-				starts := w.Starts + 1
-				e.work.Replace(k, time.Now())
-				e.pool.restart(k)
-				e.work.Workers[k].Starts = starts
-			}
-			waiting = true
-		}
-		if waiting {
-			e.watchStart(ctx, p, time.Now())
-		}
-	})
+	e.exec(ctx, e.work.WatchStarts(time.Now()))
 }
 
 // onWorker handles worker k's message, which the browser delivered at at (ms since navigation), on the UI
@@ -367,6 +317,20 @@ func (e *Explainer) onTimer(ctx app.Context, ev core.Event) {
 		cmds = e.work.Watch(ev, time.Now())
 	case core.CancelDue:
 		cmds = e.work.CancelDue(ev, time.Now())
+	case core.StartCheck:
+		var gaveUp []int
+		cmds, gaveUp = e.work.CheckStarts(ev, time.Now())
+		for _, k := range gaveUp {
+			e.poolErr = fmt.Sprintf("Search worker %d did not start after %d tries; the page runs with the others.", k+1, core.StartTries)
+		}
+		e.exec(ctx, cmds)
+		if len(gaveUp) > 0 {
+			e.openPendingLink(ctx)
+			e.publish()
+		} else {
+			ctx.PreventUpdate()
+		}
+		return
 	case core.SweepCancelDue:
 		cmds = e.work.SweepCancelled(ev, time.Now())
 		if e.sweep.running() {

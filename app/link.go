@@ -14,7 +14,7 @@ import (
 
 // openPendingLink runs a shared link once every worker is up, so that it gets the whole pool.
 func (e *Explainer) openPendingLink(ctx app.Context) {
-	if ready := e.work.ReadyCount(); e.pendingLink == nil || e.pool == nil || ready == 0 || ready != len(e.work.Workers)-e.work.GivenUp(StartTries) || e.running() {
+	if e.pendingLink == nil || e.pool == nil || !e.work.AllStarted() || e.running() {
 		return
 	}
 	link := *e.pendingLink

@@ -33,6 +33,7 @@ type Pool struct {
 	Heap, Sys  map[int]uint64 // each worker's live Go heap and Go's memory after its last search
 	lastID     int
 	probes     map[int]bool // the timing searches under way (Costly)
+	generation int          // counts Resize: a start check of earlier workers is ignored
 }
 
 // NewPool is a pool of n workers just started at now; early says the loader started them.
@@ -47,6 +48,7 @@ func NewPool(n int, early bool, now time.Time) *Pool {
 // Resize is the shell's new set of n workers, just started at now (early: by the loader): the run, its IDs
 // and the counts are kept.
 func (p *Pool) Resize(n int, early bool, now time.Time) {
+	p.generation++
 	p.Workers = make([]Worker, n)
 	for k := range p.Workers {
 		p.Workers[k] = Worker{Early: early, LastSeen: now}
