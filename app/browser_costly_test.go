@@ -11,6 +11,7 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
@@ -120,6 +121,7 @@ func TestBrowserCostlyEstimate(t *testing.T) {
 	est := eval[float64](t, ctx, `0`)
 	waitFor(t, ctx, "the estimate", `window.deltaclue && window.deltaclue.costly && window.deltaclue.costly.estimateSeconds && window.deltaclue.costly.probesLeft == 0`, time.Minute)
 	est = eval[float64](t, ctx, `window.deltaclue.costly.estimateSeconds`)
+	t.Logf("the timing searches (%v steps) took %s s", core.ProbeSteps, eval[string](t, ctx, `window.deltaclue.costly.probeSeconds`))
 	do(t, ctx, chromedp.Click(chromedp.ID("costly-run")))
 	waitFor(t, ctx, "the run", `window.deltaclue.state == "done"`, 3*time.Minute)
 	took := eval[float64](t, ctx, `window.deltaclue.elapsedMs`) / 1000

@@ -138,5 +138,6 @@ func (e *Explainer) costlyState() any {
 	if c == nil {
 		return nil
 	}
-	return map[string]any{"ratio": c.Ratio, "probesLeft": e.work.ProbesLeft(), "estimateSeconds": c.Estimate(), "perStepSeconds": c.PerStep, "text": costlyText(c)}
+	return map[string]any{"ratio": c.Ratio, "probesLeft": e.work.ProbesLeft(), "estimateSeconds": c.Estimate(), "perStepSeconds": c.PerStep,
+		"probeSeconds": fmt.Sprint(c.Seconds), "text": costlyText(c)}
 }

@@ -121,9 +121,11 @@ func (p *Pool) ResolveCostly() []Command {
 // PerStep is the seconds a restart-step takes from the timing searches' times so far (0 until both lengths
 // have one): the difference of the quickest search of each length, per extra restart-step. Noise (a collection,
 // the machine's other work, code optimised between two searches) only adds time, so the quickest of each length
-// is the nearest to its true time; the quickest pair's difference could pair a slowed short search with a quick
-// long one and come out several times too short. If noise still leaves no positive difference, the quickest
-// long search's time per step.
+// is the nearest to its true time. But a difference magnifies noise: every short search slowed and one long
+// one not gave a quarter of the true cost (CI, with other tests running: 2.2 s estimated, 20.8 s taken). The
+// quickest long search's time per step includes its setup, so it errs long, by the setup's share (measured
+// here: the difference is 0.73–0.77 of it, and the search then took 0.7–0.8 of the difference's estimate): when
+// the difference is under DifferenceTrust of it, or not positive, that is the estimate.
 func PerStep(seconds [len(ProbeSteps)]float64, batch int) float64 {
 	short, long := 0.0, 0.0
 	for i := 0; i < len(seconds); i += 2 {
@@ -137,11 +139,16 @@ func PerStep(seconds [len(ProbeSteps)]float64, batch int) float64 {
 	if short == 0 || long == 0 {
 		return 0
 	}
-	if d := (long - short) / float64((ProbeSteps[1]-ProbeSteps[0])*batch); d > 0 {
+	whole := long / float64(ProbeSteps[1]*batch)
+	if d := (long - short) / float64((ProbeSteps[1]-ProbeSteps[0])*batch); d >= DifferenceTrust*whole {
 		return d
 	}
-	return long / float64(ProbeSteps[1]*batch)
+	return whole
 }
+
+// DifferenceTrust is how small a fraction of the long search's time per step the difference estimate may be
+// before noise is the likelier reason than the search's setup (PerStep).
+const DifferenceTrust = 0.5
 
 // Estimate is the link's search time on this device, in seconds (0 until measured): each worker steps through
 // its share of every search, one after the other.

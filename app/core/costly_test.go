@@ -104,6 +104,7 @@ func TestPerStep(t *testing.T) {
 		{[8]float64{}, 0},                                         // none in yet
 		{[8]float64{0.3, 0.34, 0.1, 0.58, 0.1, 0.58}, 0.24 / 240}, // a slowed short search is not paired with a quick long one
 		{[8]float64{0.5, 0.4, 0.5, 0.45, 0, 0.3}, 0.3 / 300},      // noise: the quickest long search's time per step
+		{[8]float64{0.3, 0.35, 0.3, 0.36, 0.31, 0.4}, 0.35 / 300}, // every short search slowed: the long one's, not a difference 5× too short
 	}
 	for _, c := range cases {
 		if got := PerStep(c.seconds, 30); math.Abs(got-c.want) > 1e-12 {
