@@ -71,7 +71,7 @@ func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
 	e.showOnPad(e.x0)
 	e.inspectSeq, e.inspectAt = r.id, 0 // worker 0 answered, or will answer, the inspection −id
 	e.restore = &link
-	e.previewSeq++
+	e.work.HoldPreviews()
 	e.linkErr = ""
 	// The search started when the first worker was ready; its messages may have waited for the page since.
 	first, _ := e.work.ReadySpan()

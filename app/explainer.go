@@ -56,9 +56,7 @@ type Explainer struct {
 	stale        bool // a worker runs another build than the page
 
 	// The run beyond its schedule (which is work.Run).
-	live         bool      // live mode: a preview after every stroke
-	previewSeq   int       // debounces previews
-	penUp        time.Time // when the stroke that started the preview ended
+	live         bool // live mode: a preview after every stroke
 	previewTime  time.Duration
 	elapsed      time.Duration
 	summary      *clue.Summary   // of the results so far; final when the run ends
@@ -317,6 +315,9 @@ func (e *Explainer) onTimer(ctx app.Context, ev core.Event) {
 		cmds = e.work.Watch(ev, time.Now())
 	case core.CancelDue:
 		cmds = e.work.CancelDue(ev, time.Now())
+	case core.PreviewDue:
+		e.startPreview(ctx, ev)
+		return
 	case core.StartCheck:
 		var gaveUp []int
 		cmds, gaveUp = e.work.CheckStarts(ev, time.Now())

@@ -363,3 +363,11 @@ func (e *Explainer) drawFigures(ctx app.Context) {
 
 // figuresPainted says whether the figures show the page's SVG in full.
 func figuresPainted() bool { return !tradeoffFigure.painting() && !mapFigure.painting() }
+
+// painted says whether the grid and the figures show the page's state in full: no redraw waiting (results
+// that came, a finished run's final summary), none under way, and each figure holding the page's current SVG.
+// A run's end is published before the page has rendered and painted it: without the last two, a test (or a
+// console) could read "painted" of the figures of the results before.
+func (e *Explainer) painted() bool {
+	return !e.redrawPending && !grid.painting() && figuresPainted() && tradeoffFigure.svg == e.tradeoffSVG && mapFigure.svg == e.mapSVG
+}

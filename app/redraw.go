@@ -177,7 +177,7 @@ func (e *Explainer) publish() {
 	}
 	// The grid and the figures are painted over a few animation frames after the results change: painted says
 	// that they show the page's state in full.
-	state["painted"] = !grid.painting() && figuresPainted()
+	state["painted"] = e.painted()
 	if t := e.trajectory; t != nil && len(t.Frames) > 0 {
 		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
 		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}

@@ -24,7 +24,7 @@ func (e *Explainer) clearResults() {
 
 // run starts a search on every ready worker, each with its share of the restarts.
 func (e *Explainer) run(ctx app.Context) {
-	e.previewSeq++ // a preview still waiting for its debounce must not replace the full set
+	e.work.HoldPreviews() // a preview still waiting for its debounce must not replace the full set
 	e.start(ctx, e.params, false)
 }
 
@@ -55,20 +55,22 @@ func (e *Explainer) schedulePreview(ctx app.Context) {
 	if !e.live || e.x0 == nil {
 		return
 	}
-	e.previewSeq++
-	seq, penUp := e.previewSeq, time.Now()
-	ctx.After(60*time.Millisecond, func(ctx app.Context) {
-		if seq != e.previewSeq || e.x0 == nil || e.running() && !e.work.Run.Preview {
-			return
-		}
-		p := e.params
-		p.N = PreviewRestarts
-		if p.Validate() != nil || costlyPreview(p) {
-			return
-		}
-		e.penUp = penUp
-		e.start(ctx, p, true)
-	})
+	e.exec(ctx, e.work.PenUp(time.Now()))
+}
+
+// startPreview starts the live preview of a stroke whose debounce has ended (core.PreviewDue), unless a later
+// stroke or a full set came first, or its parameters would make it a costly search.
+func (e *Explainer) startPreview(ctx app.Context, ev core.PreviewDue) {
+	p := e.params
+	p.N = PreviewRestarts
+	if !e.work.PreviewMayStart(ev) || e.x0 == nil || p.Validate() != nil || costlyPreview(p) {
+		ctx.PreventUpdate()
+		return
+	}
+	e.start(ctx, p, true)
+	if e.work.Run.Preview {
+		e.work.Run.PenUp = ev.PenUp
+	}
 }
 
 // cancel asks the workers to stop; one that has not stopped within a second is replaced.
@@ -93,7 +95,7 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 	}
 	e.finishing = false
 	if e.work.Run.Close() == core.Done && e.work.Run.Preview {
-		e.previewTime = time.Since(e.penUp)
+		e.previewTime = time.Since(e.work.Run.PenUp)
 	}
 	e.summarise()
 	if l := e.restore; l != nil && e.work.Run.Phase == "done" {

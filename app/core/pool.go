@@ -34,6 +34,7 @@ type Pool struct {
 	lastID     int
 	probes     map[int]bool // the timing searches under way (Costly)
 	generation int          // counts Resize: a start check of earlier workers is ignored
+	previewSeq int          // counts lifted pens (and what holds previews): only the latest preview may start
 }
 
 // NewPool is a pool of n workers just started at now; early says the loader started them.

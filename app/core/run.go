@@ -27,9 +27,10 @@ type Run struct {
 	Phase   Phase
 	X0      []float32
 	Params  clue.Params
-	Preview bool // a live preview (a small set after a stroke), not the full set
-	Total   int  // the restarts asked for
-	Workers int  // how many workers share it
+	Preview bool      // a live preview (a small set after a stroke), not the full set
+	PenUp   time.Time // a preview's: when the pen lifted (the shell sets it)
+	Total   int       // the restarts asked for
+	Workers int       // how many workers share it
 	Results []clue.Explanation
 	Pending map[int]bool  // workers that have not said done
 	Owed    map[int][]int // worker → the restarts it was given
