@@ -70,9 +70,9 @@ func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
 	e.takeInput(ctx, link.Image, "the shared link")
 	e.showOnPad(e.x0)
 	e.inspectSeq, e.inspectAt = r.id, 0 // worker 0 answered, or will answer, the inspection −id
-	e.restore = &link
+	e.links.Restore = &link
 	e.work.HoldPreviews()
-	e.linkErr = ""
+	e.links.Err = ""
 	// The search started when the first worker was ready; its messages may have waited for the page since.
 	first, _ := e.work.ReadySpan()
 	started := time.Now().Add(-time.Duration((now() - first) * float64(time.Millisecond)))

@@ -10,7 +10,6 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/searchworker"
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
@@ -80,11 +79,8 @@ type Explainer struct {
 	sweepNIn         string // its restarts per radius, as typed
 	sweepInLink      bool   // a sweep was run on this input, so the link carries its ladder
 	sweepDrawPending bool
-	linkErr          string
-	pendingLink      *sharelink.State // a link waiting for the workers
-	linkNote         string           // a quiet remark about the opened link (a v1 link has no checksum)
-	restore          *sharelink.State // what an opened link still has to restore once its run is done
-	copyNote         string           // what Copy link did, shown for a few seconds
+	links            core.Links // the share link being opened, its faults and what it still has to restore
+	copyNote         string     // what Copy link did, shown for a few seconds
 	copySeq          int
 	sortBy           string
 	selected         int
@@ -114,7 +110,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	if addr.HasWorkers {
 		n, e.workersNote = workersFromQuery(addr.Workers, n)
 	}
-	e.linkErr = addr.Problem
+	e.links.Err = addr.Problem
 	if addr.Link != "" {
 		e.openLink(addr.Link)
 	}
@@ -222,7 +218,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		}
 		// The first worker up is asked for the models' view of the input; so is the replacement of a worker that
 		// died with the question unanswered (else the set would finish with no summary).
-		if e.x0 != nil && e.inspect == nil && e.pendingLink == nil && (e.inspectAt < 0 || e.inspectAt == k) {
+		if e.x0 != nil && e.inspect == nil && e.links.Pending == nil && (e.inspectAt < 0 || e.inspectAt == k) {
 			e.requestInspect()
 		}
 		e.openPendingLink(ctx)

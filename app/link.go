@@ -14,14 +14,14 @@ import (
 
 // openPendingLink runs a shared link once every worker is up, so that it gets the whole pool.
 func (e *Explainer) openPendingLink(ctx app.Context) {
-	if e.pendingLink == nil || e.pool == nil || !e.work.AllStarted() || e.running() {
+	if e.pool == nil {
 		return
 	}
-	link := *e.pendingLink
-	e.pendingLink = nil
-	if err := sharelink.CheckModel(link, e.fingerprint); err != nil {
-		e.linkErr = err.Error()
+	link, due, refused := e.links.Due(&e.work, e.fingerprint)
+	if refused != nil {
 		e.dropEarly()
+	}
+	if !due {
 		return
 	}
 	if e.openEarly(ctx, link) {
@@ -32,7 +32,7 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 	if e.askCostly(ctx, link) {
 		return
 	}
-	e.restore = &link
+	e.links.Restore = &link
 	e.run(ctx)
 }
 
@@ -42,7 +42,7 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 func (e *Explainer) onHashChange(ctx app.Context) {
 	addr := currentAddress()
 	if addr.Problem != "" {
-		e.linkErr, e.linkNote = addr.Problem, ""
+		e.links.Err, e.links.Note = addr.Problem, ""
 		e.updateLink()
 		e.publish()
 		return
@@ -50,7 +50,7 @@ func (e *Explainer) onHashChange(ctx app.Context) {
 	if addr.Link == "" {
 		return
 	}
-	e.linkErr, e.linkNote = "", ""
+	e.links.Err, e.links.Note = "", ""
 	e.dropRun()
 	e.dropSweep()
 	e.clearResults()
@@ -61,9 +61,8 @@ func (e *Explainer) onHashChange(ctx app.Context) {
 
 // openLink reads a share link: its parameters now, its image once the workers say which models they run.
 func (e *Explainer) openLink(fragment string) {
-	s, err := sharelink.Decode(fragment)
-	if err != nil {
-		e.linkErr = err.Error()
+	s, ok := e.links.Read(fragment)
+	if !ok {
 		return
 	}
 	e.form = newForm(s.Params)
@@ -71,10 +70,6 @@ func (e *Explainer) openLink(fragment string) {
 	if len(s.Sweep.Radii) > 0 {
 		e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(s.Sweep.Radii), strconv.Itoa(s.Sweep.N)
 	}
-	if s.Version == 1 {
-		e.linkNote = "This link is in the older format v1, which carries no checksum: a change to it cannot be detected."
-	}
-	e.pendingLink = &s
 }
 
 // updateLink writes the current input and parameters into the URL, without reloading.

@@ -42,7 +42,7 @@ func (e *Explainer) runCostly(ctx app.Context, _ app.Event) {
 	}
 	e.resolveCostly()
 	link := c.Link
-	e.restore = &link
+	e.links.Restore = &link
 	e.run(ctx)
 }
 
@@ -58,7 +58,7 @@ func (e *Explainer) resetParams() {
 	e.form = newForm(clue.Defaults())
 	e.params, e.paramsOK = e.form.params()
 	l := clue.DefaultLadder()
-	e.sweepRadiiIn, e.sweepNIn, e.sweepInLink, e.restore = clue.FormatRadii(l.Radii), strconv.Itoa(l.N), false, nil
+	e.sweepRadiiIn, e.sweepNIn, e.sweepInLink, e.links.Restore = clue.FormatRadii(l.Radii), strconv.Itoa(l.N), false, nil
 	e.updateLink()
 	e.publish()
 }

@@ -157,7 +157,7 @@ func (e *Explainer) publish() {
 		"preview": e.work.Run.Preview, "previewMs": e.previewTime.Milliseconds(), "superseded": e.work.Superseded, "runID": e.work.Run.ID,
 		"firstResultMs": e.work.Run.FirstResult.Milliseconds(), "lastResultMs": e.work.Run.LastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
 		"workerSeconds": fmt.Sprint(e.work.Run.WorkerSeconds),
-		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.linkErr, "linkNote": e.linkNote, "workersNote": e.workersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
+		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.links.Err, "linkNote": e.links.Note, "workersNote": e.workersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
 		"funcs": liveFuncs, "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.stale,
 		"runError": e.work.Run.Err, "poolError": e.poolErr, "inputError": e.inputErr, "costly": e.costlyState(),
 	}

@@ -38,7 +38,7 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 	e.dropRun()       // the preview of an earlier drawing, if one runs: its workers drop it at their next step
 	e.resolveCostly() // a run answers the question
 	e.clearResults()
-	e.linkErr = ""
+	e.links.Err = ""
 	cmds, _ := e.work.Start(e.x0, p, preview, time.Now())
 	e.exec(ctx, cmds)
 	e.updateLink()
@@ -98,8 +98,8 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 		e.previewTime = time.Since(e.work.Run.PenUp)
 	}
 	e.summarise()
-	if l := e.restore; l != nil && e.work.Run.Phase == "done" {
-		e.restore = nil
+	if l := e.links.Restore; l != nil && e.work.Run.Phase == "done" {
+		e.links.Restore = nil
 		if l.Selected >= 0 {
 			e.selectRestart(ctx, l.Selected)
 		}

@@ -38,8 +38,8 @@ func (e *Explainer) Render() app.UI {
 				return app.Div().Class("banner").Body(app.Text("A new version of deltaclue is available and the workers run it. "),
 					app.Button().Text("Reload").OnClick(func(ctx app.Context, _ app.Event) { ctx.Reload() }))
 			}),
-			app.If(e.linkErr != "", func() app.UI { return app.Div().ID("link-error").Class("banner error").Text(e.linkErr) }),
-			app.If(e.linkNote != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(e.linkNote) }),
+			app.If(e.links.Err != "", func() app.UI { return app.Div().ID("link-error").Class("banner error").Text(e.links.Err) }),
+			app.If(e.links.Note != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(e.links.Note) }),
 			app.If(e.work.Costly != nil, func() app.UI { return e.renderCostly() }),
 			app.If(e.workersNote != "", func() app.UI { return app.Div().ID("workers-note").Class("banner").Text(e.workersNote) }),
 			app.If(e.poolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(sentence(e.poolErr)) }),

@@ -1,0 +1,68 @@
+package core
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+func fragment(model uint32) string {
+	var img [sharelink.Pixels]uint8
+	for i := 200; i < 600; i += 3 {
+		img[i] = 200
+	}
+	return sharelink.Encode(sharelink.State{Image: img, Params: clue.Defaults(), Model: model, Selected: sharelink.NoSelection})
+}
+
+func TestADamagedLinkSaysWhyAndIsNotHeld(t *testing.T) {
+	var l Links
+	f := fragment(7)
+	if _, ok := l.Read(f[:len(f)/2]); ok || l.Err == "" || l.Pending != nil {
+		t.Fatalf("a link cut in half: ok, err %q", l.Err)
+	}
+}
+
+func TestALinkWaitsForEveryWorker(t *testing.T) {
+	var l Links
+	if _, ok := l.Read(fragment(7)); !ok || l.Pending == nil || l.Err != "" {
+		t.Fatalf("err %q", l.Err)
+	}
+	p := &Pool{}
+	p.Resize(2, false, t0)
+	p.Said(0, searchworker.Response{Type: "ready"}, t0, 0)
+	if _, due, _ := l.Due(p, 7); due {
+		t.Fatal("due with one of two workers up")
+	}
+	p.Said(1, searchworker.Response{Type: "ready"}, t0, 0)
+	link, due, err := l.Due(p, 7)
+	if !due || err != nil || link.Image[300] != 0 || link.Image[302] != 200 || l.Pending != nil {
+		t.Fatalf("due %v, err %v", due, err)
+	}
+	if _, due, _ := l.Due(p, 7); due {
+		t.Error("a link opened twice")
+	}
+}
+
+func TestALinkWaitsForTheRunUnderWay(t *testing.T) {
+	var l Links
+	l.Read(fragment(7))
+	p, _ := started(t, 1, 4)
+	if _, due, _ := l.Due(p, 7); due || l.Pending == nil {
+		t.Fatal("a link opened over a run under way")
+	}
+}
+
+func TestALinkOfOtherModelsIsRefused(t *testing.T) {
+	var l Links
+	l.Read(fragment(7))
+	p := readyPool(t, 1)
+	if _, due, err := l.Due(p, 8); due || err == nil || l.Err == "" || l.Pending != nil {
+		t.Fatalf("due %v, err %v, Err %q", due, err, l.Err)
+	}
+	if !strings.Contains(strings.ToLower(l.Err), "model") {
+		t.Errorf("the refusal does not say it is about the models: %q", l.Err)
+	}
+}
