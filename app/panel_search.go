@@ -80,7 +80,17 @@ func (e *Explainer) renderAnswer() app.UI {
 			app.Div().Class("at-hand-fields").Body(hand...),
 		),
 		app.Details().ID("settings").Class("settings").Open(e.settingsOpen || folded).
-			On("toggle", func(ctx app.Context, _ app.Event) { e.settingsOpen = ctx.JSSrc().Get("open").Bool() }).Body(
+			On("toggle", func(ctx app.Context, _ app.Event) {
+				open := ctx.JSSrc().Get("open").Bool()
+				// A refused setting inside keeps the fold open. The toggle event comes a task after the change: a
+				// reader's close may arrive after the error that opens it, when go-app already renders it open
+				// and so does not touch the element again.
+				if !open && e.foldedError() {
+					ctx.JSSrc().Set("open", true)
+					open = true
+				}
+				e.settingsOpen = open
+			}).Body(
 			app.Summary().Text("Search settings"),
 			app.P().Class("hint").Text("The loss, where the searches start, when an explanation counts, and the seed. "+
 				"The share link carries them all."),
@@ -168,4 +178,14 @@ func (e *Explainer) setWorkers(ctx app.Context, ev app.Event) {
 		e.work.Run.Phase != "running" && e.work.Run.Phase != "cancelling" {
 		e.startPool(ctx, n)
 	}
+}
+
+// foldedError says whether a parameter under Search settings is refused.
+func (e *Explainer) foldedError() bool {
+	for key, msg := range e.form.errors {
+		if msg != "" && !atHand[key] {
+			return true
+		}
+	}
+	return false
 }
