@@ -321,6 +321,11 @@ func TestBrowserSearchSettingsFold(t *testing.T) {
 
 	// A refused folded parameter opens the fold, its error beside it.
 	setField(t, ctx, "max_steps", "many")
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!(document.getElementById("settings").open && document.getElementById("p-max_steps-error"))`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+		t.Logf("after the refused setting: %s", eval[string](t, ctx, `JSON.stringify({open: document.getElementById("settings").open,
+			error: !!document.getElementById("p-max_steps-error"), value: document.getElementById("p-max_steps").value,
+			invalid: document.getElementById("p-max_steps").getAttribute("aria-invalid"), run: document.getElementById("run").disabled})`))
+	}
 	waitFor(t, ctx, "the fold opened by the error", `document.getElementById("settings").open &&
 		document.getElementById("p-max_steps-error") && document.getElementById("p-max_steps-error").checkVisibility()`, 5*time.Second)
 	if !eval[bool](t, ctx, `document.getElementById("run").disabled`) {

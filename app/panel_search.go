@@ -168,6 +168,14 @@ func (e *Explainer) setCheckbox(key string) app.EventHandler {
 
 func (e *Explainer) paramsChanged() {
 	e.params, e.paramsOK = e.form.params()
+	if e.foldedError() {
+		// Opened on the element itself too: go-app sets the attribute only when its own rendered value changes,
+		// and a reader's close of the fold may not have reached it yet.
+		e.settingsOpen = true
+		if el := app.Window().GetElementByID("settings"); !el.IsNull() && !el.IsUndefined() {
+			el.Set("open", true)
+		}
+	}
 	e.updateLink()
 	e.publish()
 }
