@@ -106,11 +106,11 @@ func TestBrowserGridFiguresKeyboardCaptions(t *testing.T) {
 	}
 	// In the latent map, then in the trade-off plot (which the rest of the test keeps selected).
 	last := dups[len(dups)-1]
-	eval[bool](t, ctx, fmt.Sprintf(`(document.querySelector('#latent-map .end[data-restart="%d"]').focus(), true)`, last.Restart))
+	focusMarker(t, ctx, fmt.Sprintf(`#latent-map .end[data-restart="%d"]`, last.Restart))
 	waitFor(t, ctx, "the duplicate's representative framed from the map", fmt.Sprintf(`window.deltaclue.selected == %d && window.deltaclue.grid.restart == %d && window.deltaclue.grid.cell >= 0`,
 		last.Restart, last.DuplicateOf), 5*time.Second)
 	dup := dups[0]
-	eval[bool](t, ctx, fmt.Sprintf(`(document.querySelector('#tradeoff [data-restart="%d"]').focus(), true)`, dup.Restart))
+	focusMarker(t, ctx, fmt.Sprintf(`#tradeoff [data-restart="%d"]`, dup.Restart))
 	waitFor(t, ctx, "the duplicate's representative framed", fmt.Sprintf(`window.deltaclue.selected == %d && window.deltaclue.grid.restart == %d && window.deltaclue.grid.cell >= 0`,
 		dup.Restart, dup.DuplicateOf), 5*time.Second)
 	detail := waitFor(t, ctx, "the duplicate's detail", `!document.getElementById("detail").hidden && document.querySelector("#detail table") && document.querySelector("#detail table").textContent`, 5*time.Second)
@@ -150,7 +150,7 @@ func TestBrowserGridFiguresKeyboardCaptions(t *testing.T) {
 	}
 
 	// 5. The arrow keys move inside a chart, the Tab stop with them, and select what they reach.
-	eval[bool](t, ctx, `(document.querySelector('#tradeoff [tabindex="0"]').focus(), true)`)
+	focusMarker(t, ctx, `#tradeoff [tabindex="0"]`)
 	for _, k := range []struct{ key, attr string }{{kb.ArrowRight, "nx"}, {kb.ArrowUp, "ny"}, {kb.ArrowLeft, "nx"}} {
 		before := eval[int](t, ctx, `+document.activeElement.dataset.`+k.attr)
 		do(t, ctx, chromedp.KeyEvent(k.key))
@@ -237,7 +237,7 @@ func TestBrowserGridFiguresKeyboardCaptions(t *testing.T) {
 
 	// 10. Last (a read-back of our own): the frame is drawn on the duplicate's representative's cell.
 	do(t, ctx, chromedp.EmulateViewport(1280, 1800))
-	eval[bool](t, ctx, fmt.Sprintf(`(document.querySelector('#tradeoff [data-restart="%d"]').focus(), true)`, dup.Restart))
+	focusMarker(t, ctx, fmt.Sprintf(`#tradeoff [data-restart="%d"]`, dup.Restart))
 	grid := waitFor(t, ctx, "the duplicate selected again", fmt.Sprintf(`window.deltaclue.selected == %d && window.deltaclue.grid.restart == %d && window.deltaclue.grid.columns == 10 && JSON.stringify(window.deltaclue.grid)`,
 		dup.Restart, dup.DuplicateOf), 5*time.Second)
 	var gs string

@@ -175,7 +175,7 @@ func TestBrowserSummaryPlotTrajectorySweep(t *testing.T) {
 	waitFor(t, ctx, "hovering a cell to highlight its point", `window.deltaclue.selected != `+fmt.Sprint(target)+
 		` && document.querySelector("#tradeoff .pt.selected") && +document.querySelector("#tradeoff .pt.selected").dataset.restart == window.deltaclue.selected`, 5*time.Second)
 	// Keyboard: focus on a point selects it too.
-	eval[bool](t, ctx, fmt.Sprintf(`(document.querySelector('#tradeoff .pt[data-restart="%d"]').focus(), true)`, target))
+	focusMarker(t, ctx, fmt.Sprintf(`#tradeoff .pt[data-restart="%d"]`, target))
 	waitFor(t, ctx, "focusing a point to select it", fmt.Sprintf(`window.deltaclue.selected == %d`, target), 5*time.Second)
 
 	// 3. The trajectory of the selected explanation ends at its image, bit for bit.

@@ -158,6 +158,15 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	return v
 }
 
+// focusMarker gives the keyboard focus to a figure's element once the figures show the page's state in full:
+// after a selection the latent map is redrawn in parts (with the chosen restart's path), and a marker looked up
+// mid-redraw may not exist yet.
+func focusMarker(t *testing.T, ctx context.Context, selector string) {
+	t.Helper()
+	waitFor(t, ctx, "the figures painted with "+selector, fmt.Sprintf(`window.deltaclue.painted && document.querySelector(%q)`, selector), 10*time.Second)
+	eval[bool](t, ctx, fmt.Sprintf(`(document.querySelector(%q).focus(), true)`, selector))
+}
+
 // setField types a value into a parameter field and fires its change event.
 func setField(t *testing.T, ctx context.Context, key, value string) {
 	t.Helper()

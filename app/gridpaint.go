@@ -108,8 +108,7 @@ type gridPainter struct {
 	next      int                   // the first position of want not yet checked
 	cells     map[cellKey]app.Value // each cell's ImageData, by what it shows
 	scratch   app.Value             // the 2-D context of a cell-sized canvas to draw a new cell in
-	frame     app.Func              // the animation-frame callback that paints the next slice
-	queued    bool
+	frames    frameQueue            // paints the next slice in the next animation frame
 	ctx       app.Context
 	onPainted func() // called when a repaint that needed more than one slice is complete
 }
@@ -201,26 +200,14 @@ func (g *gridPainter) slice() {
 func (g *gridPainter) painting() bool { return g.next < len(g.want) }
 
 func (g *gridPainter) queue() {
-	if g.queued {
-		return
-	}
-	if g.frame == nil {
-		g.frame = pageFuncOf(func(app.Value, []app.Value) any {
-			g.ctx.Dispatch(func(ctx app.Context) {
-				ctx.PreventUpdate()
-				g.queued = false
-				if g.el != nil && g.painting() {
-					g.slice()
-					if !g.painting() && g.onPainted != nil {
-						g.onPainted()
-					}
-				}
-			})
-			return nil
-		})
-	}
-	g.queued = true
-	app.Window().Call("requestAnimationFrame", g.frame)
+	g.frames.request(g.ctx, func() {
+		if g.el != nil && g.painting() {
+			g.slice()
+			if !g.painting() && g.onPainted != nil {
+				g.onPainted()
+			}
+		}
+	})
 }
 
 // at returns the grid position under the pointer of event ev (in the element's coordinates: a row's canvas

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/core"
 )
 
 // publishReport makes window.deltaclue.report the finished run's report as JSON, written when it is first read:
@@ -13,7 +15,7 @@ import (
 func (e *Explainer) publishReport() {
 	if e.reportGetter == nil {
 		e.reportGetter = pageFuncOf(func(app.Value, []app.Value) any {
-			if e.reportJSON == "" && (e.work.Run.Phase == "done" || e.work.Run.Phase == "cancelled") {
+			if e.reportJSON == "" && (e.work.Run.Phase == core.Done || e.work.Run.Phase == core.Cancelled) {
 				b, _ := json.Marshal(e.report())
 				e.reportJSON = string(b)
 			}

@@ -227,13 +227,12 @@ func (e *Explainer) onTraced(ctx app.Context, t *clue.Trajectory) {
 // lays out each part in the frame it arrives in. Inserted whole, as go-app inserts raw HTML, the figures of a
 // set of 1000 (about 10,000 SVG elements) took the page's thread 0.3 s in one task.
 type figurePainter struct {
-	el     app.Value // the element painted into
-	svg    string    // the SVG it shows, or is being filled with
-	root   app.Value // its <svg> element
-	parts  []string  // the parts not inserted yet
-	chunk  int       // how many parts the next slice inserts, adapted to what a slice took
-	frame  app.Func
-	queued bool
+	el     app.Value  // the element painted into
+	svg    string     // the SVG it shows, or is being filled with
+	root   app.Value  // its <svg> element
+	parts  []string   // the parts not inserted yet
+	chunk  int        // how many parts the next slice inserts, adapted to what a slice took
+	frames frameQueue // inserts the next slice in the next animation frame
 	ctx    app.Context
 	done   func() // called when the figure is complete
 	// focused is the data-restart of the marker that had the keyboard focus when the figure was replaced ("" if
@@ -325,23 +324,11 @@ func (f *figurePainter) refocus() {
 }
 
 func (f *figurePainter) queue() {
-	if f.queued {
-		return
-	}
-	if f.frame == nil {
-		f.frame = pageFuncOf(func(app.Value, []app.Value) any {
-			f.ctx.Dispatch(func(ctx app.Context) {
-				ctx.PreventUpdate()
-				f.queued = false
-				if f.painting() {
-					f.slice()
-				}
-			})
-			return nil
-		})
-	}
-	f.queued = true
-	app.Window().Call("requestAnimationFrame", f.frame)
+	f.frames.request(f.ctx, func() {
+		if f.painting() {
+			f.slice()
+		}
+	})
 }
 
 // drawFigures brings both figures up to date with the page's SVG; once both are complete, the selection is

@@ -9,6 +9,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
@@ -49,7 +50,6 @@ func (e *Explainer) renderAnswer() app.UI {
 		)
 	}
 	var hand, basic, advanced []app.UI
-	folded := false // a folded parameter is refused: the fold opens to show it
 	for _, f := range fields {
 		switch {
 		case atHand[f.Key]:
@@ -59,7 +59,6 @@ func (e *Explainer) renderAnswer() app.UI {
 		default:
 			basic = append(basic, control(f))
 		}
-		folded = folded || !atHand[f.Key] && e.form.errors[f.Key] != ""
 	}
 	workersErr := ""
 	if w, err := strconv.Atoi(e.workersIn); err != nil || w < 1 || w > 8 {
@@ -76,10 +75,11 @@ func (e *Explainer) renderAnswer() app.UI {
 		app.H2().Text("3 · What would make it sure"),
 		app.Div().Class("run-bar").Body(
 			app.Button().ID("run").Class("primary").Text("Explain").Disabled(!canRun).OnClick(func(ctx app.Context, _ app.Event) { e.run(ctx) }),
-			app.Button().ID("cancel").Text("Cancel").Disabled(e.work.Run.Phase != "running").OnClick(func(ctx app.Context, _ app.Event) { e.cancel(ctx) }),
+			app.Button().ID("cancel").Text("Cancel").Disabled(e.work.Run.Phase != core.Running).OnClick(func(ctx app.Context, _ app.Event) { e.cancel(ctx) }),
 			app.Div().Class("at-hand-fields").Body(hand...),
 		),
-		app.Details().ID("settings").Class("settings").Open(e.settingsOpen || folded).
+		// A refused folded setting opens the fold.
+		app.Details().ID("settings").Class("settings").Open(e.settingsOpen || e.foldedError()).
 			On("toggle", func(ctx app.Context, _ app.Event) {
 				open := ctx.JSSrc().Get("open").Bool()
 				// A refused setting inside keeps the fold open. The toggle event comes a task after the change: a
@@ -113,7 +113,7 @@ func (e *Explainer) renderAnswer() app.UI {
 func (e *Explainer) status() string {
 	workers := plural.Of(e.work.ReadyCount(), len(e.poolWorkers()), "worker") + " ready"
 	switch e.work.Run.Phase {
-	case "running":
+	case core.Running:
 		s := plural.Of(len(e.work.Run.Results), e.work.Run.Total, "explanation")
 		if e.work.Run.Preview {
 			s = "Preview: " + s
@@ -122,13 +122,13 @@ func (e *Explainer) status() string {
 			s += fmt.Sprintf(" (first after %s)", fmtDuration(e.work.Run.FirstResult))
 		}
 		return s + " …"
-	case "cancelling":
+	case core.Cancelling:
 		return "Cancelling …"
-	case "cancelled":
+	case core.Cancelled:
 		return fmt.Sprintf("Cancelled after %s with %s.", fmtDuration(e.elapsed), plural.Of(len(e.work.Run.Results), e.work.Run.Total, "explanation"))
-	case "failed":
+	case core.Failed:
 		return "The search failed: " + endSentence(e.work.Run.Err)
-	case "done":
+	case core.Done:
 		if e.work.Run.Preview {
 			return fmt.Sprintf("Preview: %s, %s after the pen lifted, on %s. Explain runs the full set of %d.",
 				plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.previewTime), plural.Count(e.work.Run.Workers, "worker"), e.params.Restarts())
@@ -183,7 +183,7 @@ func (e *Explainer) paramsChanged() {
 func (e *Explainer) setWorkers(ctx app.Context, ev app.Event) {
 	e.workersIn = ctx.JSSrc().Get("value").String()
 	if n, err := strconv.Atoi(e.workersIn); err == nil && n >= 1 && n <= 8 && e.pool != nil && n != len(e.pool.workers) &&
-		e.work.Run.Phase != "running" && e.work.Run.Phase != "cancelling" {
+		e.work.Run.Phase != core.Running && e.work.Run.Phase != core.Cancelling {
 		e.startPool(ctx, n)
 	}
 }

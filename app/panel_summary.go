@@ -8,6 +8,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
@@ -17,7 +18,7 @@ const cardScale = 4
 // renderOverview shows the set at a glance: what the model reads, the modes it would be sure of nearby, each
 // by its representative (the mode's lowest-cost member) with what it changes in the input.
 func (e *Explainer) renderOverview() app.UI {
-	final := e.work.Run.Phase == "done" || e.work.Run.Phase == "cancelled" || e.work.Run.Phase == "failed"
+	final := e.work.Run.Phase == core.Done || e.work.Run.Phase == core.Cancelled || e.work.Run.Phase == core.Failed
 	status := "so far"
 	if final {
 		status = "final"

@@ -121,13 +121,13 @@ func (e *Explainer) sweepStatus() string {
 	}
 	radii := plural.Of(finished, len(s.Ladder.Radii), "radius", "radii")
 	switch s.Phase {
-	case "running":
+	case core.Running:
 		return fmt.Sprintf("Sweeping: %s, %s …", radii, plural.Of(s.Done(), len(s.Ladder.Radii)*s.Ladder.N, "restart"))
-	case "cancelling":
+	case core.Cancelling:
 		return "Cancelling the sweep …"
-	case "cancelled":
+	case core.Cancelled:
 		return fmt.Sprintf("Cancelled after %s: %s finished, shown below.", fmtDuration(s.elapsed), radii)
-	case "failed":
+	case core.Failed:
 		return "The sweep failed: " + s.Err
 	}
 	return fmt.Sprintf("Done: %s × %s in %s.", plural.Count(len(s.Ladder.Radii), "radius", "radii"), plural.Count(s.Ladder.N, "restart"), fmtDuration(s.elapsed))
@@ -136,7 +136,7 @@ func (e *Explainer) sweepStatus() string {
 // reachSentence says how far each label is, over the radii finished in order so far.
 func (e *Explainer) reachSentence() string {
 	s := e.sweep
-	if len(s.reaches) == 0 && s.Phase == "running" {
+	if len(s.reaches) == 0 && s.Phase == core.Running {
 		return ""
 	}
 	l := s.Ladder

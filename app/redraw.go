@@ -11,6 +11,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
@@ -192,7 +193,7 @@ func (e *Explainer) publish() {
 			"radii": len(s.Ladder.Radii), "elapsedMs": s.elapsed.Milliseconds(), "reaches": string(rb)}
 	}
 	app.Window().Set("deltaclue", state)
-	if e.work.Run.Phase == "done" || e.work.Run.Phase == "cancelled" {
+	if e.work.Run.Phase == core.Done || e.work.Run.Phase == core.Cancelled {
 		e.publishReport()
 	}
 }

@@ -98,7 +98,7 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 		e.previewTime = time.Since(e.work.Run.PenUp)
 	}
 	e.summarise()
-	if l := e.links.Restore; l != nil && e.work.Run.Phase == "done" {
+	if l := e.links.Restore; l != nil && e.work.Run.Phase == core.Done {
 		e.links.Restore = nil
 		if l.Selected >= 0 {
 			e.selectRestart(ctx, l.Selected)

@@ -106,14 +106,21 @@ func (r *Run) SortResults() {
 // Close ends a settled run: Cancelled if it was being cancelled, Failed with an error, else Done. It returns
 // the phase.
 func (r *Run) Close() Phase {
-	switch {
-	case !r.Settled():
-	case r.Phase == Cancelling:
-		r.Phase = Cancelled
-	case r.Err != "":
-		r.Phase = Failed
-	default:
-		r.Phase = Done
+	if r.Settled() {
+		r.Phase = closed(r.Phase, r.Err)
 	}
 	return r.Phase
+}
+
+// closed is the phase a settled run or sweep ends in: Cancelled if it was being cancelled, Failed with an
+// error, else Done.
+func closed(phase Phase, err string) Phase {
+	switch {
+	case phase == Cancelling:
+		return Cancelled
+	case err != "":
+		return Failed
+	default:
+		return Done
+	}
 }

@@ -94,14 +94,8 @@ func (s *Sweep) Settled() bool {
 
 // Close ends a settled sweep (Cancelled, Failed or Done) and returns its phase.
 func (s *Sweep) Close() Phase {
-	switch {
-	case !s.Settled():
-	case s.Phase == Cancelling:
-		s.Phase = Cancelled
-	case s.Err != "":
-		s.Phase = Failed
-	default:
-		s.Phase = Done
+	if s.Settled() {
+		s.Phase = closed(s.Phase, s.Err)
 	}
 	return s.Phase
 }
