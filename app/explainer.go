@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -33,14 +32,7 @@ type Explainer struct {
 	inspectAt  int // the worker the unanswered inspect request went to, or -1: if it is replaced, the request goes again
 	inputErr   string
 
-	// Parameters.
-	form        form
-	params      clue.Params
-	paramsOK    bool
-	workersIn   string // the requested pool size, as typed
-	workersNote string // why a ?workers= in the address was not used
-
-	settingsOpen bool // the Search settings fold is open
+	settings core.Settings // the parameters as typed, the pool size asked for, the fold they sit in
 
 	// Workers.
 	assets       app.Value          // the compiled worker and kernel and the checked models bundle (web/loader.js)
@@ -69,9 +61,7 @@ type Explainer struct {
 	showAll      bool            // the grid shows every restart, not duplicates collapsed onto their representative
 	tradeoffSVG  string          // the trade-off plot of the results so far
 	mapSVG       string          // the latent map of the results so far
-	trajectory   *clue.Trajectory
-	traceID      int
-	traceErr     string
+	sel          core.Selection  // the explanation chosen, the grid's order, the chosen one's trajectory
 
 	// The δ sweep.
 	sweep            *sweepRun
@@ -82,8 +72,6 @@ type Explainer struct {
 	links            core.Links // the share link being opened, its faults and what it still has to restore
 	copyNote         string     // what Copy link did, shown for a few seconds
 	copySeq          int
-	sortBy           string
-	selected         int
 	redrawPending    bool
 
 	// Large sets are summarised off the main thread (summariser.go).
@@ -98,43 +86,28 @@ type Explainer struct {
 
 // OnMount starts the workers and opens a share link, if the URL holds one.
 func (e *Explainer) OnMount(ctx app.Context) {
-	e.tab, e.sortBy, e.selected, e.live, e.inspectAt = "draw", "label", -1, true, -1
+	e.tab, e.sel, e.live, e.inspectAt = "draw", core.NewSelection(), true, -1
 	l := clue.DefaultLadder()
 	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
-	e.form = newForm(clue.Defaults())
-	e.params, e.paramsOK = e.form.params()
+	e.settings.Show(clue.Defaults())
 	e.version = app.Getenv("GOAPP_VERSION")
 	redrawPad(nil, nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
 	addr := currentAddress() // GuardAddress has repaired it, and says what was wrong
 	if addr.HasWorkers {
-		n, e.workersNote = workersFromQuery(addr.Workers, n)
+		n, e.settings.WorkersNote = core.WorkersFromQuery(addr.Workers, n, MaxWorkers)
 	}
 	e.links.Err = addr.Problem
 	if addr.Link != "" {
 		e.openLink(addr.Link)
 	}
-	e.workersIn = strconv.Itoa(n)
+	e.settings.WorkersIn = strconv.Itoa(n)
 	e.loadAssets(ctx, n)
 	app.Window().Call("addEventListener", "hashchange", pageFuncOf(func(app.Value, []app.Value) any {
 		ctx.Dispatch(e.onHashChange)
 		return nil
 	}))
 	e.publish()
-}
-
-// workersFromQuery reads ?workers=: a whole number from 1 to 8, else the default n with a sentence saying so.
-func workersFromQuery(v string, n int) (int, string) {
-	w, err := strconv.Atoi(strings.TrimSpace(v))
-	if err == nil && w >= 1 && w <= 8 {
-		return w, ""
-	}
-	shown := v
-	if len(shown) > 20 {
-		shown = shown[:20] + "…"
-	}
-	return n, fmt.Sprintf("The address asks for %q workers, which is not a whole number from 1 to 8: using %d "+
-		"(this device's cores, at most %d). Change it under Search settings, Advanced options.", shown, n, MaxWorkers)
 }
 
 // OnDismount stops the workers.
@@ -223,8 +196,8 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		}
 		e.openPendingLink(ctx)
 	case "traced":
-		if r.ID == e.traceID {
-			e.onTraced(ctx, r.Trajectory)
+		if e.sel.Traced(r.ID, r.Trajectory) {
+			e.onTraced(ctx)
 		}
 	case "inspected":
 		if r.ID != -e.inspectSeq { // an answer about an earlier input
@@ -266,9 +239,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 				e.inspectAt = -1
 			}
 			e.inputErr = sentence(r.Error) // the page's own messages (an upload's, which starts with its file name) are sentences already
-		} else if r.ID == e.traceID {
-			e.traceErr = r.Error
-		} else {
+		} else if !e.sel.TraceFailed(r.ID, r.Error) {
 			e.poolErr = r.Error
 		}
 	}

@@ -20,39 +20,6 @@ func gridFixture() (results, collapsed []clue.Explanation) {
 	return results, []clue.Explanation{results[1], results[0], results[2]}
 }
 
-func TestCellOfADuplicateIsItsRepresentatives(t *testing.T) {
-	results, cells := gridFixture()
-	for _, c := range []struct{ restart, want int }{{1, 0}, {0, 1}, {2, 2}, {3, 0}, {4, 0}, {-1, -1}, {99, -1}} {
-		if got := cellOf(cells, results, c.restart); got != c.want {
-			t.Errorf("restart %d: cell %d, want %d", c.restart, got, c.want)
-		}
-	}
-	// Shown in full (every restart its own cell), a duplicate has its own cell.
-	if got := cellOf(results, results, 3); got != 3 {
-		t.Errorf("every restart shown: restart 3 in cell %d", got)
-	}
-}
-
-func TestGridMoveStartsAtTheFirstCell(t *testing.T) {
-	for _, c := range []struct {
-		pos  int
-		key  string
-		want int
-	}{
-		{-1, "ArrowRight", 0}, {-1, "ArrowDown", 0}, {-1, "ArrowLeft", 0}, {-1, "End", 24},
-		{0, "ArrowRight", 1}, {0, "ArrowLeft", 0}, {0, "ArrowDown", 10}, {15, "ArrowUp", 5}, {5, "ArrowUp", 0},
-		{24, "ArrowRight", 24}, {20, "ArrowDown", 24}, {7, "Home", 0}, {7, "End", 24},
-		{3, "Enter", -1}, {-1, "a", -1},
-	} {
-		if got := gridMove(c.pos, c.key, 25, 10); got != c.want {
-			t.Errorf("from %d, %s: %d, want %d", c.pos, c.key, got, c.want)
-		}
-	}
-	if got := gridMove(-1, "ArrowRight", 0, 10); got != -1 {
-		t.Errorf("an empty grid: %d", got)
-	}
-}
-
 func TestModeTextHasNoMinusOne(t *testing.T) {
 	results, _ := gridFixture()
 	modes := make([]int, 10)
@@ -101,7 +68,7 @@ func TestStatusCountsInWords(t *testing.T) {
 		{Explainer{work: core.Pool{Run: core.Run{Phase: core.Done, Workers: 2, Results: one, Total: 1}}}, "Done: 1 explanation in "},
 		{Explainer{work: core.Pool{Run: core.Run{Phase: core.Running, Results: one, Total: 1}}}, "1 of 1 explanation"},
 		{Explainer{work: core.Pool{Run: core.Run{Phase: core.Cancelled, Results: one, Total: 2}}}, "with 1 of 2 explanations."},
-		{Explainer{paramsOK: true, pool: &pool{}}, "0 of 0 workers ready."},
+		{Explainer{settings: core.Settings{OK: true}, pool: &pool{}}, "0 of 0 workers ready."},
 		{Explainer{}, "Starting the search workers …"}, // before the pool: the pre-rendered page, the models' download
 	} {
 		if got := c.e.status(); !strings.Contains(got, c.want) {

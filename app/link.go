@@ -65,8 +65,7 @@ func (e *Explainer) openLink(fragment string) {
 	if !ok {
 		return
 	}
-	e.form = newForm(s.Params)
-	e.params, e.paramsOK = e.form.params()
+	e.settings.Show(s.Params)
 	if len(s.Sweep.Radii) > 0 {
 		e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(s.Sweep.Radii), strconv.Itoa(s.Sweep.N)
 	}
@@ -74,12 +73,12 @@ func (e *Explainer) openLink(fragment string) {
 
 // updateLink writes the current input and parameters into the URL, without reloading.
 func (e *Explainer) updateLink() {
-	if e.x0 == nil || !e.paramsOK || e.fingerprint == 0 {
+	if e.x0 == nil || !e.settings.OK || e.fingerprint == 0 {
 		return
 	}
-	st := sharelink.State{Image: sharelink.Quantize(e.x0), Params: e.params, Model: e.fingerprint, Selected: sharelink.NoSelection}
-	if e.selected >= 0 && e.selected < e.params.Restarts() {
-		st.Selected = e.selected
+	st := sharelink.State{Image: sharelink.Quantize(e.x0), Params: e.settings.Params, Model: e.fingerprint, Selected: sharelink.NoSelection}
+	if e.sel.Restart >= 0 && e.sel.Restart < e.settings.Params.Restarts() {
+		st.Selected = e.sel.Restart
 	}
 	if l, bad := e.ladderInput(); e.sweepInLink && bad == "" {
 		st.Sweep = l

@@ -64,7 +64,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 				return
 			}
 			e.assets = assets
-			if w, err := strconv.Atoi(e.workersIn); err == nil && w >= 1 && w <= 8 { // changed while loading
+			if w, ok := e.settings.Workers(); ok { // changed while loading
 				n = w
 			}
 			e.startPool(ctx, n)

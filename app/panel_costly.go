@@ -55,8 +55,7 @@ func (e *Explainer) useDefaults(ctx app.Context, _ app.Event) {
 
 // resetParams puts the default parameters and sweep back into the form.
 func (e *Explainer) resetParams() {
-	e.form = newForm(clue.Defaults())
-	e.params, e.paramsOK = e.form.params()
+	e.settings.Show(clue.Defaults())
 	l := clue.DefaultLadder()
 	e.sweepRadiiIn, e.sweepNIn, e.sweepInLink, e.links.Restore = clue.FormatRadii(l.Radii), strconv.Itoa(l.N), false, nil
 	e.updateLink()
@@ -111,10 +110,10 @@ func (e *Explainer) renderCostly() app.UI {
 // renderCostlyParams says, while no search runs, that the form's parameters are costly, and offers the
 // defaults back (after cancelling a costly link's run, say).
 func (e *Explainer) renderCostlyParams() app.UI {
-	ratio := sharelink.State{Params: e.params}.WorkRatio()
-	return app.If(e.work.Costly == nil && !e.running() && e.paramsOK && ratio > CostlyRatio, func() app.UI {
+	ratio := sharelink.State{Params: e.settings.Params}.WorkRatio()
+	return app.If(e.work.Costly == nil && !e.running() && e.settings.OK && ratio > CostlyRatio, func() app.UI {
 		note := ""
-		if costlyPreview(e.params) && e.live {
+		if costlyPreview(e.settings.Params) && e.live {
 			note = " A live preview does not start one on its own."
 		}
 		return app.P().ID("costly-after").Class("hint").Body(

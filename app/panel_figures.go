@@ -13,7 +13,6 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/app/searchworker"
-	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
@@ -47,14 +46,14 @@ func (e *Explainer) renderFigures() app.UI {
 
 // renderTrajectory shows the selected explanation's path: its decoded image at evenly spaced steps.
 func (e *Explainer) renderTrajectory() app.UI {
-	t := e.trajectory
-	if e.selected < 0 {
+	t := e.sel.Trajectory
+	if e.sel.Restart < 0 {
 		return app.Div().ID("trajectory").Hidden(true)
 	}
-	if t == nil || t.Restart != e.selected {
-		msg := "Tracing how restart " + strconv.Itoa(e.selected) + " was found …"
-		if e.traceErr != "" {
-			msg = "Could not trace it: " + endSentence(e.traceErr)
+	if t == nil || t.Restart != e.sel.Restart {
+		msg := "Tracing how restart " + strconv.Itoa(e.sel.Restart) + " was found …"
+		if e.sel.TraceErr != "" {
+			msg = "Could not trace it: " + endSentence(e.sel.TraceErr)
 		}
 		return app.Div().ID("trajectory").Body(app.H3().Text("How it was found"), app.P().Class("hint").Text(msg))
 	}
@@ -87,7 +86,7 @@ func (e *Explainer) figurePoint(ctx app.Context, ev app.Event) {
 		return
 	}
 	r, err := strconv.Atoi(g.Call("getAttribute", "data-restart").String())
-	if err != nil || r == e.selected {
+	if err != nil || r == e.sel.Restart {
 		ctx.PreventUpdate()
 		return
 	}
@@ -154,7 +153,7 @@ func (e *Explainer) refreshFigures() {
 
 // tracedPath is the selected restart's latent path, once traced.
 func (e *Explainer) tracedPath() [][]float32 {
-	if t := e.trajectory; t != nil && t.Restart == e.selected {
+	if t := e.sel.Trajectory; t != nil && t.Restart == e.sel.Restart {
 		return t.Path
 	}
 	return nil
@@ -167,10 +166,10 @@ func (e *Explainer) markSelected() {
 	for i := 0; i < old.Length(); i++ {
 		old.Index(i).Get("classList").Call("remove", "selected")
 	}
-	if e.selected < 0 {
+	if e.sel.Restart < 0 {
 		return
 	}
-	now := doc.Call("querySelectorAll", fmt.Sprintf(`.figures [data-restart="%d"]`, e.selected))
+	now := doc.Call("querySelectorAll", fmt.Sprintf(`.figures [data-restart="%d"]`, e.sel.Restart))
 	for i := 0; i < now.Length(); i++ {
 		now.Index(i).Get("classList").Call("add", "selected")
 	}
@@ -180,7 +179,7 @@ func (e *Explainer) markSelected() {
 		if fig.IsNull() {
 			continue
 		}
-		if el := fig.Call("querySelector", fmt.Sprintf(`[data-nx][data-restart="%d"]`, e.selected)); !el.IsNull() {
+		if el := fig.Call("querySelector", fmt.Sprintf(`[data-nx][data-restart="%d"]`, e.sel.Restart)); !el.IsNull() {
 			rove(fig, el)
 		}
 	}
@@ -188,27 +187,20 @@ func (e *Explainer) markSelected() {
 
 // requestTrace asks a worker, a moment after the selection settles, how the selected explanation was found.
 func (e *Explainer) requestTrace(ctx app.Context) {
-	restart := e.selected
+	restart := e.sel.Restart
 	ctx.After(150*time.Millisecond, func(ctx app.Context) {
-		if e.selected != restart || e.pool == nil || e.x0 == nil || (e.trajectory != nil && e.trajectory.Restart == restart) {
-			return
-		}
 		ks := e.work.ReadyWorkers()
-		if len(ks) == 0 {
+		if e.pool == nil || e.x0 == nil || len(ks) == 0 || !e.sel.TraceWanted(restart, e.work.NewID()) {
 			return
 		}
-		e.traceID, e.traceErr = e.work.NewID(), ""
 		p := e.work.Run.Params
-		e.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.traceID, X0: e.x0, Params: &p, Restart: restart})
+		e.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.sel.TraceID, X0: e.x0, Params: &p, Restart: restart})
 	})
 }
 
-// onTraced takes a worker's trajectory of the selected explanation.
-func (e *Explainer) onTraced(ctx app.Context, t *clue.Trajectory) {
-	if t == nil || t.Restart != e.selected {
-		return
-	}
-	e.trajectory = t
+// onTraced shows the selected explanation's trajectory, just come from a worker.
+func (e *Explainer) onTraced(ctx app.Context) {
+	t := e.sel.Trajectory
 	if e.summaryInWorker() { // a large set's map comes back from the summary worker, with the path
 		e.requestSummary()
 	} else {

@@ -9,12 +9,13 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 func (e *Explainer) renderResults() app.UI {
-	sel := e.selectedExplanation()
+	sel := e.sel.Chosen(e.work.Run.Results)
 	dups := 0
 	if e.summary != nil {
 		dups = e.summary.Duplicates
@@ -26,17 +27,17 @@ func (e *Explainer) renderResults() app.UI {
 		app.Div().Class("row").Body(
 			app.Label().For("sort").Text("order"),
 			app.Select().ID("sort").OnChange(func(ctx app.Context, ev app.Event) {
-				e.sortBy = ctx.JSSrc().Get("value").String()
+				e.sel.SortBy = ctx.JSSrc().Get("value").String()
 				e.scheduleRedraw(ctx)
 			}).Body(
-				app.Option().Value("label").Text("by label, then cost").Selected(e.sortBy == "label"),
-				app.Option().Value("cost").Text("by cost").Selected(e.sortBy == "cost"),
-				app.Option().Value("distance").Text("by distance").Selected(e.sortBy == "distance"),
-				app.Option().Value("restart").Text("by restart").Selected(e.sortBy == "restart"),
+				app.Option().Value("label").Text("by label, then cost").Selected(e.sel.SortBy == "label"),
+				app.Option().Value("cost").Text("by cost").Selected(e.sel.SortBy == "cost"),
+				app.Option().Value("distance").Text("by distance").Selected(e.sel.SortBy == "distance"),
+				app.Option().Value("restart").Text("by restart").Selected(e.sel.SortBy == "restart"),
 			),
 			app.Label().Class("check").Body(
-				app.Input().ID("show-all").Type("checkbox").Checked(e.showAll).OnChange(func(ctx app.Context, _ app.Event) {
-					e.showAll = ctx.JSSrc().Get("checked").Bool()
+				app.Input().ID("show-all").Type("checkbox").Checked(e.sel.ShowAll).OnChange(func(ctx app.Context, _ app.Event) {
+					e.sel.ShowAll = ctx.JSSrc().Get("checked").Bool()
 					e.scheduleRedraw(ctx)
 				}),
 				app.Text(fmt.Sprintf(" show every restart (%s collapsed)", plural.Count(dups, "duplicate"))),
@@ -87,7 +88,7 @@ func (e *Explainer) drawGrid(ctx app.Context) {
 	watchGridWidth(ctx, e)
 	ord := e.ordered()
 	timed("grid paint", func() {
-		grid.paint(ctx, "grid", ord, gridColumns(), cellOf(ord, e.work.Run.Results, e.selected), e.copies())
+		grid.paint(ctx, "grid", ord, gridColumns(), core.CellOf(ord, e.work.Run.Results, e.sel.Restart), e.copies())
 	})
 }
 
@@ -95,7 +96,7 @@ func (e *Explainer) drawGrid(ctx app.Context) {
 // restart (-1 when none).
 func (e *Explainer) gridState() map[string]any {
 	ord := e.ordered()
-	first, k, shown := -1, cellOf(ord, e.work.Run.Results, e.selected), -1
+	first, k, shown := -1, core.CellOf(ord, e.work.Run.Results, e.sel.Restart), -1
 	if len(ord) > 0 {
 		first = ord[0].Restart
 	}
@@ -116,7 +117,7 @@ func (e *Explainer) modes() []int {
 
 func (e *Explainer) selectedExplanation() *clue.Explanation {
 	for i := range e.work.Run.Results {
-		if e.work.Run.Results[i].Restart == e.selected && e.work.Run.Results[i].Image != nil {
+		if e.work.Run.Results[i].Restart == e.sel.Restart && e.work.Run.Results[i].Image != nil {
 			return &e.work.Run.Results[i]
 		}
 	}
@@ -130,7 +131,7 @@ func (e *Explainer) gridPoint(ctx app.Context, ev app.Event) {
 	}
 	ord := e.ordered()
 	k := grid.at(ev.JSValue(), len(ord))
-	if k < 0 || ord[k].Restart == e.selected { // (a duplicate selected in a chart gives way to its cell's own)
+	if k < 0 || ord[k].Restart == e.sel.Restart { // (a duplicate selected in a chart gives way to its cell's own)
 		ctx.PreventUpdate()
 		return
 	}
@@ -138,21 +139,20 @@ func (e *Explainer) gridPoint(ctx app.Context, ev app.Event) {
 }
 
 func (e *Explainer) gridKey(ctx app.Context, ev app.Event) {
-	ord := e.ordered()
-	k := gridMove(cellOf(ord, e.work.Run.Results, e.selected), ev.Get("key").String(), len(ord), gridColumns())
-	if k < 0 {
+	restart, ok := e.sel.Move(e.ordered(), e.work.Run.Results, ev.Get("key").String(), gridColumns())
+	if !ok {
 		return
 	}
 	ev.PreventDefault()
-	if ord[k].Restart == e.selected {
+	if restart == e.sel.Restart {
 		ctx.PreventUpdate()
 		return
 	}
-	e.selectRestart(ctx, ord[k].Restart)
+	e.selectRestart(ctx, restart)
 }
 
 func (e *Explainer) selectRestart(ctx app.Context, restart int) {
-	e.selected = restart
+	e.sel.Select(restart)
 	e.updateLink()
 	e.requestTrace(ctx)
 	e.markSelected()
@@ -161,7 +161,7 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	// the one already shown), and window.deltaclue would still name the previous choice.
 	e.publish()
 	ctx.Defer(func(app.Context) {
-		if x := e.selectedExplanation(); x != nil {
+		if x := e.sel.Chosen(e.work.Run.Results); x != nil {
 			drawDigit("detail-x0", e.x0, 5)
 			drawDigit("detail-e", x.Image, 5)
 			drawDiff("detail-diff", e.x0, x.Image, 5)

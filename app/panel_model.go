@@ -43,10 +43,10 @@ func (e *Explainer) renderModel() app.UI {
 					row("epistemic (model ignorance)", fmt.Sprintf("%.3f nats", p.Epistemic)),
 					row("on its reconstruction", fmt.Sprintf("%d, H %.3f", argmax(in.Reconstructed.Probs), in.Reconstructed.Total)),
 				),
-				app.If(float64(p.Total) < e.params.HThreshold, func() app.UI {
+				app.If(float64(p.Total) < e.settings.Params.HThreshold, func() app.UI {
 					return app.P().ID("sure-note").Class("banner").Text(fmt.Sprintf("The model is already sure of this digit: H = %.2f nats "+
 						"is below the threshold of %g. There is little to explain: δ-CLUE will show near copies of it that the model "+
-						"reads the same way. Explain still works; a higher threshold or a larger δ shows other readings.", p.Total, e.params.HThreshold))
+						"reads the same way. Explain still works; a higher threshold or a larger δ shows other readings.", p.Total, e.settings.Params.HThreshold))
 				}),
 			)
 		}),

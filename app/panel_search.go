@@ -13,46 +13,43 @@ import (
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
-// atHand are the parameters shown beside the Explain button; the others are folded under Search settings.
-var atHand = map[string]bool{"delta": true, "n": true}
-
 // renderAnswer is the answer panel: Explain with δ and n at hand, the other parameters folded under Search
 // settings, the run's progress, and the answer itself (the sentence and one card per mode, renderOverview).
 func (e *Explainer) renderAnswer() app.UI {
-	control := func(f field) app.UI {
+	control := func(f core.Field) app.UI {
 		id := "p-" + f.Key
 		var input app.UI
 		switch f.Kind {
 		case "select":
 			input = app.Select().ID(id).OnChange(e.setField(f.Key)).Body(app.Range(f.Options).Slice(func(i int) app.UI {
-				return app.Option().Value(f.Options[i]).Text(f.Options[i]).Selected(e.form.values[f.Key] == f.Options[i])
+				return app.Option().Value(f.Options[i]).Text(f.Options[i]).Selected(e.settings.Values[f.Key] == f.Options[i])
 			}))
 		case "checkbox":
-			input = app.Input().ID(id).Type("checkbox").Checked(e.form.values[f.Key] == "true").OnChange(e.setCheckbox(f.Key))
+			input = app.Input().ID(id).Type("checkbox").Checked(e.settings.Values[f.Key] == "true").OnChange(e.setCheckbox(f.Key))
 		default:
-			in := app.Input().ID(id).Type("text").Attr("inputmode", "decimal").Value(e.form.values[f.Key]).
-				Aria("invalid", e.form.errors[f.Key] != "").Aria("describedby", id+"-help").OnChange(e.setField(f.Key))
-			if atHand[f.Key] {
+			in := app.Input().ID(id).Type("text").Attr("inputmode", "decimal").Value(e.settings.Values[f.Key]).
+				Aria("invalid", e.settings.Errors[f.Key] != "").Aria("describedby", id+"-help").OnChange(e.setField(f.Key))
+			if core.AtHand[f.Key] {
 				in = in.Title(f.Help) // its help is read out, but not shown: the bar stays one line
 			}
 			input = in
 		}
 		class := "field"
-		if atHand[f.Key] {
+		if core.AtHand[f.Key] {
 			class = "field at-hand"
 		}
 		return app.Div().Class(class).Body(
 			app.Label().For(id).Text(f.Label), input,
 			app.Small().ID(id+"-help").Class("help").Text(f.Help),
-			app.If(e.form.errors[f.Key] != "", func() app.UI {
-				return app.Small().ID(id + "-error").Class("error").Role("alert").Text(e.form.errors[f.Key])
+			app.If(e.settings.Errors[f.Key] != "", func() app.UI {
+				return app.Small().ID(id + "-error").Class("error").Role("alert").Text(e.settings.Errors[f.Key])
 			}),
 		)
 	}
 	var hand, basic, advanced []app.UI
-	for _, f := range fields {
+	for _, f := range core.Fields {
 		switch {
-		case atHand[f.Key]:
+		case core.AtHand[f.Key]:
 			hand = append(hand, control(f))
 		case f.Advanced:
 			advanced = append(advanced, control(f))
@@ -61,16 +58,16 @@ func (e *Explainer) renderAnswer() app.UI {
 		}
 	}
 	workersErr := ""
-	if w, err := strconv.Atoi(e.workersIn); err != nil || w < 1 || w > 8 {
-		workersErr = "a whole number from 1 to 8"
+	if _, ok := e.settings.Workers(); !ok {
+		workersErr = fmt.Sprintf("a whole number from 1 to %d", core.MaxPool)
 	}
 	advanced = append(advanced, app.Div().Class("field").Body(
 		app.Label().For("p-workers").Text("workers"),
-		app.Input().ID("p-workers").Type("text").Attr("inputmode", "numeric").Value(e.workersIn).OnChange(e.setWorkers),
+		app.Input().ID("p-workers").Type("text").Attr("inputmode", "numeric").Value(e.settings.WorkersIn).OnChange(e.setWorkers),
 		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %s; default up to %d).", plural.Count(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), "core"), MaxWorkers)),
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
-	canRun := e.x0 != nil && e.paramsOK && e.work.ReadyCount() > 0 && (!e.running() || e.work.Run.Preview) && !e.sweep.running()
+	canRun := e.x0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && (!e.running() || e.work.Run.Preview) && !e.sweep.running()
 	return app.Section().ID("answer").Class("card answer").Body(
 		app.H2().Text("3 · What would make it sure"),
 		app.Div().Class("run-bar").Body(
@@ -79,17 +76,14 @@ func (e *Explainer) renderAnswer() app.UI {
 			app.Div().Class("at-hand-fields").Body(hand...),
 		),
 		// A refused folded setting opens the fold.
-		app.Details().ID("settings").Class("settings").Open(e.settingsOpen || e.foldedError()).
+		app.Details().ID("settings").Class("settings").Open(e.settings.Open).
 			On("toggle", func(ctx app.Context, _ app.Event) {
-				open := ctx.JSSrc().Get("open").Bool()
 				// A refused setting inside keeps the fold open. The toggle event comes a task after the change: a
 				// reader's close may arrive after the error that opens it, when go-app already renders it open
 				// and so does not touch the element again.
-				if !open && e.foldedError() {
+				if open := ctx.JSSrc().Get("open").Bool(); e.settings.Toggled(open) != open {
 					ctx.JSSrc().Set("open", true)
-					open = true
 				}
-				e.settingsOpen = open
 			}).Body(
 			app.Summary().Text("Search settings"),
 			app.P().Class("hint").Text("The loss, where the searches start, when an explanation counts, and the seed. "+
@@ -131,7 +125,7 @@ func (e *Explainer) status() string {
 	case core.Done:
 		if e.work.Run.Preview {
 			return fmt.Sprintf("Preview: %s, %s after the pen lifted, on %s. Explain runs the full set of %d.",
-				plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.previewTime), plural.Count(e.work.Run.Workers, "worker"), e.params.Restarts())
+				plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.previewTime), plural.Count(e.work.Run.Workers, "worker"), e.settings.Params.Restarts())
 		}
 		return fmt.Sprintf("Done: %s in %s (first after %s) on %s.", plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.elapsed),
 			fmtDuration(e.work.Run.FirstResult), plural.Count(e.work.Run.Workers, "worker"))
@@ -139,7 +133,7 @@ func (e *Explainer) status() string {
 	if e.pool == nil && e.poolErr == "" {
 		return "Starting the search workers …"
 	}
-	if !e.paramsOK {
+	if !e.settings.OK {
 		return "Fix the highlighted parameter to search. " + workers + "."
 	}
 	return workers + "."
@@ -154,24 +148,22 @@ func (e *Explainer) poolWorkers() []*poolWorker {
 
 func (e *Explainer) setField(key string) app.EventHandler {
 	return func(ctx app.Context, ev app.Event) {
-		e.form.set(key, ctx.JSSrc().Get("value").String())
-		e.paramsChanged()
+		e.paramsChanged(key, ctx.JSSrc().Get("value").String())
 	}
 }
 
 func (e *Explainer) setCheckbox(key string) app.EventHandler {
 	return func(ctx app.Context, ev app.Event) {
-		e.form.set(key, strconv.FormatBool(ctx.JSSrc().Get("checked").Bool()))
-		e.paramsChanged()
+		e.paramsChanged(key, strconv.FormatBool(ctx.JSSrc().Get("checked").Bool()))
 	}
 }
 
-func (e *Explainer) paramsChanged() {
-	e.params, e.paramsOK = e.form.params()
-	if e.foldedError() {
+// paramsChanged takes a value typed into a field.
+func (e *Explainer) paramsChanged(key, value string) {
+	e.settings.Set(key, value)
+	if e.settings.FoldedError() {
 		// Opened on the element itself too: go-app sets the attribute only when its own rendered value changes,
 		// and a reader's close of the fold may not have reached it yet.
-		e.settingsOpen = true
 		if el := app.Window().GetElementByID("settings"); !el.IsNull() && !el.IsUndefined() {
 			el.Set("open", true)
 		}
@@ -181,19 +173,9 @@ func (e *Explainer) paramsChanged() {
 }
 
 func (e *Explainer) setWorkers(ctx app.Context, ev app.Event) {
-	e.workersIn = ctx.JSSrc().Get("value").String()
-	if n, err := strconv.Atoi(e.workersIn); err == nil && n >= 1 && n <= 8 && e.pool != nil && n != len(e.pool.workers) &&
+	e.settings.WorkersIn = ctx.JSSrc().Get("value").String()
+	if n, ok := e.settings.Workers(); ok && e.pool != nil && n != len(e.pool.workers) &&
 		e.work.Run.Phase != core.Running && e.work.Run.Phase != core.Cancelling {
 		e.startPool(ctx, n)
 	}
-}
-
-// foldedError says whether a parameter under Search settings is refused.
-func (e *Explainer) foldedError() bool {
-	for key, msg := range e.form.errors {
-		if msg != "" && !atHand[key] {
-			return true
-		}
-	}
-	return false
 }

@@ -43,7 +43,7 @@ func (e *Explainer) renderOverview() app.UI {
 						c := e.cards[i]
 						id := strconv.Itoa(c.Representative)
 						return app.Button().ID("card-"+id).Class("mode-card").Role("listitem").
-							Aria("pressed", e.selected == c.Representative).DataSet("restart", c.Representative).
+							Aria("pressed", e.sel.Restart == c.Representative).DataSet("restart", c.Representative).
 							Aria("label", c.Sentence(e.work.Run.Total)).
 							OnClick(func(ctx app.Context, _ app.Event) { e.selectRestart(ctx, c.Representative) }, app.EventScope(c.Representative)).Body(
 							app.Div().Class("card-label").Body(app.Span().Class("digit").Text(strconv.Itoa(c.Label)), app.Span().Class("form").Text(c.FormText())),
@@ -83,7 +83,7 @@ func (e *Explainer) drawCards() {
 // duplicates), for the collapsed grid's "×k".
 func (e *Explainer) copies() map[int]int {
 	out := map[int]int{}
-	if e.showAll {
+	if e.sel.ShowAll {
 		return out
 	}
 	for _, x := range e.work.Run.Results {

@@ -56,7 +56,7 @@ func (e *Explainer) renderSweep() app.UI {
 	s := e.sweep
 	_, ladderErr := e.ladderInput()
 	running := s.running() || e.running()
-	canRun := e.x0 != nil && e.paramsOK && e.work.ReadyCount() > 0 && ladderErr == "" && !running
+	canRun := e.x0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && ladderErr == "" && !running
 	total, done := 0, 0
 	if s != nil {
 		total, done = len(s.Ladder.Radii)*s.Ladder.N, s.Done()
@@ -165,10 +165,10 @@ func (s *sweepRun) finishedPrefix() []clue.SweepStep {
 // runSweep starts the ladder's searches: every radius's restarts shared among the ready workers, all queued at
 // once, so that each worker works through its shares in increasing δ.
 func (e *Explainer) runSweep(ctx app.Context, l clue.Ladder) {
-	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || e.running() {
+	if e.x0 == nil || !e.settings.OK || e.pool == nil || e.sweep.running() || e.running() {
 		return
 	}
-	cmds, ok := e.work.StartSweep(e.x0, e.params, l, time.Now())
+	cmds, ok := e.work.StartSweep(e.x0, e.settings.Params, l, time.Now())
 	if !ok {
 		return
 	}

@@ -6,7 +6,6 @@ package app
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -15,35 +14,8 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-// ordered returns the results in the grid's order: without the duplicates of another result unless every
-// restart is asked for.
-func (e *Explainer) ordered() []clue.Explanation {
-	out := make([]clue.Explanation, 0, len(e.work.Run.Results))
-	for _, x := range e.work.Run.Results {
-		if e.showAll || x.DuplicateOf < 0 {
-			out = append(out, x)
-		}
-	}
-	sort.SliceStable(out, func(a, b int) bool {
-		x, y := out[a], out[b]
-		if x.Accepted != y.Accepted {
-			return x.Accepted
-		}
-		switch e.sortBy {
-		case "cost":
-			return x.Cost < y.Cost
-		case "distance":
-			return x.Distance < y.Distance
-		case "restart":
-			return x.Restart < y.Restart
-		}
-		if x.Label != y.Label {
-			return x.Label < y.Label
-		}
-		return x.Cost < y.Cost
-	})
-	return out
-}
+// ordered returns the results in the grid's order (core.Selection.Ordered).
+func (e *Explainer) ordered() []clue.Explanation { return e.sel.Ordered(e.work.Run.Results) }
 
 // scheduleRedraw redraws the grid soon, at most ten times a second while results stream in.
 func (e *Explainer) scheduleRedraw(ctx app.Context) {
@@ -158,7 +130,7 @@ func (e *Explainer) publish() {
 		"preview": e.work.Run.Preview, "previewMs": e.previewTime.Milliseconds(), "superseded": e.work.Superseded, "runID": e.work.Run.ID,
 		"firstResultMs": e.work.Run.FirstResult.Milliseconds(), "lastResultMs": e.work.Run.LastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
 		"workerSeconds": fmt.Sprint(e.work.Run.WorkerSeconds),
-		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.links.Err, "linkNote": e.links.Note, "workersNote": e.workersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
+		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.links.Err, "linkNote": e.links.Note, "workersNote": e.settings.WorkersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
 		"funcs": liveFuncs, "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.stale,
 		"runError": e.work.Run.Err, "poolError": e.poolErr, "inputError": e.inputErr, "costly": e.costlyState(),
 	}
@@ -172,14 +144,14 @@ func (e *Explainer) publish() {
 	state["timing"] = timing
 	state["slowest"] = slowest
 	cards, _ := json.Marshal(e.cards)
-	state["cards"], state["sentence"], state["selected"] = string(cards), e.sentence, e.selected
+	state["cards"], state["sentence"], state["selected"] = string(cards), e.sentence, e.sel.Restart
 	if !e.running() { // (not while results stream in: it sorts the set)
 		state["grid"] = e.gridState()
 	}
 	// The grid and the figures are painted over a few animation frames after the results change: painted says
 	// that they show the page's state in full.
 	state["painted"] = e.painted()
-	if t := e.trajectory; t != nil && len(t.Frames) > 0 {
+	if t := e.sel.Trajectory; t != nil && len(t.Frames) > 0 {
 		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
 		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}
 	}

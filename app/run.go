@@ -15,9 +15,9 @@ import (
 
 func (e *Explainer) clearResults() {
 	e.work.Run.Clear()
-	e.summary, e.selected = nil, -1
-	e.cards, e.sentence, e.summarised, e.reportJSON, e.carlaOf = nil, "", 0, "", nil
-	e.tradeoffSVG, e.mapSVG, e.trajectory, e.traceErr = "", "", nil, ""
+	e.sel.Clear()
+	e.summary, e.cards, e.sentence, e.summarised, e.reportJSON, e.carlaOf = nil, nil, "", 0, "", nil
+	e.tradeoffSVG, e.mapSVG = "", ""
 	e.elapsed = 0
 	e.resetSummary()
 }
@@ -25,13 +25,13 @@ func (e *Explainer) clearResults() {
 // run starts a search on every ready worker, each with its share of the restarts.
 func (e *Explainer) run(ctx app.Context) {
 	e.work.HoldPreviews() // a preview still waiting for its debounce must not replace the full set
-	e.start(ctx, e.params, false)
+	e.start(ctx, e.settings.Params, false)
 }
 
 // start runs a search with parameters p on every ready worker, each with its share of the restarts. It replaces
 // a live preview still running (with a newer preview, or with the full set); nothing interrupts a full set.
 func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
-	if e.x0 == nil || !e.paramsOK || e.pool == nil || e.sweep.running() || (e.running() && !e.work.Run.Preview) ||
+	if e.x0 == nil || !e.settings.OK || e.pool == nil || e.sweep.running() || (e.running() && !e.work.Run.Preview) ||
 		e.work.ReadyCount() == 0 {
 		return
 	}
@@ -61,7 +61,7 @@ func (e *Explainer) schedulePreview(ctx app.Context) {
 // startPreview starts the live preview of a stroke whose debounce has ended (core.PreviewDue), unless a later
 // stroke or a full set came first, or its parameters would make it a costly search.
 func (e *Explainer) startPreview(ctx app.Context, ev core.PreviewDue) {
-	p := e.params
+	p := e.settings.Params
 	p.N = PreviewRestarts
 	if !e.work.PreviewMayStart(ev) || e.x0 == nil || p.Validate() != nil || costlyPreview(p) {
 		ctx.PreventUpdate()

@@ -15,7 +15,7 @@ import (
 // natively for 100 restarts but 0.3 s for 1000, several times that in WebAssembly, where it blocked the page's
 // thread for seconds. Sets up to this size (the default, the live previews) are summarised on the page at once,
 // as before: no round trip.
-const SummaryInWorkerAbove = 100
+const SummaryInWorkerAbove = 0
 
 // summariser is a worker of its own (worker.wasm started without models) that summarises large sets off the
 // page's main thread. The page sends it each run's restarts once, as they come; it answers with the summary of

@@ -7,6 +7,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
@@ -41,7 +42,7 @@ func (e *Explainer) Render() app.UI {
 			app.If(e.links.Err != "", func() app.UI { return app.Div().ID("link-error").Class("banner error").Text(e.links.Err) }),
 			app.If(e.links.Note != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(e.links.Note) }),
 			app.If(e.work.Costly != nil, func() app.UI { return e.renderCostly() }),
-			app.If(e.workersNote != "", func() app.UI { return app.Div().ID("workers-note").Class("banner").Text(e.workersNote) }),
+			app.If(e.settings.WorkersNote != "", func() app.UI { return app.Div().ID("workers-note").Class("banner").Text(e.settings.WorkersNote) }),
 			app.If(e.poolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(sentence(e.poolErr)) }),
 		),
 		app.Div().Class("stage").Body(e.renderInput(), e.renderModel(), e.renderAnswer()),
@@ -53,11 +54,10 @@ func (e *Explainer) Render() app.UI {
 // OnPreRender sets what OnMount sets first, for the HTML that go-app pre-renders: the page's first paint, shown
 // while app.wasm loads, is then the page as it mounts (the pad shown, the default parameters in their fields).
 func (e *Explainer) OnPreRender(app.Context) {
-	e.tab, e.sortBy, e.selected, e.live, e.inspectAt = "draw", "label", -1, true, -1
+	e.tab, e.sel, e.live, e.inspectAt = "draw", core.NewSelection(), true, -1
 	l := clue.DefaultLadder()
 	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
-	e.form = newForm(clue.Defaults())
-	e.params, e.paramsOK = e.form.params()
+	e.settings.Show(clue.Defaults())
 }
 
 // bars is a bar chart of ten probabilities, one bar per class, as HTML.

@@ -1,4 +1,6 @@
-package app
+// The search's settings as the reader typed them: the parameter form, the pool size, and the fold they sit in.
+
+package core
 
 import (
 	"fmt"
@@ -8,8 +10,8 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-// field is one control of the parameter form: how to show it, read it and write it.
-type field struct {
+// Field is one control of the parameter form: how to show it, read it and write it.
+type Field struct {
 	Key      string // also the input's id
 	Label    string
 	Help     string
@@ -44,18 +46,18 @@ func integer(get func(*clue.Params) *int) (func(*clue.Params) string, func(*clue
 		}
 }
 
-func numberField(key, label, help string, advanced bool, get func(*clue.Params) *float64) field {
+func numberField(key, label, help string, advanced bool, get func(*clue.Params) *float64) Field {
 	g, s := float(get)
-	return field{Key: key, Label: label, Help: help, Kind: "number", Advanced: advanced, get: g, set: s}
+	return Field{Key: key, Label: label, Help: help, Kind: "number", Advanced: advanced, get: g, set: s}
 }
 
-func intField(key, label, help string, advanced bool, get func(*clue.Params) *int) field {
+func intField(key, label, help string, advanced bool, get func(*clue.Params) *int) Field {
 	g, s := integer(get)
-	return field{Key: key, Label: label, Help: help, Kind: "number", Advanced: advanced, get: g, set: s}
+	return Field{Key: key, Label: label, Help: help, Kind: "number", Advanced: advanced, get: g, set: s}
 }
 
-// fields are the form's controls, in order; Key matches the parameter's JSON name.
-var fields = []field{
+// Fields are the form's controls, in order; Key matches the parameter's JSON name.
+var Fields = []Field{
 	numberField("delta", "δ (radius)", "How far in latent space an explanation may move from the input's code. Larger: lower uncertainty, more labels, less like the input.", false, func(p *clue.Params) *float64 { return &p.Delta }),
 	intField("n", "n (restarts)", "How many searches start from different points; each gives one explanation.", false, func(p *clue.Params) *int { return &p.N }),
 	{Key: "loss", Label: "loss", Help: "Uncertainty only, or uncertainty plus λx times the distance to the input.", Kind: "select",
@@ -66,7 +68,7 @@ var fields = []field{
 			}
 			return "distance"
 		},
-		// No set: choosing a loss rewrites λx in the form (see form.set), and λx is what is read.
+		// No set: choosing a loss rewrites λx in the form (see Settings.Set), and λx is what is read.
 	},
 	numberField("lambda_x", "λx (distance weight)", "Weight of the L1 distance to the input (0.03 in the paper; summed over pixels unless 'mean per pixel' is on).", false, func(p *clue.Params) *float64 { return &p.LambdaX }),
 	{Key: "scheme", Label: "starting points", Help: "S1 random radius · S2 towards the nearest confident training digit of each class · S3 half-normal radius · S4 uniform in the ball · S5 along the gradient of each class's probability.",
@@ -110,61 +112,126 @@ var fields = []field{
 	numberField("dedup_l1", "duplicate distance", "Explanations within this L1 image distance of a cheaper one count as duplicates.", true, func(p *clue.Params) *float64 { return &p.DedupL1 }),
 }
 
-// form is the parameter form's state: what the user typed, and what is wrong with it.
-type form struct {
-	values map[string]string
-	errors map[string]string
+// AtHand are the parameters shown beside the Explain button; the others are folded under Search settings.
+var AtHand = map[string]bool{"delta": true, "n": true}
+
+// MaxPool is the most workers the pool-size field accepts.
+const MaxPool = 8
+
+// Settings are the search's settings as the reader typed them, and what they make: the parameters, what is
+// wrong with them, the pool size asked for, and whether the fold they sit in is open.
+type Settings struct {
+	Values map[string]string // by field key, as typed
+	Errors map[string]string // by field key: why a value is refused
+	Params clue.Params       // what the values make (valid when OK)
+	OK     bool
+
+	WorkersIn   string // the pool size, as typed
+	WorkersNote string // why a ?workers= in the address was not used
+	Open        bool   // the Search settings fold is open
 }
 
-func newForm(p clue.Params) form {
-	f := form{values: map[string]string{}, errors: map[string]string{}}
-	for _, fl := range fields {
-		f.values[fl.Key] = fl.get(&p)
+// NewSettings is a form showing p.
+func NewSettings(p clue.Params) Settings {
+	s := Settings{Values: map[string]string{}, Errors: map[string]string{}}
+	for _, fl := range Fields {
+		s.Values[fl.Key] = fl.get(&p)
 	}
-	return f
+	s.read()
+	return s
 }
 
-// params reads the form into parameters, filling f.errors (by field key) for anything refused; ok is false
-// when there is any error.
-func (f *form) params() (clue.Params, bool) {
+// Show puts p into the form (a link opened, the defaults chosen), keeping the pool size and the fold.
+func (s *Settings) Show(p clue.Params) {
+	t := NewSettings(p)
+	s.Values, s.Errors, s.Params, s.OK = t.Values, t.Errors, t.Params, t.OK
+	s.Open = s.Open || s.FoldedError()
+}
+
+// read reads the values into parameters, filling Errors (by field key) for anything refused; OK is false when
+// there is any error.
+func (s *Settings) read() {
 	p := clue.Defaults()
-	clear(f.errors)
-	for _, fl := range fields {
+	clear(s.Errors)
+	for _, fl := range Fields {
 		if fl.set == nil {
 			continue
 		}
-		if err := fl.set(&p, f.values[fl.Key]); err != nil {
-			f.errors[fl.Key] = err.Error()
+		if err := fl.set(&p, s.Values[fl.Key]); err != nil {
+			s.Errors[fl.Key] = err.Error()
 		}
 	}
-	if len(f.errors) > 0 {
-		return p, false
+	s.Params, s.OK = p, len(s.Errors) == 0
+	if !s.OK {
+		return
 	}
 	if err := p.Validate(); err != nil {
 		key := "delta"
 		if pe, ok := err.(*clue.ParamError); ok {
 			key = pe.Field
 		}
-		f.errors[key] = err.Error()
-		return p, false
+		s.Errors[key] = err.Error()
+		s.OK = false
 	}
-	return p, true
 }
 
-// set records a value typed into a field. Choosing a loss sets λx: 0 for uncertainty, the paper's 0.03 for
-// distance (unless λx already has a non-zero value); the loss shown always follows λx.
-func (f *form) set(key, value string) {
-	f.values[key] = value
+// Set records a value typed into a field and reads the form again. Choosing a loss sets λx: 0 for
+// uncertainty, the paper's 0.03 for distance (unless λx is already positive); typing λx chooses the loss. A
+// refused setting under the fold opens it.
+func (s *Settings) Set(key, value string) {
+	s.Values[key] = value
 	switch key {
 	case "loss":
 		if value == "uncertainty" {
-			f.values["lambda_x"] = "0"
-		} else if v, err := strconv.ParseFloat(f.values["lambda_x"], 64); err != nil || v == 0 {
-			f.values["lambda_x"] = "0.03"
+			s.Values["lambda_x"] = "0"
+		} else if v, err := strconv.ParseFloat(s.Values["lambda_x"], 64); err != nil || v == 0 {
+			s.Values["lambda_x"] = "0.03"
 		}
 	case "lambda_x":
 		if v, err := strconv.ParseFloat(value, 64); err == nil {
-			f.values["loss"] = map[bool]string{true: "uncertainty", false: "distance"}[v == 0]
+			s.Values["loss"] = map[bool]string{true: "uncertainty", false: "distance"}[v == 0]
 		}
 	}
+	s.read()
+	if s.FoldedError() {
+		s.Open = true
+	}
+}
+
+// FoldedError says whether a setting under the fold is refused (the fold must show it).
+func (s *Settings) FoldedError() bool {
+	for key, msg := range s.Errors {
+		if msg != "" && !AtHand[key] {
+			return true
+		}
+	}
+	return false
+}
+
+// Toggled records the reader opening or closing the fold, and says whether it is open: a refused setting
+// inside keeps it open.
+func (s *Settings) Toggled(open bool) bool {
+	s.Open = open || s.FoldedError()
+	return s.Open
+}
+
+// Workers is the pool size typed, if it is one (a whole number from 1 to MaxPool).
+func (s *Settings) Workers() (int, bool) {
+	w, err := strconv.Atoi(strings.TrimSpace(s.WorkersIn))
+	return w, err == nil && w >= 1 && w <= MaxPool
+}
+
+// WorkersFromQuery reads ?workers=: a whole number from 1 to MaxPool, else the default n with a sentence
+// saying so (maxDefault is the most the page starts on its own).
+func WorkersFromQuery(v string, n, maxDefault int) (int, string) {
+	w, err := strconv.Atoi(strings.TrimSpace(v))
+	if err == nil && w >= 1 && w <= MaxPool {
+		return w, ""
+	}
+	shown := v
+	if len(shown) > 20 {
+		shown = shown[:20] + "…"
+	}
+	return n, fmt.Sprintf("The address asks for %q workers, which is not a whole number from 1 to %d: using %d "+
+		"(this device's cores, at most %d). Change it under Search settings, Advanced options.", shown, MaxPool, n, maxDefault)
 }
