@@ -122,7 +122,9 @@ func TestBrowserGridFiguresKeyboardCaptions(t *testing.T) {
 	json.Unmarshal([]byte(eval[string](t, ctx, `JSON.stringify(window.deltaclue.grid)`)), &g)
 
 	// 4. The charts are one Tab stop each; Tab walks the whole page in a few dozen stops.
-	// Start where a reader starts: a click on the page's top, away from any control.
+	// Start where a reader starts: a click on the page's top, away from any control; once the figures show the
+	// last selection's trajectory (a redraw replaces a chart's markers, and with them the focus).
+	waitFor(t, ctx, "the figures painted", `window.deltaclue.painted`, 10*time.Second)
 	eval[bool](t, ctx, `(document.activeElement.blur(), window.scrollTo(0, 0), true)`)
 	do(t, ctx, chromedp.MouseEvent(chromedp.MousePressed, 2, 2, chromedp.ButtonLeft), chromedp.MouseEvent(chromedp.MouseReleased, 2, 2, chromedp.ButtonLeft))
 	parkPointer(t, ctx)

@@ -58,8 +58,8 @@ func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
 		return false
 	}
 	s, err := sharelink.Decode(r.link)
-	if err != nil || sharelink.Encode(s) != sharelink.Encode(link) || !searchworker.OpensEarly(link, e.fingerprint) ||
-		e.pool == nil || !e.work.AllEarly() || e.work.ReadyCount() != len(e.work.Workers) || e.running() || e.sweep.running() {
+	if err != nil || sharelink.Encode(s) != sharelink.Encode(link) || !searchworker.OpensEarly(link, e.models.fingerprint) ||
+		e.pool == nil || !e.work.AllEarly() || e.work.ReadyCount() != len(e.work.Workers) || e.running() || e.sweep.run.running() {
 		e.dropEarly()
 		return false
 	}
@@ -68,15 +68,15 @@ func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
 		e.timing["adopted"] = now() // when the page took the loader's run over
 	}
 	e.takeInput(ctx, link.Image, "the shared link")
-	e.showOnPad(e.x0)
-	e.inspectSeq, e.inspectAt = r.id, 0 // worker 0 answered, or will answer, the inspection −id
+	e.showOnPad(e.in.X0)
+	e.in.InspectSeq, e.in.InspectAt = r.id, 0 // worker 0 answered, or will answer, the inspection −id
 	e.links.Restore = &link
 	e.work.HoldPreviews()
 	e.links.Err = ""
 	// The search started when the first worker was ready; its messages may have waited for the page since.
 	first, _ := e.work.ReadySpan()
 	started := time.Now().Add(-time.Duration((now() - first) * float64(time.Millisecond)))
-	e.exec(ctx, e.work.Adopt(r.id, e.x0, link.Params, started, time.Now()))
+	e.exec(ctx, e.work.Adopt(r.id, e.in.X0, link.Params, started, time.Now()))
 	e.updateLink()
 	e.scheduleRedraw(ctx)
 	for _, m := range r.held {

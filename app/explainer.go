@@ -20,77 +20,85 @@ const MaxWorkers = 4
 type Explainer struct {
 	app.Compo
 
-	// Input.
-	tab        string // "draw", "gallery" or "upload"
-	strokes    [][]point
-	padBase    []float32 // a shared link's digit, under the strokes on the pad
-	drawing    bool
-	x0         []float32 // quantised to k/255: what a share link carries
-	source     string
-	inspect    *searchworker.Inspection
-	inspectSeq int // inspect requests carry ID −inspectSeq
-	inspectAt  int // the worker the unanswered inspect request went to, or -1: if it is replaced, the request goes again
-	inputErr   string
+	// The page's state and its transitions (package core).
+	in       core.Input     // the digit, the pad it is drawn on, the models' view of it
+	settings core.Settings  // the parameters as typed, the pool size asked for, the fold they sit in
+	sel      core.Selection // the explanation chosen, the grid's order, the chosen one's trajectory
+	work     core.Pool      // what the page knows of the workers, and the search spread over them
+	links    core.Links     // the share link being opened, its faults and what it still has to restore
 
-	settings core.Settings // the parameters as typed, the pool size asked for, the fold they sit in
-
-	// Workers.
-	assets       app.Value          // the compiled worker and kernel and the checked models bundle (web/loader.js)
-	modelsLoaded int                // bytes of the models bundle fetched so far
-	modelsTotal  int                // its size
-	timing       map[string]float64 // when the page mounted, loaded and checked the models, had every worker ready (ms since navigation)
+	// What the shell keeps beside it.
 	pool         *pool              // the workers themselves (pool.go)
-	work         core.Pool          // what the page knows of them, and the search spread over them (package core)
-	version      string
-	fingerprint  uint32
-	poolErr      string
-	stale        bool // a worker runs another build than the page
-
-	// The run beyond its schedule (which is work.Run).
-	live         bool // live mode: a preview after every stroke
-	previewTime  time.Duration
-	elapsed      time.Duration
-	summary      *clue.Summary   // of the results so far; final when the run ends
-	cards        []clue.ModeCard // the summary's modes, most probable label first
-	sentence     string          // the summary in words
-	summarised   int             // how many results the summary covers
-	carlaOf      *clue.CARLA     // CARLA's measures of the results, made with the summary
-	reportJSON   string          // the finished run's report, as published
-	summarisedAt time.Time       // when the summary was last remade
-	figuresAt    time.Time       // when the figures were
-	showAll      bool            // the grid shows every restart, not duplicates collapsed onto their representative
-	tradeoffSVG  string          // the trade-off plot of the results so far
-	mapSVG       string          // the latent map of the results so far
-	sel          core.Selection  // the explanation chosen, the grid's order, the chosen one's trajectory
-
-	// The δ sweep.
-	sweep            *sweepRun
-	sweepRadiiIn     string // the ladder's radii, as typed
-	sweepNIn         string // its restarts per radius, as typed
-	sweepInLink      bool   // a sweep was run on this input, so the link carries its ladder
-	sweepDrawPending bool
-	links            core.Links // the share link being opened, its faults and what it still has to restore
-	copyNote         string     // what Copy link did, shown for a few seconds
-	copySeq          int
-	redrawPending    bool
-
-	// Large sets are summarised off the main thread (summariser.go).
-	sum          *summariser
-	sumSeq       int                // the summary worker's run: a new one at every reset of the results
-	unsent       []clue.Explanation // results the summary worker has not been sent
-	finishing    bool               // every search worker is done; the run waits for the final summary
-	figuresFor   int                // how many results the summary worker's figures show
+	poolErr      string             // why the pool failed, if it did
+	models       modelsState        // the compiled worker, the models bundle and what the workers run
+	timing       map[string]float64 // when the page mounted, loaded and checked the models, had every worker ready (ms since navigation)
+	set          setView            // the set as shown: its summary, cards, sentence, figures
+	sweep        sweepState         // the δ sweep and its ladder as typed
+	summaries    summaryWork        // large sets are summarised off the main thread (summariser.go)
+	copied       copyNote           // what Copy link did, shown for a few seconds
 	reportGetter app.Func           // window.deltaclue.report's getter (mainthread.go)
 	early        *earlyRun          // the loader's run of the address's link, until the page opens the link (early.go)
 }
 
+// modelsState is what the page knows of the models: the assets web/loader.js compiled and checked, the
+// bundle's download, and what the workers say they run.
+type modelsState struct {
+	assets      app.Value // the compiled worker and kernel and the checked models bundle (web/loader.js)
+	loaded      int       // bytes of the models bundle fetched so far
+	total       int       // its size
+	version     string    // the page's build
+	fingerprint uint32    // the models' fingerprint, as the workers report it
+	stale       bool      // a worker runs another build than the page
+}
+
+// setView is the run's set as the page shows it, beyond its schedule (which is work.Run).
+type setView struct {
+	previewTime   time.Duration
+	elapsed       time.Duration
+	summary       *clue.Summary   // of the results so far; final when the run ends
+	cards         []clue.ModeCard // the summary's modes, most probable label first
+	sentence      string          // the summary in words
+	summarised    int             // how many results the summary covers
+	carlaOf       *clue.CARLA     // CARLA's measures of the results, made with the summary
+	reportJSON    string          // the finished run's report, as published
+	summarisedAt  time.Time       // when the summary was last remade
+	figuresAt     time.Time       // when the figures were
+	tradeoffSVG   string          // the trade-off plot of the results so far
+	mapSVG        string          // the latent map of the results so far
+	redrawPending bool            // a redraw of the results is scheduled
+}
+
+// sweepState is the δ sweep: the run, and its ladder as typed.
+type sweepState struct {
+	run         *sweepRun
+	radiiIn     string // the ladder's radii, as typed
+	nIn         string // its restarts per radius, as typed
+	inLink      bool   // a sweep was run on this input, so the link carries its ladder
+	drawPending bool
+}
+
+// summaryWork is the summary worker and what it has been sent of the current run.
+type summaryWork struct {
+	worker     *summariser
+	seq        int                // the summary worker's run: a new one at every reset of the results
+	unsent     []clue.Explanation // results the summary worker has not been sent
+	finishing  bool               // every search worker is done; the run waits for the final summary
+	figuresFor int                // how many results the summary worker's figures show
+}
+
+// copyNote is what Copy link did, and which copy said it (a later one replaces the note).
+type copyNote struct {
+	note string
+	seq  int
+}
+
 // OnMount starts the workers and opens a share link, if the URL holds one.
 func (e *Explainer) OnMount(ctx app.Context) {
-	e.tab, e.sel, e.live, e.inspectAt = "draw", core.NewSelection(), true, -1
+	e.in, e.sel = core.NewInput(), core.NewSelection()
 	l := clue.DefaultLadder()
-	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
+	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.settings.Show(clue.Defaults())
-	e.version = app.Getenv("GOAPP_VERSION")
+	e.models.version = app.Getenv("GOAPP_VERSION")
 	redrawPad(nil, nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
 	addr := currentAddress() // GuardAddress has repaired it, and says what was wrong
@@ -115,8 +123,8 @@ func (e *Explainer) OnDismount() {
 	if e.pool != nil {
 		e.pool.close()
 	}
-	if e.sum != nil {
-		e.sum.close()
+	if e.summaries.worker != nil {
+		e.summaries.worker.close()
 	}
 }
 
@@ -124,30 +132,30 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 	if e.pool != nil {
 		e.pool.close()
 	}
-	e.poolErr, e.stale = "", false
+	e.poolErr, e.models.stale = "", false
 	script := ctx.ResolveStaticResource("/web/worker.js")
 	onMessage := func(k int, r searchworker.Response, at float64) {
 		ctx.Dispatch(func(ctx app.Context) { e.onWorker(ctx, k, r, at) })
 	}
 	// The workers web/loader.js started while the page loaded, once: the assets are posted to every worker
 	// started later, and a Worker cannot be cloned.
-	early := e.assets.Get("pool")
-	e.assets.Set("pool", nil)
+	early := e.models.assets.Get("pool")
+	e.models.assets.Set("pool", nil)
 	if early.Truthy() && early.Get("n").Int() == n {
 		if link := early.Get("link").String(); link != "" {
 			id := early.Get("id").Int()
 			e.early = &earlyRun{link: link, id: id}
 			e.work.SkipIDs(id)
-			e.inspectSeq = max(e.inspectSeq, id)
+			e.in.InspectSeq = max(e.in.InspectSeq, id)
 		}
 		e.work.Resize(n, true, time.Now())
-		e.pool = adoptPool(early, script, e.assets, onMessage)
+		e.pool = adoptPool(early, script, e.models.assets, onMessage)
 	} else {
 		if early.Truthy() {
 			early.Call("terminate") // started for another number of workers
 		}
 		e.work.Resize(n, false, time.Now())
-		e.pool = newPool(n, script, e.assets, onMessage)
+		e.pool = newPool(n, script, e.models.assets, onMessage)
 	}
 	e.startSummariser(ctx, script)
 	e.exec(ctx, e.work.WatchStarts(time.Now()))
@@ -171,7 +179,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		}
 		return
 	}
-	if s := e.sweep; s != nil && r.ID > 0 {
+	if s := e.sweep.run; s != nil && r.ID > 0 {
 		if i, ok := s.Radius(r.ID); ok {
 			e.onSweep(ctx, i, r)
 			if r.Type != "results" {
@@ -185,13 +193,13 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		if e.work.ReadyCount() == len(e.work.Workers) && e.timing != nil && e.timing["ready"] == 0 {
 			_, e.timing["ready"] = e.work.ReadySpan() // when they said it: an early worker's message waited for the page
 		}
-		e.fingerprint = r.Fingerprint
-		if r.Version != e.version {
-			e.stale = true
+		e.models.fingerprint = r.Fingerprint
+		if r.Version != e.models.version {
+			e.models.stale = true
 		}
 		// The first worker up is asked for the models' view of the input; so is the replacement of a worker that
 		// died with the question unanswered (else the set would finish with no summary).
-		if e.x0 != nil && e.inspect == nil && e.links.Pending == nil && (e.inspectAt < 0 || e.inspectAt == k) {
+		if e.links.Pending == nil && e.in.AskAgain(k) {
 			e.requestInspect()
 		}
 		e.openPendingLink(ctx)
@@ -200,12 +208,10 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 			e.onTraced(ctx)
 		}
 	case "inspected":
-		if r.ID != -e.inspectSeq { // an answer about an earlier input
+		if !e.in.Inspected(r.ID, r.Inspection) { // an answer about an earlier input
 			return
 		}
-		e.inspectAt = -1
-		e.inspect = r.Inspection
-		recon := r.Inspection.Reconstruction // captured: a later input may clear e.inspect before this runs
+		recon := r.Inspection.Reconstruction // captured: a later input may clear e.in.Inspect before this runs
 		ctx.Defer(func(app.Context) { drawDigit("recon", recon, 4) })
 		e.maybeFinish(ctx)
 	case "results":
@@ -213,7 +219,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		if len(took) == 0 {
 			return
 		}
-		e.unsent = append(e.unsent, took...)
+		e.summaries.unsent = append(e.summaries.unsent, took...)
 		e.scheduleRedraw(ctx)
 		if before > 0 {
 			// Rendering the page for every batch would cost more than the search: the scheduled redraw
@@ -235,10 +241,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 			break
 		}
 		if r.ID < 0 {
-			if r.ID == -e.inspectSeq {
-				e.inspectAt = -1
-			}
-			e.inputErr = sentence(r.Error) // the page's own messages (an upload's, which starts with its file name) are sentences already
+			e.in.Refused(r.ID, sentence(r.Error)) // the page's own messages (an upload's, which starts with its file name) are sentences already
 		} else if !e.sel.TraceFailed(r.ID, r.Error) {
 			e.poolErr = r.Error
 		}
@@ -256,7 +259,7 @@ func (e *Explainer) exec(ctx app.Context, cmds []core.Command) {
 		case core.Replace:
 			e.pool.restart(c.Worker)
 		case core.ResultsReset:
-			e.summarised = 0
+			e.set.summarised = 0
 			e.resetSummary()
 		case core.After:
 			ev := c.Event
@@ -301,7 +304,7 @@ func (e *Explainer) onTimer(ctx app.Context, ev core.Event) {
 		return
 	case core.SweepCancelDue:
 		cmds = e.work.SweepCancelled(ev, time.Now())
-		if e.sweep.running() {
+		if e.sweep.run.running() {
 			e.exec(ctx, cmds)
 			e.maybeFinishSweep(ctx)
 			e.publish()

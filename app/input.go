@@ -5,7 +5,6 @@ package app
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/app/sharelink"
 )
 
@@ -17,24 +16,21 @@ func (e *Explainer) setInput(ctx app.Context, q [sharelink.Pixels]uint8, source 
 
 // takeInput makes a (quantised) image the input, asking the workers nothing yet.
 func (e *Explainer) takeInput(ctx app.Context, q [sharelink.Pixels]uint8, source string) {
-	s := sharelink.State{Image: q}
-	e.x0, e.source, e.inspect, e.inputErr = s.Float(), source, nil, ""
+	e.in.Take(q, source)
 	e.resolveCostly() // a new input answers the question
 	e.dropRun()
 	e.clearResults()
 	e.dropSweep()
 	e.updateLink()
-	x0 := e.x0
+	x0 := e.in.X0
 	ctx.Defer(func(app.Context) { drawDigit("preview", x0, 4) })
 }
 
 func (e *Explainer) requestInspect() {
-	if e.pool == nil || e.x0 == nil {
+	if e.pool == nil {
 		return
 	}
-	if ks := e.work.ReadyWorkers(); len(ks) > 0 {
-		e.inspectSeq++
-		e.inspectAt = ks[0]
-		e.pool.post(ks[0], searchworker.Request{Type: "inspect", ID: -e.inspectSeq, X0: e.x0})
+	if ask, ok := e.in.Ask(e.work.ReadyWorkers()); ok {
+		e.pool.post(ask.Worker, ask.Request)
 	}
 }

@@ -17,7 +17,7 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 	if e.pool == nil {
 		return
 	}
-	link, due, refused := e.links.Due(&e.work, e.fingerprint)
+	link, due, refused := e.links.Due(&e.work, e.models.fingerprint)
 	if refused != nil {
 		e.dropEarly()
 	}
@@ -28,7 +28,7 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 		return
 	}
 	e.setInput(ctx, link.Image, "the shared link")
-	e.showOnPad(e.x0)
+	e.showOnPad(e.in.X0)
 	if e.askCostly(ctx, link) {
 		return
 	}
@@ -67,20 +67,20 @@ func (e *Explainer) openLink(fragment string) {
 	}
 	e.settings.Show(s.Params)
 	if len(s.Sweep.Radii) > 0 {
-		e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(s.Sweep.Radii), strconv.Itoa(s.Sweep.N)
+		e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(s.Sweep.Radii), strconv.Itoa(s.Sweep.N)
 	}
 }
 
 // updateLink writes the current input and parameters into the URL, without reloading.
 func (e *Explainer) updateLink() {
-	if e.x0 == nil || !e.settings.OK || e.fingerprint == 0 {
+	if e.in.X0 == nil || !e.settings.OK || e.models.fingerprint == 0 {
 		return
 	}
-	st := sharelink.State{Image: sharelink.Quantize(e.x0), Params: e.settings.Params, Model: e.fingerprint, Selected: sharelink.NoSelection}
+	st := sharelink.State{Image: sharelink.Quantize(e.in.X0), Params: e.settings.Params, Model: e.models.fingerprint, Selected: sharelink.NoSelection}
 	if e.sel.Restart >= 0 && e.sel.Restart < e.settings.Params.Restarts() {
 		st.Selected = e.sel.Restart
 	}
-	if l, bad := e.ladderInput(); e.sweepInLink && bad == "" {
+	if l, bad := e.ladderInput(); e.sweep.inLink && bad == "" {
 		st.Sweep = l
 	}
 	link := "#" + sharelink.Encode(st)

@@ -24,7 +24,7 @@ const ModelsFile = "/web/models.bin"
 // bundle against the build's SHA-256, and then starts n workers on them. While it loads, the page works: the
 // drawing pad, the gallery and uploads need no workers.
 func (e *Explainer) loadAssets(ctx app.Context, n int) {
-	e.modelsTotal, _ = strconv.Atoi(ModelsBytes)
+	e.models.total, _ = strconv.Atoi(ModelsBytes)
 	e.timing = map[string]float64{"mounted": now()}
 	urls := map[string]any{
 		"worker": ctx.ResolveStaticResource("/web/worker.wasm"), "kernel": ctx.ResolveStaticResource("/web/matmul.wasm"),
@@ -33,11 +33,11 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 	lastShown := time.Time{}
 	progress := funcOf(func(_ app.Value, args []app.Value) any {
 		loaded := args[0].Int()
-		if time.Since(lastShown) < 100*time.Millisecond && loaded < e.modelsTotal {
+		if time.Since(lastShown) < 100*time.Millisecond && loaded < e.models.total {
 			return nil
 		}
 		lastShown = time.Now()
-		ctx.Dispatch(func(app.Context) { e.modelsLoaded = loaded })
+		ctx.Dispatch(func(app.Context) { e.models.loaded = loaded })
 		return nil
 	})
 	load := app.Window().Get("deltaclueLoad")
@@ -54,7 +54,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 		checked := now()
 		ctx.Dispatch(func(ctx app.Context) {
 			e.timing["loaded"], e.timing["checked"] = loadedAt, checked
-			e.modelsLoaded = len(b)
+			e.models.loaded = len(b)
 			if got := hex.EncodeToString(sum[:]); ModelsSHA256 != "" && got != ModelsSHA256 {
 				e.poolErr = fmt.Sprintf("The models bundle (web/models.bin) failed its integrity check: its SHA-256 is %.12s…, "+
 					"this build expects %.12s…. Nothing will run on it. Reload the page; if this persists, the site is damaged.", got, ModelsSHA256)
@@ -63,7 +63,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 				}
 				return
 			}
-			e.assets = assets
+			e.models.assets = assets
 			if w, ok := e.settings.Workers(); ok { // changed while loading
 				n = w
 			}

@@ -15,11 +15,11 @@ import (
 func (e *Explainer) publishReport() {
 	if e.reportGetter == nil {
 		e.reportGetter = pageFuncOf(func(app.Value, []app.Value) any {
-			if e.reportJSON == "" && (e.work.Run.Phase == core.Done || e.work.Run.Phase == core.Cancelled) {
+			if e.set.reportJSON == "" && (e.work.Run.Phase == core.Done || e.work.Run.Phase == core.Cancelled) {
 				b, _ := json.Marshal(e.report())
-				e.reportJSON = string(b)
+				e.set.reportJSON = string(b)
 			}
-			return e.reportJSON
+			return e.set.reportJSON
 		})
 	}
 	app.Window().Get("Object").Call("defineProperty", app.Window().Get("deltaclue"), "report",

@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/mnist"
 )
 
@@ -13,10 +14,8 @@ const (
 	padStroke = 18 // pixels: after the 280 → 20-pixel box reduction, about MNIST's stroke width
 )
 
-type point struct{ X, Y float64 }
-
 // redrawPad paints the pad: base (a 28×28 image, such as a shared link's digit, or nil) and every stroke over it.
-func redrawPad(base []float32, strokes [][]point) {
+func redrawPad(base []float32, strokes [][]core.Point) {
 	ctx := padContext()
 	if ctx == nil {
 		return
@@ -31,7 +30,7 @@ func redrawPad(base []float32, strokes [][]point) {
 	}
 }
 
-func drawStroke(ctx app.Value, s []point) {
+func drawStroke(ctx app.Value, s []core.Point) {
 	if len(s) == 0 {
 		return
 	}

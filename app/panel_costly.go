@@ -24,7 +24,7 @@ func (e *Explainer) askCostly(ctx app.Context, link sharelink.State) bool {
 	if e.pool == nil {
 		return false
 	}
-	cmds, costly := e.work.AskCostly(link, e.x0)
+	cmds, costly := e.work.AskCostly(link, e.in.X0)
 	e.exec(ctx, cmds)
 	return costly
 }
@@ -57,7 +57,7 @@ func (e *Explainer) useDefaults(ctx app.Context, _ app.Event) {
 func (e *Explainer) resetParams() {
 	e.settings.Show(clue.Defaults())
 	l := clue.DefaultLadder()
-	e.sweepRadiiIn, e.sweepNIn, e.sweepInLink, e.links.Restore = clue.FormatRadii(l.Radii), strconv.Itoa(l.N), false, nil
+	e.sweep.radiiIn, e.sweep.nIn, e.sweep.inLink, e.links.Restore = clue.FormatRadii(l.Radii), strconv.Itoa(l.N), false, nil
 	e.updateLink()
 	e.publish()
 }
@@ -113,7 +113,7 @@ func (e *Explainer) renderCostlyParams() app.UI {
 	ratio := sharelink.State{Params: e.settings.Params}.WorkRatio()
 	return app.If(e.work.Costly == nil && !e.running() && e.settings.OK && ratio > CostlyRatio, func() app.UI {
 		note := ""
-		if costlyPreview(e.settings.Params) && e.live {
+		if costlyPreview(e.settings.Params) && e.in.Live {
 			note = " A live preview does not start one on its own."
 		}
 		return app.P().ID("costly-after").Class("hint").Body(

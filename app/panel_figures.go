@@ -144,11 +144,11 @@ func rove(fig, el app.Value) {
 
 // refreshFigures remakes the figures' SVG after the results or the trajectory changed.
 func (e *Explainer) refreshFigures() {
-	if e.inspect == nil || len(e.work.Run.Results) == 0 {
-		e.tradeoffSVG, e.mapSVG = "", ""
+	if e.in.Inspect == nil || len(e.work.Run.Results) == 0 {
+		e.set.tradeoffSVG, e.set.mapSVG = "", ""
 		return
 	}
-	e.tradeoffSVG, e.mapSVG = figures.SetFigures(e.work.Run.Results, len(e.inspect.Prediction.Probs), e.inspect.Z0, e.work.Run.Params, e.tracedPath())
+	e.set.tradeoffSVG, e.set.mapSVG = figures.SetFigures(e.work.Run.Results, len(e.in.Inspect.Prediction.Probs), e.in.Inspect.Z0, e.work.Run.Params, e.tracedPath())
 }
 
 // tracedPath is the selected restart's latent path, once traced.
@@ -190,11 +190,11 @@ func (e *Explainer) requestTrace(ctx app.Context) {
 	restart := e.sel.Restart
 	ctx.After(150*time.Millisecond, func(ctx app.Context) {
 		ks := e.work.ReadyWorkers()
-		if e.pool == nil || e.x0 == nil || len(ks) == 0 || !e.sel.TraceWanted(restart, e.work.NewID()) {
+		if e.pool == nil || e.in.X0 == nil || len(ks) == 0 || !e.sel.TraceWanted(restart, e.work.NewID()) {
 			return
 		}
 		p := e.work.Run.Params
-		e.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.sel.TraceID, X0: e.x0, Params: &p, Restart: restart})
+		e.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.sel.TraceID, X0: e.in.X0, Params: &p, Restart: restart})
 	})
 }
 
@@ -335,18 +335,21 @@ func (e *Explainer) drawFigures(ctx app.Context) {
 		e.publish()
 	}
 	timed("figures", func() {
-		tradeoffFigure.show(ctx, "tradeoff", e.tradeoffSVG, finished)
-		mapFigure.show(ctx, "latent-map", e.mapSVG, finished)
+		tradeoffFigure.show(ctx, "tradeoff", e.set.tradeoffSVG, finished)
+		mapFigure.show(ctx, "latent-map", e.set.mapSVG, finished)
 	})
 }
 
 // figuresPainted says whether the figures show the page's SVG in full.
 func figuresPainted() bool { return !tradeoffFigure.painting() && !mapFigure.painting() }
 
-// painted says whether the grid and the figures show the page's state in full: no redraw waiting (results
-// that came, a finished run's final summary), none under way, and each figure holding the page's current SVG.
-// A run's end is published before the page has rendered and painted it: without the last two, a test (or a
-// console) could read "painted" of the figures of the results before.
+// painted says whether the grid and the figures show the page's state in full: no summary asked of the summary
+// worker, no redraw waiting (results that came, a finished run's final summary), none under way, and each
+// figure holding the page's current SVG. A run's end is published before the page has rendered and painted
+// it: without the last two, a test (or a console) could read "painted" of the figures of the results before.
 func (e *Explainer) painted() bool {
-	return !e.redrawPending && !grid.painting() && figuresPainted() && tradeoffFigure.svg == e.tradeoffSVG && mapFigure.svg == e.mapSVG
+	if w := e.summaries.worker; w != nil && w.busy { // its answer brings new figures (a trajectory's path)
+		return false
+	}
+	return !e.set.redrawPending && !grid.painting() && figuresPainted() && tradeoffFigure.svg == e.set.tradeoffSVG && mapFigure.svg == e.set.mapSVG
 }

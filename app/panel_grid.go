@@ -17,8 +17,8 @@ import (
 func (e *Explainer) renderResults() app.UI {
 	sel := e.sel.Chosen(e.work.Run.Results)
 	dups := 0
-	if e.summary != nil {
-		dups = e.summary.Duplicates
+	if e.set.summary != nil {
+		dups = e.set.summary.Duplicates
 	}
 	return app.Section().Class("card results").Body(
 		app.H2().Text("4 · The whole set"),
@@ -68,12 +68,12 @@ func (e *Explainer) renderResults() app.UI {
 				)
 			}),
 		),
-		app.If(e.summary != nil, func() app.UI { return e.renderSummary() }),
+		app.If(e.set.summary != nil, func() app.UI { return e.renderSummary() }),
 		app.Div().Class("row share").Body(
-			app.Button().ID("copy-link").Text("Copy link").Disabled(e.x0 == nil).OnClick(e.copyLink),
-			app.Span().ID("copy-note").Class("hint").Aria("live", "polite").Text(e.copyNote),
+			app.Button().ID("copy-link").Text("Copy link").Disabled(e.in.X0 == nil).OnClick(e.copyLink),
+			app.Span().ID("copy-note").Class("hint").Aria("live", "polite").Text(e.copied.note),
 			app.Button().ID("download-png").Text("Download grid (PNG)").Disabled(len(e.work.Run.Results) == 0).OnClick(e.downloadPNG),
-			app.Button().ID("download-json").Text("Download results (JSON)").Disabled(e.summary == nil).OnClick(e.downloadJSON),
+			app.Button().ID("download-json").Text("Download results (JSON)").Disabled(e.set.summary == nil).OnClick(e.downloadJSON),
 		),
 	)
 }
@@ -109,10 +109,10 @@ func (e *Explainer) gridState() map[string]any {
 
 // modes is the number of modes per label, or nil before a summary.
 func (e *Explainer) modes() []int {
-	if e.summary == nil {
+	if e.set.summary == nil {
 		return nil
 	}
-	return e.summary.Modes
+	return e.set.summary.Modes
 }
 
 func (e *Explainer) selectedExplanation() *clue.Explanation {
@@ -162,9 +162,9 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	e.publish()
 	ctx.Defer(func(app.Context) {
 		if x := e.sel.Chosen(e.work.Run.Results); x != nil {
-			drawDigit("detail-x0", e.x0, 5)
+			drawDigit("detail-x0", e.in.X0, 5)
 			drawDigit("detail-e", x.Image, 5)
-			drawDiff("detail-diff", e.x0, x.Image, 5)
+			drawDiff("detail-diff", e.in.X0, x.Image, 5)
 		}
 	})
 }
@@ -192,14 +192,14 @@ func pointerMoved(ev app.Event) bool {
 // copyLink copies the page's address, and says whether it did (for a few seconds, beside the button).
 func (e *Explainer) copyLink(ctx app.Context, _ app.Event) {
 	href := app.Window().Get("location").Get("href").String()
-	e.copySeq++
-	seq := e.copySeq
+	e.copied.seq++
+	seq := e.copied.seq
 	say := func(note string) {
 		ctx.Dispatch(func(ctx app.Context) {
-			e.copyNote = note
+			e.copied.note = note
 			ctx.After(5*time.Second, func(app.Context) {
-				if e.copySeq == seq {
-					e.copyNote = ""
+				if e.copied.seq == seq {
+					e.copied.note = ""
 				}
 			})
 		})

@@ -9,27 +9,28 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/mnist"
 )
 
 func (e *Explainer) renderInput() app.UI {
 	tab := func(id, label string) app.UI {
-		return app.Button().Class("tab").ID("tab-"+id).Role("tab").Aria("selected", e.tab == id).Text(label).
-			OnClick(func(ctx app.Context, _ app.Event) { e.tab = id })
+		return app.Button().Class("tab").ID("tab-"+id).Role("tab").Aria("selected", e.in.Tab == id).Text(label).
+			OnClick(func(ctx app.Context, _ app.Event) { e.in.Tab = id })
 	}
 	return app.Section().ID("digit").Class("card digit").Body(
 		app.H2().Text("1 · Your digit"),
 		app.Div().Class("tabs").Role("tablist").Body(tab("draw", "Draw"), tab("gallery", "Uncertain digits"), tab("upload", "Upload")),
-		app.Div().Class("tab-panel draw").Hidden(e.tab != "draw").Body(
+		app.Div().Class("tab-panel draw").Hidden(e.in.Tab != "draw").Body(
 			app.Canvas().ID("pad").Class("pad").Width(padSize).Height(padSize).Aria("label", "drawing pad: draw a digit").
 				On("pointerdown", e.padDown).On("pointermove", e.padMove).On("pointerup", e.padUp).On("pointercancel", e.padUp),
 			app.Div().Class("row pad-tools").Body(
-				app.Button().ID("undo").Text("Undo").Disabled(len(e.strokes) == 0).OnClick(e.undo),
-				app.Button().ID("clear").Text("Clear").Disabled(len(e.strokes) == 0 && e.padBase == nil).OnClick(e.clearPad),
+				app.Button().ID("undo").Text("Undo").Disabled(len(e.in.Strokes) == 0).OnClick(e.undo),
+				app.Button().ID("clear").Text("Clear").Disabled(len(e.in.Strokes) == 0 && e.in.PadBase == nil).OnClick(e.clearPad),
 				app.Label().Class("check").Body(
-					app.Input().ID("live").Type("checkbox").Checked(e.live).Aria("describedby", "live-help").OnChange(func(ctx app.Context, _ app.Event) {
-						e.live = ctx.JSSrc().Get("checked").Bool()
+					app.Input().ID("live").Type("checkbox").Checked(e.in.Live).Aria("describedby", "live-help").OnChange(func(ctx app.Context, _ app.Event) {
+						e.in.Live = ctx.JSSrc().Get("checked").Bool()
 						e.schedulePreview(ctx)
 					}),
 					app.Text(" live preview"),
@@ -37,7 +38,7 @@ func (e *Explainer) renderInput() app.UI {
 				app.Span().ID("live-help").Class("hint").Text(fmt.Sprintf("%d restarts after each stroke", PreviewRestarts)),
 			),
 		),
-		app.Div().Class("tab-panel gallery").Hidden(e.tab != "gallery").Body(
+		app.Div().Class("tab-panel gallery").Hidden(e.in.Tab != "gallery").Body(
 			app.Range(galleryImages()).Slice(func(i int) app.UI {
 				d := gallery()[i]
 				return app.Button().Class("thumb").Title(fmt.Sprintf("test digit %d: true label %d, the model says %d with H = %.2f", d.Index, d.Label, d.Pred, d.H)).
@@ -47,11 +48,11 @@ func (e *Explainer) renderInput() app.UI {
 					app.Span().Text(fmt.Sprintf("H %.2f", d.H)))
 			}),
 		),
-		app.Div().Class("tab-panel").Hidden(e.tab != "upload").Body(
+		app.Div().Class("tab-panel").Hidden(e.in.Tab != "upload").Body(
 			app.Label().For("upload").Text("An image of one digit, any size; dark on light or light on dark:"),
 			app.Input().ID("upload").Type("file").Accept("image/*").OnChange(e.upload),
 		),
-		app.If(e.inputErr != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(e.inputErr) }),
+		app.If(e.in.Err != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(e.in.Err) }),
 	)
 }
 
@@ -61,80 +62,71 @@ func galleryImages() []string { return galleryThumbs() }
 
 // ---- event handlers ----
 
-func (e *Explainer) padPoint(ev app.Event) point {
-	return point{ev.Get("offsetX").Float(), ev.Get("offsetY").Float()}
+func (e *Explainer) padPoint(ev app.Event) core.Point {
+	return core.Point{X: ev.Get("offsetX").Float(), Y: ev.Get("offsetY").Float()}
 }
 
 func (e *Explainer) padDown(ctx app.Context, ev app.Event) {
 	ev.PreventDefault()
 	ctx.JSSrc().Call("setPointerCapture", ev.Get("pointerId"))
-	e.drawing = true
-	e.strokes = append(e.strokes, []point{e.padPoint(ev)})
-	redrawPad(e.padBase, e.strokes)
+	e.in.PenDown(e.padPoint(ev))
+	redrawPad(e.in.PadBase, e.in.Strokes)
 }
 
 func (e *Explainer) padMove(ctx app.Context, ev app.Event) {
 	ctx.PreventUpdate()
-	if !e.drawing {
+	if !e.in.PenMove(e.padPoint(ev)) {
 		return
 	}
 	ev.PreventDefault()
-	last := &e.strokes[len(e.strokes)-1]
-	*last = append(*last, e.padPoint(ev))
 	if c := padContext(); c != nil {
-		s := *last
+		s := e.in.Strokes[len(e.in.Strokes)-1]
 		drawStroke(c, s[len(s)-2:])
 	}
 }
 
 func (e *Explainer) padUp(ctx app.Context, ev app.Event) {
-	if !e.drawing {
+	if !e.in.PenUp() {
 		ctx.PreventUpdate()
 		return
 	}
-	e.drawing = false
 	e.padChanged(ctx)
 }
 
 func (e *Explainer) padChanged(ctx app.Context) {
-	redrawPad(e.padBase, e.strokes)
-	if len(e.strokes) == 0 && e.padBase != nil { // back to the shared digit itself, not a redrawing of it
-		e.setInput(ctx, sharelink.Quantize(e.padBase), "the shared link")
+	redrawPad(e.in.PadBase, e.in.Strokes)
+	if e.in.BackToBase() { // back to the shared digit itself, not a redrawing of it
+		e.setInput(ctx, sharelink.Quantize(e.in.PadBase), "the shared link")
 		return
 	}
 	x, err := padDigit()
 	if err != nil {
-		e.x0, e.inspect, e.inputErr = nil, nil, ""
+		e.in.Drop()
 		e.dropRun()
 		e.clearResults()
 		e.clearLink()
 		e.publish()
 		return
 	}
-	source := "a drawing"
-	if e.padBase != nil {
-		source = "the shared link's digit, redrawn"
-	}
-	e.setInput(ctx, sharelink.Quantize(x), source)
+	e.setInput(ctx, sharelink.Quantize(x), e.in.DrawnSource())
 	e.schedulePreview(ctx)
 }
 
 func (e *Explainer) undo(ctx app.Context, _ app.Event) {
-	if len(e.strokes) > 0 {
-		e.strokes = e.strokes[:len(e.strokes)-1]
+	if e.in.Undo() {
 		e.padChanged(ctx)
 	}
 }
 
 func (e *Explainer) clearPad(ctx app.Context, _ app.Event) {
-	e.strokes, e.padBase = nil, nil
+	e.in.ClearPad()
 	e.padChanged(ctx)
 }
 
 // showOnPad puts a shared link's digit on the pad, where it can be seen and drawn on.
 func (e *Explainer) showOnPad(x []float32) {
-	e.tab, e.strokes, e.padBase = "draw", nil, x
-	redrawPad(e.padBase, nil)
+	e.in.ShowOnPad(x)
+	redrawPad(e.in.PadBase, nil)
 }
 
 // clearLink takes the share link out of the address: there is no input left to share.
@@ -160,29 +152,29 @@ func (e *Explainer) upload(ctx app.Context, ev app.Event) {
 	name := file.Get("name").String()
 	switch size := file.Get("size").Int(); {
 	case size == 0:
-		e.inputErr = name + " is empty (0 bytes): choose an image of a digit."
+		e.in.Err = name + " is empty (0 bytes): choose an image of a digit."
 		return
 	case size > MaxUploadBytes:
-		e.inputErr = fmt.Sprintf("%s is %.0f MB, more than the %d MB this page reads: a digit needs far less, so crop or shrink it.",
+		e.in.Err = fmt.Sprintf("%s is %.0f MB, more than the %d MB this page reads: a digit needs far less, so crop or shrink it.",
 			name, float64(size)/(1<<20), MaxUploadBytes>>20)
 		return
 	}
-	e.inputErr = ""
+	e.in.Err = ""
 	promise(file.Call("slice", 0, 256<<10).Call("arrayBuffer"), func(buf app.Value) {
 		w, h, format, err := mnist.ImageSize(bytesOf(buf))
 		ctx.Dispatch(func(ctx app.Context) {
 			switch {
 			case err != nil:
-				e.inputErr = (&mnist.FileError{Name: name, Err: err}).Error()
+				e.in.Err = (&mnist.FileError{Name: name, Err: err}).Error()
 			case int64(w)*int64(h) > MaxUploadPixels:
-				e.inputErr = fmt.Sprintf("%s is a %s of %d×%d pixels, too large to decode here (at most %d megapixels): "+
+				e.in.Err = fmt.Sprintf("%s is a %s of %d×%d pixels, too large to decode here (at most %d megapixels): "+
 					"a digit needs far fewer, so crop or shrink it.", name, strings.ToUpper(format), w, h, MaxUploadPixels/1_000_000)
 			default:
 				e.decodeUpload(ctx, file, name, w, h)
 			}
 		})
 	}, func(msg string) {
-		ctx.Dispatch(func(app.Context) { e.inputErr = (&mnist.FileError{Name: name, Err: errors.New(msg)}).Error() })
+		ctx.Dispatch(func(app.Context) { e.in.Err = (&mnist.FileError{Name: name, Err: errors.New(msg)}).Error() })
 	})
 }
 
@@ -202,14 +194,14 @@ func (e *Explainer) decodeUpload(ctx app.Context, file app.Value, name string, w
 		x, err := mnist.Preprocess(mnist.Intensities(canvasImage(c2d, cw, ch), cw, ch), cw, ch)
 		ctx.Dispatch(func(ctx app.Context) {
 			if err != nil {
-				e.inputErr = (&mnist.FileError{Name: name, Err: err}).Error()
+				e.in.Err = (&mnist.FileError{Name: name, Err: err}).Error()
 				return
 			}
 			e.setInput(ctx, sharelink.Quantize(x), name)
 		})
 	}, func(string) {
 		ctx.Dispatch(func(app.Context) {
-			e.inputErr = name + " could not be decoded: it is damaged, or in a form this browser cannot read."
+			e.in.Err = name + " could not be decoded: it is damaged, or in a form this browser cannot read."
 		})
 	})
 }

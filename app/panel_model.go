@@ -11,22 +11,22 @@ import (
 )
 
 func (e *Explainer) renderModel() app.UI {
-	in := e.inspect
+	in := e.in.Inspect
 	return app.Section().ID("model").Class("card model").Body(
 		app.H2().Text("2 · The model's view"),
 		// First, and always there: the page draws on these canvases whatever the panel says below them.
-		app.Div().Class("row views").Hidden(e.x0 == nil).Body(
+		app.Div().Class("row views").Hidden(e.in.X0 == nil).Body(
 			app.Figure().Body(app.Canvas().ID("preview").Width(112).Height(112), app.FigCaption().Text("what it reads (28×28)")),
 			app.Figure().Body(app.Canvas().ID("recon").Width(112).Height(112), app.FigCaption().Text("its VAE reconstruction")),
 		),
 		app.If(in == nil, func() app.UI {
 			msg := "Draw a digit, pick one or upload one."
-			if e.x0 != nil {
+			if e.in.X0 != nil {
 				msg = "Asking the model …"
 			}
 			if e.work.ReadyCount() == 0 && e.poolErr == "" {
 				msg = "Starting the search workers …"
-				if e.assets == nil {
+				if e.models.assets == nil {
 					return e.renderLoading()
 				}
 			}
@@ -57,13 +57,13 @@ func (e *Explainer) renderModel() app.UI {
 func (e *Explainer) renderLoading() app.UI {
 	mb := func(b int) string { return fmt.Sprintf("%.1f", float64(b)/1e6) }
 	done := "" // nothing to count yet: the page itself is still loading, or the download has not answered
-	if e.modelsTotal > 0 {
-		done = fmt.Sprintf(": %s of %s MB", mb(e.modelsLoaded), mb(e.modelsTotal))
+	if e.models.total > 0 {
+		done = fmt.Sprintf(": %s of %s MB", mb(e.models.loaded), mb(e.models.total))
 	}
 	return app.Div().ID("models-loading").Body(
 		app.P().Class("hint").Text(fmt.Sprintf("Loading the models%s. You can draw, pick or upload a digit meanwhile; "+
 			"the model reads it as soon as they are in.", done)),
-		app.Progress().ID("models-progress").Max(max(e.modelsTotal, 1)).Value(min(e.modelsLoaded, max(e.modelsTotal, 1))).
+		app.Progress().ID("models-progress").Max(max(e.models.total, 1)).Value(min(e.models.loaded, max(e.models.total, 1))).
 			Aria("label", "the models' download"),
 	)
 }

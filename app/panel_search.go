@@ -67,7 +67,7 @@ func (e *Explainer) renderAnswer() app.UI {
 		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %s; default up to %d).", plural.Count(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), "core"), MaxWorkers)),
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
-	canRun := e.x0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && (!e.running() || e.work.Run.Preview) && !e.sweep.running()
+	canRun := e.in.X0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && (!e.running() || e.work.Run.Preview) && !e.sweep.run.running()
 	return app.Section().ID("answer").Class("card answer").Body(
 		app.H2().Text("3 · What would make it sure"),
 		app.Div().Class("run-bar").Body(
@@ -119,15 +119,15 @@ func (e *Explainer) status() string {
 	case core.Cancelling:
 		return "Cancelling …"
 	case core.Cancelled:
-		return fmt.Sprintf("Cancelled after %s with %s.", fmtDuration(e.elapsed), plural.Of(len(e.work.Run.Results), e.work.Run.Total, "explanation"))
+		return fmt.Sprintf("Cancelled after %s with %s.", fmtDuration(e.set.elapsed), plural.Of(len(e.work.Run.Results), e.work.Run.Total, "explanation"))
 	case core.Failed:
 		return "The search failed: " + endSentence(e.work.Run.Err)
 	case core.Done:
 		if e.work.Run.Preview {
 			return fmt.Sprintf("Preview: %s, %s after the pen lifted, on %s. Explain runs the full set of %d.",
-				plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.previewTime), plural.Count(e.work.Run.Workers, "worker"), e.settings.Params.Restarts())
+				plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.set.previewTime), plural.Count(e.work.Run.Workers, "worker"), e.settings.Params.Restarts())
 		}
-		return fmt.Sprintf("Done: %s in %s (first after %s) on %s.", plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.elapsed),
+		return fmt.Sprintf("Done: %s in %s (first after %s) on %s.", plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.set.elapsed),
 			fmtDuration(e.work.Run.FirstResult), plural.Count(e.work.Run.Workers, "worker"))
 	}
 	if e.pool == nil && e.poolErr == "" {

@@ -13,16 +13,16 @@ import (
 )
 
 func (e *Explainer) renderSummary() app.UI {
-	s := e.summary
+	s := e.set.summary
 	dist := make([]float32, len(s.LabelDistribution))
 	for k, v := range s.LabelDistribution {
 		dist[k] = float32(v)
 	}
 	r := s.Recourse
 	perExplanation := "—"
-	if e.elapsed > 0 && len(e.work.Run.Results) > 0 {
-		perExplanation = fmt.Sprintf("%.1f ms (%s for %d on %s)", 1000*e.elapsed.Seconds()/float64(len(e.work.Run.Results)),
-			fmtDuration(e.elapsed), len(e.work.Run.Results), plural.Count(e.work.Run.Workers, "worker"))
+	if e.set.elapsed > 0 && len(e.work.Run.Results) > 0 {
+		perExplanation = fmt.Sprintf("%.1f ms (%s for %d on %s)", 1000*e.set.elapsed.Seconds()/float64(len(e.work.Run.Results)),
+			fmtDuration(e.set.elapsed), len(e.work.Run.Results), plural.Count(e.work.Run.Workers, "worker"))
 	}
 	var modes []string
 	for k, m := range s.Modes {
@@ -67,10 +67,10 @@ func (e *Explainer) renderSummary() app.UI {
 // carla is the results' recourse measures as CARLA's code defines them, but for yNN, which needs the dataset:
 // made with the summary (see setSummary), not at every render of the page.
 func (e *Explainer) carla() clue.CARLA {
-	if e.inspect == nil || e.carlaOf == nil {
+	if e.in.Inspect == nil || e.set.carlaOf == nil {
 		return clue.CARLA{YNN: -1}
 	}
-	return *e.carlaOf
+	return *e.set.carlaOf
 }
 
 // recourseTable shows each CARLA measure twice: as δ-CLUE adapts it, and as CARLA's code defines it.

@@ -24,23 +24,23 @@ func (e *Explainer) renderOverview() app.UI {
 		status = "final"
 	}
 	return app.Div().ID("overview").Class("overview").Body(
-		app.P().ID("sentence").Class("sentence").Aria("live", "polite").Text(e.sentence),
-		app.If(e.sentence == "" && e.work.Run.Phase == "", func() app.UI {
+		app.P().ID("sentence").Class("sentence").Aria("live", "polite").Text(e.set.sentence),
+		app.If(e.set.sentence == "" && e.work.Run.Phase == "", func() app.UI {
 			msg := "Draw a digit, or pick one of the test digits the model is least sure of: the answer comes here."
-			if e.x0 != nil {
+			if e.in.X0 != nil {
 				msg = "Explain searches for the digits nearby that the model is sure of."
 			}
 			return app.P().ID("answer-hint").Class("hint").Text(msg)
 		}),
-		app.If(final && e.summary != nil && e.summary.Accepted == 0, func() app.UI {
+		app.If(final && e.set.summary != nil && e.set.summary.Accepted == 0, func() app.UI {
 			return app.P().ID("none-note").Class("banner").Text("No explanation was accepted, so there is no summary to show: " +
 				"the grid below has every restart, greyed. Try a larger δ or a higher H threshold (Search settings).")
 		}),
-		app.If(len(e.cards) > 0, func() app.UI {
+		app.If(len(e.set.cards) > 0, func() app.UI {
 			return app.Div().Body(
 				app.Div().ID("cards").Class("cards").Role("list").Body(
-					app.Range(e.cards).Slice(func(i int) app.UI {
-						c := e.cards[i]
+					app.Range(e.set.cards).Slice(func(i int) app.UI {
+						c := e.set.cards[i]
 						id := strconv.Itoa(c.Representative)
 						return app.Button().ID("card-"+id).Class("mode-card").Role("listitem").
 							Aria("pressed", e.sel.Restart == c.Representative).DataSet("restart", c.Representative).
@@ -68,12 +68,12 @@ func (e *Explainer) renderOverview() app.UI {
 
 // drawCards draws each card's representative and its difference from the input.
 func (e *Explainer) drawCards() {
-	for _, c := range e.cards {
+	for _, c := range e.set.cards {
 		for i := range e.work.Run.Results {
 			if x := e.work.Run.Results[i]; x.Restart == c.Representative && x.Image != nil {
 				id := strconv.Itoa(c.Representative)
 				drawDigit("card-img-"+id, x.Image, cardScale)
-				drawDiff("card-diff-"+id, e.x0, x.Image, cardScale)
+				drawDiff("card-diff-"+id, e.in.X0, x.Image, cardScale)
 			}
 		}
 	}

@@ -33,13 +33,13 @@ func (s *sweepRun) running() bool { return s != nil && s.Active() }
 
 // ladderInput reads the ladder fields, with a sentence saying what is wrong if they are not a ladder.
 func (e *Explainer) ladderInput() (clue.Ladder, string) {
-	radii, err := clue.ParseRadii(e.sweepRadiiIn)
+	radii, err := clue.ParseRadii(e.sweep.radiiIn)
 	if err != nil {
 		return clue.Ladder{}, strings.TrimPrefix(err.Error(), "ladder = ")
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(e.sweepNIn))
+	n, err := strconv.Atoi(strings.TrimSpace(e.sweep.nIn))
 	if err != nil {
-		return clue.Ladder{}, fmt.Sprintf("n per radius %q is not a whole number", e.sweepNIn)
+		return clue.Ladder{}, fmt.Sprintf("n per radius %q is not a whole number", e.sweep.nIn)
 	}
 	l := clue.Ladder{Radii: radii, N: n}
 	if err := l.Validate(); err != nil {
@@ -53,10 +53,10 @@ func (e *Explainer) ladderInput() (clue.Ladder, string) {
 }
 
 func (e *Explainer) renderSweep() app.UI {
-	s := e.sweep
+	s := e.sweep.run
 	_, ladderErr := e.ladderInput()
 	running := s.running() || e.running()
-	canRun := e.x0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && ladderErr == "" && !running
+	canRun := e.in.X0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && ladderErr == "" && !running
 	total, done := 0, 0
 	if s != nil {
 		total, done = len(s.Ladder.Radii)*s.Ladder.N, s.Done()
@@ -68,15 +68,15 @@ func (e *Explainer) renderSweep() app.UI {
 		app.Div().Class("row").Body(
 			app.Div().Class("field").Body(
 				app.Label().For("sweep-radii").Text("radii δ"),
-				app.Input().ID("sweep-radii").Type("text").Value(e.sweepRadiiIn).Aria("invalid", ladderErr != "").
+				app.Input().ID("sweep-radii").Type("text").Value(e.sweep.radiiIn).Aria("invalid", ladderErr != "").
 					Aria("describedby", "sweep-help").OnChange(func(ctx app.Context, _ app.Event) {
-					e.sweepRadiiIn = ctx.JSSrc().Get("value").String()
+					e.sweep.radiiIn = ctx.JSSrc().Get("value").String()
 				}),
 			),
 			app.Div().Class("field").Body(
 				app.Label().For("sweep-n").Text("n per radius"),
-				app.Input().ID("sweep-n").Type("text").Attr("inputmode", "numeric").Value(e.sweepNIn).Aria("invalid", ladderErr != "").
-					OnChange(func(ctx app.Context, _ app.Event) { e.sweepNIn = ctx.JSSrc().Get("value").String() }),
+				app.Input().ID("sweep-n").Type("text").Attr("inputmode", "numeric").Value(e.sweep.nIn).Aria("invalid", ladderErr != "").
+					OnChange(func(ctx app.Context, _ app.Event) { e.sweep.nIn = ctx.JSSrc().Get("value").String() }),
 			),
 			app.Button().ID("sweep-run").Class("primary").Text("Sweep δ").Disabled(!canRun).OnClick(func(ctx app.Context, _ app.Event) {
 				if l, bad := e.ladderInput(); bad == "" { // read now: go-app keeps a handler's first closure
@@ -112,7 +112,7 @@ func (e *Explainer) renderSweep() app.UI {
 }
 
 func (e *Explainer) sweepStatus() string {
-	s := e.sweep
+	s := e.sweep.run
 	finished := 0
 	for _, st := range s.steps {
 		if st != nil {
@@ -135,7 +135,7 @@ func (e *Explainer) sweepStatus() string {
 
 // reachSentence says how far each label is, over the radii finished in order so far.
 func (e *Explainer) reachSentence() string {
-	s := e.sweep
+	s := e.sweep.run
 	if len(s.reaches) == 0 && s.Phase == core.Running {
 		return ""
 	}
@@ -144,8 +144,8 @@ func (e *Explainer) reachSentence() string {
 		l.Radii = l.Radii[:max(n, 1)]
 	}
 	label0 := -1
-	if e.inspect != nil {
-		label0 = e.inspect.Prediction.Label()
+	if e.in.Inspect != nil {
+		label0 = e.in.Inspect.Prediction.Label()
 	}
 	return clue.DescribeReaches(s.reaches, l, label0)
 }
@@ -165,16 +165,16 @@ func (s *sweepRun) finishedPrefix() []clue.SweepStep {
 // runSweep starts the ladder's searches: every radius's restarts shared among the ready workers, all queued at
 // once, so that each worker works through its shares in increasing δ.
 func (e *Explainer) runSweep(ctx app.Context, l clue.Ladder) {
-	if e.x0 == nil || !e.settings.OK || e.pool == nil || e.sweep.running() || e.running() {
+	if e.in.X0 == nil || !e.settings.OK || e.pool == nil || e.sweep.run.running() || e.running() {
 		return
 	}
-	cmds, ok := e.work.StartSweep(e.x0, e.settings.Params, l, time.Now())
+	cmds, ok := e.work.StartSweep(e.in.X0, e.settings.Params, l, time.Now())
 	if !ok {
 		return
 	}
 	e.exec(ctx, cmds)
 	s := &sweepRun{Sweep: e.work.Sweep, steps: make([]*clue.SweepStep, len(l.Radii))}
-	e.sweep, e.sweepInLink = s, true
+	e.sweep.run, e.sweep.inLink = s, true
 	s.refresh(e)
 	e.updateLink()
 }
@@ -182,7 +182,7 @@ func (e *Explainer) runSweep(ctx app.Context, l clue.Ladder) {
 // onSweep handles a worker's message about one of the sweep's searches.
 // The core has taken it into the sweep already (core.Pool.Said).
 func (e *Explainer) onSweep(ctx app.Context, i int, r searchworker.Response) {
-	s := e.sweep
+	s := e.sweep.run
 	switch r.Type {
 	case "results":
 		ctx.PreventUpdate() // the progress shows at the next radius's end; redrawing per result costs more than it shows
@@ -198,22 +198,22 @@ func (e *Explainer) onSweep(ctx app.Context, i int, r searchworker.Response) {
 
 // finishRadius summarises a radius whose every share has come back.
 func (e *Explainer) finishRadius(i int) {
-	s := e.sweep
+	s := e.sweep.run
 	exps := s.Results[i]
 	sort.Slice(exps, func(a, b int) bool { return exps[a].Restart < exps[b].Restart })
 	p := s.Ladder.AtRadius(s.Params, i)
-	if e.inspect == nil || len(exps) != p.Restarts() {
+	if e.in.Inspect == nil || len(exps) != p.Restarts() {
 		return
 	}
 	st := clue.SweepStep{Delta: p.Delta, Explanations: exps,
-		Summary: clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), p, exps)}
+		Summary: clue.Summarize(e.in.X0, e.in.Inspect.Z0, len(e.in.Inspect.Prediction.Probs), p, exps)}
 	s.steps[i] = &st
 	s.refresh(e)
 }
 
 // maybeFinishSweep closes the sweep once no worker owes it anything.
 func (e *Explainer) maybeFinishSweep(ctx app.Context) {
-	s := e.sweep
+	s := e.sweep.run
 	if s == nil || !s.Settled() {
 		return
 	}
@@ -227,16 +227,16 @@ func (e *Explainer) maybeFinishSweep(ctx app.Context) {
 func (s *sweepRun) refresh(e *Explainer) {
 	s.svg = figures.Sweep(figures.SweepOf(s.Ladder, s.steps, s.Params.HThreshold))
 	s.reaches = clue.Reaches(s.finishedPrefix())
-	e.sweepDrawPending = true
+	e.sweep.drawPending = true
 }
 
 // drawReaches draws each label's nearest explanation.
 func (e *Explainer) drawReaches() {
-	if e.sweep == nil || !e.sweepDrawPending {
+	if e.sweep.run == nil || !e.sweep.drawPending {
 		return
 	}
-	e.sweepDrawPending = false
-	for _, r := range e.sweep.reaches {
+	e.sweep.drawPending = false
+	for _, r := range e.sweep.run.reaches {
 		drawDigit("reach-"+strconv.Itoa(r.Label), r.Explanation.Image, 2)
 	}
 }

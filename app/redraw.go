@@ -19,17 +19,17 @@ func (e *Explainer) ordered() []clue.Explanation { return e.sel.Ordered(e.work.R
 
 // scheduleRedraw redraws the grid soon, at most ten times a second while results stream in.
 func (e *Explainer) scheduleRedraw(ctx app.Context) {
-	if e.redrawPending {
+	if e.set.redrawPending {
 		return
 	}
-	e.redrawPending = true
+	e.set.redrawPending = true
 	ctx.After(100*time.Millisecond, func(ctx app.Context) {
-		e.redrawPending = false
+		e.set.redrawPending = false
 		// While results stream in, the summary (clustering, figures) is remade at most every 400 ms: it costs
 		// the page's thread more than drawing the grid. The run's end always remakes it.
-		if !e.running() || time.Since(e.summarisedAt) >= 400*time.Millisecond {
+		if !e.running() || time.Since(e.set.summarisedAt) >= 400*time.Millisecond {
 			timed("summarise", e.summarise)
-			e.summarisedAt = time.Now()
+			e.set.summarisedAt = time.Now()
 		}
 		timed("grid", func() { e.redrawResults(ctx) })
 		timed("publish", e.publish)
@@ -127,12 +127,12 @@ func watchGridWidth(ctx app.Context, e *Explainer) {
 func (e *Explainer) publish() {
 	state := map[string]any{
 		"state": string(e.work.Run.Phase), "ready": e.work.ReadyCount(), "workers": 0, "results": len(e.work.Run.Results), "total": e.work.Run.Total,
-		"preview": e.work.Run.Preview, "previewMs": e.previewTime.Milliseconds(), "superseded": e.work.Superseded, "runID": e.work.Run.ID,
-		"firstResultMs": e.work.Run.FirstResult.Milliseconds(), "lastResultMs": e.work.Run.LastResult.Milliseconds(), "elapsedMs": e.elapsed.Milliseconds(),
+		"preview": e.work.Run.Preview, "previewMs": e.set.previewTime.Milliseconds(), "superseded": e.work.Superseded, "runID": e.work.Run.ID,
+		"firstResultMs": e.work.Run.FirstResult.Milliseconds(), "lastResultMs": e.work.Run.LastResult.Milliseconds(), "elapsedMs": e.set.elapsed.Milliseconds(),
 		"workerSeconds": fmt.Sprint(e.work.Run.WorkerSeconds),
 		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.links.Err, "linkNote": e.links.Note, "workersNote": e.settings.WorkersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
-		"funcs": liveFuncs, "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.stale,
-		"runError": e.work.Run.Err, "poolError": e.poolErr, "inputError": e.inputErr, "costly": e.costlyState(),
+		"funcs": liveFuncs, "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.models.stale,
+		"runError": e.work.Run.Err, "poolError": e.poolErr, "inputError": e.in.Err, "costly": e.costlyState(),
 	}
 	if e.pool != nil {
 		state["workers"] = len(e.pool.workers)
@@ -143,8 +143,8 @@ func (e *Explainer) publish() {
 	}
 	state["timing"] = timing
 	state["slowest"] = slowest
-	cards, _ := json.Marshal(e.cards)
-	state["cards"], state["sentence"], state["selected"] = string(cards), e.sentence, e.sel.Restart
+	cards, _ := json.Marshal(e.set.cards)
+	state["cards"], state["sentence"], state["selected"] = string(cards), e.set.sentence, e.sel.Restart
 	if !e.running() { // (not while results stream in: it sorts the set)
 		state["grid"] = e.gridState()
 	}
@@ -155,7 +155,7 @@ func (e *Explainer) publish() {
 		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
 		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}
 	}
-	if s := e.sweep; s != nil {
+	if s := e.sweep.run; s != nil {
 		reaches := make([]map[string]any, len(s.reaches))
 		for i, r := range s.reaches {
 			reaches[i] = map[string]any{"label": r.Label, "delta": r.Delta, "restart": r.Explanation.Restart}

@@ -16,9 +16,9 @@ import (
 func (e *Explainer) clearResults() {
 	e.work.Run.Clear()
 	e.sel.Clear()
-	e.summary, e.cards, e.sentence, e.summarised, e.reportJSON, e.carlaOf = nil, nil, "", 0, "", nil
-	e.tradeoffSVG, e.mapSVG = "", ""
-	e.elapsed = 0
+	e.set.summary, e.set.cards, e.set.sentence, e.set.summarised, e.set.reportJSON, e.set.carlaOf = nil, nil, "", 0, "", nil
+	e.set.tradeoffSVG, e.set.mapSVG = "", ""
+	e.set.elapsed = 0
 	e.resetSummary()
 }
 
@@ -31,7 +31,7 @@ func (e *Explainer) run(ctx app.Context) {
 // start runs a search with parameters p on every ready worker, each with its share of the restarts. It replaces
 // a live preview still running (with a newer preview, or with the full set); nothing interrupts a full set.
 func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
-	if e.x0 == nil || !e.settings.OK || e.pool == nil || e.sweep.running() || (e.running() && !e.work.Run.Preview) ||
+	if e.in.X0 == nil || !e.settings.OK || e.pool == nil || e.sweep.run.running() || (e.running() && !e.work.Run.Preview) ||
 		e.work.ReadyCount() == 0 {
 		return
 	}
@@ -39,7 +39,7 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 	e.resolveCostly() // a run answers the question
 	e.clearResults()
 	e.links.Err = ""
-	cmds, _ := e.work.Start(e.x0, p, preview, time.Now())
+	cmds, _ := e.work.Start(e.in.X0, p, preview, time.Now())
 	e.exec(ctx, cmds)
 	e.updateLink()
 	e.scheduleRedraw(ctx)
@@ -52,7 +52,7 @@ const PreviewRestarts = 24
 // schedulePreview runs a small set a moment after the pen lifts (debounced: a stroke that follows soon
 // replaces it), when live mode is on.
 func (e *Explainer) schedulePreview(ctx app.Context) {
-	if !e.live || e.x0 == nil {
+	if !e.in.Live || e.in.X0 == nil {
 		return
 	}
 	e.exec(ctx, e.work.PenUp(time.Now()))
@@ -63,7 +63,7 @@ func (e *Explainer) schedulePreview(ctx app.Context) {
 func (e *Explainer) startPreview(ctx app.Context, ev core.PreviewDue) {
 	p := e.settings.Params
 	p.N = PreviewRestarts
-	if !e.work.PreviewMayStart(ev) || e.x0 == nil || p.Validate() != nil || costlyPreview(p) {
+	if !e.work.PreviewMayStart(ev) || e.in.X0 == nil || p.Validate() != nil || costlyPreview(p) {
 		ctx.PreventUpdate()
 		return
 	}
@@ -83,19 +83,19 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 	if !e.work.Run.Settled() {
 		return
 	}
-	if !e.finishing {
-		e.elapsed = time.Since(e.work.Run.Started)
+	if !e.summaries.finishing {
+		e.set.elapsed = time.Since(e.work.Run.Started)
 		e.work.Run.SortResults()
 	}
 	// A large set's summary is the summary worker's: the run ends once it has summarised every result.
-	if e.summaryInWorker() && len(e.work.Run.Results) > 0 && (e.summarised != len(e.work.Run.Results) || e.figuresFor != len(e.work.Run.Results)) {
-		e.finishing = true
+	if e.summaryInWorker() && len(e.work.Run.Results) > 0 && (e.set.summarised != len(e.work.Run.Results) || e.summaries.figuresFor != len(e.work.Run.Results)) {
+		e.summaries.finishing = true
 		e.requestSummary()
 		return
 	}
-	e.finishing = false
+	e.summaries.finishing = false
 	if e.work.Run.Close() == core.Done && e.work.Run.Preview {
-		e.previewTime = time.Since(e.work.Run.PenUp)
+		e.set.previewTime = time.Since(e.work.Run.PenUp)
 	}
 	e.summarise()
 	if l := e.links.Restore; l != nil && e.work.Run.Phase == core.Done {
@@ -113,7 +113,7 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 
 // summarise brings the set's summary, its mode cards and its sentence up to date with the results so far.
 func (e *Explainer) summarise() {
-	if e.inspect == nil || len(e.work.Run.Results) == 0 || e.summarised == len(e.work.Run.Results) {
+	if e.in.Inspect == nil || len(e.work.Run.Results) == 0 || e.set.summarised == len(e.work.Run.Results) {
 		return
 	}
 	if e.summaryInWorker() {
@@ -121,15 +121,15 @@ func (e *Explainer) summarise() {
 		return
 	}
 	sort.Slice(e.work.Run.Results, func(a, b int) bool { return e.work.Run.Results[a].Restart < e.work.Run.Results[b].Restart })
-	s := clue.Summarize(e.x0, e.inspect.Z0, len(e.inspect.Prediction.Probs), e.work.Run.Params, e.work.Run.Results)
-	e.summary, e.summarised = &s, len(e.work.Run.Results)
-	e.carlaOf = e.carlaNow()
-	e.cards = clue.ModeCards(e.work.Run.Results, s)
-	e.sentence = clue.Describe(e.inspect.Prediction, e.work.Run.Results, s, e.work.Run.Params)
+	s := clue.Summarize(e.in.X0, e.in.Inspect.Z0, len(e.in.Inspect.Prediction.Probs), e.work.Run.Params, e.work.Run.Results)
+	e.set.summary, e.set.summarised = &s, len(e.work.Run.Results)
+	e.set.carlaOf = e.carlaNow()
+	e.set.cards = clue.ModeCards(e.work.Run.Results, s)
+	e.set.sentence = clue.Describe(e.in.Inspect.Prediction, e.work.Run.Results, s, e.work.Run.Params)
 	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
-	if !e.running() || time.Since(e.figuresAt) >= time.Second {
+	if !e.running() || time.Since(e.set.figuresAt) >= time.Second {
 		e.refreshFigures()
-		e.figuresAt = time.Now()
+		e.set.figuresAt = time.Now()
 	}
 }
 
@@ -141,7 +141,7 @@ func (e *Explainer) dropRun() {
 // dropSweep forgets the sweep of an earlier input, cancelling it if it still runs.
 func (e *Explainer) dropSweep() {
 	e.postAll(e.work.DropSweep())
-	e.sweep, e.sweepInLink = nil, false
+	e.sweep.run, e.sweep.inLink = nil, false
 }
 
 // running says whether a run is under way (or being cancelled).
@@ -149,16 +149,16 @@ func (e *Explainer) running() bool { return e.work.Run.Active() }
 
 // report is the run as the JSON that `deltaclue explain` writes.
 func (e *Explainer) report() clue.Report {
-	r := clue.Report{Input: e.source, Params: e.work.Run.Params, X0: e.x0, Explanations: e.work.Run.Results, Seconds: e.elapsed.Seconds()}
+	r := clue.Report{Input: e.in.Source, Params: e.work.Run.Params, X0: e.in.X0, Explanations: e.work.Run.Results, Seconds: e.set.elapsed.Seconds()}
 	if len(e.work.Run.Results) > 0 {
 		r.SecondsPerExplanation = r.Seconds / float64(len(e.work.Run.Results))
 	}
-	if e.inspect != nil {
-		r.Z0, r.Prediction, r.Label = e.inspect.Z0, e.inspect.Prediction, argmax(e.inspect.Prediction.Probs)
+	if e.in.Inspect != nil {
+		r.Z0, r.Prediction, r.Label = e.in.Inspect.Z0, e.in.Inspect.Prediction, argmax(e.in.Inspect.Prediction.Probs)
 	}
-	if e.summary != nil {
-		r.Summary = *e.summary
-		c := clue.CARLAOf(e.x0, r.Label, e.work.Run.Results)
+	if e.set.summary != nil {
+		r.Summary = *e.set.summary
+		c := clue.CARLAOf(e.in.X0, r.Label, e.work.Run.Results)
 		c.YNNData = "not computed: the page has no dataset (deltaclue explain -link computes it)"
 		r.CARLA = &c
 	}
@@ -168,10 +168,10 @@ func (e *Explainer) report() clue.Report {
 // carlaNow is CARLA's measures of the results as they are (but yNN, which needs the dataset), made when the
 // summary is: the set panel showed them recomputed over every result at every render of the page.
 func (e *Explainer) carlaNow() *clue.CARLA {
-	if e.inspect == nil {
+	if e.in.Inspect == nil {
 		return nil
 	}
-	c := clue.CARLAOf(e.x0, argmax(e.inspect.Prediction.Probs), e.work.Run.Results)
+	c := clue.CARLAOf(e.in.X0, argmax(e.in.Inspect.Prediction.Probs), e.work.Run.Results)
 	return &c
 }
 

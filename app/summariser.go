@@ -35,11 +35,11 @@ type summariser struct {
 
 // startSummariser starts the page's summary worker from the compiled modules, with no models.
 func (e *Explainer) startSummariser(ctx app.Context, script string) {
-	if s := e.sum; s != nil {
+	if s := e.summaries.worker; s != nil {
 		s.close()
 	}
 	s := &summariser{}
-	e.sum = s
+	e.summaries.worker = s
 	s.js = app.Window().Get("Worker").New(script, map[string]any{"name": "summary"})
 	onMessage := funcOf(func(_ app.Value, args []app.Value) any {
 		r, err := searchworker.UnmarshalResponse(bytesOf(args[0].Get("data")))
@@ -58,7 +58,7 @@ func (e *Explainer) startSummariser(ctx app.Context, script string) {
 	s.js.Call("addEventListener", "message", onMessage)
 	s.js.Call("addEventListener", "error", onError)
 	s.funcs = []app.Func{onMessage, onError}
-	start := app.Window().Get("Object").Call("assign", app.Window().Get("Object").New(), e.assets)
+	start := app.Window().Get("Object").Call("assign", app.Window().Get("Object").New(), e.models.assets)
 	start.Set("models", app.Window().Get("ArrayBuffer").New(0)) // no models: worker.wasm starts as a summariser
 	s.js.Call("postMessage", start)
 }
@@ -73,7 +73,7 @@ func (s *summariser) close() {
 
 // summaryInWorker says whether the current run's summary is the summary worker's to make.
 func (e *Explainer) summaryInWorker() bool {
-	return e.sum != nil && e.sum.ready && !e.sum.failed && e.work.Run.Total > SummaryInWorkerAbove && e.inspect != nil
+	return e.summaries.worker != nil && e.summaries.worker.ready && !e.summaries.worker.failed && e.work.Run.Total > SummaryInWorkerAbove && e.in.Inspect != nil
 }
 
 // requestSummary sends the summary worker the restarts it has not seen and asks for the summary of them all.
@@ -81,21 +81,21 @@ func (e *Explainer) summaryInWorker() bool {
 // last summary took, so that it takes at most a fifth of a core from the search (on 2 cores with 2 search
 // workers, back-to-back summaries of a growing set of 1000 made the search twice as slow).
 func (e *Explainer) requestSummary() {
-	s := e.sum
-	streaming := e.running() && !e.finishing
+	s := e.summaries.worker
+	streaming := e.running() && !e.summaries.finishing
 	if s.busy || (streaming && time.Since(s.sentAt) < 5*s.took) {
 		s.again = s.busy && !streaming
 		return
 	}
 	p := e.work.Run.Params
 	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
-	figures := !streaming || time.Since(e.figuresAt) >= time.Second
+	figures := !streaming || time.Since(e.set.figuresAt) >= time.Second
 	if figures {
-		e.figuresAt, e.figuresFor = time.Now(), -1
+		e.set.figuresAt, e.summaries.figuresFor = time.Now(), -1
 	}
-	s.post(searchworker.Request{Type: "summarize", ID: e.sumSeq, X0: e.x0, Z0: e.inspect.Z0,
-		Classes: len(e.inspect.Prediction.Probs), Params: &p, Explanations: e.unsent, Figures: figures, Path: e.tracedPath()})
-	e.unsent = nil
+	s.post(searchworker.Request{Type: "summarize", ID: e.summaries.seq, X0: e.in.X0, Z0: e.in.Inspect.Z0,
+		Classes: len(e.in.Inspect.Prediction.Probs), Params: &p, Explanations: e.summaries.unsent, Figures: figures, Path: e.tracedPath()})
+	e.summaries.unsent = nil
 	s.busy, s.sentAt = true, time.Now()
 }
 
@@ -109,13 +109,13 @@ func (s *summariser) post(req searchworker.Request) {
 
 // resetSummary forgets the summary worker's view of the run: the next request starts afresh.
 func (e *Explainer) resetSummary() {
-	e.sumSeq++
-	e.unsent, e.finishing, e.figuresFor = nil, false, 0
+	e.summaries.seq++
+	e.summaries.unsent, e.summaries.finishing, e.summaries.figuresFor = nil, false, 0
 }
 
 // onSummariser handles the summary worker's message on the UI goroutine.
 func (e *Explainer) onSummariser(ctx app.Context, s *summariser, r searchworker.Response) {
-	if s != e.sum {
+	if s != e.summaries.worker {
 		return
 	}
 	switch r.Type {
@@ -126,15 +126,15 @@ func (e *Explainer) onSummariser(ctx app.Context, s *summariser, r searchworker.
 	case "summarized":
 		s.busy, s.took = false, time.Since(s.sentAt)
 		s.answers++
-		if r.ID == e.sumSeq && r.Summarized != nil && r.Summarized.Count <= len(e.work.Run.Results) {
+		if r.ID == e.summaries.seq && r.Summarized != nil && r.Summarized.Count <= len(e.work.Run.Results) {
 			timed("apply summary", func() { e.applySummary(*r.Summarized) })
 		}
 	default: // the worker failed: the page summarises on its own thread from now on
 		s.close()
-		e.summarised = 0
+		e.set.summarised = 0
 		e.summarise()
 	}
-	if e.finishing {
+	if e.summaries.finishing {
 		e.maybeFinish(ctx)
 		return
 	}
@@ -162,8 +162,8 @@ func (e *Explainer) applySummary(sm searchworker.Summarized) {
 		}
 	}
 	s := sm.Summary
-	e.summary, e.summarised = &s, sm.Count
-	e.carlaOf = e.carlaNow()
+	e.set.summary, e.set.summarised = &s, sm.Count
+	e.set.carlaOf = e.carlaNow()
 	covered := e.work.Run.Results
 	if sm.Count < len(e.work.Run.Results) { // the summary of the restarts it was sent; the cards count those
 		covered = nil
@@ -173,9 +173,9 @@ func (e *Explainer) applySummary(sm searchworker.Summarized) {
 			}
 		}
 	}
-	e.cards = clue.ModeCards(covered, s)
-	e.sentence = clue.Describe(e.inspect.Prediction, covered, s, e.work.Run.Params)
+	e.set.cards = clue.ModeCards(covered, s)
+	e.set.sentence = clue.Describe(e.in.Inspect.Prediction, covered, s, e.work.Run.Params)
 	if sm.Tradeoff != "" {
-		e.tradeoffSVG, e.mapSVG, e.figuresFor = sm.Tradeoff, sm.Map, sm.Count
+		e.set.tradeoffSVG, e.set.mapSVG, e.summaries.figuresFor = sm.Tradeoff, sm.Map, sm.Count
 	}
 }

@@ -35,7 +35,7 @@ func (e *Explainer) Render() app.UI {
 		// The notices in one element that is always there: go-app matches children by position, so a notice
 		// appearing among the page's children would make it rebuild the columns after it (and blank the pad).
 		app.Div().ID("notices").Body(
-			app.If(e.stale, func() app.UI {
+			app.If(e.models.stale, func() app.UI {
 				return app.Div().Class("banner").Body(app.Text("A new version of deltaclue is available and the workers run it. "),
 					app.Button().Text("Reload").OnClick(func(ctx app.Context, _ app.Event) { ctx.Reload() }))
 			}),
@@ -54,9 +54,9 @@ func (e *Explainer) Render() app.UI {
 // OnPreRender sets what OnMount sets first, for the HTML that go-app pre-renders: the page's first paint, shown
 // while app.wasm loads, is then the page as it mounts (the pad shown, the default parameters in their fields).
 func (e *Explainer) OnPreRender(app.Context) {
-	e.tab, e.sel, e.live, e.inspectAt = "draw", core.NewSelection(), true, -1
+	e.in, e.sel = core.NewInput(), core.NewSelection()
 	l := clue.DefaultLadder()
-	e.sweepRadiiIn, e.sweepNIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
+	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.settings.Show(clue.Defaults())
 }
 

@@ -1,0 +1,93 @@
+package core
+
+import (
+	"testing"
+
+	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/app/sharelink"
+)
+
+func TestInputAsksForTheModelsViewOnce(t *testing.T) {
+	in := NewInput()
+	if _, ok := in.Ask([]int{0}); ok {
+		t.Fatal("asked about no input")
+	}
+	var q [sharelink.Pixels]uint8
+	q[100] = 255
+	in.Take(q, "a drawing")
+	if in.X0[100] != 1 || in.Source != "a drawing" {
+		t.Fatalf("taken: x0[100] %v, source %q", in.X0[100], in.Source)
+	}
+	if _, ok := in.Ask(nil); ok {
+		t.Error("asked with no worker ready")
+	}
+	first, ok := in.Ask([]int{1, 0})
+	if !ok || first.Worker != 1 || first.Request.Type != "inspect" || first.Request.ID >= 0 || in.InspectAt != 1 {
+		t.Fatalf("the question: %+v, ok %v, at %d", first, ok, in.InspectAt)
+	}
+	// Worker 1 dies with the question out: its replacement is asked again, another worker is not.
+	if in.AskAgain(0) || !in.AskAgain(1) {
+		t.Errorf("ask again: worker 0 %v, worker 1 %v", in.AskAgain(0), in.AskAgain(1))
+	}
+	// A new input while the first question is out: the first answer is about another digit.
+	q[200] = 128
+	in.Take(q, "a drawing")
+	second, _ := in.Ask([]int{0})
+	if in.Inspected(first.Request.ID, &searchworker.Inspection{}) || in.Inspect != nil {
+		t.Error("an answer about the earlier input was taken")
+	}
+	if !in.Inspected(second.Request.ID, &searchworker.Inspection{}) || in.Inspect == nil || in.InspectAt != -1 {
+		t.Errorf("the answer about this input: %+v", in)
+	}
+	if in.AskAgain(0) {
+		t.Error("asked again with the view at hand")
+	}
+	// A refusal of the last question ends it and says why; a refusal of an older one only says why.
+	in.Take(q, "an upload")
+	third, _ := in.Ask([]int{0})
+	in.Refused(third.Request.ID-1, "older")
+	if in.InspectAt != 0 || in.Err != "older" {
+		t.Errorf("an older refusal: at %d, err %q", in.InspectAt, in.Err)
+	}
+	in.Refused(third.Request.ID, "refused")
+	if in.InspectAt != -1 || in.Err != "refused" {
+		t.Errorf("the refusal: at %d, err %q", in.InspectAt, in.Err)
+	}
+	in.Drop()
+	if in.X0 != nil || in.Err != "" {
+		t.Errorf("dropped: %+v", in)
+	}
+}
+
+func TestPadStrokesUndoAndTheSharedDigit(t *testing.T) {
+	in := NewInput()
+	if in.PenMove(Point{1, 1}) || in.PenUp() {
+		t.Error("a move or a pen-up without a stroke counted")
+	}
+	in.PenDown(Point{1, 2})
+	in.PenMove(Point{3, 4})
+	if !in.PenUp() || len(in.Strokes) != 1 || len(in.Strokes[0]) != 2 || in.Drawing {
+		t.Fatalf("one stroke of two points: %+v", in.Strokes)
+	}
+	if in.DrawnSource() != "a drawing" || in.BackToBase() {
+		t.Errorf("drawn on a blank pad: %q, back to base %v", in.DrawnSource(), in.BackToBase())
+	}
+	shared := make([]float32, sharelink.Pixels)
+	in.Tab = "gallery"
+	in.ShowOnPad(shared)
+	if in.Tab != "draw" || len(in.Strokes) != 0 || !in.BackToBase() {
+		t.Errorf("a shared digit on the pad: tab %q, strokes %d", in.Tab, len(in.Strokes))
+	}
+	in.PenDown(Point{5, 5})
+	in.PenUp()
+	if in.DrawnSource() != "the shared link's digit, redrawn" || in.BackToBase() {
+		t.Errorf("drawn over the shared digit: %q", in.DrawnSource())
+	}
+	if !in.Undo() || !in.BackToBase() || in.Undo() {
+		t.Error("Undo back to the shared digit itself")
+	}
+	in.ClearPad()
+	if in.PadBase != nil || in.BackToBase() {
+		t.Error("Clear left the shared digit on the pad")
+	}
+}
