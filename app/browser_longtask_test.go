@@ -100,6 +100,19 @@ func TestBrowserMainThread(t *testing.T) {
 						t.Logf("the page's slowest steps (ms): %s", steps)
 					}
 				}
+				// The page renders a panel again only when its view changed: the set streaming in redraws the answer
+				// and the set many times, the pad, the gallery and the model's view only when the link's digit and
+				// the model's view of it come.
+				t.Logf("%s, run %d: panel renders during the search: %v", pr.name, try, m.renders)
+				if m.renders["answer"] < 5 {
+					t.Errorf("the answer panel rendered %d times while %d restarts streamed in: are renders counted?", m.renders["answer"], pr.params.N)
+				}
+				for _, still := range []string{"header", "input", "model"} {
+					if m.renders[still] > 4 {
+						t.Errorf("the %s panel rendered %d times during the search (the answer %d times): it renders when nothing of it changed",
+							still, m.renders[still], m.renders["answer"])
+					}
+				}
 				if cpu <= limit {
 					return
 				}
@@ -117,6 +130,7 @@ type searchTasks struct {
 	Wall    []float64
 	slowest string
 	load    string
+	renders map[string]int // each panel's renders during the search (window.deltaclue.renders)
 }
 
 func (m searchTasks) longestCPU() float64  { return slices.Max(append([]float64{0}, m.CPU...)) }
@@ -158,6 +172,7 @@ func measureSearch(t *testing.T, base, link string, n int, phone bool) searchTas
 	waitFor(t, ctx, "the workers", `window.deltaclue && window.deltaclue.ready == 2`, 2*time.Minute)
 	eval[bool](t, ctx, longTasks)
 	stopTrace := startTrace(t, ctx, "toplevel", "__metadata")
+	rendersBefore := rendersOf(t, ctx)
 	eval[bool](t, ctx, `(window.__lt.on = true, location.hash = `+strconv.Quote(link)+`, true)`)
 	state := waitFor(t, ctx, "the set", `(window.deltaclue.state == "done" && window.deltaclue.results == `+strconv.Itoa(n)+`
 		|| window.deltaclue.state == "failed") && window.deltaclue.state`, 3*time.Minute)
@@ -186,6 +201,10 @@ func measureSearch(t *testing.T, base, link string, n int, phone bool) searchTas
 		t.Fatal("the trace holds no task of the page's main thread")
 	}
 	m.slowest = eval[string](t, ctx, `JSON.stringify(window.deltaclue.slowest || {})`)
+	m.renders = rendersOf(t, ctx)
+	for k, n := range rendersBefore {
+		m.renders[k] -= n
+	}
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		m.load = strings.TrimSpace(string(load))
 	}
@@ -194,6 +213,16 @@ func measureSearch(t *testing.T, base, link string, n int, phone bool) searchTas
 	sameJSON(t, "the set's explanations", rep.Explanations, exps)
 	sameJSON(t, "the set's summary", rep.Summary, sum)
 	return m
+}
+
+// rendersOf is how many times each panel has rendered in the page.
+func rendersOf(t *testing.T, ctx context.Context) map[string]int {
+	t.Helper()
+	var r map[string]int
+	if err := json.Unmarshal([]byte(eval[string](t, ctx, `JSON.stringify(window.deltaclue.renders || {})`)), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // startTrace records Chromium's trace of the given categories from now; the function it returns ends the

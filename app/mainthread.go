@@ -39,3 +39,17 @@ func timed(step string, f func()) {
 		slowest[step] = ms
 	}
 }
+
+// renders counts each panel's renders (window.deltaclue.renders): a panel is rendered again only when its view
+// of the page changed, so results streaming in must not render the pad or the model's view again.
+var renders = map[string]any{}
+
+// rendered counts a render of panel, begun at start, and records how long it took to build.
+func rendered(panel string, start time.Time) {
+	n, _ := renders[panel].(int)
+	renders[panel] = n + 1
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	if old, _ := slowest["render "+panel].(float64); ms > old {
+		slowest["render "+panel] = ms
+	}
+}

@@ -1,4 +1,5 @@
-// The input panel (1 · Your digit): the drawing pad, the gallery of uncertain test digits and the upload.
+// The input panel (1 · Your digit): the drawing pad, the gallery of uncertain test digits and the upload; its
+// events make the digit the input.
 
 package app
 
@@ -6,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -14,22 +16,44 @@ import (
 	"github.com/deltaclue/deltaclue/mnist"
 )
 
-func (e *Explainer) renderInput() app.UI {
+// inputView is what the input panel shows.
+type inputView struct {
+	Tab               string
+	CanUndo, CanClear bool
+	Live              bool
+	Err               string
+}
+
+func (e *Explainer) inputView() inputView {
+	return inputView{Tab: e.in.Tab, CanUndo: len(e.in.Strokes) > 0, CanClear: len(e.in.Strokes) > 0 || e.in.PadBase != nil,
+		Live: e.in.Live, Err: e.in.Err}
+}
+
+// inputPanel is 1 · Your digit: the drawing pad, the gallery of uncertain test digits and the upload.
+type inputPanel struct {
+	app.Compo
+	Page *Explainer
+	View inputView
+}
+
+func (p *inputPanel) Render() app.UI {
+	defer rendered("input", time.Now())
+	v, e := p.View, p.Page
 	tab := func(id, label string) app.UI {
-		return app.Button().Class("tab").ID("tab-"+id).Role("tab").Aria("selected", e.in.Tab == id).Text(label).
+		return app.Button().Class("tab").ID("tab-"+id).Role("tab").Aria("selected", v.Tab == id).Text(label).
 			OnClick(func(ctx app.Context, _ app.Event) { e.in.Tab = id })
 	}
 	return app.Section().ID("digit").Class("card digit").Body(
 		app.H2().Text("1 · Your digit"),
 		app.Div().Class("tabs").Role("tablist").Body(tab("draw", "Draw"), tab("gallery", "Uncertain digits"), tab("upload", "Upload")),
-		app.Div().Class("tab-panel draw").Hidden(e.in.Tab != "draw").Body(
+		app.Div().Class("tab-panel draw").Hidden(v.Tab != "draw").Body(
 			app.Canvas().ID("pad").Class("pad").Width(padSize).Height(padSize).Aria("label", "drawing pad: draw a digit").
 				On("pointerdown", e.padDown).On("pointermove", e.padMove).On("pointerup", e.padUp).On("pointercancel", e.padUp),
 			app.Div().Class("row pad-tools").Body(
-				app.Button().ID("undo").Text("Undo").Disabled(len(e.in.Strokes) == 0).OnClick(e.undo),
-				app.Button().ID("clear").Text("Clear").Disabled(len(e.in.Strokes) == 0 && e.in.PadBase == nil).OnClick(e.clearPad),
+				app.Button().ID("undo").Text("Undo").Disabled(!v.CanUndo).OnClick(e.undo),
+				app.Button().ID("clear").Text("Clear").Disabled(!v.CanClear).OnClick(e.clearPad),
 				app.Label().Class("check").Body(
-					app.Input().ID("live").Type("checkbox").Checked(e.in.Live).Aria("describedby", "live-help").OnChange(func(ctx app.Context, _ app.Event) {
+					app.Input().ID("live").Type("checkbox").Checked(v.Live).Aria("describedby", "live-help").OnChange(func(ctx app.Context, _ app.Event) {
 						e.in.Live = ctx.JSSrc().Get("checked").Bool()
 						e.schedulePreview(ctx)
 					}),
@@ -38,7 +62,7 @@ func (e *Explainer) renderInput() app.UI {
 				app.Span().ID("live-help").Class("hint").Text(fmt.Sprintf("%d restarts after each stroke", PreviewRestarts)),
 			),
 		),
-		app.Div().Class("tab-panel gallery").Hidden(e.in.Tab != "gallery").Body(
+		app.Div().Class("tab-panel gallery").Hidden(v.Tab != "gallery").Body(
 			app.Range(galleryImages()).Slice(func(i int) app.UI {
 				d := gallery()[i]
 				return app.Button().Class("thumb").Title(fmt.Sprintf("test digit %d: true label %d, the model says %d with H = %.2f", d.Index, d.Label, d.Pred, d.H)).
@@ -48,11 +72,11 @@ func (e *Explainer) renderInput() app.UI {
 					app.Span().Text(fmt.Sprintf("H %.2f", d.H)))
 			}),
 		),
-		app.Div().Class("tab-panel").Hidden(e.in.Tab != "upload").Body(
+		app.Div().Class("tab-panel").Hidden(v.Tab != "upload").Body(
 			app.Label().For("upload").Text("An image of one digit, any size; dark on light or light on dark:"),
 			app.Input().ID("upload").Type("file").Accept("image/*").OnChange(e.upload),
 		),
-		app.If(e.in.Err != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(e.in.Err) }),
+		app.If(v.Err != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(v.Err) }),
 	)
 }
 

@@ -6,28 +6,55 @@ package app
 import (
 	"fmt"
 	"strconv"
+	"time"
 
+	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
-func (e *Explainer) renderModel() app.UI {
-	in := e.in.Inspect
+// modelView is what the model panel shows.
+type modelView struct {
+	HasInput   bool
+	Inspect    *searchworker.Inspection // replaced, never changed, when a new view comes
+	Starting   bool                     // no worker is up yet, and none failed
+	Loading    bool                     // the models are still being fetched
+	Loaded     int                      // bytes of the models bundle so far
+	Total      int                      // its size
+	HThreshold float64
+}
+
+func (e *Explainer) modelView() modelView {
+	return modelView{HasInput: e.in.X0 != nil, Inspect: e.in.Inspect, Starting: e.work.ReadyCount() == 0 && e.poolErr == "",
+		Loading: e.models.assets == nil, Loaded: e.models.loaded, Total: e.models.total, HThreshold: e.settings.Params.HThreshold}
+}
+
+// modelPanel is 2 · The model's view: what it reads and its reconstruction, the prediction and its
+// uncertainty, or the models' download.
+type modelPanel struct {
+	app.Compo
+	View modelView
+}
+
+func (p *modelPanel) Render() app.UI {
+	defer rendered("model", time.Now())
+	v := p.View
+	in := v.Inspect
 	return app.Section().ID("model").Class("card model").Body(
 		app.H2().Text("2 · The model's view"),
 		// First, and always there: the page draws on these canvases whatever the panel says below them.
-		app.Div().Class("row views").Hidden(e.in.X0 == nil).Body(
+		app.Div().Class("row views").Hidden(!v.HasInput).Body(
 			app.Figure().Body(app.Canvas().ID("preview").Width(112).Height(112), app.FigCaption().Text("what it reads (28×28)")),
 			app.Figure().Body(app.Canvas().ID("recon").Width(112).Height(112), app.FigCaption().Text("its VAE reconstruction")),
 		),
 		app.If(in == nil, func() app.UI {
 			msg := "Draw a digit, pick one or upload one."
-			if e.in.X0 != nil {
+			if v.HasInput {
 				msg = "Asking the model …"
 			}
-			if e.work.ReadyCount() == 0 && e.poolErr == "" {
+			if v.Starting {
 				msg = "Starting the search workers …"
-				if e.models.assets == nil {
-					return e.renderLoading()
+				if v.Loading {
+					return renderLoading(v.Loaded, v.Total)
 				}
 			}
 			return app.P().Class("hint").Text(msg)
@@ -43,10 +70,10 @@ func (e *Explainer) renderModel() app.UI {
 					row("epistemic (model ignorance)", fmt.Sprintf("%.3f nats", p.Epistemic)),
 					row("on its reconstruction", fmt.Sprintf("%d, H %.3f", argmax(in.Reconstructed.Probs), in.Reconstructed.Total)),
 				),
-				app.If(float64(p.Total) < e.settings.Params.HThreshold, func() app.UI {
+				app.If(float64(p.Total) < v.HThreshold, func() app.UI {
 					return app.P().ID("sure-note").Class("banner").Text(fmt.Sprintf("The model is already sure of this digit: H = %.2f nats "+
 						"is below the threshold of %g. There is little to explain: δ-CLUE will show near copies of it that the model "+
-						"reads the same way. Explain still works; a higher threshold or a larger δ shows other readings.", p.Total, e.settings.Params.HThreshold))
+						"reads the same way. Explain still works; a higher threshold or a larger δ shows other readings.", p.Total, v.HThreshold))
 				}),
 			)
 		}),
@@ -54,16 +81,16 @@ func (e *Explainer) renderModel() app.UI {
 }
 
 // renderLoading shows the models bundle's download: the page is usable meanwhile, the search is not yet.
-func (e *Explainer) renderLoading() app.UI {
+func renderLoading(loaded, total int) app.UI {
 	mb := func(b int) string { return fmt.Sprintf("%.1f", float64(b)/1e6) }
 	done := "" // nothing to count yet: the page itself is still loading, or the download has not answered
-	if e.models.total > 0 {
-		done = fmt.Sprintf(": %s of %s MB", mb(e.models.loaded), mb(e.models.total))
+	if total > 0 {
+		done = fmt.Sprintf(": %s of %s MB", mb(loaded), mb(total))
 	}
 	return app.Div().ID("models-loading").Body(
 		app.P().Class("hint").Text(fmt.Sprintf("Loading the models%s. You can draw, pick or upload a digit meanwhile; "+
 			"the model reads it as soon as they are in.", done)),
-		app.Progress().ID("models-progress").Max(max(e.models.total, 1)).Value(min(e.models.loaded, max(e.models.total, 1))).
+		app.Progress().ID("models-progress").Max(max(total, 1)).Value(min(loaded, max(total, 1))).
 			Aria("label", "the models' download"),
 	)
 }

@@ -52,15 +52,45 @@ func (e *Explainer) ladderInput() (clue.Ladder, string) {
 	return l, ""
 }
 
-func (e *Explainer) renderSweep() app.UI {
+// sweepView is what the sweep panel shows.
+type sweepView struct {
+	RadiiIn, NIn string // the ladder, as typed
+	LadderErr    string
+	CanRun       bool
+	CanCancel    bool
+	Shown        bool // a sweep was run on this input
+	Total, Done  int  // its restarts, and those done
+	Status       string
+	SVG          string
+	Sentence     string
+	Reaches      []clue.Reach
+}
+
+func (e *Explainer) sweepView() sweepView {
 	s := e.sweep.run
 	_, ladderErr := e.ladderInput()
-	running := s.running() || e.running()
-	canRun := e.in.X0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && ladderErr == "" && !running
-	total, done := 0, 0
+	v := sweepView{RadiiIn: e.sweep.radiiIn, NIn: e.sweep.nIn, LadderErr: ladderErr,
+		CanRun:    e.in.X0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && ladderErr == "" && !s.running() && !e.running(),
+		CanCancel: s != nil && s.Phase == core.Running}
 	if s != nil {
-		total, done = len(s.Ladder.Radii)*s.Ladder.N, s.Done()
+		v.Shown, v.Total, v.Done = true, len(s.Ladder.Radii)*s.Ladder.N, s.Done()
+		v.Status, v.SVG, v.Sentence, v.Reaches = e.sweepStatus(), s.svg, e.reachSentence(), s.reaches
 	}
+	return v
+}
+
+// sweepPanel is 5 · Sweep δ: the same search at each radius of a ladder, which labels appear as the ball
+// grows, and the smallest δ at which the model is sure of each.
+type sweepPanel struct {
+	app.Compo
+	Page *Explainer
+	View sweepView
+}
+
+func (p *sweepPanel) Render() app.UI {
+	defer rendered("sweep", time.Now())
+	v, e := p.View, p.Page
+	ladderErr := v.LadderErr
 	return app.Section().ID("sweep").Class("card results").Body(
 		app.H2().Text("5 · Sweep δ: how far is each label?"),
 		app.P().Class("hint").Text("The same digit and parameters, searched again at each radius of a ladder: which labels appear as the ball grows, "+
@@ -68,35 +98,35 @@ func (e *Explainer) renderSweep() app.UI {
 		app.Div().Class("row").Body(
 			app.Div().Class("field").Body(
 				app.Label().For("sweep-radii").Text("radii δ"),
-				app.Input().ID("sweep-radii").Type("text").Value(e.sweep.radiiIn).Aria("invalid", ladderErr != "").
+				app.Input().ID("sweep-radii").Type("text").Value(v.RadiiIn).Aria("invalid", ladderErr != "").
 					Aria("describedby", "sweep-help").OnChange(func(ctx app.Context, _ app.Event) {
 					e.sweep.radiiIn = ctx.JSSrc().Get("value").String()
 				}),
 			),
 			app.Div().Class("field").Body(
 				app.Label().For("sweep-n").Text("n per radius"),
-				app.Input().ID("sweep-n").Type("text").Attr("inputmode", "numeric").Value(e.sweep.nIn).Aria("invalid", ladderErr != "").
+				app.Input().ID("sweep-n").Type("text").Attr("inputmode", "numeric").Value(v.NIn).Aria("invalid", ladderErr != "").
 					OnChange(func(ctx app.Context, _ app.Event) { e.sweep.nIn = ctx.JSSrc().Get("value").String() }),
 			),
-			app.Button().ID("sweep-run").Class("primary").Text("Sweep δ").Disabled(!canRun).OnClick(func(ctx app.Context, _ app.Event) {
+			app.Button().ID("sweep-run").Class("primary").Text("Sweep δ").Disabled(!v.CanRun).OnClick(func(ctx app.Context, _ app.Event) {
 				if l, bad := e.ladderInput(); bad == "" { // read now: go-app keeps a handler's first closure
 					e.runSweep(ctx, l)
 				}
 			}),
-			app.Button().ID("sweep-cancel").Text("Cancel").Disabled(s == nil || s.Phase != core.Running).OnClick(func(ctx app.Context, _ app.Event) { e.cancelSweep(ctx) }),
+			app.Button().ID("sweep-cancel").Text("Cancel").Disabled(!v.CanCancel).OnClick(func(ctx app.Context, _ app.Event) { e.cancelSweep(ctx) }),
 		),
 		app.Small().ID("sweep-help").Class("help").Text(fmt.Sprintf("Up to %d radii in (0, 20], increasing, separated by commas, or first:last:step.", clue.MaxRadii)),
 		app.If(ladderErr != "", func() app.UI { return app.P().ID("sweep-error").Class("error").Role("alert").Text(ladderErr) }),
-		app.If(s != nil, func() app.UI {
+		app.If(v.Shown, func() app.UI {
 			return app.Div().Body(
-				app.Progress().ID("sweep-progress").Max(max(total, 1)).Value(done).Aria("label", "restarts of the sweep done"),
-				app.P().ID("sweep-status").Class("status").Aria("live", "polite").Text(e.sweepStatus()),
+				app.Progress().ID("sweep-progress").Max(max(v.Total, 1)).Value(v.Done).Aria("label", "restarts of the sweep done"),
+				app.P().ID("sweep-status").Class("status").Aria("live", "polite").Text(v.Status),
 				app.Div().Class("figures").Body(
-					app.Figure().Class("figure-box").Body(app.Div().ID("sweep-chart").Body(app.Raw(s.svg))),
+					app.Figure().Class("figure-box").Body(app.Div().ID("sweep-chart").Body(app.Raw(v.SVG))),
 					app.Div().Body(
-						app.P().ID("reach-sentence").Class("sentence").Text(e.reachSentence()),
-						app.Div().ID("reaches").Class("strip").Body(app.Range(s.reaches).Slice(func(i int) app.UI {
-							r := s.reaches[i]
+						app.P().ID("reach-sentence").Class("sentence").Text(v.Sentence),
+						app.Div().ID("reaches").Class("strip").Body(app.Range(v.Reaches).Slice(func(i int) app.UI {
+							r := v.Reaches[i]
 							return app.Figure().Body(
 								app.Canvas().ID("reach-"+strconv.Itoa(r.Label)).Width(56).Height(56).
 									Aria("label", fmt.Sprintf("the nearest confident %d", r.Label)),

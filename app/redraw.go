@@ -143,6 +143,7 @@ func (e *Explainer) publish() {
 	}
 	state["timing"] = timing
 	state["slowest"] = slowest
+	state["renders"] = renders
 	cards, _ := json.Marshal(e.set.cards)
 	state["cards"], state["sentence"], state["selected"] = string(cards), e.set.sentence, e.sel.Restart
 	if !e.running() { // (not while results stream in: it sorts the set)
@@ -183,4 +184,22 @@ func fmtDuration(d time.Duration) string {
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+// copies maps each result that others duplicate to how many restarts it stands for (itself and its
+// duplicates), for the collapsed grid's "×k".
+func (e *Explainer) copies() map[int]int {
+	out := map[int]int{}
+	if e.sel.ShowAll {
+		return out
+	}
+	for _, x := range e.work.Run.Results {
+		if x.DuplicateOf >= 0 {
+			if out[x.DuplicateOf] == 0 {
+				out[x.DuplicateOf] = 1
+			}
+			out[x.DuplicateOf]++
+		}
+	}
+	return out
 }

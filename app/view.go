@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -16,38 +17,83 @@ const PaperURL = "https://arxiv.org/abs/2104.06323"
 
 // Render lays the page out as a demo: on top, in one screen, the digit, the model's view and the answer (Explain
 // with δ and n, the other settings folded); below, the whole set (figures, grid, measures) and the sweep.
+//
+// Each part is a component of its own (panels.go) given its view of the page's state: go-app renders a
+// component again only when its view changed, so that results streaming in rebuild the answer and the set,
+// not the pad, the gallery or the model's view.
 func (e *Explainer) Render() app.UI {
 	return app.Div().Class("page").Body(
-		app.Header().Body(
-			app.H1().Text("deltaclue"),
-			app.P().Class("lede").Body(app.Text("Why is the model unsure about this digit? "),
-				app.Span().Class("lede-more").Text("δ-CLUE shows a set of nearby digits the model is sure about.")),
-			// A pop-over: opening it moves nothing on the page.
-			app.Details().Class("about").Body(
-				app.Summary().Text("What am I looking at?"),
-				app.Div().Class("about-body").Body(app.P().Text("A Bayesian neural network (an MC-dropout MLP with 20 fixed dropout masks) reads a handwritten digit and says how sure it is: its predictive entropy H, split into aleatoric (noise in the data) and epistemic (the model's own ignorance) parts."),
-					app.P().Text("When it is unsure, δ-CLUE explains why by searching the latent space of a variational autoencoder, within a ball of radius δ around the digit's code, for digits the network is confident about. Each of n searches starts elsewhere in the ball; together they show the different ways the digit could be read, how far each is from what was drawn (d, the L1 distance in pixels), and how the labels share out."),
-					app.P().Body(app.Text("Everything runs in your browser, in a pool of Web Workers. Method: Ley, Bhatt & Weller, "),
-						app.A().Href(PaperURL).Target("_blank").Rel("noopener").Text("δ-CLUE: Diverse Sets of Explanations for Uncertainty Estimates"), app.Text(" (2021).")),
-				),
+		&headerPanel{},
+		&noticesPanel{Page: e, View: e.noticesView()},
+		app.Div().Class("stage").Body(
+			&inputPanel{Page: e, View: e.inputView()},
+			&modelPanel{View: e.modelView()},
+			&answerPanel{Page: e, View: e.answerView()},
+		),
+		&resultsPanel{Page: e, View: e.resultsView()},
+		&sweepPanel{Page: e, View: e.sweepView()},
+	)
+}
+
+// headerPanel is the page's title and what it shows; it never changes.
+type headerPanel struct{ app.Compo }
+
+func (*headerPanel) Render() app.UI {
+	defer rendered("header", time.Now())
+	return app.Header().Body(
+		app.H1().Text("deltaclue"),
+		app.P().Class("lede").Body(app.Text("Why is the model unsure about this digit? "),
+			app.Span().Class("lede-more").Text("δ-CLUE shows a set of nearby digits the model is sure about.")),
+		// A pop-over: opening it moves nothing on the page.
+		app.Details().Class("about").Body(
+			app.Summary().Text("What am I looking at?"),
+			app.Div().Class("about-body").Body(app.P().Text("A Bayesian neural network (an MC-dropout MLP with 20 fixed dropout masks) reads a handwritten digit and says how sure it is: its predictive entropy H, split into aleatoric (noise in the data) and epistemic (the model's own ignorance) parts."),
+				app.P().Text("When it is unsure, δ-CLUE explains why by searching the latent space of a variational autoencoder, within a ball of radius δ around the digit's code, for digits the network is confident about. Each of n searches starts elsewhere in the ball; together they show the different ways the digit could be read, how far each is from what was drawn (d, the L1 distance in pixels), and how the labels share out."),
+				app.P().Body(app.Text("Everything runs in your browser, in a pool of Web Workers. Method: Ley, Bhatt & Weller, "),
+					app.A().Href(PaperURL).Target("_blank").Rel("noopener").Text("δ-CLUE: Diverse Sets of Explanations for Uncertainty Estimates"), app.Text(" (2021).")),
 			),
 		),
-		// The notices in one element that is always there: go-app matches children by position, so a notice
-		// appearing among the page's children would make it rebuild the columns after it (and blank the pad).
-		app.Div().ID("notices").Body(
-			app.If(e.models.stale, func() app.UI {
-				return app.Div().Class("banner").Body(app.Text("A new version of deltaclue is available and the workers run it. "),
-					app.Button().Text("Reload").OnClick(func(ctx app.Context, _ app.Event) { ctx.Reload() }))
-			}),
-			app.If(e.links.Err != "", func() app.UI { return app.Div().ID("link-error").Class("banner error").Text(e.links.Err) }),
-			app.If(e.links.Note != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(e.links.Note) }),
-			app.If(e.work.Costly != nil, func() app.UI { return e.renderCostly() }),
-			app.If(e.settings.WorkersNote != "", func() app.UI { return app.Div().ID("workers-note").Class("banner").Text(e.settings.WorkersNote) }),
-			app.If(e.poolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(sentence(e.poolErr)) }),
-		),
-		app.Div().Class("stage").Body(e.renderInput(), e.renderModel(), e.renderAnswer()),
-		e.renderResults(),
-		e.renderSweep(),
+	)
+}
+
+// noticesView is what the notices show.
+type noticesView struct {
+	Stale       bool
+	LinkErr     string
+	LinkNote    string
+	Costly      *costlyView
+	WorkersNote string
+	PoolErr     string
+}
+
+func (e *Explainer) noticesView() noticesView {
+	return noticesView{Stale: e.models.stale, LinkErr: e.links.Err, LinkNote: e.links.Note, Costly: e.costlyView(),
+		WorkersNote: e.settings.WorkersNote, PoolErr: e.poolErr}
+}
+
+// noticesPanel is the banners above the stage: a new version, a link's fault or note, a costly link's question,
+// the pool's trouble.
+type noticesPanel struct {
+	app.Compo
+	Page *Explainer
+	View noticesView
+}
+
+func (p *noticesPanel) Render() app.UI {
+	defer rendered("notices", time.Now())
+	v := p.View
+	// The notices in one element that is always there: go-app matches children by position, so a notice
+	// appearing among the page's children would make it rebuild the columns after it (and blank the pad).
+	return app.Div().ID("notices").Body(
+		app.If(v.Stale, func() app.UI {
+			return app.Div().Class("banner").Body(app.Text("A new version of deltaclue is available and the workers run it. "),
+				app.Button().Text("Reload").OnClick(func(ctx app.Context, _ app.Event) { ctx.Reload() }))
+		}),
+		app.If(v.LinkErr != "", func() app.UI { return app.Div().ID("link-error").Class("banner error").Text(v.LinkErr) }),
+		app.If(v.LinkNote != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(v.LinkNote) }),
+		app.If(v.Costly != nil, func() app.UI { return p.renderCostly(*v.Costly) }),
+		app.If(v.WorkersNote != "", func() app.UI { return app.Div().ID("workers-note").Class("banner").Text(v.WorkersNote) }),
+		app.If(v.PoolErr != "", func() app.UI { return app.Div().ID("pool-error").Class("banner error").Text(sentence(v.PoolErr)) }),
 	)
 }
 
@@ -83,3 +129,27 @@ func barsLabel(vals []float32, prefix string) string {
 }
 
 func row(k, v string) app.UI { return app.Tr().Body(app.Th().Text(k), app.Td().Text(v)) }
+
+// costlyView is what the costly link's question shows.
+type costlyView struct{ Text, Asks string }
+
+// costlyView is the question about a costly link, if one is asked.
+func (e *Explainer) costlyView() *costlyView {
+	c := e.work.Costly
+	if c == nil {
+		return nil
+	}
+	return &costlyView{Text: costlyText(c), Asks: fmt.Sprintf("It asks for %s (the default: %s). Each restart may stop earlier, when it converges. "+
+		"Nothing runs until you choose.", paramsText(c.Link.Params, c.Link.Sweep), paramsText(clue.Defaults(), clue.Ladder{}))}
+}
+
+func (p *noticesPanel) renderCostly(v costlyView) app.UI {
+	return app.Div().ID("costly").Class("banner").Role("alertdialog").Aria("labelledby", "costly-text").Body(
+		app.P().ID("costly-text").Text(v.Text),
+		app.P().Class("hint").Text(v.Asks),
+		app.Div().Class("row").Body(
+			app.Button().ID("costly-run").Text("Run it").OnClick(p.Page.runCostly),
+			app.Button().ID("costly-defaults").Class("primary").Text("Use the defaults").OnClick(p.Page.useDefaults),
+		),
+	)
+}

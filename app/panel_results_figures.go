@@ -1,4 +1,4 @@
-// The figures of a set: the uncertainty–distance trade-off, the δ-ball seen from above, and the selected
+// The results panel's figures of a set: the uncertainty–distance trade-off, the δ-ball seen from above, and the selected
 // explanation's trajectory (how it was found).
 
 package app
@@ -12,14 +12,28 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/figures"
-	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // renderFigures lays out the trade-off plot and the latent map side by side (stacked on a phone), and the
 // selected explanation's trajectory under them.
-func (e *Explainer) renderFigures() app.UI {
-	if len(e.work.Run.Results) == 0 {
+// figuresView is what the figures part of the results panel shows (the figures themselves are painted into
+// it, not rendered: see drawFigures).
+type figuresView struct {
+	Results    bool // any explanation has come
+	Selected   int
+	Trajectory *clue.Trajectory // replaced, never changed, when another comes
+	TraceErr   string
+}
+
+func (e *Explainer) figuresView() figuresView {
+	return figuresView{Results: len(e.work.Run.Results) > 0, Selected: e.sel.Restart, Trajectory: e.sel.Trajectory, TraceErr: e.sel.TraceErr}
+}
+
+func (p *resultsPanel) renderFigures(v figuresView) app.UI {
+	e := p.Page
+	if !v.Results {
 		return app.Div().ID("figures").Hidden(true)
 	}
 	return app.Div().ID("figures").Body(
@@ -40,20 +54,20 @@ func (e *Explainer) renderFigures() app.UI {
 					"Tab to the chart and move with the arrow keys."),
 			),
 		),
-		e.renderTrajectory(),
+		renderTrajectory(v),
 	)
 }
 
 // renderTrajectory shows the selected explanation's path: its decoded image at evenly spaced steps.
-func (e *Explainer) renderTrajectory() app.UI {
-	t := e.sel.Trajectory
-	if e.sel.Restart < 0 {
+func renderTrajectory(v figuresView) app.UI {
+	t := v.Trajectory
+	if v.Selected < 0 {
 		return app.Div().ID("trajectory").Hidden(true)
 	}
-	if t == nil || t.Restart != e.sel.Restart {
-		msg := "Tracing how restart " + strconv.Itoa(e.sel.Restart) + " was found …"
-		if e.sel.TraceErr != "" {
-			msg = "Could not trace it: " + endSentence(e.sel.TraceErr)
+	if t == nil || t.Restart != v.Selected {
+		msg := "Tracing how restart " + strconv.Itoa(v.Selected) + " was found …"
+		if v.TraceErr != "" {
+			msg = "Could not trace it: " + endSentence(v.TraceErr)
 		}
 		return app.Div().ID("trajectory").Body(app.H3().Text("How it was found"), app.P().Class("hint").Text(msg))
 	}
@@ -183,36 +197,6 @@ func (e *Explainer) markSelected() {
 			rove(fig, el)
 		}
 	}
-}
-
-// requestTrace asks a worker, a moment after the selection settles, how the selected explanation was found.
-func (e *Explainer) requestTrace(ctx app.Context) {
-	restart := e.sel.Restart
-	ctx.After(150*time.Millisecond, func(ctx app.Context) {
-		ks := e.work.ReadyWorkers()
-		if e.pool == nil || e.in.X0 == nil || len(ks) == 0 || !e.sel.TraceWanted(restart, e.work.NewID()) {
-			return
-		}
-		p := e.work.Run.Params
-		e.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.sel.TraceID, X0: e.in.X0, Params: &p, Restart: restart})
-	})
-}
-
-// onTraced shows the selected explanation's trajectory, just come from a worker.
-func (e *Explainer) onTraced(ctx app.Context) {
-	t := e.sel.Trajectory
-	if e.summaryInWorker() { // a large set's map comes back from the summary worker, with the path
-		e.requestSummary()
-	} else {
-		e.refreshFigures()
-	}
-	ctx.Defer(func(ctx app.Context) {
-		for i, f := range t.Frames {
-			drawDigit("frame-"+strconv.Itoa(i), f.Image, 2)
-		}
-		e.drawFigures(ctx)
-		e.markSelected()
-	})
 }
 
 // figurePainter puts one figure's SVG into its element a few parts at a time: the browser parses, styles and

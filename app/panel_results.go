@@ -1,4 +1,5 @@
-// The results panel (4 · The whole set): the figures, the grid of explanations, the selected one in detail, and the share and download buttons.
+// The results panel (4 · The whole set): the figures (panel_results_figures.go), the grid of explanations, the
+// selected one in detail, the set's measures (panel_results_set.go), and the share and download buttons.
 
 package app
 
@@ -14,15 +15,52 @@ import (
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
-func (e *Explainer) renderResults() app.UI {
-	sel := e.sel.Chosen(e.work.Run.Results)
-	dups := 0
+// resultsView is what the results panel shows.
+type resultsView struct {
+	Results    int // how many explanations have come
+	HasInput   bool
+	SortBy     string
+	ShowAll    bool
+	Chosen     *clue.Explanation // a copy of the selected explanation, if it has come
+	ChosenMode string            // which mode it is in, in words
+	Summary    *clue.Summary     // replaced, never changed, when the summary is remade
+	Set        setFacts
+	Figures    figuresView
+	CopyNote   string
+}
+
+func (e *Explainer) resultsView() resultsView {
+	v := resultsView{Results: len(e.work.Run.Results), HasInput: e.in.X0 != nil, SortBy: e.sel.SortBy, ShowAll: e.sel.ShowAll,
+		Summary: e.set.summary, CopyNote: e.copied.note, Figures: e.figuresView()}
+	if x := e.sel.Chosen(e.work.Run.Results); x != nil {
+		c := *x
+		v.Chosen, v.ChosenMode = &c, modeText(c, e.work.Run.Results, e.modes())
+	}
 	if e.set.summary != nil {
-		dups = e.set.summary.Duplicates
+		v.Set = e.setFacts()
+	}
+	return v
+}
+
+// resultsPanel is 4 · The whole set: the figures, the grid of explanations, the selected one in detail, the
+// set's measures, and the share and download buttons.
+type resultsPanel struct {
+	app.Compo
+	Page *Explainer
+	View resultsView
+}
+
+func (p *resultsPanel) Render() app.UI {
+	defer rendered("results", time.Now())
+	v, e := p.View, p.Page
+	sel := v.Chosen
+	dups := 0
+	if v.Summary != nil {
+		dups = v.Summary.Duplicates
 	}
 	return app.Section().Class("card results").Body(
 		app.H2().Text("4 · The whole set"),
-		e.renderFigures(),
+		p.renderFigures(v.Figures),
 		app.H3().Text("Every explanation"),
 		app.Div().Class("row").Body(
 			app.Label().For("sort").Text("order"),
@@ -30,13 +68,13 @@ func (e *Explainer) renderResults() app.UI {
 				e.sel.SortBy = ctx.JSSrc().Get("value").String()
 				e.scheduleRedraw(ctx)
 			}).Body(
-				app.Option().Value("label").Text("by label, then cost").Selected(e.sel.SortBy == "label"),
-				app.Option().Value("cost").Text("by cost").Selected(e.sel.SortBy == "cost"),
-				app.Option().Value("distance").Text("by distance").Selected(e.sel.SortBy == "distance"),
-				app.Option().Value("restart").Text("by restart").Selected(e.sel.SortBy == "restart"),
+				app.Option().Value("label").Text("by label, then cost").Selected(v.SortBy == "label"),
+				app.Option().Value("cost").Text("by cost").Selected(v.SortBy == "cost"),
+				app.Option().Value("distance").Text("by distance").Selected(v.SortBy == "distance"),
+				app.Option().Value("restart").Text("by restart").Selected(v.SortBy == "restart"),
 			),
 			app.Label().Class("check").Body(
-				app.Input().ID("show-all").Type("checkbox").Checked(e.sel.ShowAll).OnChange(func(ctx app.Context, _ app.Event) {
+				app.Input().ID("show-all").Type("checkbox").Checked(v.ShowAll).OnChange(func(ctx app.Context, _ app.Event) {
 					e.sel.ShowAll = ctx.JSSrc().Get("checked").Bool()
 					e.scheduleRedraw(ctx)
 				}),
@@ -64,16 +102,16 @@ func (e *Explainer) renderResults() app.UI {
 					row("latent distance ρ", fmt.Sprintf("%.3f%s", x.Rho, map[bool]string{true: " (on the shell)", false: ""}[x.OnShell])),
 					row("cost", fmt.Sprintf("%.4f", x.Cost)),
 					row("steps", fmt.Sprintf("%d%s", x.Steps, map[bool]string{true: ", converged", false: ""}[x.Converged])),
-					row("restart, mode", fmt.Sprintf("%d, %s", x.Restart, modeText(x, e.work.Run.Results, e.modes()))),
+					row("restart, mode", fmt.Sprintf("%d, %s", x.Restart, v.ChosenMode)),
 				)
 			}),
 		),
-		app.If(e.set.summary != nil, func() app.UI { return e.renderSummary() }),
+		app.If(v.Summary != nil, func() app.UI { return renderSet(*v.Summary, v.Set) }),
 		app.Div().Class("row share").Body(
-			app.Button().ID("copy-link").Text("Copy link").Disabled(e.in.X0 == nil).OnClick(e.copyLink),
-			app.Span().ID("copy-note").Class("hint").Aria("live", "polite").Text(e.copied.note),
-			app.Button().ID("download-png").Text("Download grid (PNG)").Disabled(len(e.work.Run.Results) == 0).OnClick(e.downloadPNG),
-			app.Button().ID("download-json").Text("Download results (JSON)").Disabled(e.set.summary == nil).OnClick(e.downloadJSON),
+			app.Button().ID("copy-link").Text("Copy link").Disabled(!v.HasInput).OnClick(e.copyLink),
+			app.Span().ID("copy-note").Class("hint").Aria("live", "polite").Text(v.CopyNote),
+			app.Button().ID("download-png").Text("Download grid (PNG)").Disabled(v.Results == 0).OnClick(e.downloadPNG),
+			app.Button().ID("download-json").Text("Download results (JSON)").Disabled(v.Summary == nil).OnClick(e.downloadJSON),
 		),
 	)
 }
@@ -149,24 +187,6 @@ func (e *Explainer) gridKey(ctx app.Context, ev app.Event) {
 		return
 	}
 	e.selectRestart(ctx, restart)
-}
-
-func (e *Explainer) selectRestart(ctx app.Context, restart int) {
-	e.sel.Select(restart)
-	e.updateLink()
-	e.requestTrace(ctx)
-	e.markSelected()
-	e.drawGrid(ctx)
-	// Published now: nothing else may follow (the grid repaints two cells at once, and the trajectory may be
-	// the one already shown), and window.deltaclue would still name the previous choice.
-	e.publish()
-	ctx.Defer(func(app.Context) {
-		if x := e.sel.Chosen(e.work.Run.Results); x != nil {
-			drawDigit("detail-x0", e.in.X0, 5)
-			drawDigit("detail-e", x.Image, 5)
-			drawDiff("detail-diff", e.in.X0, x.Image, 5)
-		}
-	})
 }
 
 // lastPointer is where the pointer was at the last pointer event the page saw (in the viewport).

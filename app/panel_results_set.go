@@ -12,18 +12,28 @@ import (
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
-func (e *Explainer) renderSummary() app.UI {
-	s := e.set.summary
+// setFacts is what the set's measures show beyond its summary.
+type setFacts struct {
+	CARLA          clue.CARLA
+	PerExplanation string // the time per explanation, in words
+}
+
+func (e *Explainer) setFacts() setFacts {
+	f := setFacts{CARLA: e.carla(), PerExplanation: "—"}
+	if e.set.elapsed > 0 && len(e.work.Run.Results) > 0 {
+		f.PerExplanation = fmt.Sprintf("%.1f ms (%s for %d on %s)", 1000*e.set.elapsed.Seconds()/float64(len(e.work.Run.Results)),
+			fmtDuration(e.set.elapsed), len(e.work.Run.Results), plural.Count(e.work.Run.Workers, "worker"))
+	}
+	return f
+}
+
+// renderSet is the set's measures: its label distribution, the set's figures, CARLA's measures.
+func renderSet(s clue.Summary, f setFacts) app.UI {
 	dist := make([]float32, len(s.LabelDistribution))
 	for k, v := range s.LabelDistribution {
 		dist[k] = float32(v)
 	}
 	r := s.Recourse
-	perExplanation := "—"
-	if e.set.elapsed > 0 && len(e.work.Run.Results) > 0 {
-		perExplanation = fmt.Sprintf("%.1f ms (%s for %d on %s)", 1000*e.set.elapsed.Seconds()/float64(len(e.work.Run.Results)),
-			fmtDuration(e.set.elapsed), len(e.work.Run.Results), plural.Count(e.work.Run.Workers, "worker"))
-	}
 	var modes []string
 	for k, m := range s.Modes {
 		if m > 0 {
@@ -53,7 +63,7 @@ func (e *Explainer) renderSummary() app.UI {
 		),
 		app.Div().ID("recourse").Body(
 			app.H3().Text("In the recourse benchmark's terms (CARLA)"),
-			recourseTable(r, e.carla(), perExplanation),
+			recourseTable(r, f.CARLA, f.PerExplanation),
 			app.P().Class("hint").Text("δ-CLUE's adaptation counts an explanation as valid when the model is sure of it "+
 				"(H below the threshold), even if it keeps x0's label, and measures the accepted ones; CARLA's own code "+
 				"counts one as valid when the model's label changed, and measures those. L0: changed by more than "+

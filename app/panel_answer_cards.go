@@ -1,4 +1,4 @@
-// The summary panel: the different ways the digit could be read, one card per mode, and a sentence.
+// The answer panel's answer: the different ways the digit could be read, one card per mode, and a sentence.
 
 package app
 
@@ -9,42 +9,62 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // cardScale magnifies a card's images (28·4 = 112 px).
 const cardScale = 4
 
+// overviewView is what the answer shows of the set.
+type overviewView struct {
+	Sentence     string
+	Hint         string // what to do, before any run
+	NoneAccepted bool   // the finished set has no accepted explanation
+	Final        bool   // the run is over
+	Cards        []clue.ModeCard
+	Selected     int
+	Total        int
+}
+
+func (e *Explainer) overviewView() overviewView {
+	phase := e.work.Run.Phase
+	final := phase == core.Done || phase == core.Cancelled || phase == core.Failed
+	v := overviewView{Sentence: e.set.sentence, Final: final, Cards: e.set.cards, Selected: e.sel.Restart, Total: e.work.Run.Total,
+		NoneAccepted: final && e.set.summary != nil && e.set.summary.Accepted == 0}
+	if e.set.sentence == "" && phase == core.Idle {
+		v.Hint = "Draw a digit, or pick one of the test digits the model is least sure of: the answer comes here."
+		if e.in.X0 != nil {
+			v.Hint = "Explain searches for the digits nearby that the model is sure of."
+		}
+	}
+	return v
+}
+
 // renderOverview shows the set at a glance: what the model reads, the modes it would be sure of nearby, each
 // by its representative (the mode's lowest-cost member) with what it changes in the input.
-func (e *Explainer) renderOverview() app.UI {
-	final := e.work.Run.Phase == core.Done || e.work.Run.Phase == core.Cancelled || e.work.Run.Phase == core.Failed
+func (p *answerPanel) renderOverview(v overviewView) app.UI {
+	e := p.Page
 	status := "so far"
-	if final {
+	if v.Final {
 		status = "final"
 	}
 	return app.Div().ID("overview").Class("overview").Body(
-		app.P().ID("sentence").Class("sentence").Aria("live", "polite").Text(e.set.sentence),
-		app.If(e.set.sentence == "" && e.work.Run.Phase == "", func() app.UI {
-			msg := "Draw a digit, or pick one of the test digits the model is least sure of: the answer comes here."
-			if e.in.X0 != nil {
-				msg = "Explain searches for the digits nearby that the model is sure of."
-			}
-			return app.P().ID("answer-hint").Class("hint").Text(msg)
-		}),
-		app.If(final && e.set.summary != nil && e.set.summary.Accepted == 0, func() app.UI {
+		app.P().ID("sentence").Class("sentence").Aria("live", "polite").Text(v.Sentence),
+		app.If(v.Hint != "", func() app.UI { return app.P().ID("answer-hint").Class("hint").Text(v.Hint) }),
+		app.If(v.NoneAccepted, func() app.UI {
 			return app.P().ID("none-note").Class("banner").Text("No explanation was accepted, so there is no summary to show: " +
 				"the grid below has every restart, greyed. Try a larger δ or a higher H threshold (Search settings).")
 		}),
-		app.If(len(e.set.cards) > 0, func() app.UI {
+		app.If(len(v.Cards) > 0, func() app.UI {
 			return app.Div().Body(
 				app.Div().ID("cards").Class("cards").Role("list").Body(
-					app.Range(e.set.cards).Slice(func(i int) app.UI {
-						c := e.set.cards[i]
+					app.Range(v.Cards).Slice(func(i int) app.UI {
+						c := v.Cards[i]
 						id := strconv.Itoa(c.Representative)
 						return app.Button().ID("card-"+id).Class("mode-card").Role("listitem").
-							Aria("pressed", e.sel.Restart == c.Representative).DataSet("restart", c.Representative).
-							Aria("label", c.Sentence(e.work.Run.Total)).
+							Aria("pressed", v.Selected == c.Representative).DataSet("restart", c.Representative).
+							Aria("label", c.Sentence(v.Total)).
 							OnClick(func(ctx app.Context, _ app.Event) { e.selectRestart(ctx, c.Representative) }, app.EventScope(c.Representative)).Body(
 							app.Div().Class("card-label").Body(app.Span().Class("digit").Text(strconv.Itoa(c.Label)), app.Span().Class("form").Text(c.FormText())),
 							app.Div().Class("card-images").Body(
@@ -53,7 +73,7 @@ func (e *Explainer) renderOverview() app.UI {
 							),
 							app.Div().Class("card-p").Text(fmt.Sprintf("p(y) %.2f", c.P)),
 							app.Div().Class("card-numbers").Text(fmt.Sprintf("H %.2f · d %.1f", c.HTotal, c.Distance)),
-							app.Div().Class("card-count").Text(plural.Of(c.Count, e.work.Run.Total, "restart")),
+							app.Div().Class("card-count").Text(plural.Of(c.Count, v.Total, "restart")),
 						)
 					}),
 				),
@@ -77,22 +97,4 @@ func (e *Explainer) drawCards() {
 			}
 		}
 	}
-}
-
-// copies maps each result that others duplicate to how many restarts it stands for (itself and its
-// duplicates), for the collapsed grid's "×k".
-func (e *Explainer) copies() map[int]int {
-	out := map[int]int{}
-	if e.sel.ShowAll {
-		return out
-	}
-	for _, x := range e.work.Run.Results {
-		if x.DuplicateOf >= 0 {
-			if out[x.DuplicateOf] == 0 {
-				out[x.DuplicateOf] = 1
-			}
-			out[x.DuplicateOf]++
-		}
-	}
-	return out
 }

@@ -93,36 +93,8 @@ func costlyText(c *core.Costly) string {
 	return fmt.Sprintf("This link asks for a search about %s× larger than the default, %s.", strconv.FormatFloat(math.Round(c.Ratio), 'f', -1, 64), est)
 }
 
-func (e *Explainer) renderCostly() app.UI {
-	c := e.work.Costly
-	d := clue.Defaults()
-	return app.Div().ID("costly").Class("banner").Role("alertdialog").Aria("labelledby", "costly-text").Body(
-		app.P().ID("costly-text").Text(costlyText(c)),
-		app.P().Class("hint").Text(fmt.Sprintf("It asks for %s (the default: %s). Each restart may stop earlier, when it converges. "+
-			"Nothing runs until you choose.", paramsText(c.Link.Params, c.Link.Sweep), paramsText(d, clue.Ladder{}))),
-		app.Div().Class("row").Body(
-			app.Button().ID("costly-run").Text("Run it").OnClick(e.runCostly),
-			app.Button().ID("costly-defaults").Class("primary").Text("Use the defaults").OnClick(e.useDefaults),
-		),
-	)
-}
-
 // renderCostlyParams says, while no search runs, that the form's parameters are costly, and offers the
 // defaults back (after cancelling a costly link's run, say).
-func (e *Explainer) renderCostlyParams() app.UI {
-	ratio := sharelink.State{Params: e.settings.Params}.WorkRatio()
-	return app.If(e.work.Costly == nil && !e.running() && e.settings.OK && ratio > CostlyRatio, func() app.UI {
-		note := ""
-		if costlyPreview(e.settings.Params) && e.in.Live {
-			note = " A live preview does not start one on its own."
-		}
-		return app.P().ID("costly-after").Class("hint").Body(
-			app.Text(fmt.Sprintf("These parameters ask for a search about %s× larger than the default.%s ",
-				strconv.FormatFloat(math.Round(ratio), 'f', -1, 64), note)),
-			app.Button().ID("use-defaults").Text("Use the defaults").OnClick(func(ctx app.Context, _ app.Event) { e.resetParams() }),
-		)
-	})
-}
 
 // costlyPreview says whether a live preview with these parameters would itself be a costly search: the page
 // does not start one of those on its own.

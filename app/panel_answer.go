@@ -1,34 +1,69 @@
 // The answer panel (3 · What would make it sure): Explain with δ and n beside it, the other parameters folded
-// under Search settings, the status, and the answer (panel_summary.go).
+// under Search settings, the status, and the answer (panel_answer_cards.go).
 
 package app
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"strconv"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
-// renderAnswer is the answer panel: Explain with δ and n at hand, the other parameters folded under Search
-// settings, the run's progress, and the answer itself (the sentence and one card per mode, renderOverview).
-func (e *Explainer) renderAnswer() app.UI {
+// answerView is what the answer panel shows.
+type answerView struct {
+	Values, Errors map[string]string // the form, as typed (copies: the page's change in place)
+	WorkersIn      string
+	Cores          int
+	Open           bool // the settings fold
+	CanRun         bool
+	CanCancel      bool
+	Total, Done    int // the run's restarts, and those come
+	Status         string
+	RunNote        string
+	CostlyAfter    *costlyAfter // the form's parameters are costly
+	Overview       overviewView
+}
+
+func (e *Explainer) answerView() answerView {
+	return answerView{Values: maps.Clone(e.settings.Values), Errors: maps.Clone(e.settings.Errors), WorkersIn: e.settings.WorkersIn,
+		Cores: app.Window().Get("navigator").Get("hardwareConcurrency").Int(), Open: e.settings.Open,
+		CanRun:    e.in.X0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && (!e.running() || e.work.Run.Preview) && !e.sweep.run.running(),
+		CanCancel: e.work.Run.Phase == core.Running, Total: e.work.Run.Total, Done: len(e.work.Run.Results), Status: e.status(),
+		RunNote: e.work.Run.Note, CostlyAfter: e.costlyAfter(), Overview: e.overviewView()}
+}
+
+// answerPanel is 3 · What would make it sure: Explain with δ and n at hand, the other parameters folded under
+// Search settings, the run's progress, and the answer itself (the sentence and one card per mode).
+type answerPanel struct {
+	app.Compo
+	Page *Explainer
+	View answerView
+}
+
+func (p *answerPanel) Render() app.UI {
+	defer rendered("answer", time.Now())
+	v, e := p.View, p.Page
 	control := func(f core.Field) app.UI {
 		id := "p-" + f.Key
 		var input app.UI
 		switch f.Kind {
 		case "select":
 			input = app.Select().ID(id).OnChange(e.setField(f.Key)).Body(app.Range(f.Options).Slice(func(i int) app.UI {
-				return app.Option().Value(f.Options[i]).Text(f.Options[i]).Selected(e.settings.Values[f.Key] == f.Options[i])
+				return app.Option().Value(f.Options[i]).Text(f.Options[i]).Selected(v.Values[f.Key] == f.Options[i])
 			}))
 		case "checkbox":
-			input = app.Input().ID(id).Type("checkbox").Checked(e.settings.Values[f.Key] == "true").OnChange(e.setCheckbox(f.Key))
+			input = app.Input().ID(id).Type("checkbox").Checked(v.Values[f.Key] == "true").OnChange(e.setCheckbox(f.Key))
 		default:
-			in := app.Input().ID(id).Type("text").Attr("inputmode", "decimal").Value(e.settings.Values[f.Key]).
-				Aria("invalid", e.settings.Errors[f.Key] != "").Aria("describedby", id+"-help").OnChange(e.setField(f.Key))
+			in := app.Input().ID(id).Type("text").Attr("inputmode", "decimal").Value(v.Values[f.Key]).
+				Aria("invalid", v.Errors[f.Key] != "").Aria("describedby", id+"-help").OnChange(e.setField(f.Key))
 			if core.AtHand[f.Key] {
 				in = in.Title(f.Help) // its help is read out, but not shown: the bar stays one line
 			}
@@ -41,8 +76,8 @@ func (e *Explainer) renderAnswer() app.UI {
 		return app.Div().Class(class).Body(
 			app.Label().For(id).Text(f.Label), input,
 			app.Small().ID(id+"-help").Class("help").Text(f.Help),
-			app.If(e.settings.Errors[f.Key] != "", func() app.UI {
-				return app.Small().ID(id + "-error").Class("error").Role("alert").Text(e.settings.Errors[f.Key])
+			app.If(v.Errors[f.Key] != "", func() app.UI {
+				return app.Small().ID(id + "-error").Class("error").Role("alert").Text(v.Errors[f.Key])
 			}),
 		)
 	}
@@ -58,25 +93,24 @@ func (e *Explainer) renderAnswer() app.UI {
 		}
 	}
 	workersErr := ""
-	if _, ok := e.settings.Workers(); !ok {
+	if _, ok := (&core.Settings{WorkersIn: v.WorkersIn}).Workers(); !ok {
 		workersErr = fmt.Sprintf("a whole number from 1 to %d", core.MaxPool)
 	}
 	advanced = append(advanced, app.Div().Class("field").Body(
 		app.Label().For("p-workers").Text("workers"),
-		app.Input().ID("p-workers").Type("text").Attr("inputmode", "numeric").Value(e.settings.WorkersIn).OnChange(e.setWorkers),
-		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %s; default up to %d).", plural.Count(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), "core"), MaxWorkers)),
+		app.Input().ID("p-workers").Type("text").Attr("inputmode", "numeric").Value(v.WorkersIn).OnChange(e.setWorkers),
+		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %s; default up to %d).", plural.Count(v.Cores, "core"), MaxWorkers)),
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
-	canRun := e.in.X0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && (!e.running() || e.work.Run.Preview) && !e.sweep.run.running()
 	return app.Section().ID("answer").Class("card answer").Body(
 		app.H2().Text("3 · What would make it sure"),
 		app.Div().Class("run-bar").Body(
-			app.Button().ID("run").Class("primary").Text("Explain").Disabled(!canRun).OnClick(func(ctx app.Context, _ app.Event) { e.run(ctx) }),
-			app.Button().ID("cancel").Text("Cancel").Disabled(e.work.Run.Phase != core.Running).OnClick(func(ctx app.Context, _ app.Event) { e.cancel(ctx) }),
+			app.Button().ID("run").Class("primary").Text("Explain").Disabled(!v.CanRun).OnClick(func(ctx app.Context, _ app.Event) { e.run(ctx) }),
+			app.Button().ID("cancel").Text("Cancel").Disabled(!v.CanCancel).OnClick(func(ctx app.Context, _ app.Event) { e.cancel(ctx) }),
 			app.Div().Class("at-hand-fields").Body(hand...),
 		),
 		// A refused folded setting opens the fold.
-		app.Details().ID("settings").Class("settings").Open(e.settings.Open).
+		app.Details().ID("settings").Class("settings").Open(v.Open).
 			On("toggle", func(ctx app.Context, _ app.Event) {
 				// A refused setting inside keeps the fold open. The toggle event comes a task after the change: a
 				// reader's close may arrive after the error that opens it, when go-app already renders it open
@@ -91,14 +125,14 @@ func (e *Explainer) renderAnswer() app.UI {
 			app.Div().Class("form").Body(basic...),
 			app.Details().Class("advanced").Body(append([]app.UI{app.Summary().Text("Advanced options")}, advanced...)...),
 		),
-		app.Progress().ID("progress").Max(max(e.work.Run.Total, 1)).Value(len(e.work.Run.Results)).Aria("label", "explanations found"),
-		app.P().ID("status").Class("status").Aria("live", "polite").Text(e.status()),
-		e.renderOverview(),
+		app.Progress().ID("progress").Max(max(v.Total, 1)).Value(v.Done).Aria("label", "explanations found"),
+		app.P().ID("status").Class("status").Aria("live", "polite").Text(v.Status),
+		p.renderOverview(v.Overview),
 		// After the answer, so that a note does not push it down; in one element that is always there, as go-app
 		// matches children by position.
 		app.Div().Class("run-notes").Body(
-			e.renderCostlyParams(),
-			app.If(e.work.Run.Note != "", func() app.UI { return app.P().ID("restart-note").Class("hint").Text(e.work.Run.Note) }),
+			app.If(v.CostlyAfter != nil, func() app.UI { return p.renderCostlyAfter(*v.CostlyAfter) }),
+			app.If(v.RunNote != "", func() app.UI { return app.P().ID("restart-note").Class("hint").Text(v.RunNote) }),
 		),
 	)
 }
@@ -178,4 +212,29 @@ func (e *Explainer) setWorkers(ctx app.Context, ev app.Event) {
 		e.work.Run.Phase != core.Running && e.work.Run.Phase != core.Cancelling {
 		e.startPool(ctx, n)
 	}
+}
+
+// costlyAfter is what the answer panel says of costly parameters in the form.
+type costlyAfter struct{ Text string }
+
+// costlyAfter says, while no search runs, that the form's parameters are costly (nil if they are not).
+func (e *Explainer) costlyAfter() *costlyAfter {
+	ratio := sharelink.State{Params: e.settings.Params}.WorkRatio()
+	if e.work.Costly != nil || e.running() || !e.settings.OK || ratio <= CostlyRatio {
+		return nil
+	}
+	note := ""
+	if costlyPreview(e.settings.Params) && e.in.Live {
+		note = " A live preview does not start one on its own."
+	}
+	return &costlyAfter{Text: fmt.Sprintf("These parameters ask for a search about %s× larger than the default.%s ",
+		strconv.FormatFloat(math.Round(ratio), 'f', -1, 64), note)}
+}
+
+// renderCostlyAfter says that the form's parameters are costly, and offers the defaults.
+func (p *answerPanel) renderCostlyAfter(c costlyAfter) app.UI {
+	return app.P().ID("costly-after").Class("hint").Body(
+		app.Text(c.Text),
+		app.Button().ID("use-defaults").Text("Use the defaults").OnClick(func(ctx app.Context, _ app.Event) { p.Page.resetParams() }),
+	)
 }

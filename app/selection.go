@@ -1,0 +1,61 @@
+// The selection's effects in the page: the link, the grid's frame, the figures' marks, the detail, and the
+// chosen explanation's trajectory asked of a worker (the selection itself is core.Selection).
+
+package app
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// selectRestart chooses a restart, from whichever panel the reader chose it in (a card, a cell, a marker).
+func (e *Explainer) selectRestart(ctx app.Context, restart int) {
+	e.sel.Select(restart)
+	e.updateLink()
+	e.requestTrace(ctx)
+	e.markSelected()
+	e.drawGrid(ctx)
+	// Published now: nothing else may follow (the grid repaints two cells at once, and the trajectory may be
+	// the one already shown), and window.deltaclue would still name the previous choice.
+	e.publish()
+	ctx.Defer(func(app.Context) {
+		if x := e.sel.Chosen(e.work.Run.Results); x != nil {
+			drawDigit("detail-x0", e.in.X0, 5)
+			drawDigit("detail-e", x.Image, 5)
+			drawDiff("detail-diff", e.in.X0, x.Image, 5)
+		}
+	})
+}
+
+// requestTrace asks a worker, a moment after the selection settles, how the selected explanation was found.
+func (e *Explainer) requestTrace(ctx app.Context) {
+	restart := e.sel.Restart
+	ctx.After(150*time.Millisecond, func(ctx app.Context) {
+		ks := e.work.ReadyWorkers()
+		if e.pool == nil || e.in.X0 == nil || len(ks) == 0 || !e.sel.TraceWanted(restart, e.work.NewID()) {
+			return
+		}
+		p := e.work.Run.Params
+		e.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.sel.TraceID, X0: e.in.X0, Params: &p, Restart: restart})
+	})
+}
+
+// onTraced shows the selected explanation's trajectory, just come from a worker.
+func (e *Explainer) onTraced(ctx app.Context) {
+	t := e.sel.Trajectory
+	if e.summaryInWorker() { // a large set's map comes back from the summary worker, with the path
+		e.requestSummary()
+	} else {
+		e.refreshFigures()
+	}
+	ctx.Defer(func(ctx app.Context) {
+		for i, f := range t.Frames {
+			drawDigit("frame-"+strconv.Itoa(i), f.Image, 2)
+		}
+		e.drawFigures(ctx)
+		e.markSelected()
+	})
+}
