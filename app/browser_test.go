@@ -352,13 +352,12 @@ func TestBrowserBadLinks(t *testing.T) {
 	defer srv.Close()
 	ctx := browser(t, chrome)
 	good := sharelink.Encode(sharelink.State{Image: [784]uint8{300 % 256: 200, 301: 255, 330: 255}, Params: clue.Defaults(), Model: 12345})
+	// Every fault's sentence is core.Links' (TestEveryBadLinkSaysItsFault); here, what needs the page: a link
+	// that looks like markup is shown as text, and a link made with other models is refused once the workers say
+	// which models they run; after each, the page works.
 	cases := map[string]string{
-		"#v1.!!not-base64":                 "damaged",
-		"#" + good[:len(good)/2]:           "damaged",
-		"#v7.AAAA":                         "another version",
-		"#<img src=x onerror=alert(1)>":    "not a deltaclue link",
-		"#" + good:                         "other models",
-		"#v1." + strings.Repeat("A", 9000): "characters long",
+		"#<img src=x onerror=alert(1)>": "not a deltaclue link",
+		"#" + good:                      "other models",
 	}
 	i := 0
 	for frag, want := range cases {

@@ -66,3 +66,24 @@ func TestALinkOfOtherModelsIsRefused(t *testing.T) {
 		t.Errorf("the refusal does not say it is about the models: %q", l.Err)
 	}
 }
+
+// Every kind of bad link is refused with a sentence that names its fault, and nothing is held; the page shows
+// the sentence as text (the browser test checks one that looks like markup).
+func TestEveryBadLinkSaysItsFault(t *testing.T) {
+	good := fragment(7)
+	for frag, want := range map[string]string{
+		"v1.!!not-base64":                 "damaged",
+		good[:len(good)/2]:                "damaged",
+		"v7.AAAA":                         "another version",
+		"<img src=x onerror=alert(1)>":    "not a deltaclue link",
+		"v1." + strings.Repeat("A", 9000): "characters long",
+	} {
+		var l Links
+		if _, ok := l.Read(frag); ok || l.Pending != nil || !strings.Contains(l.Err, want) {
+			t.Errorf("%.40s: ok %v, error %q, want it to mention %q", frag, ok, l.Err, want)
+		}
+		if l.Err != "" && (l.Err[0] < 'A' || l.Err[0] > 'Z' || !strings.HasSuffix(l.Err, ".")) {
+			t.Errorf("%.40s: %q is not one sentence", frag, l.Err)
+		}
+	}
+}
