@@ -8,6 +8,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
@@ -73,16 +74,11 @@ func (e *Explainer) openLink(fragment string) {
 
 // updateLink writes the current input and parameters into the URL, without reloading.
 func (e *Explainer) updateLink() {
-	if e.in.X0 == nil || !e.settings.OK || e.models.fingerprint == 0 {
-		return
-	}
-	st := sharelink.State{Image: sharelink.Quantize(e.in.X0), Params: e.settings.Params, Model: e.models.fingerprint, Selected: sharelink.NoSelection}
-	if e.sel.Restart >= 0 && e.sel.Restart < e.settings.Params.Restarts() {
-		st.Selected = e.sel.Restart
-	}
+	var sweep *clue.Ladder
 	if l, bad := e.ladderInput(); e.sweep.inLink && bad == "" {
-		st.Sweep = l
+		sweep = &l
 	}
-	link := "#" + sharelink.Encode(st)
-	app.Window().Get("history").Call("replaceState", nil, "", link)
+	if st, ok := core.Shared(e.in, e.settings, e.sel, e.models.fingerprint, sweep); ok {
+		app.Window().Get("history").Call("replaceState", nil, "", "#"+sharelink.Encode(st))
+	}
 }

@@ -1,6 +1,9 @@
 package core
 
-import "github.com/deltaclue/deltaclue/app/sharelink"
+import (
+	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
 
 // Links is the share link the page is opening: read from the address (or a fragment pasted into it), waiting
 // for the workers, and what it still has to restore once its run is done.
@@ -40,4 +43,22 @@ func (l *Links) Due(p *Pool, fingerprint uint32) (link sharelink.State, due bool
 		return sharelink.State{}, false, err
 	}
 	return link, true, nil
+}
+
+// Shared is the share link's state for the page as it is: the input, the parameters and the models, the chosen
+// restart if the parameters' set has it, and the sweep's ladder if one was run on this input (sweep, nil
+// otherwise). ok is false when there is nothing to share yet: no input, refused parameters, or models not yet
+// known (model 0).
+func Shared(in Input, s Settings, sel Selection, model uint32, sweep *clue.Ladder) (st sharelink.State, ok bool) {
+	if in.X0 == nil || !s.OK || model == 0 {
+		return sharelink.State{}, false
+	}
+	st = sharelink.State{Image: sharelink.Quantize(in.X0), Params: s.Params, Model: model, Selected: sharelink.NoSelection}
+	if sel.Restart >= 0 && sel.Restart < s.Params.Restarts() {
+		st.Selected = sel.Restart
+	}
+	if sweep != nil {
+		st.Sweep = *sweep
+	}
+	return st, true
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -85,5 +86,42 @@ func TestEveryBadLinkSaysItsFault(t *testing.T) {
 		if l.Err != "" && (l.Err[0] < 'A' || l.Err[0] > 'Z' || !strings.HasSuffix(l.Err, ".")) {
 			t.Errorf("%.40s: %q is not one sentence", frag, l.Err)
 		}
+	}
+}
+
+// The page's state makes the link that opens it again: input, parameters, models, choice and ladder.
+func TestSharedRoundTrips(t *testing.T) {
+	in, s, sel := NewInput(), NewSettings(clue.Defaults()), NewSelection()
+	if _, ok := Shared(in, s, sel, 7, nil); ok {
+		t.Fatal("a link with no input")
+	}
+	var q [sharelink.Pixels]uint8
+	for i := 200; i < 600; i += 3 {
+		q[i] = 200
+	}
+	in.Take(q, "a drawing")
+	if _, ok := Shared(in, s, sel, 0, nil); ok {
+		t.Error("a link before the models are known")
+	}
+	s.Set("delta", "-1")
+	if _, ok := Shared(in, s, sel, 7, nil); ok {
+		t.Error("a link of refused parameters")
+	}
+	s.Set("delta", "3.5")
+	sel.Select(12)
+	ladder := clue.DefaultLadder()
+	st, ok := Shared(in, s, sel, 7, &ladder)
+	if !ok {
+		t.Fatal("nothing shared")
+	}
+	var l Links
+	back, ok := l.Read(sharelink.Encode(st))
+	if !ok || back.Image != q || !reflect.DeepEqual(back.Params, s.Params) || back.Model != 7 || back.Selected != 12 || len(back.Sweep.Radii) != len(ladder.Radii) {
+		t.Errorf("round trip: ok %v, %+v (err %q)", ok, back, l.Err)
+	}
+	// A choice beyond the parameters' set (n lowered since) is not carried.
+	s.Set("n", "5")
+	if st, _ := Shared(in, s, sel, 7, nil); st.Selected != sharelink.NoSelection {
+		t.Errorf("restart 12 of a set of 5 carried: %d", st.Selected)
 	}
 }
