@@ -13,10 +13,12 @@ import (
 // SummaryInWorkerAbove is the set size above which the page hands a run's summary to its summary worker: a
 // summary grows with the square of the set and more (k-means, pairwise distances, a determinant), about 7 ms
 // natively for 100 restarts but 0.3 s for 1000, several times that in WebAssembly, where it blocked the page's
-// thread for seconds. Every set goes to the worker: even the default set of 100 took the page's thread 92 ms
-// on this machine and 265–495 ms with the CPU throttled 4× (a phone), against a round trip of a few ms. The
-// page summarises on its own thread only while the worker is not up yet, or if it failed.
-const SummaryInWorkerAbove = 0
+// thread for seconds. The default set of 100 goes to the worker too: on the page it took the page's thread up
+// to 92 ms on this machine and 265–495 ms with the CPU throttled 4× (a phone). A live preview (PreviewRestarts)
+// stays on the page: it summarises in a few ms, and the round trip to the worker made the preview about 70 ms
+// later (pen-up → on screen, p50 370 against 302 ms, make bench-set). The page also summarises on its own
+// thread while the worker is not up yet, or if it failed.
+const SummaryInWorkerAbove = PreviewRestarts
 
 // summariser is a worker of its own (worker.wasm started without models) that summarises large sets off the
 // page's main thread. The page sends it each run's restarts once, as they come; it answers with the summary of
