@@ -190,19 +190,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 	}
 	switch r.Type {
 	case "ready":
-		if e.work.ReadyCount() == len(e.work.Workers) && e.timing != nil && e.timing["ready"] == 0 {
-			_, e.timing["ready"] = e.work.ReadySpan() // when they said it: an early worker's message waited for the page
-		}
-		e.models.fingerprint = r.Fingerprint
-		if r.Version != e.models.version {
-			e.models.stale = true
-		}
-		// The first worker up is asked for the models' view of the input; so is the replacement of a worker that
-		// died with the question unanswered (else the set would finish with no summary).
-		if e.links.Pending == nil && e.in.AskAgain(k) {
-			e.requestInspect()
-		}
-		e.openPendingLink(ctx)
+		e.onReady(ctx, k, r)
 	case "traced":
 		if e.sel.Traced(r.ID, r.Trajectory) {
 			e.onTraced(ctx)
@@ -233,20 +221,44 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		}
 		e.maybeFinish(ctx)
 	case "error":
-		if runs {
-			e.maybeFinish(ctx)
-			if r.ID > 0 {
-				return
-			}
-			break
-		}
-		if r.ID < 0 {
-			e.in.Refused(r.ID, sentence(r.Error)) // the page's own messages (an upload's, which starts with its file name) are sentences already
-		} else if !e.sel.TraceFailed(r.ID, r.Error) {
-			e.poolErr = r.Error
+		if !e.onError(ctx, r, runs) {
+			return
 		}
 	}
 	e.publish()
+}
+
+// onReady takes worker k's word that it is up: the pool's timing and the models it runs, the models' view of
+// the input if it is still to be asked, and a link waiting for every worker.
+func (e *Explainer) onReady(ctx app.Context, k int, r searchworker.Response) {
+	if e.work.ReadyCount() == len(e.work.Workers) && e.timing != nil && e.timing["ready"] == 0 {
+		_, e.timing["ready"] = e.work.ReadySpan() // when they said it: an early worker's message waited for the page
+	}
+	e.models.fingerprint = r.Fingerprint
+	if r.Version != e.models.version {
+		e.models.stale = true
+	}
+	// The first worker up is asked for the models' view of the input; so is the replacement of a worker that
+	// died with the question unanswered (else the set would finish with no summary).
+	if e.links.Pending == nil && e.in.AskAgain(k) {
+		e.requestInspect()
+	}
+	e.openPendingLink(ctx)
+}
+
+// onError takes a worker's error: the run's (runs: the core has taken it), the input's, the trajectory's, or
+// the pool's. It says whether the page's state is to be published now.
+func (e *Explainer) onError(ctx app.Context, r searchworker.Response, runs bool) bool {
+	if runs {
+		e.maybeFinish(ctx)
+		return r.ID <= 0
+	}
+	if r.ID < 0 {
+		e.in.Refused(r.ID, sentence(r.Error)) // the page's own messages (an upload's, which starts with its file name) are sentences already
+	} else if !e.sel.TraceFailed(r.ID, r.Error) {
+		e.poolErr = r.Error
+	}
+	return true
 }
 
 // exec carries out the core's commands: messages to workers, replaced workers, timers whose events go back to
