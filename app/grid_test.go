@@ -8,39 +8,6 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-// A set of five: restarts 3 and 4 duplicate restart 1; restart 2 is rejected. Collapsed, the grid shows 0, 1, 2.
-func gridFixture() (results, collapsed []clue.Explanation) {
-	results = []clue.Explanation{
-		{Restart: 0, Accepted: true, Label: 4, Mode: 0, DuplicateOf: -1},
-		{Restart: 1, Accepted: true, Label: 9, Mode: 1, DuplicateOf: -1},
-		{Restart: 2, Label: 7, Mode: -1, DuplicateOf: -1},
-		{Restart: 3, Accepted: true, Label: 9, Mode: -1, DuplicateOf: 1},
-		{Restart: 4, Accepted: true, Label: 9, Mode: -1, DuplicateOf: 1},
-	}
-	return results, []clue.Explanation{results[1], results[0], results[2]}
-}
-
-func TestModeTextHasNoMinusOne(t *testing.T) {
-	results, _ := gridFixture()
-	modes := make([]int, 10)
-	modes[4], modes[9] = 1, 2
-	for _, c := range []struct {
-		x    clue.Explanation
-		want string
-	}{
-		{results[0], "mode 1 of 1 of label 4"},
-		{results[1], "mode 2 of 2 of label 9"},
-		{results[2], "not accepted, so in no mode"},
-		{results[3], "a duplicate of restart 1, in its mode 2 of 2 of label 9"},
-		{clue.Explanation{Restart: 5, Failed: "NaN", Mode: -1, DuplicateOf: -1}, "not accepted, so in no mode"},
-	} {
-		got := modeText(c.x, results, modes)
-		if got != c.want || strings.Contains(got, "-1") {
-			t.Errorf("restart %d: %q, want %q", c.x.Restart, got, c.want)
-		}
-	}
-}
-
 // TestGridLabelsSitByTheirImage: a cell's texts are nearer its own image than the next row's or column's.
 func TestGridLabelsSitByTheirImage(t *testing.T) {
 	imageBottom := imageTop + gridSide

@@ -34,7 +34,7 @@ func (e *Explainer) resultsView() resultsView {
 		Summary: e.set.summary, CopyNote: e.copied.note, Figures: e.figuresView()}
 	if x := e.sel.Chosen(e.work.Run.Results); x != nil {
 		c := *x
-		v.Chosen, v.ChosenMode = &c, modeText(c, e.work.Run.Results, e.modes())
+		v.Chosen, v.ChosenMode = &c, core.ModeText(c, e.work.Run.Results, e.modes())
 	}
 	if e.set.summary != nil {
 		v.Set = e.setFacts()

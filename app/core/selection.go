@@ -1,9 +1,10 @@
 // The selection: which explanation the reader chose, how the grid orders and collapses the set, and the
-// chosen explanation's trajectory, asked of a worker.
+// chosen explanation's trajectory, asked of a worker, and what the detail says of its mode.
 
 package core
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -160,4 +161,31 @@ func GridMove(pos int, key string, n, cols int) int {
 		return 0
 	}
 	return min(max(pos+d, 0), n-1)
+}
+
+// ModeText says which mode an explanation is in, for the detail: its own, or for a duplicate the mode of the
+// explanation it duplicates (a duplicate has none of its own); modes are the summary's modes per label.
+func ModeText(x clue.Explanation, results []clue.Explanation, modes []int) string {
+	if x.Failed != "" || !x.Accepted {
+		return "not accepted, so in no mode"
+	}
+	of := func(m clue.Explanation) string {
+		if m.Mode < 0 {
+			return "no mode"
+		}
+		n := 1
+		if m.Label < len(modes) && modes[m.Label] > 0 {
+			n = modes[m.Label]
+		}
+		return fmt.Sprintf("mode %d of %d of label %d", m.Mode+1, n, m.Label)
+	}
+	if x.DuplicateOf < 0 {
+		return of(x)
+	}
+	for _, m := range results {
+		if m.Restart == x.DuplicateOf {
+			return fmt.Sprintf("a duplicate of restart %d, in its %s", m.Restart, of(m))
+		}
+	}
+	return fmt.Sprintf("a duplicate of restart %d", x.DuplicateOf)
 }

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -73,22 +75,10 @@ func TestOrderedCollapsesAndSorts(t *testing.T) {
 		{"restart", true, []int{0, 1, 3, 4, 2}},
 	} {
 		s.SortBy, s.ShowAll = c.by, c.all
-		if got := restarts(s.Ordered(results)); !equalInts(got, c.want) {
+		if got := restarts(s.Ordered(results)); !slices.Equal(got, c.want) {
 			t.Errorf("by %s (all %v): %v, want %v", c.by, c.all, got, c.want)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestSelectionMovesByKeyAndFromADuplicate(t *testing.T) {
@@ -151,5 +141,26 @@ func TestTraceOnlyForTheStandingChoice(t *testing.T) {
 	s.Clear()
 	if s.Restart != -1 || s.Trajectory != nil || s.SortBy != "cost" || !s.ShowAll {
 		t.Errorf("after Clear: %+v", s)
+	}
+}
+
+func TestModeTextHasNoMinusOne(t *testing.T) {
+	results, _ := gridFixture()
+	modes := make([]int, 10)
+	modes[4], modes[9] = 1, 2
+	for _, c := range []struct {
+		x    clue.Explanation
+		want string
+	}{
+		{results[0], "mode 1 of 1 of label 4"},
+		{results[1], "mode 2 of 2 of label 9"},
+		{results[2], "not accepted, so in no mode"},
+		{results[3], "a duplicate of restart 1, in its mode 2 of 2 of label 9"},
+		{clue.Explanation{Restart: 5, Failed: "NaN", Mode: -1, DuplicateOf: -1}, "not accepted, so in no mode"},
+	} {
+		got := ModeText(c.x, results, modes)
+		if got != c.want || strings.Contains(got, "-1") {
+			t.Errorf("restart %d: %q, want %q", c.x.Restart, got, c.want)
+		}
 	}
 }
