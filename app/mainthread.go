@@ -34,6 +34,11 @@ var slowest = map[string]any{}
 func timed(step string, f func()) {
 	start := time.Now()
 	f()
+	tookSince(step, start)
+}
+
+// tookSince records under step the time since start, if it is the longest yet.
+func tookSince(step string, start time.Time) {
 	ms := float64(time.Since(start).Microseconds()) / 1000
 	if old, _ := slowest[step].(float64); ms > old {
 		slowest[step] = ms
@@ -48,8 +53,5 @@ var renders = map[string]any{}
 func rendered(panel string, start time.Time) {
 	n, _ := renders[panel].(int)
 	renders[panel] = n + 1
-	ms := float64(time.Since(start).Microseconds()) / 1000
-	if old, _ := slowest["render "+panel].(float64); ms > old {
-		slowest["render "+panel] = ms
-	}
+	tookSince("render "+panel, start)
 }

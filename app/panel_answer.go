@@ -21,6 +21,7 @@ import (
 type answerView struct {
 	Values, Errors map[string]string // the form, as typed (copies: the page's change in place)
 	WorkersIn      string
+	WorkersOK      bool // WorkersIn is a pool size
 	Cores          int
 	Open           bool // the settings fold
 	CanRun         bool
@@ -34,10 +35,16 @@ type answerView struct {
 
 func (e *Explainer) answerView() answerView {
 	return answerView{Values: maps.Clone(e.settings.Values), Errors: maps.Clone(e.settings.Errors), WorkersIn: e.settings.WorkersIn,
-		Cores: app.Window().Get("navigator").Get("hardwareConcurrency").Int(), Open: e.settings.Open,
+		WorkersOK: workersOK(e.settings), Cores: app.Window().Get("navigator").Get("hardwareConcurrency").Int(), Open: e.settings.Open,
 		CanRun:    e.in.X0 != nil && e.settings.OK && e.work.ReadyCount() > 0 && (!e.running() || e.work.Run.Preview) && !e.sweep.run.running(),
 		CanCancel: e.work.Run.Phase == core.Running, Total: e.work.Run.Total, Done: len(e.work.Run.Results), Status: e.status(),
 		RunNote: e.work.Run.Note, CostlyAfter: e.costlyAfter(), Overview: e.overviewView()}
+}
+
+// workersOK says whether the pool size typed is one.
+func workersOK(s core.Settings) bool {
+	_, ok := s.Workers()
+	return ok
 }
 
 // answerPanel is 3 · What would make it sure: Explain with δ and n at hand, the other parameters folded under
@@ -93,7 +100,7 @@ func (p *answerPanel) Render() app.UI {
 		}
 	}
 	workersErr := ""
-	if _, ok := (&core.Settings{WorkersIn: v.WorkersIn}).Workers(); !ok {
+	if !v.WorkersOK {
 		workersErr = fmt.Sprintf("a whole number from 1 to %d", core.MaxPool)
 	}
 	advanced = append(advanced, app.Div().Class("field").Body(

@@ -32,33 +32,33 @@ func (e *Explainer) figuresView() figuresView {
 }
 
 func (p *resultsPanel) renderFigures(v figuresView) app.UI {
-	e := p.Page
 	if !v.Results {
 		return app.Div().ID("figures").Hidden(true)
 	}
 	return app.Div().ID("figures").Body(
 		app.Div().Class("figures").Body(
-			app.Figure().Class("figure-box").Body(
-				// Filled by figurePainter, a few markers per animation frame (not by go-app: see drawFigures).
-				app.Div().ID("tradeoff").
-					On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint).OnKeyDown(e.figureKey),
-				app.FigCaption().Text("Each explanation at its distance d and uncertainty H, its label written on it; lines: each label's "+
-					"Pareto front (the least uncertain for its distance); dashed: the H threshold. Point at one, or Tab to the chart "+
-					"and move with the arrow keys (left and right by d, up and down by H)."),
-			),
-			app.Figure().Class("figure-box").Body(
-				app.Div().ID("latent-map").
-					On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint).OnKeyDown(e.figureKey),
-				app.FigCaption().Text("The δ-ball projected onto the two directions along which the results spread most (PCA around z0): "+
-					"hollow circles are starts, labelled circles results; the selected restart's path is drawn. "+
-					"Tab to the chart and move with the arrow keys."),
-			),
+			p.chart("tradeoff", "Each explanation at its distance d and uncertainty H, its label written on it; lines: each label's "+
+				"Pareto front (the least uncertain for its distance); dashed: the H threshold. Point at one, or Tab to the chart "+
+				"and move with the arrow keys (left and right by d, up and down by H)."),
+			p.chart("latent-map", "The δ-ball projected onto the two directions along which the results spread most (PCA around z0): "+
+				"hollow circles are starts, labelled circles results; the selected restart's path is drawn. "+
+				"Tab to the chart and move with the arrow keys."),
 		),
 		renderTrajectory(v),
 	)
 }
 
 // renderTrajectory shows the selected explanation's path: its decoded image at evenly spaced steps.
+// chart is one figure's box: an element the figure is painted into (by figurePainter, a few markers per
+// animation frame, not by go-app: see drawFigures), whose markers select on pointer, focus and keys.
+func (p *resultsPanel) chart(id, caption string) app.UI {
+	e := p.Page
+	return app.Figure().Class("figure-box").Body(
+		app.Div().ID(id).On("pointerover", e.figurePoint).On("focusin", e.figurePoint).On("click", e.figurePoint).OnKeyDown(e.figureKey),
+		app.FigCaption().Text(caption),
+	)
+}
+
 func renderTrajectory(v figuresView) app.UI {
 	t := v.Trajectory
 	if v.Selected < 0 {
