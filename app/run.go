@@ -4,7 +4,6 @@
 package app
 
 import (
-	"sort"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -120,7 +119,7 @@ func (e *Explainer) summarise() {
 		e.requestSummary()
 		return
 	}
-	sort.Slice(e.work.Run.Results, func(a, b int) bool { return e.work.Run.Results[a].Restart < e.work.Run.Results[b].Restart })
+	e.work.Run.SortResults()
 	s := clue.Summarize(e.in.X0, e.in.Inspect.Z0, len(e.in.Inspect.Prediction.Probs), e.work.Run.Params, e.work.Run.Results)
 	e.set.summary, e.set.summarised = &s, len(e.work.Run.Results)
 	e.set.carlaOf = e.carlaNow()

@@ -1,7 +1,8 @@
 package core
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -99,8 +100,13 @@ func (r *Run) Clear() {
 }
 
 // SortResults orders the results by restart, the order of the native engine's set.
+// Restarts are unique in a run (take drops a repeat), so any sort gives the one order; this one moves no
+// explanation when they are in order already, as they are after the first summary.
 func (r *Run) SortResults() {
-	sort.Slice(r.Results, func(a, b int) bool { return r.Results[a].Restart < r.Results[b].Restart })
+	byRestart := func(a, b clue.Explanation) int { return cmp.Compare(a.Restart, b.Restart) }
+	if !slices.IsSortedFunc(r.Results, byRestart) {
+		slices.SortFunc(r.Results, byRestart)
+	}
 }
 
 // Close ends a settled run: Cancelled if it was being cancelled, Failed with an error, else Done. It returns

@@ -1,7 +1,10 @@
 package core
 
 import (
+	"math"
+	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -78,6 +81,79 @@ func TestOrderedCollapsesAndSorts(t *testing.T) {
 		if got := restarts(s.Ordered(results)); !slices.Equal(got, c.want) {
 			t.Errorf("by %s (all %v): %v, want %v", c.by, c.all, got, c.want)
 		}
+	}
+}
+
+// largeSet is n seeded results as a big run streams them in: ties in label and cost, a tenth rejected, a third
+// duplicates, and a NaN cost now and then (a search's failed restart).
+func largeSet(n int, seed uint64) []clue.Explanation {
+	r := rand.New(rand.NewPCG(seed, 1))
+	out := make([]clue.Explanation, n)
+	for i := range out {
+		out[i] = clue.Explanation{Restart: i, Label: r.IntN(4), Cost: float32(r.IntN(20)) / 4, Distance: float32(r.IntN(9)),
+			Accepted: r.IntN(10) > 0, DuplicateOf: -1, Image: make([]float32, 784)}
+		if r.IntN(3) == 0 && i > 0 {
+			out[i].DuplicateOf = r.IntN(i)
+		}
+		if r.IntN(50) == 0 {
+			out[i].Cost = float32(math.NaN())
+		}
+	}
+	return out
+}
+
+// The grid's order sorts indices: it must be the order a stable sort of the results themselves gives, under
+// every order and with NaN costs.
+func TestOrderedIsTheStableSortOfTheResults(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		results := largeSet(300, seed)
+		for _, by := range SortOrders {
+			for _, all := range []bool{false, true} {
+				s := Selection{SortBy: by, ShowAll: all, Restart: -1}
+				var want []clue.Explanation
+				for _, x := range results {
+					if all || x.DuplicateOf < 0 {
+						want = append(want, x)
+					}
+				}
+				less := func(x, y clue.Explanation) bool {
+					if x.Accepted != y.Accepted {
+						return x.Accepted
+					}
+					switch by {
+					case "cost":
+						return x.Cost < y.Cost
+					case "distance":
+						return x.Distance < y.Distance
+					case "restart":
+						return x.Restart < y.Restart
+					}
+					if x.Label != y.Label {
+						return x.Label < y.Label
+					}
+					return x.Cost < y.Cost
+				}
+				sort.SliceStable(want, func(a, b int) bool { return less(want[a], want[b]) })
+				got := s.Ordered(results)
+				if len(got) != len(want) {
+					t.Fatalf("seed %d, by %s, all %v: %d cells, want %d", seed, by, all, len(got), len(want))
+				}
+				for i := range got {
+					if got[i].Restart != want[i].Restart {
+						t.Fatalf("seed %d, by %s, all %v: cell %d holds restart %d, want %d", seed, by, all, i, got[i].Restart, want[i].Restart)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkOrdered is the grid's order of a streaming set of 1000, as the page makes it at every redraw.
+func BenchmarkOrdered(b *testing.B) {
+	results := largeSet(1000, 7)
+	s := NewSelection()
+	for b.Loop() {
+		s.Ordered(results)
 	}
 }
 
