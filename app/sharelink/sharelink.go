@@ -42,6 +42,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
@@ -200,10 +201,38 @@ func Encode(s State) string {
 	b = append(b, s.Image[:]...)
 	b = le.AppendUint32(b, crc32.ChecksumIEEE(b))
 	var z bytes.Buffer
-	fw, _ := flate.NewWriter(&z, flate.BestCompression)
-	fw.Write(b)
-	fw.Close()
+	deflater.Lock()
+	if deflater.w == nil {
+		deflater.w, _ = flate.NewWriter(nil, flate.BestCompression)
+	}
+	deflater.w.Reset(&z)
+	deflater.w.Write(b)
+	deflater.w.Close()
+	deflater.Unlock()
 	return prefix2 + base64.RawURLEncoding.EncodeToString(z.Bytes())
+}
+
+// deflater is the compressor kept for every link: a new one at BestCompression allocates and clears about a
+// megabyte of tables, which made writing the address after every change of the page's input take it tens of
+// ms (and start a collection) in WebAssembly. A reset one writes the same bytes. (Not a sync.Pool: the page
+// collects garbage often, and a pool is emptied by every other collection.)
+var deflater struct {
+	sync.Mutex
+	w *flate.Writer
+}
+
+// inflaters keep decompressors for the next link read.
+var inflaters = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
+
+// inflate decompresses a link's bytes read from in, at most limit+1 of them (so that a caller tells a stream
+// longer than limit).
+func inflate(in io.Reader, limit int) ([]byte, error) {
+	fr := inflaters.Get().(io.ReadCloser)
+	defer inflaters.Put(fr)
+	if err := fr.(flate.Resetter).Reset(in, nil); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(io.LimitReader(fr, int64(limit)+1))
 }
 
 // Decode reads a link of version 1 or 2: a whole URL, a fragment with or without "#". Every failure is an
@@ -249,7 +278,7 @@ func decodeV1(body string) (State, error) {
 	if err != nil {
 		return s, fail("it is damaged (it is not URL-safe base64)")
 	}
-	payload, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), payloadLength+1))
+	payload, err := inflate(bytes.NewReader(raw), payloadLength)
 	if err != nil {
 		return s, fail("it is damaged (%s)", inflateFault(err))
 	}
@@ -275,7 +304,7 @@ func decodeV2(body string) (State, error) {
 		return s, damaged("it is not URL-safe base64")
 	}
 	in := bytes.NewReader(raw) // an io.ByteReader: flate reads no further than its stream's end
-	data, err := io.ReadAll(io.LimitReader(flate.NewReader(in), maxDecoded+1))
+	data, err := inflate(in, maxDecoded)
 	switch {
 	case err != nil:
 		return s, damaged("%s", inflateFault(err))

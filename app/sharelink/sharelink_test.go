@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/crc32"
+	"io"
 	"math"
 	"reflect"
 	"strconv"
@@ -692,5 +693,66 @@ func TestErrorSentences(t *testing.T) {
 	if msg := err.Error(); !errors.Is(err, ErrModel) || !strings.HasPrefix(msg, "This link was made with other models (00000001) than this page runs (00000002)") ||
 		strings.Count(msg, ". ") > 0 || !strings.HasSuffix(msg, ".") {
 		t.Errorf("CheckModel: %q", msg)
+	}
+}
+
+// Links are compressed by kept, reset compressors: each link must be the bytes a fresh compressor writes, and
+// a link must not depend on the ones written before it.
+func TestKeptCompressorsWriteWhatAFreshOneWrites(t *testing.T) {
+	var states []State
+	for k := range 6 {
+		s := sampleState()
+		for i := range s.Image {
+			s.Image[i] = uint8((i*(k+3) + k) % 256 * (i % (k + 2)) % 256)
+		}
+		s.Selected = k
+		states = append(states, s)
+	}
+	first := map[int]string{}
+	for round := range 3 {
+		for k, s := range states {
+			link := Encode(s)
+			raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(link, "v2."))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := io.ReadAll(flate.NewReader(bytes.NewReader(raw)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var z bytes.Buffer
+			fw, _ := flate.NewWriter(&z, flate.BestCompression)
+			fw.Write(data)
+			fw.Close()
+			if !bytes.Equal(z.Bytes(), raw) {
+				t.Fatalf("round %d, state %d: the link's stream differs from a fresh compressor's", round, k)
+			}
+			if round == 0 {
+				first[k] = link
+			} else if link != first[k] {
+				t.Fatalf("round %d, state %d: the link changed after other links were written", round, k)
+			}
+			if got, err := Decode(link); err != nil || got.Selected != k {
+				t.Fatalf("round %d, state %d: %v", round, k, err)
+			}
+		}
+	}
+}
+
+// BenchmarkEncode is writing the address after a change of the page's input.
+func BenchmarkEncode(b *testing.B) {
+	s := sampleState()
+	for b.Loop() {
+		Encode(s)
+	}
+}
+
+// BenchmarkDecode is opening a link.
+func BenchmarkDecode(b *testing.B) {
+	link := Encode(sampleState())
+	for b.Loop() {
+		if _, err := Decode(link); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
