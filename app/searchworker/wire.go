@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -20,6 +21,7 @@ import (
 //	ints     = count u32 | count × i32
 //	request bodies:  inspect: floats x0;  explain: floats x0, params, ints restarts;
 //	                 trace: floats x0, params, restart i32;  cancel: nothing;
+//	                 results: count u16, count × explanation (a search worker's results, passed on: summary.go)
 //	                 summarize: floats x0, floats z0, classes i32, params, count u32, count × explanation,
 //	                            figures u8, count u32, count × floats (a traced path)
 //	response bodies: ready: string version, fingerprint u32;  error: string;  inspected: inspection;
@@ -45,6 +47,11 @@ func typeCode(t string) byte {
 	}
 	return 0
 }
+
+// littleEndian says whether a float32's bytes in memory are the wire's (WebAssembly's always are): then a list
+// of floats travels as one copy of its memory. The page's binary is built without inlining, and a call per
+// value made decoding the results of a search a large part of the page's thread's work.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 type writer struct{ b []byte }
 
@@ -72,6 +79,10 @@ func (w *writer) floats(v []float32) {
 	n := len(w.b)
 	w.b = slices.Grow(w.b, 4*len(v))[:n+4*len(v)]
 	out := w.b[n:]
+	if littleEndian && len(v) > 0 {
+		copy(out, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)))
+		return
+	}
 	for i, x := range v {
 		b := math.Float32bits(x)
 		out[4*i], out[4*i+1], out[4*i+2], out[4*i+3] = byte(b), byte(b>>8), byte(b>>16), byte(b>>24)
@@ -146,6 +157,10 @@ func (r *reader) floats() []float32 {
 	}
 	out := make([]float32, n)
 	b := r.take(4 * n) // count checked that the bytes are there: one pass, as floats writes them
+	if littleEndian {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), 4*n), b)
+		return out
+	}
 	for i := range out {
 		out[i] = math.Float32frombits(uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24)
 	}
@@ -266,9 +281,33 @@ func MarshalRequest(q Request) []byte {
 		for _, z := range q.Path {
 			w.floats(z)
 		}
+	case "results":
+		w.results(q.Explanations)
 	}
 	return w.b
 }
+
+// results writes a batch of restarts as a "results" message's body, which a request of the same type shares.
+func (w *writer) results(xs []clue.Explanation) {
+	w.u16(uint16(len(xs)))
+	for _, e := range xs {
+		w.explanation(e)
+	}
+}
+
+// results reads a "results" body.
+func (r *reader) results() []clue.Explanation {
+	var xs []clue.Explanation
+	n := int(r.u16())
+	for i := 0; i < n && r.err == nil; i++ {
+		xs = append(xs, r.explanation())
+	}
+	return xs
+}
+
+// IDOffset is where a message's ID sits: the page re-addresses a search worker's "results" to the summary's
+// run there, in place, and passes the message on as a request (summary.go).
+const IDOffset = len(wireMagic) + 1
 
 // UnmarshalRequest reads a request, with an error fit to send back.
 func UnmarshalRequest(b []byte) (Request, error) {
@@ -307,6 +346,8 @@ func UnmarshalRequest(b []byte) (Request, error) {
 		for i, n := 0, r.count(4); i < n && r.err == nil; i++ {
 			q.Path = append(q.Path, r.floats())
 		}
+	case "results":
+		q.Explanations = r.results()
 	case "cancel":
 	default:
 		if r.err == nil {
@@ -338,10 +379,7 @@ func MarshalResponse(p Response) []byte {
 		w.uncertainty(in.Reconstructed)
 		w.i32(in.MultiplyAddsPer)
 	case "results":
-		w.u16(uint16(len(p.Explanations)))
-		for _, e := range p.Explanations {
-			w.explanation(e)
-		}
+		w.results(p.Explanations)
 	case "traced":
 		t := p.Trajectory
 		if t == nil {
@@ -391,10 +429,7 @@ func UnmarshalResponse(b []byte) (Response, error) {
 		p.Inspection = &Inspection{Prediction: r.uncertainty(), Z0: r.floats(), Reconstruction: r.floats(),
 			Reconstructed: r.uncertainty(), MultiplyAddsPer: r.i32()}
 	case "results":
-		n := int(r.u16())
-		for i := 0; i < n && r.err == nil; i++ {
-			p.Explanations = append(p.Explanations, r.explanation())
-		}
+		p.Explanations = r.results()
 	case "traced":
 		t := &clue.Trajectory{Restart: r.i32(), Explanation: r.explanation()}
 		n := r.count(4)
