@@ -80,7 +80,7 @@ func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
 	e.updateLink()
 	e.scheduleRedraw(ctx)
 	for _, m := range r.held {
-		e.onWorker(ctx, m.k, m.r, m.at)
+		e.onWorker(ctx, m.k, m.r, m.at, nil)
 	}
 	e.publish()
 	return true

@@ -134,8 +134,8 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 	}
 	e.poolErr, e.models.stale = "", false
 	script := ctx.ResolveStaticResource("/web/worker.js")
-	onMessage := func(k int, r searchworker.Response, at float64) {
-		ctx.Dispatch(func(ctx app.Context) { e.onWorker(ctx, k, r, at) })
+	onMessage := func(k int, r searchworker.Response, at float64, raw app.Value) {
+		ctx.Dispatch(func(ctx app.Context) { e.onWorker(ctx, k, r, at, raw) })
 	}
 	// The workers web/loader.js started while the page loaded, once: the assets are posted to every worker
 	// started later, and a Worker cannot be cloned.
@@ -161,9 +161,10 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 	e.exec(ctx, e.work.WatchStarts(time.Now()))
 }
 
-// onWorker handles worker k's message, which the browser delivered at at (ms since navigation), on the UI
-// goroutine: the core takes it into the pool and the run first; the shell then does what is the page's.
-func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at float64) {
+// onWorker handles worker k's message, which the browser delivered at at (ms since navigation) as raw (its
+// ArrayBuffer, or nil), on the UI goroutine: the core takes it into the pool and the run first; the shell then
+// does what is the page's.
+func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at float64, raw app.Value) {
 	if e.holdEarly(k, r, at) {
 		return
 	}
@@ -207,7 +208,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		if len(took) == 0 {
 			return
 		}
-		e.summaries.unsent = append(e.summaries.unsent, took...)
+		e.passOn(raw, len(r.Explanations), took)
 		e.scheduleRedraw(ctx)
 		if before > 0 {
 			// Rendering the page for every batch would cost more than the search: the scheduled redraw

@@ -16,9 +16,10 @@ type pool struct {
 	script  string    // URL of worker.js, with the build version
 	assets  app.Value // {module, kernel, models}: compiled once for the page, posted to each worker as it starts
 	workers []*poolWorker
-	// onMessage is called on the JS event loop with worker k's message and when it came (ms since
-	// navigation); dispatch to the UI from it. What the page knows of each worker is package core's.
-	onMessage func(k int, r searchworker.Response, at float64)
+	// onMessage is called on the JS event loop with worker k's message, when it came (ms since navigation) and
+	// the message as it came (its ArrayBuffer); dispatch to the UI from it. What the page knows of each worker is
+	// package core's.
+	onMessage func(k int, r searchworker.Response, at float64, raw app.Value)
 }
 
 type poolWorker struct {
@@ -26,7 +27,7 @@ type poolWorker struct {
 	funcs []app.Func
 }
 
-func newPool(n int, script string, assets app.Value, onMessage func(int, searchworker.Response, float64)) *pool {
+func newPool(n int, script string, assets app.Value, onMessage func(int, searchworker.Response, float64, app.Value)) *pool {
 	p := &pool{script: script, assets: assets, onMessage: onMessage, workers: make([]*poolWorker, n)}
 	for k := range p.workers {
 		p.spawn(k)
@@ -44,7 +45,7 @@ func (p *pool) spawn(k int) {
 // adoptPool takes over the workers web/loader.js started before the page ran (deltaclueEarlyPool), with the
 // messages they sent meanwhile, which it passes on as if they had just come (with the times they came). The
 // workers hold the loader's run of a shared link, if the address had one.
-func adoptPool(early app.Value, script string, assets app.Value, onMessage func(int, searchworker.Response, float64)) *pool {
+func adoptPool(early app.Value, script string, assets app.Value, onMessage func(int, searchworker.Response, float64, app.Value)) *pool {
 	workers := early.Get("workers")
 	p := &pool{script: script, assets: assets, onMessage: onMessage, workers: make([]*poolWorker, workers.Length())}
 	for k := range p.workers {
@@ -101,7 +102,7 @@ func (p *pool) receive(k int, data app.Value, at float64) {
 	if err != nil {
 		r = searchworker.Response{Type: "error", Error: "a malformed message from a search worker: " + err.Error()}
 	}
-	p.onMessage(k, r, at)
+	p.onMessage(k, r, at, data)
 }
 
 // failed reports worker k's error event (it could not start, or its script failed).
@@ -110,7 +111,7 @@ func (p *pool) failed(k int, message string) {
 	if message != "" {
 		msg += ": " + message
 	}
-	p.onMessage(k, searchworker.Response{Type: "error", Error: msg}, now())
+	p.onMessage(k, searchworker.Response{Type: "error", Error: msg}, now(), nil)
 }
 
 // post sends a request to worker k.

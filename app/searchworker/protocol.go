@@ -42,7 +42,8 @@ type Request struct {
 	Params   *clue.Params `json:"params,omitempty"`
 	Restarts []int        `json:"restarts,omitempty"`
 	Restart  int          `json:"restart,omitempty"` // the restart a trace asks for
-	// A summary request's latent point of x0, classes and the run's restarts not sent before (summary.go).
+	// A summary request's latent point of x0, classes and the run's restarts not sent before (summary.go); a
+	// "results" request's restarts for the summary of the run it names, forwarded as a search worker sent them.
 	Z0           []float32          `json:"z0,omitempty"`
 	Classes      int                `json:"classes,omitempty"`
 	Explanations []clue.Explanation `json:"explanations,omitempty"`
@@ -106,10 +107,12 @@ type Worker struct {
 	// sweep) and cancels them all must not wait for the queued ones to run.
 	cancelled map[int]bool
 
-	// The run a summary worker holds: its ID and the restarts sent so far.
-	sumID   int
-	sumExps []clue.Explanation
-	sumLast *Summarized // the summary of sumExps
+	// The run a summary worker holds: its ID and the restarts sent so far: those summarised (and checked), and
+	// those forwarded since ("results"), checked at the next summary, which is when it knows the input's sizes.
+	sumID      int
+	sumExps    []clue.Explanation
+	sumPending []clue.Explanation
+	sumLast    *Summarized // the summary of sumExps
 }
 
 // New loads the shipped models (natively: the worker in the browser gets them from the page, NewFromBundle)
@@ -142,8 +145,12 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 			send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("the search worker failed: %v", p)})
 		}
 	}()
-	if req.Type == "summarize" { // needs no models
+	switch req.Type { // a summary needs no models
+	case "summarize":
 		w.summarize(req, send)
+		return
+	case "results":
+		w.hold(req, send)
 		return
 	}
 	if w.models == nil {

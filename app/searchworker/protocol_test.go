@@ -3,6 +3,7 @@ package searchworker
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -387,7 +388,21 @@ func TestWorkerScriptErrorDecodes(t *testing.T) {
 	}
 }
 
-// TestSummarizeEqualsSummarize: a set sent to a summary worker in batches, out of order and over the wire,
+// forward passes a search worker's "results" message of xs on to summary worker w for run id, as the page does:
+// the message's bytes as they came, the ID rewritten in place. The worker answers nothing.
+func forward(t *testing.T, w *Worker, id int, xs []clue.Explanation) {
+	t.Helper()
+	b := MarshalResponse(Response{Type: "results", ID: 12345, Explanations: xs})
+	binary.LittleEndian.PutUint32(b[IDOffset:], uint32(int32(id)))
+	req, err := UnmarshalRequest(b)
+	if err != nil || req.Type != "results" || req.ID != id || len(req.Explanations) != len(xs) {
+		t.Fatalf("a search worker's results read as a request: %+v, %v", req.Type, err)
+	}
+	w.Handle(req, func(r Response) { t.Errorf("the summary worker answered a batch passed on: %+v", r) })
+}
+
+// TestSummarizeEqualsSummarize: a set sent to a summary worker in batches, out of order and over the wire
+// (half of them passed on as a search worker sent them),
 // gets the summary and the marks that clue.Summarize gives the whole set sorted by restart, bit for bit; a new
 // ID starts afresh; a restart that does not fit the input is refused with a sentence.
 func TestSummarizeEqualsSummarize(t *testing.T) {
@@ -431,6 +446,10 @@ func TestSummarizeEqualsSummarize(t *testing.T) {
 	for i, b := range batches {
 		final := i == len(batches)-1
 		req := Request{Type: "summarize", ID: 7, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p, Explanations: b}
+		if i%2 == 0 { // passed on as the search worker sent it, then a summary asked for with nothing new
+			forward(t, w, 7, b)
+			req.Explanations = nil
+		}
 		if final {
 			req.Figures, req.Path = true, path
 		}
@@ -461,13 +480,24 @@ func TestSummarizeEqualsSummarize(t *testing.T) {
 		}
 	}
 
+	// A restart passed on that does not fit is refused at the summary; passed on for another run, a batch starts
+	// that run afresh.
+	bad := exps[0]
+	bad.Label = 12
+	forward(t, w, 7, []clue.Explanation{bad})
+	if got := roundTrip(t, w, Request{Type: "summarize", ID: 7, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p}); got[0].Type != "error" || !strings.Contains(got[0].Error, "does not fit") {
+		t.Errorf("a restart with label 12 passed on: %+v", got[0])
+	}
+	forward(t, w, 10, exps[:3])
+	if got := roundTrip(t, w, Request{Type: "summarize", ID: 10, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p, Explanations: exps[3:5]}); got[0].Summarized == nil || got[0].Summarized.Count != 5 {
+		t.Errorf("a new run of 3 passed on and 2 sent: %+v", got[0])
+	}
+
 	// Another ID: only what it sends.
 	got := roundTrip(t, w, Request{Type: "summarize", ID: 8, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p, Explanations: exps[:10]})
 	if got[0].Summarized.Count != 10 {
 		t.Errorf("a new run's summary covers %d restarts, want 10", got[0].Summarized.Count)
 	}
-	bad := exps[0]
-	bad.Label = 12
 	got = roundTrip(t, w, Request{Type: "summarize", ID: 9, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p, Explanations: []clue.Explanation{bad}})
 	if got[0].Type != "error" || !strings.Contains(got[0].Error, "does not fit") {
 		t.Errorf("a restart with label 12: %+v", got[0])
@@ -476,5 +506,30 @@ func TestSummarizeEqualsSummarize(t *testing.T) {
 	got = roundTrip(t, w, Request{Type: "inspect", ID: -1, X0: prob.X0})
 	if got[0].Type != "error" {
 		t.Errorf("a summary worker asked to inspect: %+v", got[0])
+	}
+}
+
+// Floats travel as one copy of their memory where the machine is little-endian: the bytes and the values read
+// back must be those of the value-by-value path, NaN payloads and signed zeros included.
+func TestFloatsCopyEqualsValueByValue(t *testing.T) {
+	v := []float32{0, float32(math.Copysign(0, -1)), 1, -2.5, math.MaxFloat32, math.SmallestNonzeroFloat32,
+		float32(math.Inf(-1)), math.Float32frombits(0x7fc00001), math.Float32frombits(0xffbfffff)}
+	req := Request{Type: "inspect", ID: 3, X0: v}
+	if !littleEndian {
+		t.Skip("SKIPPING: a big-endian machine has only the value-by-value path")
+	}
+	fast := MarshalRequest(req)
+	back, err := UnmarshalRequest(fast)
+	littleEndian = false
+	slow := MarshalRequest(req)
+	backSlow, errSlow := UnmarshalRequest(fast)
+	littleEndian = true
+	if err != nil || errSlow != nil || !bytes.Equal(fast, slow) {
+		t.Fatalf("the copied floats' bytes differ from the value-by-value ones (%v, %v)", err, errSlow)
+	}
+	for i := range v {
+		if math.Float32bits(back.X0[i]) != math.Float32bits(v[i]) || math.Float32bits(backSlow.X0[i]) != math.Float32bits(v[i]) {
+			t.Fatalf("float %d: read back %08x and %08x, sent %08x", i, math.Float32bits(back.X0[i]), math.Float32bits(backSlow.X0[i]), math.Float32bits(v[i]))
+		}
 	}
 }

@@ -15,11 +15,17 @@ import (
 // of its size and more: about 0.3 s natively for 1000 restarts, several times that in WebAssembly. The page
 // hands sets larger than a few hundred to a worker of its own for it, so that its main thread never blocks:
 //
+//	page → worker: results    explanations                           restarts as a search worker sent them
 //	page → worker: summarize  x0, z0, classes, params, explanations   the run's restarts not sent before
 //	worker → page: summarized count, summary, marks                  the summary of every restart it holds
 //
 // The worker keeps the restarts of one run (the request's ID); a request with another ID starts afresh. It
 // sorts them by restart before Summarize, as the page and the CLI do, so the summary has the same bits.
+//
+// "results" is a search worker's "results" message as it came, its ID set to the summary's run: the page passes
+// each batch on as it takes it, without decoding or encoding it again. Encoding the restarts not sent before
+// into a summarize request (each an image of 784 floats) blocked the page's thread for up to a tenth of a second
+// in a run of 1000. The worker answers nothing; it checks them at the next summarize, which brings the sizes.
 
 // MaxSummarized bounds the restarts a summary worker holds for one run.
 const MaxSummarized = 1 << 17
@@ -52,9 +58,14 @@ func (w *Worker) summarize(req Request, send func(Response)) {
 		send(Response{Type: "error", ID: req.ID, Error: err.Error()})
 		return
 	}
-	if req.ID != w.sumID || w.sumExps == nil {
-		w.sumID, w.sumExps, w.sumLast = req.ID, []clue.Explanation{}, nil
+	w.startRun(req.ID)
+	pending := w.sumPending
+	w.sumPending = nil
+	if err := checkExplanations(req, pending); err != nil {
+		send(Response{Type: "error", ID: req.ID, Error: err.Error()})
+		return
 	}
+	req.Explanations = append(pending, req.Explanations...)
 	if len(w.sumExps)+len(req.Explanations) > MaxSummarized {
 		send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("a summary of more than %d restarts", MaxSummarized)})
 		return
@@ -79,6 +90,24 @@ func (w *Worker) summarize(req Request, send func(Response)) {
 	send(Response{Type: "summarized", ID: req.ID, Summarized: out})
 }
 
+// startRun makes id the run the worker summarises: another run's restarts are forgotten.
+func (w *Worker) startRun(id int) {
+	if id != w.sumID || w.sumExps == nil {
+		w.sumID, w.sumExps, w.sumPending, w.sumLast = id, []clue.Explanation{}, nil, nil
+	}
+}
+
+// hold keeps a "results" request's restarts for the next summary of its run. It answers only a request that
+// would make the run larger than MaxSummarized.
+func (w *Worker) hold(req Request, send func(Response)) {
+	w.startRun(req.ID)
+	if len(w.sumExps)+len(w.sumPending)+len(req.Explanations) > MaxSummarized {
+		send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("a summary of more than %d restarts", MaxSummarized)})
+		return
+	}
+	w.sumPending = append(w.sumPending, req.Explanations...)
+}
+
 // checkSummarize refuses what Summarize cannot take: every explanation that did not fail must have an image
 // the size of x0, a latent point the size of z0, and a label and probabilities for the given classes.
 func checkSummarize(req Request) error {
@@ -93,7 +122,12 @@ func checkSummarize(req Request) error {
 			return errors.New("the summary request's path does not fit its latent point")
 		}
 	}
-	for _, x := range req.Explanations {
+	return checkExplanations(req, req.Explanations)
+}
+
+// checkExplanations refuses, of xs, one that did not fail and does not fit the summary request's sizes.
+func checkExplanations(req Request, xs []clue.Explanation) error {
+	for _, x := range xs {
 		if x.Failed != "" {
 			continue
 		}
