@@ -12,38 +12,45 @@ import (
 
 // digitRGBA renders a 28×28 image (ink bright) as dark ink on white, magnified by scale.
 func digitRGBA(x []float32, scale int) []byte {
-	side := 28 * scale
-	out := make([]byte, side*side*4)
-	for y := 0; y < side; y++ {
-		for u := 0; u < side; u++ {
-			v := x[(y/scale)*28+u/scale]
-			g := byte(255 - 255*min(max(v, 0), 1))
-			o := (y*side + u) * 4
-			out[o], out[o+1], out[o+2], out[o+3] = g, g, g, 255
-		}
-	}
-	return out
+	return magnify(scale, func(i int) (r, g, b byte) {
+		v := byte(255 - 255*min(max(x[i], 0), 1))
+		return v, v, v
+	})
 }
 
 // diffRGBA renders what an explanation changes in x0: ink it adds in blue, ink it removes in orange (a pair
 // colour-blind readers tell apart; the page's legend names them too), over a faint x0.
 func diffRGBA(x0, e []float32, scale int) []byte {
+	return magnify(scale, func(i int) (byte, byte, byte) {
+		d := e[i] - x0[i]
+		base := 255 - 60*min(max(x0[i], 0), 1)
+		r, g, b := base, base, base
+		switch {
+		case d > 0: // towards #0072B2
+			r, g, b = base+(0-base)*d, base+(114-base)*d, base+(178-base)*d
+		case d < 0: // towards #D55E00
+			r, g, b = base+(213-base)*(-d), base+(94-base)*(-d), base+(0-base)*(-d)
+		}
+		return byte(r), byte(g), byte(b)
+	})
+}
+
+// magnify makes the RGBA pixels of a 28×28 image magnified by scale, each of its pixels (colour(i) of pixel i)
+// a scale×scale block: the colour is worked out once per pixel, and each block row copied, rather than the
+// colour worked out again for every pixel of the block (16 times for a card).
+func magnify(scale int, colour func(i int) (r, g, b byte)) []byte {
 	side := 28 * scale
 	out := make([]byte, side*side*4)
-	for y := 0; y < side; y++ {
-		for u := 0; u < side; u++ {
-			i := (y/scale)*28 + u/scale
-			d := e[i] - x0[i]
-			base := 255 - 60*min(max(x0[i], 0), 1)
-			r, g, b := base, base, base
-			switch {
-			case d > 0: // towards #0072B2
-				r, g, b = base+(0-base)*d, base+(114-base)*d, base+(178-base)*d
-			case d < 0: // towards #D55E00
-				r, g, b = base+(213-base)*(-d), base+(94-base)*(-d), base+(0-base)*(-d)
+	for y := 0; y < 28; y++ {
+		row := out[y*scale*side*4 : (y*scale+1)*side*4]
+		for u := 0; u < 28; u++ {
+			r, g, b := colour(y*28 + u)
+			for o := u * scale * 4; o < (u+1)*scale*4; o += 4 {
+				row[o], row[o+1], row[o+2], row[o+3] = r, g, b, 255
 			}
-			o := (y*side + u) * 4
-			out[o], out[o+1], out[o+2], out[o+3] = byte(r), byte(g), byte(b), 255
+		}
+		for k := 1; k < scale; k++ {
+			copy(out[(y*scale+k)*side*4:(y*scale+k+1)*side*4], row)
 		}
 	}
 	return out

@@ -90,7 +90,7 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 func (e *Explainer) drawCards() {
 	for _, c := range e.set.cards {
 		for i := range e.work.Run.Results {
-			if x := e.work.Run.Results[i]; x.Restart == c.Representative && x.Image != nil {
+			if x := &e.work.Run.Results[i]; x.Restart == c.Representative && x.Image != nil {
 				id := strconv.Itoa(c.Representative)
 				drawDigit("card-img-"+id, x.Image, cardScale)
 				drawDiff("card-diff-"+id, e.in.X0, x.Image, cardScale)
