@@ -5,12 +5,25 @@
 package main
 
 import (
+	"runtime/debug"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	deltaclue "github.com/deltaclue/deltaclue/app"
 )
 
+// The page's garbage collector runs on its one thread, inside whatever task allocates: at Go's default (a
+// collection each time the heap doubles, from 4 MB) opening a link or taking a batch of results often paid for
+// a whole collection, tens of ms of the page's thread. A larger goal makes collections a quarter as frequent;
+// the limit keeps a page holding a very large set from growing without bound.
+const (
+	gcPercent   = 400
+	memoryLimit = 256 << 20
+)
+
 func main() {
+	debug.SetGCPercent(gcPercent)
+	debug.SetMemoryLimit(memoryLimit)
 	deltaclue.Routes()
 	deltaclue.GuardAddress() // before go-app reads the address: it cannot survive an invalid escape in it
 	app.RunWhenOnBrowser()
