@@ -78,7 +78,23 @@ func (e *Explainer) updateLink() {
 	if l, bad := e.ladderInput(); e.sweep.inLink && bad == "" {
 		sweep = &l
 	}
-	if st, ok := core.Shared(e.in, e.settings, e.sel, e.models.fingerprint, sweep); ok {
-		app.Window().Get("history").Call("replaceState", nil, "", "#"+sharelink.Encode(st))
+	st, ok := core.Shared(e.in, e.settings, e.sel, e.models.fingerprint, sweep)
+	if !ok {
+		return
 	}
+	// Opening a link or starting a run writes the address more than once with the same state: compressing the
+	// link and replacing the history entry again cost the page's thread several ms each time.
+	if addressWritten.fragment != "" && addressWritten.state.Same(st) && app.Window().Get("location").Get("hash").String() == addressWritten.fragment {
+		return
+	}
+	fragment := "#" + sharelink.Encode(st)
+	app.Window().Get("history").Call("replaceState", nil, "", fragment)
+	addressWritten.state, addressWritten.fragment = st, fragment
+}
+
+// addressWritten is the share state the page last wrote into the address, and the fragment it wrote: the
+// address is written again only when the state changed, or when something else changed the address.
+var addressWritten struct {
+	state    sharelink.State
+	fragment string
 }

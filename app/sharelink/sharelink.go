@@ -41,6 +41,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -92,6 +93,12 @@ type State struct {
 
 	// Version is the link format Decode read (1 or 2). Encode ignores it and always writes version 2.
 	Version int
+}
+
+// Same says whether s and t make the same link (Encode ignores Version).
+func (s State) Same(t State) bool {
+	return s.Image == t.Image && s.Params == t.Params && s.Model == t.Model && s.Selected == t.Selected &&
+		s.Sweep.N == t.Sweep.N && slices.Equal(s.Sweep.Radii, t.Sweep.Radii)
 }
 
 // Error is what Decode returns. Its text is one sentence fit to show a user: "This link cannot be opened: "

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -753,6 +754,34 @@ func BenchmarkDecode(b *testing.B) {
 	for b.Loop() {
 		if _, err := Decode(link); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Same tells states that make the same link from those that do not, field by field.
+func TestSameIsTheSameLink(t *testing.T) {
+	a := sampleState()
+	a.Sweep = clue.Ladder{Radii: []float64{1, 2}, N: 10}
+	b := a
+	b.Sweep.Radii = []float64{1, 2} // equal, not the same slice
+	b.Version = 1                   // not written
+	if !a.Same(b) || Encode(a) != Encode(b) {
+		t.Fatal("equal states are not the same link")
+	}
+	for name, change := range map[string]func(*State){
+		"a pixel":     func(s *State) { s.Image[400]++ },
+		"a parameter": func(s *State) { s.Params.Delta++ },
+		"the models":  func(s *State) { s.Model++ },
+		"selection":   func(s *State) { s.Selected++ },
+		"sweep n":     func(s *State) { s.Sweep.N++ },
+		"a radius":    func(s *State) { s.Sweep.Radii = []float64{1, 3} },
+		"no sweep":    func(s *State) { s.Sweep = clue.Ladder{} },
+	} {
+		c := a
+		c.Sweep.Radii = slices.Clone(a.Sweep.Radii)
+		change(&c)
+		if a.Same(c) || Encode(a) == Encode(c) {
+			t.Errorf("%s changed: Same %v, links equal %v", name, a.Same(c), Encode(a) == Encode(c))
 		}
 	}
 }
