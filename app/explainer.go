@@ -57,6 +57,7 @@ type setView struct {
 	elapsed       time.Duration
 	summary       *clue.Summary   // of the results so far; final when the run ends
 	cards         []clue.ModeCard // the summary's modes, most probable label first
+	cardsJSON     string          // cards as published ("": not made since cards last changed)
 	sentence      string          // the summary in words
 	summarised    int             // how many results the summary covers
 	carlaOf       *clue.CARLA     // CARLA's measures of the results, made with the summary

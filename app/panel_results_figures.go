@@ -335,5 +335,5 @@ func (e *Explainer) painted() bool {
 	if w := e.summaries.worker; w != nil && w.busy { // its answer brings new figures (a trajectory's path)
 		return false
 	}
-	return !e.set.redrawPending && !grid.painting() && figuresPainted() && tradeoffFigure.svg == e.set.tradeoffSVG && mapFigure.svg == e.set.mapSVG
+	return !e.set.redrawPending && !afterRender.queued && !grid.painting() && figuresPainted() && tradeoffFigure.svg == e.set.tradeoffSVG && mapFigure.svg == e.set.mapSVG
 }

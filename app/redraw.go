@@ -36,16 +36,27 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 	})
 }
 
-// redrawResults draws the results' canvases: the grid now, the mode cards once go-app has rendered them.
+// redrawResults draws the results' canvases: the grid now; the mode cards and the sweep's images in the next
+// animation frame, once go-app has rendered their elements, and the figures in the frame after. (Drawn in the
+// task that rendered them, after a large summary was applied, they made it one of the page's longest; the
+// figures replace thousands of elements, a frame's work of their own.)
 func (e *Explainer) redrawResults(ctx app.Context) {
 	e.drawGrid(ctx)
-	ctx.Defer(func(ctx app.Context) {
-		e.drawFigures(ctx)
+	afterRender.request(ctx, func() {
 		e.drawCards()
-		e.markSelected()
 		e.drawReaches()
+		afterRender.request(ctx, func() {
+			e.drawFigures(ctx)
+			e.markSelected()
+			if e.painted() { // (else the grid or a figure publishes when it is complete)
+				e.publish()
+			}
+		})
 	})
 }
+
+// afterRender draws what the page rendered in the next animation frame (redrawResults).
+var afterRender frameQueue
 
 // gridColumns is the paper's 10 columns, or as many as fit the page on a narrow screen (at least 3).
 func gridColumns() int {
@@ -144,8 +155,11 @@ func (e *Explainer) publish() {
 	state["timing"] = timing
 	state["slowest"] = slowest
 	state["renders"] = renders
-	cards, _ := json.Marshal(e.set.cards)
-	state["cards"], state["sentence"], state["selected"] = string(cards), e.set.sentence, e.sel.Restart
+	if e.set.cardsJSON == "" { // made once per summary: publish runs many times between two
+		b, _ := json.Marshal(e.set.cards)
+		e.set.cardsJSON = string(b)
+	}
+	state["cards"], state["sentence"], state["selected"] = e.set.cardsJSON, e.set.sentence, e.sel.Restart
 	if !e.running() { // (not while results stream in: it sorts the set)
 		state["grid"] = e.gridState()
 	}
