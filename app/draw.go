@@ -11,8 +11,11 @@ import (
 // canvas's own fillText.
 
 // digitRGBA renders a 28×28 image (ink bright) as dark ink on white, magnified by scale.
-func digitRGBA(x []float32, scale int) []byte {
-	return magnify(scale, func(i int) (r, g, b byte) {
+func digitRGBA(x []float32, scale int) []byte { return digitInto(nil, x, scale) }
+
+// digitInto is digitRGBA written into dst's memory when it is large enough.
+func digitInto(dst []byte, x []float32, scale int) []byte {
+	return magnify(dst, scale, func(i int) (r, g, b byte) {
 		v := byte(255 - 255*min(max(x[i], 0), 1))
 		return v, v, v
 	})
@@ -21,7 +24,7 @@ func digitRGBA(x []float32, scale int) []byte {
 // diffRGBA renders what an explanation changes in x0: ink it adds in blue, ink it removes in orange (a pair
 // colour-blind readers tell apart; the page's legend names them too), over a faint x0.
 func diffRGBA(x0, e []float32, scale int) []byte {
-	return magnify(scale, func(i int) (byte, byte, byte) {
+	return magnify(nil, scale, func(i int) (byte, byte, byte) {
 		d := e[i] - x0[i]
 		base := 255 - 60*min(max(x0[i], 0), 1)
 		r, g, b := base, base, base
@@ -37,10 +40,15 @@ func diffRGBA(x0, e []float32, scale int) []byte {
 
 // magnify makes the RGBA pixels of a 28×28 image magnified by scale, each of its pixels (colour(i) of pixel i)
 // a scale×scale block: the colour is worked out once per pixel, and each block row copied, rather than the
-// colour worked out again for every pixel of the block (16 times for a card).
-func magnify(scale int, colour func(i int) (r, g, b byte)) []byte {
+// colour worked out again for every pixel of the block (16 times for a card). It writes into dst's memory when
+// that is large enough.
+func magnify(dst []byte, scale int, colour func(i int) (r, g, b byte)) []byte {
 	side := 28 * scale
-	out := make([]byte, side*side*4)
+	out := dst
+	if cap(out) < side*side*4 {
+		out = make([]byte, side*side*4)
+	}
+	out = out[:side*side*4]
 	for y := 0; y < 28; y++ {
 		row := out[y*scale*side*4 : (y*scale+1)*side*4]
 		for u := 0; u < 28; u++ {

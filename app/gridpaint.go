@@ -48,9 +48,12 @@ func cellAt(x, y float64, n, cols int) int {
 	return -1
 }
 
-// cellRGBA is an explanation's digit as the grid shows it: faded when it is not accepted.
+// cellRGBA is an explanation's digit as the grid shows it: faded when it is not accepted. It is written into
+// cellPixels, which the next cell overwrites: the page copies it out at once, and a new buffer for each of the
+// cells of a large set (12 MB for 1000) made the page's collector run during the search.
 func cellRGBA(e clue.Explanation) []byte {
-	d := digitRGBA(e.Image, gridScale)
+	cellPixels = digitInto(cellPixels, e.Image, gridScale)
+	d := cellPixels
 	if !e.Accepted {
 		for i := 0; i < len(d); i += 4 {
 			for j := 0; j < 3; j++ {
@@ -82,6 +85,9 @@ func imageData(rgba []byte, w, h int) app.Value {
 // paintBudget is how long one slice of the grid's painting may take: well under the 50 ms of a long task, and
 // leaving most of a 60 Hz frame to the browser.
 const paintBudget = 6 * time.Millisecond
+
+// cellPixels holds the last cell's image (cellRGBA).
+var cellPixels []byte
 
 // cellKey says what a grid cell shows: an explanation (by its image, and its restart for one that failed and
 // has none), how many restarts it stands for, and whether it is framed. The zero key is a cell in an unknown
