@@ -1,8 +1,7 @@
 package app
 
 import (
-	"cmp"
-	"slices"
+	"sort"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -168,9 +167,9 @@ func (e *Explainer) applySummary(sm searchworker.Summarized) {
 	// Both lists are in restart order (the worker's marks as it summarised, the results sorted here): a merge
 	// marks them, where a map of 1000 marks took the page's thread several ms.
 	marks := sm.Marks
-	if !slices.IsSortedFunc(marks, func(a, b searchworker.Mark) int { return cmp.Compare(a.Restart, b.Restart) }) {
-		marks = slices.Clone(marks)
-		slices.SortFunc(marks, func(a, b searchworker.Mark) int { return cmp.Compare(a.Restart, b.Restart) })
+	if !sort.SliceIsSorted(marks, func(a, b int) bool { return marks[a].Restart < marks[b].Restart }) {
+		marks = append([]searchworker.Mark(nil), marks...)
+		sort.Slice(marks, func(a, b int) bool { return marks[a].Restart < marks[b].Restart })
 	}
 	e.work.Run.SortResults()
 	covered := e.work.Run.Results

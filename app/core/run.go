@@ -1,8 +1,7 @@
 package core
 
 import (
-	"cmp"
-	"slices"
+	"sort"
 	"time"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -100,12 +99,12 @@ func (r *Run) Clear() {
 }
 
 // SortResults orders the results by restart, the order of the native engine's set.
-// Restarts are unique in a run (take drops a repeat), so any sort gives the one order; this one moves no
-// explanation when they are in order already, as they are after the first summary.
+// Restarts are unique in a run (take drops a repeat), so any sort gives the one order; none moves when they
+// are in order already, as they are after the first summary.
 func (r *Run) SortResults() {
-	byRestart := func(a, b clue.Explanation) int { return cmp.Compare(a.Restart, b.Restart) }
-	if !slices.IsSortedFunc(r.Results, byRestart) {
-		slices.SortFunc(r.Results, byRestart)
+	byRestart := func(a, b int) bool { return r.Results[a].Restart < r.Results[b].Restart }
+	if !sort.SliceIsSorted(r.Results, byRestart) {
+		sort.Slice(r.Results, byRestart)
 	}
 }
 

@@ -5,7 +5,7 @@ package core
 
 import (
 	"fmt"
-	"slices"
+	"sort"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
@@ -39,44 +39,31 @@ func (s Selection) Ordered(results []clue.Explanation) []clue.Explanation {
 			idx = append(idx, int32(i))
 		}
 	}
-	slices.SortStableFunc(idx, func(i, j int32) int {
-		x, y := &results[i], &results[j]
+	// (sort.SliceStable, not slices.SortStableFunc: the page's binary has it already, and each generic sort
+	// instantiated adds kilobytes to the page's download.)
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := &results[idx[a]], &results[idx[b]]
 		if x.Accepted != y.Accepted {
-			if x.Accepted {
-				return -1
-			}
-			return 1
+			return x.Accepted
 		}
 		switch s.SortBy {
 		case "cost":
-			return order(x.Cost, y.Cost)
+			return x.Cost < y.Cost
 		case "distance":
-			return order(x.Distance, y.Distance)
+			return x.Distance < y.Distance
 		case "restart":
-			return order(x.Restart, y.Restart)
+			return x.Restart < y.Restart
 		}
 		if x.Label != y.Label {
-			return order(x.Label, y.Label)
+			return x.Label < y.Label
 		}
-		return order(x.Cost, y.Cost)
+		return x.Cost < y.Cost
 	})
 	out := make([]clue.Explanation, len(idx))
 	for k, i := range idx {
 		out[k] = results[i]
 	}
 	return out
-}
-
-// order compares by < alone, as a sort's less function does: a NaN cost is then equal to every other, where
-// cmp.Compare would put it first.
-func order[T int | float32 | float64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case b < a:
-		return 1
-	}
-	return 0
 }
 
 // Select chooses restart (−1: none) and says whether that changed the selection. A new choice forgets the
