@@ -113,6 +113,7 @@ type Worker struct {
 	sumExps    []clue.Explanation
 	sumPending []clue.Explanation
 	sumLast    *Summarized // the summary of sumExps
+	sumShape   [3]int      // the lengths of x0 and z0 and the classes sumExps were checked against
 }
 
 // New loads the shipped models (natively: the worker in the browser gets them from the page, NewFromBundle)

@@ -533,3 +533,24 @@ func TestFloatsCopyEqualsValueByValue(t *testing.T) {
 		}
 	}
 }
+
+// A run's restarts are checked against the sizes of the summary request that first takes them: a later request
+// of the same run with another input's sizes is refused, not summarised with restarts that do not fit it (the
+// fuzzer found this: a panic in Summarize, across two requests).
+func TestSummaryOfAnotherShapeIsRefused(t *testing.T) {
+	w, _ := NewSummarizer("test")
+	p := clue.Defaults()
+	ok := Request{Type: "summarize", ID: 5, X0: []float32{0, 1}, Z0: []float32{0.5}, Classes: 2, Params: &p,
+		Explanations: []clue.Explanation{{Restart: 1, Image: []float32{1, 1}, Z: []float32{1}, Probs: []float32{0.2, 0.8}, Label: 1, Accepted: true}}}
+	if got := roundTrip(t, w, ok); got[0].Type != "summarized" {
+		t.Fatalf("%+v", got[0])
+	}
+	other := Request{Type: "summarize", ID: 5, X0: []float32{0, 1, 0}, Z0: []float32{0.5, 0}, Classes: 3, Params: &p}
+	if got := roundTrip(t, w, other); got[0].Type != "error" || !strings.Contains(got[0].Error, "does not fit") {
+		t.Fatalf("a summary of the same run with other sizes: %+v", got[0])
+	}
+	// The run goes on with its own sizes.
+	if got := roundTrip(t, w, ok); got[0].Type != "summarized" || got[0].Summarized.Count != 2 {
+		t.Fatalf("%+v", got[0])
+	}
+}

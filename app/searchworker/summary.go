@@ -59,6 +59,11 @@ func (w *Worker) summarize(req Request, send func(Response)) {
 		return
 	}
 	w.startRun(req.ID)
+	shape := [3]int{len(req.X0), len(req.Z0), req.Classes}
+	if len(w.sumExps) > 0 && shape != w.sumShape {
+		send(Response{Type: "error", ID: req.ID, Error: "the summary request does not fit the restarts its run holds"})
+		return
+	}
 	pending := w.sumPending
 	w.sumPending = nil
 	if err := checkExplanations(req, pending); err != nil {
@@ -73,7 +78,7 @@ func (w *Worker) summarize(req Request, send func(Response)) {
 	exps := w.sumExps
 	out := w.sumLast
 	if len(req.Explanations) > 0 || out == nil { // nothing new: the last summary stands, only figures are asked for
-		w.sumExps = append(w.sumExps, req.Explanations...)
+		w.sumExps, w.sumShape = append(w.sumExps, req.Explanations...), shape
 		exps = w.sumExps
 		sort.SliceStable(exps, func(a, b int) bool { return exps[a].Restart < exps[b].Restart })
 		s := clue.Summarize(req.X0, req.Z0, req.Classes, *req.Params, exps)
