@@ -2,7 +2,11 @@
 
 package app
 
-import "github.com/maxence-charriere/go-app/v10/pkg/app"
+import (
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
 
 // frameQueue runs a step in the page's next animation frame, on go-app's UI goroutine and without
 // re-rendering the page. Asking again before that frame replaces the step and requests nothing more: one
@@ -21,10 +25,16 @@ func (q *frameQueue) request(ctx app.Context, step func()) {
 		return
 	}
 	if q.fn == nil {
-		q.fn = pageFuncOf(func(app.Value, []app.Value) any {
+		q.fn = pageFuncOf(func(_ app.Value, args []app.Value) any {
+			at := 0.0
+			if len(args) > 0 {
+				at = args[0].Float()
+			}
 			q.ctx.Dispatch(func(ctx app.Context) {
 				ctx.PreventUpdate()
 				q.queued = false
+				frame.enter(at)
+				defer frame.leave()
 				q.step()
 			})
 			return nil
@@ -32,4 +42,37 @@ func (q *frameQueue) request(ctx app.Context, step func()) {
 	}
 	q.queued = true
 	app.Window().Call("requestAnimationFrame", q.fn)
+}
+
+// frameBudget is the page's share of one animation frame. Every callback of a frame runs in one task of the
+// page's thread, followed by the browser's styling, layout and painting of what they changed: the grid's cells,
+// a figure's parts and what a render left to draw share it, rather than each taking a budget of its own (a
+// slice of the grid, one of each figure and the cards made frames of 50–60 ms with the painting).
+const frameBudget = 8 * time.Millisecond
+
+// frame is the animation frame the page's steps run in, if any.
+var frame frameClock
+
+type frameClock struct {
+	at    float64   // the frame's time (requestAnimationFrame's argument)
+	start time.Time // when its first step began
+	in    bool      // a step of it is running
+}
+
+func (f *frameClock) enter(at float64) {
+	if at != f.at || f.start.IsZero() {
+		f.at, f.start = at, time.Now()
+	}
+	f.in = true
+}
+
+func (f *frameClock) leave() { f.in = false }
+
+// left is what remains of the frame's budget for a step that would take at most limit: limit itself outside a
+// frame (work done at once, as a small repaint after a choice is), and nothing once the frame is spent.
+func (f *frameClock) left(limit time.Duration) time.Duration {
+	if !f.in {
+		return limit
+	}
+	return min(limit, frameBudget-time.Since(f.start))
 }

@@ -177,13 +177,13 @@ func (g *gridPainter) paint(ctx app.Context, id string, exps []clue.Explanation,
 
 // slice paints cells for at most paintBudget and queues the rest for the next animation frame.
 func (g *gridPainter) slice() {
-	start := time.Now()
+	start, budget := time.Now(), frame.left(paintBudget)
 	for ; g.next < len(g.want); g.next++ {
 		k := g.next
 		if g.shown[k] == g.want[k] {
 			continue
 		}
-		if time.Since(start) > paintBudget {
+		if time.Since(start) > budget {
 			g.queue()
 			return
 		}

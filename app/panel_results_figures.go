@@ -259,8 +259,14 @@ func (f *figurePainter) painting() bool { return len(f.parts) > 0 }
 // slice inserts the next chunk of parts, and adapts the chunk so that a slice takes about paintBudget/2 (the
 // browser's styling and layout of the parts come after it, in the same frame).
 func (f *figurePainter) slice() {
+	budget := frame.left(paintBudget / 2)
+	if len(f.parts) > 0 && budget <= 0 { // the frame is spent: the next one
+		f.queue()
+		return
+	}
 	if len(f.parts) > 0 {
-		n := min(max(f.chunk, 1), len(f.parts))
+		// f.chunk parts take about paintBudget/2; what is left of the frame may be less.
+		n := min(max(int(float64(f.chunk)*float64(budget)/float64(paintBudget/2)), 1), len(f.parts))
 		start := time.Now()
 		f.root.Call("insertAdjacentHTML", "beforeend", strings.Join(f.parts[:n], ""))
 		f.parts = f.parts[n:]

@@ -42,17 +42,24 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 // figures replace thousands of elements, a frame's work of their own.)
 func (e *Explainer) redrawResults(ctx app.Context) {
 	e.drawGrid(ctx)
-	afterRender.request(ctx, func() {
+	figures := func() {
+		e.drawFigures(ctx)
+		e.markSelected()
+		if e.painted() { // (else the grid or a figure publishes when it is complete)
+			e.publish()
+		}
+	}
+	var cards func()
+	cards = func() {
+		if frame.left(paintBudget) <= 0 { // the frame is spent (a slice of the grid): the next one
+			afterRender.request(ctx, cards)
+			return
+		}
 		e.drawCards()
 		e.drawReaches()
-		afterRender.request(ctx, func() {
-			e.drawFigures(ctx)
-			e.markSelected()
-			if e.painted() { // (else the grid or a figure publishes when it is complete)
-				e.publish()
-			}
-		})
-	})
+		afterRender.request(ctx, figures)
+	}
+	afterRender.request(ctx, cards)
 }
 
 // afterRender draws what the page rendered in the next animation frame (redrawResults).
