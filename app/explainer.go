@@ -9,6 +9,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
@@ -117,6 +118,10 @@ func (e *Explainer) OnMount(ctx app.Context) {
 		return nil
 	}))
 	e.publish()
+	ctx.After(0, func(ctx app.Context) { // in a task of its own while the workers start, not when a link opens
+		ctx.PreventUpdate()
+		sharelink.Warm()
+	})
 }
 
 // OnDismount stops the workers.

@@ -209,9 +209,7 @@ func Encode(s State) string {
 	b = le.AppendUint32(b, crc32.ChecksumIEEE(b))
 	var z bytes.Buffer
 	deflater.Lock()
-	if deflater.w == nil {
-		deflater.w, _ = flate.NewWriter(nil, flate.BestCompression)
-	}
+	deflater.make()
 	deflater.w.Reset(&z)
 	deflater.w.Write(b)
 	deflater.w.Close()
@@ -223,9 +221,25 @@ func Encode(s State) string {
 // megabyte of tables, which made writing the address after every change of the page's input take it tens of
 // ms (and start a collection) in WebAssembly. A reset one writes the same bytes. (Not a sync.Pool: the page
 // collects garbage often, and a pool is emptied by every other collection.)
-var deflater struct {
+var deflater keptWriter
+
+type keptWriter struct {
 	sync.Mutex
 	w *flate.Writer
+}
+
+func (k *keptWriter) make() {
+	if k.w == nil {
+		k.w, _ = flate.NewWriter(nil, flate.BestCompression)
+	}
+}
+
+// Warm makes the compressor that links are written with, so that the first link written does not pay for it:
+// the page calls it while it loads, not when a link is opened.
+func Warm() {
+	deflater.Lock()
+	deflater.make()
+	deflater.Unlock()
 }
 
 // inflaters keep decompressors for the next link read.
