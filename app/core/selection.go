@@ -41,29 +41,31 @@ func (s Selection) Ordered(results []clue.Explanation) []clue.Explanation {
 	}
 	// (sort.SliceStable, not slices.SortStableFunc: the page's binary has it already, and each generic sort
 	// instantiated adds kilobytes to the page's download.)
-	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := &results[idx[a]], &results[idx[b]]
-		if x.Accepted != y.Accepted {
-			return x.Accepted
-		}
-		switch s.SortBy {
-		case "cost":
-			return x.Cost < y.Cost
-		case "distance":
-			return x.Distance < y.Distance
-		case "restart":
-			return x.Restart < y.Restart
-		}
-		if x.Label != y.Label {
-			return x.Label < y.Label
-		}
-		return x.Cost < y.Cost
-	})
+	sort.SliceStable(idx, func(a, b int) bool { return s.before(&results[idx[a]], &results[idx[b]]) })
 	out := make([]clue.Explanation, len(idx))
 	for k, i := range idx {
 		out[k] = results[i]
 	}
 	return out
+}
+
+// before says whether x comes before y in the grid's order.
+func (s Selection) before(x, y *clue.Explanation) bool {
+	if x.Accepted != y.Accepted {
+		return x.Accepted
+	}
+	switch s.SortBy {
+	case "cost":
+		return x.Cost < y.Cost
+	case "distance":
+		return x.Distance < y.Distance
+	case "restart":
+		return x.Restart < y.Restart
+	}
+	if x.Label != y.Label {
+		return x.Label < y.Label
+	}
+	return x.Cost < y.Cost
 }
 
 // Select chooses restart (−1: none) and says whether that changed the selection. A new choice forgets the

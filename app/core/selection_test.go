@@ -103,7 +103,7 @@ func largeSet(n int, seed uint64) []clue.Explanation {
 }
 
 // The grid's order sorts indices: it must be the order a stable sort of the results themselves gives, under
-// every order and with NaN costs.
+// every order and with NaN costs. (What each order means, TestOrderedCollapsesAndSorts checks.)
 func TestOrderedIsTheStableSortOfTheResults(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		results := largeSet(300, seed)
@@ -116,24 +116,7 @@ func TestOrderedIsTheStableSortOfTheResults(t *testing.T) {
 						want = append(want, x)
 					}
 				}
-				less := func(x, y clue.Explanation) bool {
-					if x.Accepted != y.Accepted {
-						return x.Accepted
-					}
-					switch by {
-					case "cost":
-						return x.Cost < y.Cost
-					case "distance":
-						return x.Distance < y.Distance
-					case "restart":
-						return x.Restart < y.Restart
-					}
-					if x.Label != y.Label {
-						return x.Label < y.Label
-					}
-					return x.Cost < y.Cost
-				}
-				sort.SliceStable(want, func(a, b int) bool { return less(want[a], want[b]) })
+				sort.SliceStable(want, func(a, b int) bool { return s.before(&want[a], &want[b]) })
 				got := s.Ordered(results)
 				if len(got) != len(want) {
 					t.Fatalf("seed %d, by %s, all %v: %d cells, want %d", seed, by, all, len(got), len(want))
