@@ -219,8 +219,8 @@ func Encode(s State) string {
 
 // deflater is the compressor kept for every link: a new one at BestCompression allocates and clears about a
 // megabyte of tables, which made writing the address after every change of the page's input take it tens of
-// ms (and start a collection) in WebAssembly. A reset one writes the same bytes. (Not a sync.Pool: the page
-// collects garbage often, and a pool is emptied by every other collection.)
+// ms (and start a collection) in WebAssembly. A reset one writes the same bytes. (Not a sync.Pool: a pool is
+// emptied by every other collection, and the page would make the megabyte again.)
 var deflater keptWriter
 
 type keptWriter struct {
@@ -242,18 +242,10 @@ func Warm() {
 	deflater.Unlock()
 }
 
-// inflaters keep decompressors for the next link read.
-var inflaters = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
-
 // inflate decompresses a link's bytes read from in, at most limit+1 of them (so that a caller tells a stream
-// longer than limit).
+// longer than limit). A decompressor is a few tens of KB and a link is read once, when opened: it is not kept.
 func inflate(in io.Reader, limit int) ([]byte, error) {
-	fr := inflaters.Get().(io.ReadCloser)
-	defer inflaters.Put(fr)
-	if err := fr.(flate.Resetter).Reset(in, nil); err != nil {
-		return nil, err
-	}
-	return io.ReadAll(io.LimitReader(fr, int64(limit)+1))
+	return io.ReadAll(io.LimitReader(flate.NewReader(in), int64(limit)+1))
 }
 
 // Decode reads a link of version 1 or 2: a whole URL, a fragment with or without "#". Every failure is an
