@@ -70,6 +70,9 @@ type setView struct {
 	redrawPending bool            // a redraw of the results is scheduled
 }
 
+// setCards makes cards the summary's mode cards; their JSON for window.deltaclue is made again when published.
+func (v *setView) setCards(cards []clue.ModeCard) { v.cards, v.cardsJSON = cards, "" }
+
 // sweepState is the δ sweep: the run, and its ladder as typed.
 type sweepState struct {
 	run         *sweepRun

@@ -15,7 +15,8 @@ import (
 func (e *Explainer) clearResults() {
 	e.work.Run.Clear()
 	e.sel.Clear()
-	e.set.summary, e.set.cards, e.set.cardsJSON, e.set.sentence, e.set.summarised, e.set.reportJSON, e.set.carlaOf = nil, nil, "", "", 0, "", nil
+	e.set.summary, e.set.sentence, e.set.summarised, e.set.reportJSON, e.set.carlaOf = nil, "", 0, "", nil
+	e.set.setCards(nil)
 	e.set.tradeoffSVG, e.set.mapSVG = "", ""
 	e.set.elapsed = 0
 	e.resetSummary()
@@ -123,7 +124,7 @@ func (e *Explainer) summarise() {
 	s := clue.Summarize(e.in.X0, e.in.Inspect.Z0, len(e.in.Inspect.Prediction.Probs), e.work.Run.Params, e.work.Run.Results)
 	e.set.summary, e.set.summarised = &s, len(e.work.Run.Results)
 	e.set.carlaOf = e.carlaNow()
-	e.set.cards, e.set.cardsJSON = clue.ModeCards(e.work.Run.Results, s), ""
+	e.set.setCards(clue.ModeCards(e.work.Run.Results, s))
 	e.set.sentence = clue.Describe(e.in.Inspect.Prediction, e.work.Run.Results, s, e.work.Run.Params)
 	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
 	if !e.running() || time.Since(e.set.figuresAt) >= time.Second {

@@ -194,7 +194,7 @@ func (e *Explainer) applySummary(sm searchworker.Summarized) {
 	s := sm.Summary
 	e.set.summary, e.set.summarised = &s, sm.Count
 	e.set.carlaOf = e.carlaNow()
-	e.set.cards, e.set.cardsJSON = clue.ModeCards(covered, s), ""
+	e.set.setCards(clue.ModeCards(covered, s))
 	e.set.sentence = clue.Describe(e.in.Inspect.Prediction, covered, s, e.work.Run.Params)
 	if sm.Tradeoff != "" {
 		e.set.tradeoffSVG, e.set.mapSVG, e.summaries.figuresFor = sm.Tradeoff, sm.Map, sm.Count
