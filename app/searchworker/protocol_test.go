@@ -549,8 +549,40 @@ func TestSummaryOfAnotherShapeIsRefused(t *testing.T) {
 	if got := roundTrip(t, w, other); got[0].Type != "error" || !strings.Contains(got[0].Error, "does not fit") {
 		t.Fatalf("a summary of the same run with other sizes: %+v", got[0])
 	}
-	// The run goes on with its own sizes.
-	if got := roundTrip(t, w, ok); got[0].Type != "summarized" || got[0].Summarized.Count != 2 {
+	// The run goes on with its own sizes (with a restart it does not hold yet: each is sent once).
+	next := ok
+	next.Explanations = []clue.Explanation{ok.Explanations[0]}
+	next.Explanations[0].Restart = 2
+	if got := roundTrip(t, w, next); got[0].Type != "summarized" || got[0].Summarized.Count != 2 {
 		t.Fatalf("%+v", got[0])
+	}
+}
+
+// A restart the run holds already, sent again, is refused with a sentence: Summarize needs each restart once
+// (the fuzzer sent one request several times, and the summary worker panicked).
+func TestRestartSentTwiceIsRefused(t *testing.T) {
+	w, _ := NewSummarizer("test")
+	p := clue.Defaults()
+	x := clue.Explanation{Restart: 1, Image: []float32{1, 1}, Z: []float32{1}, Probs: []float32{0.2, 0.8}, Label: 1, Accepted: true, DuplicateOf: -1}
+	req := Request{Type: "summarize", ID: 5, X0: []float32{0, 1}, Z0: []float32{0.5}, Classes: 2, Params: &p, Explanations: []clue.Explanation{x}}
+	if got := roundTrip(t, w, req); got[0].Type != "summarized" {
+		t.Fatalf("%+v", got[0])
+	}
+	for i := 0; i < 3; i++ {
+		if got := roundTrip(t, w, req); got[0].Type != "error" || !strings.Contains(got[0].Error, "restart 1 was sent twice") {
+			t.Fatalf("the same restart sent again: %+v", got[0])
+		}
+	}
+	forward(t, w, 5, []clue.Explanation{x})
+	if got := roundTrip(t, w, Request{Type: "summarize", ID: 5, X0: req.X0, Z0: req.Z0, Classes: 2, Params: &p}); got[0].Type != "error" {
+		t.Fatalf("the same restart passed on again: %+v", got[0])
+	}
+	y := x
+	y.Restart = 2
+	if got := roundTrip(t, w, Request{Type: "summarize", ID: 5, X0: req.X0, Z0: req.Z0, Classes: 2, Params: &p, Explanations: []clue.Explanation{y, y}}); got[0].Type != "error" {
+		t.Fatalf("one restart twice in a request: %+v", got[0])
+	}
+	if got := roundTrip(t, w, Request{Type: "summarize", ID: 5, X0: req.X0, Z0: req.Z0, Classes: 2, Params: &p, Explanations: []clue.Explanation{y}}); got[0].Type != "summarized" || got[0].Summarized.Count != 2 {
+		t.Fatalf("a new restart after the refusals: %+v", got[0])
 	}
 }

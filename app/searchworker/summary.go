@@ -71,6 +71,10 @@ func (w *Worker) summarize(req Request, send func(Response)) {
 		return
 	}
 	req.Explanations = append(pending, req.Explanations...)
+	if r, twice := w.sentTwice(req.Explanations); twice {
+		send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("restart %d was sent twice for one summary", r)})
+		return
+	}
 	if len(w.sumExps)+len(req.Explanations) > MaxSummarized {
 		send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("a summary of more than %d restarts", MaxSummarized)})
 		return
@@ -93,6 +97,22 @@ func (w *Worker) summarize(req Request, send func(Response)) {
 		out.Tradeoff, out.Map = figures.SetFigures(exps, req.Classes, req.Z0, *req.Params, req.Path)
 	}
 	send(Response{Type: "summarized", ID: req.ID, Summarized: out})
+}
+
+// sentTwice finds a restart of xs that the run holds already, or that xs holds twice: Summarize needs each
+// restart once (the page sends each once; the fuzzer sent the same ones again and Summarize panicked).
+func (w *Worker) sentTwice(xs []clue.Explanation) (int, bool) {
+	held := make(map[int]bool, len(w.sumExps)+len(xs))
+	for _, x := range w.sumExps {
+		held[x.Restart] = true
+	}
+	for _, x := range xs {
+		if held[x.Restart] {
+			return x.Restart, true
+		}
+		held[x.Restart] = true
+	}
+	return 0, false
 }
 
 // startRun makes id the run the worker summarises: another run's restarts are forgotten.
