@@ -91,24 +91,30 @@ func readableCanvas2d(c app.Value) app.Value {
 	return c.Call("getContext", "2d", map[string]any{"willReadFrequently": true})
 }
 
-// drawDigit draws a 28×28 image filling the canvas with the given id (its size: 28·scale).
-func drawDigit(id string, x []float32, scale int) {
+// drawDigit draws a 28×28 image filling the canvas with the given id (its size: 28·scale), unless it shows it
+// already; it says whether it drew.
+func drawDigit(id string, x []float32, scale int) (drew bool) {
 	if len(x) != 784 {
-		return
+		return false
 	}
 	if c := unlessShown(id, fmt.Sprintf("digit %x %d", imageHash(x), scale)); c != nil {
 		putRGBA(c.Call("getContext", "2d"), digitRGBA(x, scale), 28*scale, 28*scale, 0, 0)
+		return true
 	}
+	return false
 }
 
-// drawDiff draws the change from x0 to e into the canvas with the given id.
-func drawDiff(id string, x0, e []float32, scale int) {
+// drawDiff draws the change from x0 to e into the canvas with the given id, unless it shows it already; it
+// says whether it drew.
+func drawDiff(id string, x0, e []float32, scale int) (drew bool) {
 	if len(x0) != 784 || len(e) != 784 {
-		return
+		return false
 	}
 	if c := unlessShown(id, fmt.Sprintf("diff %x %x %d", imageHash(x0), imageHash(e), scale)); c != nil {
 		putRGBA(c.Call("getContext", "2d"), diffRGBA(x0, e, scale), 28*scale, 28*scale, 0, 0)
+		return true
 	}
+	return false
 }
 
 // unlessShown returns the canvas with the given id, unless it already shows what key names (or there is no

@@ -39,6 +39,8 @@ type Explainer struct {
 	copied       copyNote           // what Copy link did, shown for a few seconds
 	reportGetter app.Func           // window.deltaclue.report's getter (mainthread.go)
 	early        *earlyRun          // the loader's run of the address's link, until the page opens the link (early.go)
+	gc           collector          // collections held during a search, made when idle (collector.go)
+	order        gridOrder          // the grid's order, kept until what it depends on changes (redraw.go)
 }
 
 // modelsState is what the page knows of the models: the assets web/loader.js compiled and checked, the
@@ -100,6 +102,7 @@ type copyNote struct {
 // OnMount starts the workers and opens a share link, if the URL holds one.
 func (e *Explainer) OnMount(ctx app.Context) {
 	e.in, e.sel = core.NewInput(), core.NewSelection()
+	e.gc.mount(ctx)
 	l := clue.DefaultLadder()
 	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.settings.Show(clue.Defaults())

@@ -5,6 +5,7 @@ package app
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -86,15 +87,22 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 	)
 }
 
-// drawCards draws each card's representative and its difference from the input.
-func (e *Explainer) drawCards() {
+// drawCards draws each card's representative and its difference from the input, for at most the frame's
+// paint budget (a final summary can bring thirty new cards: 35 ms in one task): it says whether all are drawn.
+func (e *Explainer) drawCards() bool {
+	start, budget := time.Now(), frame.left(paintBudget)
 	for _, c := range e.set.cards {
 		for i := range e.work.Run.Results {
 			if x := &e.work.Run.Results[i]; x.Restart == c.Representative && x.Image != nil {
 				id := strconv.Itoa(c.Representative)
-				drawDigit("card-img-"+id, x.Image, cardScale)
-				drawDiff("card-diff-"+id, e.in.X0, x.Image, cardScale)
+				if drawDigit("card-img-"+id, x.Image, cardScale) && time.Since(start) > budget {
+					return false // the frame is spent: the rest (drawn ones are skipped) in the next
+				}
+				if drawDiff("card-diff-"+id, e.in.X0, x.Image, cardScale) && time.Since(start) > budget {
+					return false
+				}
 			}
 		}
 	}
+	return true
 }

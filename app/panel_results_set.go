@@ -27,7 +27,10 @@ func (e *Explainer) setFacts() setFacts {
 	return f
 }
 
-// renderSet is the set's measures: its label distribution, the set's figures, CARLA's measures.
+// renderSet is the set's measures: its label distribution, the set's figures, CARLA's measures. It is one
+// piece of raw HTML, not go-app elements: it has no controls, and go-app mounts its elements one JavaScript call
+// at a time (about 130 of them, a large part of the page's longest task when a set's first summary came), while
+// the browser parses the HTML in one. A new summary replaces it whole, as cheaply.
 func renderSet(s clue.Summary, f setFacts) app.UI {
 	dist := make([]float32, len(s.LabelDistribution))
 	for k, v := range s.LabelDistribution {
@@ -40,38 +43,47 @@ func renderSet(s clue.Summary, f setFacts) app.UI {
 			modes = append(modes, fmt.Sprintf("%d: %d", k, m))
 		}
 	}
-	return app.Div().ID("summary").Class("summary").Body(
-		app.Div().Body(
-			app.H3().Text("Label distribution"),
-			app.P().Class("hint").Text("p(y) ∝ 1 / (lowest cost among the explanations labelled y)², as in the paper's appendix E."),
-			bars("label-bars", dist, "p"),
-		),
-		app.Div().Body(
-			app.H3().Text("The set"),
-			app.Table().Class("numbers").Body(
-				row("accepted", fmt.Sprintf("%d of %d (%s, %d failed)", s.Accepted, s.Restarts, plural.Count(s.Duplicates, "duplicate"), s.Failed)),
-				row("labels", fmt.Sprintf("%d distinct: %s", s.DistinctLabels, countsText(s.LabelCounts))),
-				row("label entropy", fmt.Sprintf("%.3f nats (%.2f of the maximum)", s.LabelEntropy, s.LabelEntropyNorm)),
-				row("H min / mean / max", fmt.Sprintf("%.3f / %.3f / %.3f", s.H.Min, s.H.Mean, s.H.Max)),
-				row("d min / mean / max", fmt.Sprintf("%.1f / %.1f / %.1f", s.D.Min, s.D.Mean, s.D.Max)),
-				row("on the shell", fmt.Sprintf("%.0f %%", 100*s.ShellFraction)),
-				row("DPP (input / latent)", fmt.Sprintf("%.3g / %.3g", s.Input.DPP, s.Latent.DPP)),
-				row("coverage (input / latent)", fmt.Sprintf("%.3f / %.3f", s.Input.Coverage, s.Latent.Coverage)),
-				row("prediction coverage", fmt.Sprintf("%.3f", s.PredictionCoverage)),
-				row("modes within labels", strings.Join(modes, ", ")),
-			),
-		),
-		app.Div().ID("recourse").Body(
-			app.H3().Text("In the recourse benchmark's terms (CARLA)"),
-			recourseTable(r, f.CARLA, f.PerExplanation),
-			app.P().Class("hint").Text("δ-CLUE's adaptation counts an explanation as valid when the model is sure of it "+
-				"(H below the threshold), even if it keeps x0's label, and measures the accepted ones; CARLA's own code "+
-				"counts one as valid when the model's label changed, and measures those. L0: changed by more than "+
-				fmt.Sprint(clue.ChangedPixel)+" against CARLA's 1e-5; L2: the root against CARLA's sum of squares; yNN: "+
-				"nearest training codes in latent space with their true labels against nearest data in input space "+
-				"with the model's labels. The formulas are in docs/measures.md of the source."),
-		),
-	)
+	var h htmlText
+	h.open("div", "id", "summary", "class", "summary")
+	h.open("div")
+	h.elem("h3", "Label distribution")
+	h.elem("p", "p(y) ∝ 1 / (lowest cost among the explanations labelled y)², as in the paper's appendix E.", "class", "hint")
+	barsHTML(&h, "label-bars", dist, "p")
+	h.close("div")
+	h.open("div")
+	h.elem("h3", "The set")
+	h.open("table", "class", "numbers")
+	for _, kv := range [][2]string{
+		{"accepted", fmt.Sprintf("%d of %d (%s, %d failed)", s.Accepted, s.Restarts, plural.Count(s.Duplicates, "duplicate"), s.Failed)},
+		{"labels", fmt.Sprintf("%d distinct: %s", s.DistinctLabels, countsText(s.LabelCounts))},
+		{"label entropy", fmt.Sprintf("%.3f nats (%.2f of the maximum)", s.LabelEntropy, s.LabelEntropyNorm)},
+		{"H min / mean / max", fmt.Sprintf("%.3f / %.3f / %.3f", s.H.Min, s.H.Mean, s.H.Max)},
+		{"d min / mean / max", fmt.Sprintf("%.1f / %.1f / %.1f", s.D.Min, s.D.Mean, s.D.Max)},
+		{"on the shell", fmt.Sprintf("%.0f %%", 100*s.ShellFraction)},
+		{"DPP (input / latent)", fmt.Sprintf("%.3g / %.3g", s.Input.DPP, s.Latent.DPP)},
+		{"coverage (input / latent)", fmt.Sprintf("%.3f / %.3f", s.Input.Coverage, s.Latent.Coverage)},
+		{"prediction coverage", fmt.Sprintf("%.3f", s.PredictionCoverage)},
+		{"modes within labels", strings.Join(modes, ", ")},
+	} {
+		h.open("tr")
+		h.elem("th", kv[0])
+		h.elem("td", kv[1])
+		h.close("tr")
+	}
+	h.close("table")
+	h.close("div")
+	h.open("div", "id", "recourse")
+	h.elem("h3", "In the recourse benchmark's terms (CARLA)")
+	recourseTable(&h, r, f.CARLA, f.PerExplanation)
+	h.elem("p", "δ-CLUE's adaptation counts an explanation as valid when the model is sure of it "+
+		"(H below the threshold), even if it keeps x0's label, and measures the accepted ones; CARLA's own code "+
+		"counts one as valid when the model's label changed, and measures those. L0: changed by more than "+
+		fmt.Sprint(clue.ChangedPixel)+" against CARLA's 1e-5; L2: the root against CARLA's sum of squares; yNN: "+
+		"nearest training codes in latent space with their true labels against nearest data in input space "+
+		"with the model's labels. The formulas are in docs/measures.md of the source.", "class", "hint")
+	h.close("div")
+	h.close("div")
+	return app.Raw(h.String())
 }
 
 // carla is the results' recourse measures as CARLA's code defines them, but for yNN, which needs the dataset:
@@ -84,7 +96,7 @@ func (e *Explainer) carla() clue.CARLA {
 }
 
 // recourseTable shows each CARLA measure twice: as δ-CLUE adapts it, and as CARLA's code defines it.
-func recourseTable(r clue.Recourse, c clue.CARLA, perExplanation string) app.UI {
+func recourseTable(h *htmlText, r clue.Recourse, c clue.CARLA, perExplanation string) {
 	exact := func(format string, v float64) string {
 		if c.Valid == 0 {
 			return "— (no label changed)"
@@ -97,25 +109,37 @@ func recourseTable(r clue.Recourse, c clue.CARLA, perExplanation string) app.UI 
 		}
 		return fmt.Sprintf(format, v)
 	}
-	line := func(measure, a, b string) app.UI {
-		return app.Tr().Body(app.Th().Scope("row").Text(measure), app.Td().Text(a), app.Td().Text(b))
+	line := func(measure, a, b string) {
+		h.open("tr")
+		h.elem("th", measure, "scope", "row")
+		h.elem("td", a)
+		h.elem("td", b)
+		h.close("tr")
 	}
 	ynnExact := "— (needs the dataset: deltaclue explain in the CLI gives it)"
 	if c.YNN >= 0 {
 		ynnExact = fmt.Sprintf("%.2f", c.YNN)
 	}
-	return app.Table().ID("recourse-table").Class("numbers").Body(
-		app.THead().Body(app.Tr().Body(app.Th().Scope("col").Text("mean"), app.Th().Scope("col").Text("δ-CLUE's"),
-			app.Th().Scope("col").Text("CARLA's"))),
-		app.TBody().Body(
-			line("validity", fmt.Sprintf("%.2f: sure (accepted)", r.Validity), fmt.Sprintf("%.2f: label changed (%d)", c.Validity, c.Valid)),
-			line("L0 pixels", ours("%.1f (> 0.1)", r.L0.Mean), exact("%.1f (> 1e-5)", c.L0.Mean)),
-			line("L1", ours("%.2f", r.L1.Mean), exact("%.2f", c.L1.Mean)),
-			line("L2", ours("%.3f (√Σ)", r.L2.Mean), exact("%.2f (Σ squares)", c.L2.Mean)),
-			line("yNN (k = "+fmt.Sprint(clue.NeighboursK)+")", ynnText(r.YNN), ynnExact),
-			app.Tr().Body(app.Th().Scope("row").Text("time per explanation"), app.Td().ColSpan(2).Text(perExplanation)),
-		),
-	)
+	h.open("table", "id", "recourse-table", "class", "numbers")
+	h.open("thead")
+	h.open("tr")
+	h.elem("th", "mean", "scope", "col")
+	h.elem("th", "δ-CLUE's", "scope", "col")
+	h.elem("th", "CARLA's", "scope", "col")
+	h.close("tr")
+	h.close("thead")
+	h.open("tbody")
+	line("validity", fmt.Sprintf("%.2f: sure (accepted)", r.Validity), fmt.Sprintf("%.2f: label changed (%d)", c.Validity, c.Valid))
+	line("L0 pixels", ours("%.1f (> 0.1)", r.L0.Mean), exact("%.1f (> 1e-5)", c.L0.Mean))
+	line("L1", ours("%.2f", r.L1.Mean), exact("%.2f", c.L1.Mean))
+	line("L2", ours("%.3f (√Σ)", r.L2.Mean), exact("%.2f (Σ squares)", c.L2.Mean))
+	line("yNN (k = "+fmt.Sprint(clue.NeighboursK)+")", ynnText(r.YNN), ynnExact)
+	h.open("tr")
+	h.elem("th", "time per explanation", "scope", "row")
+	h.elem("td", perExplanation, "colspan", "2")
+	h.close("tr")
+	h.close("tbody")
+	h.close("table")
 }
 
 func ynnText(v float64) string {

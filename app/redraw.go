@@ -6,6 +6,7 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -14,8 +15,55 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-// ordered returns the results in the grid's order (core.Selection.Ordered).
-func (e *Explainer) ordered() []clue.Explanation { return e.sel.Ordered(e.work.Run.Results) }
+// ordered returns the results in the grid's order (core.Selection.Ordered). The grid, the published state and
+// the keyboard ask for it several times per redraw; sorting and copying 1000 results took the page's thread
+// 3–5 ms each time, so the order is kept until the results, their marks or the chosen order change (what
+// orderKey reads).
+func (e *Explainer) ordered() []clue.Explanation {
+	key := orderKey(e.sel, e.work.Run.Results)
+	if e.order.out == nil || e.order.key != key {
+		e.order.key, e.order.out = key, e.sel.Ordered(e.work.Run.Results)
+	}
+	return e.order.out
+}
+
+// gridOrder is the grid's order as ordered last made it.
+type gridOrder struct {
+	key uint64
+	out []clue.Explanation
+}
+
+// orderKey is a fingerprint (FNV-1a) of what Ordered's answer depends on: the chosen order, and each result's
+// place, restart, acceptance, label, cost, distance, mode and duplicate (the fields that change after a result
+// came are its marks, set by each summary).
+func orderKey(s core.Selection, xs []clue.Explanation) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(v uint64) {
+		for i := 0; i < 8; i++ {
+			h = (h ^ (v & 0xff)) * 1099511628211
+			v >>= 8
+		}
+	}
+	for i := 0; i < len(s.SortBy); i++ {
+		mix(uint64(s.SortBy[i]))
+	}
+	mix(uint64(len(s.SortBy)))
+	if s.ShowAll {
+		mix(1)
+	}
+	mix(uint64(len(xs)))
+	for i := range xs {
+		x := &xs[i]
+		acc := uint64(0)
+		if x.Accepted {
+			acc = 1
+		}
+		mix(uint64(uint32(x.Restart)) | acc<<32 | uint64(uint16(x.Label))<<33)
+		mix(uint64(math.Float32bits(x.Cost)) | uint64(math.Float32bits(x.Distance))<<32)
+		mix(uint64(uint32(x.Mode)) | uint64(uint32(x.DuplicateOf))<<32)
+	}
+	return h
+}
 
 // scheduleRedraw redraws the grid soon, at most ten times a second while results stream in.
 func (e *Explainer) scheduleRedraw(ctx app.Context) {
@@ -36,12 +84,12 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 	})
 }
 
-// redrawResults draws the results' canvases: the grid now; the mode cards and the sweep's images in the next
-// animation frame, once go-app has rendered their elements, and the figures in the frame after. (Drawn in the
-// task that rendered them, after a large summary was applied, they made it one of the page's longest; the
+// redrawResults draws the results' canvases in the next animation frames, once go-app has rendered their
+// elements: the grid, then the mode cards and the sweep's images, each within what is left of the frame's
+// budget, and the figures in the frame after. (Drawn in the task that asked for them, which go-app often
+// merges with a summary's arrival and the render of the panels, they made it one of the page's longest; the
 // figures replace thousands of elements, a frame's work of their own.)
 func (e *Explainer) redrawResults(ctx app.Context) {
-	e.drawGrid(ctx)
 	figures := func() {
 		e.drawFigures(ctx)
 		e.markSelected()
@@ -55,11 +103,17 @@ func (e *Explainer) redrawResults(ctx app.Context) {
 			afterRender.request(ctx, cards)
 			return
 		}
-		e.drawCards()
+		if !e.drawCards() { // the frame is spent: the other cards in the next
+			afterRender.request(ctx, cards)
+			return
+		}
 		e.drawReaches()
 		afterRender.request(ctx, figures)
 	}
-	afterRender.request(ctx, cards)
+	afterRender.request(ctx, func() {
+		e.drawGrid(ctx)
+		cards()
+	})
 }
 
 // afterRender draws what the page rendered in the next animation frame (redrawResults).
@@ -173,6 +227,8 @@ func (e *Explainer) publish() {
 	// The grid and the figures are painted over a few animation frames after the results change: painted says
 	// that they show the page's state in full.
 	state["painted"] = e.painted()
+	e.gc.follow(e.searching(), e.quiet)
+	state["collections"], state["collectionsHeld"] = e.gc.Collections, e.gc.held
 	if t := e.sel.Trajectory; t != nil && len(t.Frames) > 0 {
 		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
 		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}

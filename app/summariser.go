@@ -44,7 +44,7 @@ func (e *Explainer) startSummariser(ctx app.Context, script string) {
 	e.summaries.worker = s
 	s.js = app.Window().Get("Worker").New(script, map[string]any{"name": "summary"})
 	onMessage := funcOf(func(_ app.Value, args []app.Value) any {
-		r, err := searchworker.UnmarshalResponse(bytesOf(args[0].Get("data")))
+		r, err := searchworker.UnmarshalResponseShared(bytesOf(args[0].Get("data")))
 		if err != nil {
 			r = searchworker.Response{Type: "error", Error: err.Error()}
 		}
@@ -96,7 +96,7 @@ func (e *Explainer) requestSummary() {
 		e.set.figuresAt, e.summaries.figuresFor = time.Now(), -1
 	}
 	s.post(searchworker.Request{Type: "summarize", ID: e.summaries.seq, X0: e.in.X0, Z0: e.in.Inspect.Z0,
-		Classes: len(e.in.Inspect.Prediction.Probs), Params: &p, Explanations: e.summaries.unsent, Figures: figures, Path: e.tracedPath()})
+		Classes: len(e.in.Inspect.Prediction.Probs), Label0: argmax(e.in.Inspect.Prediction.Probs), Params: &p, Explanations: e.summaries.unsent, Figures: figures, Path: e.tracedPath()})
 	e.summaries.unsent = nil
 	s.busy, s.sentAt = true, time.Now()
 }
@@ -193,7 +193,8 @@ func (e *Explainer) applySummary(sm searchworker.Summarized) {
 	}
 	s := sm.Summary
 	e.set.summary, e.set.summarised = &s, sm.Count
-	e.set.carlaOf = e.carlaNow()
+	c := sm.CARLA // the worker's: over 1000 restarts it took the page's thread 6–7 ms
+	e.set.carlaOf = &c
 	e.set.setCards(clue.ModeCards(covered, s))
 	e.set.sentence = clue.Describe(e.in.Inspect.Prediction, covered, s, e.work.Run.Params)
 	if sm.Tradeoff != "" {

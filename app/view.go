@@ -118,6 +118,19 @@ func bars(id string, vals []float32, prefix string) app.UI {
 	)
 }
 
+// barsHTML writes what bars shows, as HTML (for a block rendered raw).
+func barsHTML(h *htmlText, id string, vals []float32, prefix string) {
+	h.open("div", "id", id, "class", "bars", "role", "img", "aria-label", barsLabel(vals, prefix))
+	for k, v := range vals {
+		h.open("div", "class", "bar")
+		h.open("div", "class", "fill", "style", fmt.Sprintf("height: %.1f%%", 100*v), "title", fmt.Sprintf("%s(%d) = %.3f", prefix, k, v))
+		h.close("div")
+		h.elem("span", strconv.Itoa(k))
+		h.close("div")
+	}
+	h.close("div")
+}
+
 func barsLabel(vals []float32, prefix string) string {
 	var parts []string
 	for k, v := range vals {

@@ -46,6 +46,7 @@ type Request struct {
 	// "results" request's restarts for the summary of the run it names, forwarded as a search worker sent them.
 	Z0           []float32          `json:"z0,omitempty"`
 	Classes      int                `json:"classes,omitempty"`
+	Label0       int                `json:"label0,omitempty"` // the model's label of x0, for CARLA's measures
 	Explanations []clue.Explanation `json:"explanations,omitempty"`
 	Figures      bool               `json:"figures,omitempty"` // the set's figures too, with this traced path
 	Path         [][]float32        `json:"path,omitempty"`

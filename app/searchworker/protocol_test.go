@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -301,6 +302,14 @@ func FuzzResponse(f *testing.F) {
 		if a, b := MarshalResponse(again), MarshalResponse(r); !bytes.Equal(a, b) {
 			t.Fatal("a decoded response re-encodes differently")
 		}
+		// Read with its strings in the message's memory, it is the same response.
+		shared, err := UnmarshalResponseShared(bytes.Clone(data))
+		if err != nil {
+			t.Fatalf("the message reads with copied strings but not with shared ones: %v", err)
+		}
+		if a, b := MarshalResponse(shared), MarshalResponse(r); !bytes.Equal(a, b) {
+			t.Fatal("the message reads differently with shared strings")
+		}
 	})
 }
 
@@ -403,7 +412,8 @@ func forward(t *testing.T, w *Worker, id int, xs []clue.Explanation) {
 
 // TestSummarizeEqualsSummarize: a set sent to a summary worker in batches, out of order and over the wire
 // (half of them passed on as a search worker sent them),
-// gets the summary and the marks that clue.Summarize gives the whole set sorted by restart, bit for bit; a new
+// gets the summary and the marks that clue.Summarize gives the whole set sorted by restart, and CARLA's measures
+// that clue.CARLAOf gives it, bit for bit; a new
 // ID starts afresh; a restart that does not fit the input is refused with a sentence.
 func TestSummarizeEqualsSummarize(t *testing.T) {
 	m, err := clue.ShippedModels()
@@ -426,6 +436,17 @@ func TestSummarizeEqualsSummarize(t *testing.T) {
 		t.Fatalf("the test set has %d accepted, %d duplicates: it tests too little", sum.Accepted, sum.Duplicates)
 	}
 
+	label0 := 0
+	for k, v := range prob.Pred0.Probs {
+		if v > prob.Pred0.Probs[label0] {
+			label0 = k
+		}
+	}
+	carla := clue.CARLAOf(prob.X0, label0, want)
+	if carla.Valid == 0 || carla.Valid == len(want) {
+		t.Fatalf("%d of %d restarts change the label: CARLA's measures are tested too little", carla.Valid, len(want))
+	}
+
 	w, ready := NewSummarizer("test")
 	if ready.Type != "ready" {
 		t.Fatalf("first message %+v", ready)
@@ -445,7 +466,7 @@ func TestSummarizeEqualsSummarize(t *testing.T) {
 	sent := 0
 	for i, b := range batches {
 		final := i == len(batches)-1
-		req := Request{Type: "summarize", ID: 7, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p, Explanations: b}
+		req := Request{Type: "summarize", ID: 7, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Label0: label0, Params: &p, Explanations: b}
 		if i%2 == 0 { // passed on as the search worker sent it, then a summary asked for with nothing new
 			forward(t, w, 7, b)
 			req.Explanations = nil
@@ -473,6 +494,9 @@ func TestSummarizeEqualsSummarize(t *testing.T) {
 	b, _ := json.Marshal(sum)
 	if !bytes.Equal(a, b) {
 		t.Errorf("the worker's summary differs:\n%s\n%s", a, b)
+	}
+	if a, b := fmt.Sprintf("%#v", last.CARLA), fmt.Sprintf("%#v", carla); a != b {
+		t.Errorf("the worker's CARLA measures differ:\n%s\n%s", a, b)
 	}
 	for i, x := range want {
 		if mk := last.Marks[i]; mk != (Mark{Restart: x.Restart, Mode: x.Mode, DuplicateOf: x.DuplicateOf}) {

@@ -41,6 +41,7 @@ type Mark struct {
 type Summarized struct {
 	Count   int
 	Summary clue.Summary
+	CARLA   clue.CARLA // CARLA's measures of the same restarts (but yNN, which needs the dataset)
 	Marks   []Mark
 	// The set's figures (figures.SetFigures), if they were asked for: the page parses them, the worker builds them.
 	Tradeoff, Map string
@@ -90,9 +91,9 @@ func (w *Worker) summarize(req Request, send func(Response)) {
 		for i, x := range exps {
 			marks[i] = Mark{Restart: x.Restart, Mode: x.Mode, DuplicateOf: x.DuplicateOf}
 		}
-		w.sumLast = &Summarized{Count: len(exps), Summary: s, Marks: marks}
+		w.sumLast = &Summarized{Count: len(exps), Summary: s, CARLA: clue.CARLAOf(req.X0, req.Label0, exps), Marks: marks}
 	}
-	out = &Summarized{Count: w.sumLast.Count, Summary: w.sumLast.Summary, Marks: w.sumLast.Marks}
+	out = &Summarized{Count: w.sumLast.Count, Summary: w.sumLast.Summary, CARLA: w.sumLast.CARLA, Marks: w.sumLast.Marks}
 	if req.Figures {
 		out.Tradeoff, out.Map = figures.SetFigures(exps, req.Classes, req.Z0, *req.Params, req.Path)
 	}
@@ -141,6 +142,9 @@ func checkSummarize(req Request) error {
 	}
 	if req.Classes < 2 || req.Classes > 1000 || len(req.X0) == 0 || len(req.Z0) == 0 {
 		return errors.New("the summary request has no input, latent point or classes")
+	}
+	if req.Label0 < 0 || req.Label0 >= req.Classes {
+		return errors.New("the summary request's label of the input is not one of its classes")
 	}
 	for _, z := range req.Path {
 		if len(z) != len(req.Z0) {
@@ -224,6 +228,7 @@ func (w *writer) summarized(s *Summarized) {
 	}
 	w.i32(s.Count)
 	w.value(reflect.ValueOf(s.Summary))
+	w.value(reflect.ValueOf(s.CARLA))
 	w.u32(uint32(len(s.Marks)))
 	for _, m := range s.Marks {
 		w.i32(m.Restart)
@@ -237,6 +242,7 @@ func (w *writer) summarized(s *Summarized) {
 func (r *reader) summarized() *Summarized {
 	s := &Summarized{Count: r.i32()}
 	r.value(reflect.ValueOf(&s.Summary).Elem())
+	r.value(reflect.ValueOf(&s.CARLA).Elem())
 	n := r.count(12)
 	for i := 0; i < n && r.err == nil; i++ {
 		s.Marks = append(s.Marks, Mark{Restart: r.i32(), Mode: r.i32(), DuplicateOf: r.i32()})

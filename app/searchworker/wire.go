@@ -22,11 +22,12 @@ import (
 //	request bodies:  inspect: floats x0;  explain: floats x0, params, ints restarts;
 //	                 trace: floats x0, params, restart i32;  cancel: nothing;
 //	                 results: count u16, count × explanation (a search worker's results, passed on: summary.go)
-//	                 summarize: floats x0, floats z0, classes i32, params, count u32, count × explanation,
+//	                 summarize: floats x0, floats z0, classes i32, label0 i32, params, count u32, count × explanation,
 //	                            figures u8, count u32, count × floats (a traced path)
 //	response bodies: ready: string version, fingerprint u32;  error: string;  inspected: inspection;
 //	                 results: count u16, count × explanation;  traced: trajectory;  done: seconds f64, string error, heap u64, sys u64;
-//	                 alive: nothing;  summarized: count i32, the summary field by field, count u32, count × mark,
+//	                 alive: nothing;  summarized: count i32, the summary field by field, CARLA's measures field by
+//	                 field, count u32, count × mark,
 //	                 string trade-off SVG, string latent map SVG
 //
 // It replaces JSON texts: a set of 100 explanations is 0.7 MB of JSON numbers that the page would parse in Go,
@@ -96,8 +97,9 @@ func (w *writer) ints(v []int) {
 }
 
 type reader struct {
-	b   []byte
-	err error
+	b      []byte
+	err    error
+	shared bool // strings share b's memory (UnmarshalResponseShared)
 }
 
 var errShort = errors.New("the message is cut short")
@@ -147,7 +149,13 @@ func (r *reader) count(size int) int {
 	}
 	return int(n)
 }
-func (r *reader) str() string { return string(r.take(r.count(1))) }
+func (r *reader) str() string {
+	b := r.take(r.count(1))
+	if r.shared && len(b) > 0 {
+		return unsafe.String(&b[0], len(b))
+	}
+	return string(b)
+}
 
 // floats returns nil for an empty list, as the engine's types hold it.
 func (r *reader) floats() []float32 {
@@ -271,6 +279,7 @@ func MarshalRequest(q Request) []byte {
 		w.floats(q.X0)
 		w.floats(q.Z0)
 		w.i32(q.Classes)
+		w.i32(q.Label0)
 		w.flag(q.Params != nil)
 		if q.Params != nil {
 			w.params(*q.Params)
@@ -336,7 +345,7 @@ func UnmarshalRequest(b []byte) (Request, error) {
 			q.Restart = r.i32()
 		}
 	case "summarize":
-		q.X0, q.Z0, q.Classes = r.floats(), r.floats(), r.i32()
+		q.X0, q.Z0, q.Classes, q.Label0 = r.floats(), r.floats(), r.i32(), r.i32()
 		if r.flag() {
 			p := r.params()
 			q.Params = &p
@@ -413,12 +422,20 @@ func MarshalResponse(p Response) []byte {
 }
 
 // UnmarshalResponse reads a response.
-func UnmarshalResponse(b []byte) (Response, error) {
+func UnmarshalResponse(b []byte) (Response, error) { return unmarshalResponse(b, false) }
+
+// UnmarshalResponseShared reads a response whose strings share b's memory, which the caller gives up: b must
+// never change again. The page reads each message from a buffer of its own, and a summary's figures are
+// hundreds of KB of SVG that copying again took its thread several ms.
+func UnmarshalResponseShared(b []byte) (Response, error) { return unmarshalResponse(b, true) }
+
+func unmarshalResponse(b []byte, shared bool) (Response, error) {
 	var p Response
 	r, err := open(b)
 	if err != nil {
 		return p, err
 	}
+	r.shared = shared
 	p.Type, p.ID = r.typ(), r.i32()
 	switch p.Type {
 	case "ready":

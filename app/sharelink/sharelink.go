@@ -95,6 +95,9 @@ type State struct {
 	Version int
 }
 
+// Latest is the link format Encode writes.
+const Latest = 2
+
 // Same says whether s and t make the same link (Encode ignores Version).
 func (s State) Same(t State) bool {
 	return s.Image == t.Image && s.Params == t.Params && s.Model == t.Model && s.Selected == t.Selected &&
