@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,17 @@ func TestSiteWorkerImportsSIMDKernel(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(site, "web", "matmul.wasm")); err != nil {
 		t.Fatalf("the site has no matmul.wasm beside its worker: %v", err)
+	}
+	// Every function the worker imports from the kernel module (the element-wise loops too) is passed on by
+	// web/worker.js: a missing trampoline would leave the worker unable to start.
+	script, err := os.ReadFile(filepath.Join(site, "web", "worker.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range imports {
+		if name, ok := strings.CutPrefix(imp, "deltaclue_kernel."); ok && !strings.Contains(string(script), "kernel.exports."+name+"(") {
+			t.Errorf("worker.wasm imports %s, which web/worker.js does not pass on from matmul.wasm", imp)
+		}
 	}
 }
 

@@ -224,7 +224,7 @@ func smallGraphs(t *testing.T, what string) {
 	}
 }
 
-// reluBits is `if v <= 0 { v = 0 }` on the bits, for every float32 class.
+// kernel.ReluBits is `if v <= 0 { v = 0 }` on the bits, for every float32 class.
 func TestReluBits(t *testing.T) {
 	r := rng.New(9)
 	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)),
@@ -238,8 +238,8 @@ func TestReluBits(t *testing.T) {
 		if v <= 0 {
 			want = 0
 		}
-		if got := reluBits(math.Float32bits(v)); got != math.Float32bits(want) {
-			t.Fatalf("reluBits(%#08x) = %#08x, want %#08x", math.Float32bits(v), got, math.Float32bits(want))
+		if got := kernel.ReluBits(math.Float32bits(v)); got != math.Float32bits(want) {
+			t.Fatalf("ReluBits(%#08x) = %#08x, want %#08x", math.Float32bits(v), got, math.Float32bits(want))
 		}
 	}
 }

@@ -158,7 +158,7 @@ func (o *reluOp) forward() {
 		x, out := o.x.Live(), o.out.Live()
 		out = out[:len(x)]
 		for i, v := range x {
-			out[i] = math.Float32frombits(reluBits(math.Float32bits(v)))
+			out[i] = math.Float32frombits(kernel.ReluBits(math.Float32bits(v)))
 		}
 		return
 	}
@@ -179,15 +179,9 @@ func (o *reluOp) forward() {
 		pk := o.out.pk.data[k*b*c : k*b*c+b*w]
 		acc := o.acc[:w]
 		clear(acc)
-		for i := 0; i < b; i++ {
-			row, dst := in[i*w:(i+1)*w], pk[i*w:(i+1)*w]
-			row, dst = row[:len(acc)], dst[:len(acc)]
-			for j, v := range row {
-				u := reluBits(math.Float32bits(v))
-				dst[j] = math.Float32frombits(u)
-				acc[j] |= u
-			}
-		}
+		// (In the SIMD module beside the kernel where there is one: JavaScriptCore ran this loop, compiled from
+		// Go, slower than the matrix products; docs/engines.md.)
+		kernel.ReluRows(in, pk, acc, b, w)
 		if o.out.needFull {
 			out := o.out.Data[k*b*c : (k+1)*b*c]
 			if cols == nil {
@@ -227,15 +221,6 @@ func (o *reluOp) forward() {
 	o.out.pk.on = true
 }
 
-// reluBits returns the bits of ReLU(v) for the bits u of v: +0 for every v ≤ 0 (-0 and -Inf included), else v
-// itself (a NaN with its bits untouched, as `if v <= 0 { v = 0 }` gives). Integer operations only: no branch to
-// mispredict, and no float max, which Go compiles to a runtime call in WASM.
-func reluBits(u uint32) uint32 {
-	neg := uint32(int32(u) >> 31)                         // all ones if the sign bit is set
-	nan := uint32(int32(0x7f800000-(u&0x7fffffff)) >> 31) // all ones if v is a NaN
-	return u &^ (neg &^ nan)
-}
-
 // backward: ∂x += ∂out where x > 0. Packed (compaction), only the active columns exist: the output's values
 // there (ReLU(x) > 0 exactly when x > 0) mask ∂out, which comes packed when the reader of the output wrote it
 // so, into ∂x, packed when x's producer reads it so. That packed ∂x is written, not added to +0 (the ReLU is its
@@ -267,16 +252,14 @@ func (o *reluOp) backward() {
 		if o.x.gradPacked() {
 			dxp, _ = o.x.gpk.block(o.x, k)
 		}
+		if dout != nil && dxp != nil { // every row packed alike: one call (the SIMD module's, where there is one)
+			kernel.MaskPositive(dxp[:b*n], dout[:b*n], h[:b*n])
+			continue
+		}
 		for i := 0; i < b; i++ {
 			hr := h[i*n : (i+1)*n]
 			r := k*b + i
 			switch {
-			case dout != nil && dxp != nil:
-				d, dx := dout[i*n:(i+1)*n], dxp[i*n:(i+1)*n]
-				d, dx = d[:len(hr)], dx[:len(hr)]
-				for t, v := range hr {
-					dx[t] = masked(d[t], v)
-				}
 			case dxp != nil:
 				d, dx := o.out.Grad[r*c:(r+1)*c], dxp[i*n:(i+1)*n]
 				dx = dx[:len(hr)]

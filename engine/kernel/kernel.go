@@ -43,6 +43,10 @@
 // Go's memory as "go" "mem" and so must be instantiated after the Go module, behind a small JS trampoline; see
 // web/node/wasm_exec_simd.js for the Node test runner and for the pattern a browser worker uses. Without the tag,
 // js/wasm builds use the pure-Go kernel and need nothing from the host.
+//
+// The same module also supplies two element-wise loops of the engine, ReluRows and MaskPositive (imported as
+// deltaclue_kernel.relu_rows and mask_positive): integer operations on the floats' bits, the same bits as
+// their Go versions, which JavaScriptCore ran slower than the matrix products when compiled from Go.
 package kernel
 
 import (

@@ -3,7 +3,7 @@
 ;; Build: wat2wasm matmul.wat -o matmul.wasm   (Debian wabt 1.0.32; see gen.go; TestWASMUpToDate checks it)
 ;;
 ;; The module owns no memory: it imports the Go program's linear memory as "go" "mem" and must therefore be
-;; instantiated after the Go module, with {go: {mem: goInstance.exports.mem}}. It exports one function,
+;; instantiated after the Go module, with {go: {mem: goInstance.exports.mem}}. It exports the kernel,
 ;;
 ;;   matmul_add(a, b, c, m, k, n: i32)
 ;;
@@ -18,6 +18,9 @@
 ;; registers on x86-64, so it spills. Column tails use 4-, 2- (v128.load64_zero / store64_lane) and 1-wide
 ;; (load32_zero / store32_lane) blocks; the unused lanes compute garbage that is never stored, and nothing is
 ;; ever read or written outside the three matrices. Row tails (m mod 4) use the same blocks with one row.
+;;
+;; Beside the kernel it exports two element-wise loops of the engine, relu_rows and mask_positive (at the end of
+;; this file), which compute the same bits as their Go versions in package kernel (elementwise.go).
 (module
   (import "go" "mem" (memory 0))
 
@@ -339,5 +342,82 @@
       (local.set $pb (i32.add (local.get $pb) (local.get $sc)))
       (br_if $p (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
     (v128.store32_lane align=4 0 (local.get $pc) (local.get $acc00))
+  )
+
+  ;; ---- element-wise work beside the kernel ----
+  ;;
+  ;; Two loops the engine runs at every step, which some engines (JavaScriptCore) run slowly as compiled Go. Each
+  ;; computes exactly what its pure-Go version in package kernel computes, with integer operations on the floats'
+  ;; bits and comparisons: nothing is rounded.
+
+  ;; relu_rows(in, dst, acc, rows, w): for every row i < rows and column j < w (row-major, stride w), with u the
+  ;; bits of in[i][j] and r = u &^ (neg &^ nan) (neg: all ones if u's sign bit is set; nan: all ones if u is a
+  ;; NaN), dst[i][j] = r and acc[j] |= r. in and dst may be the same matrix.
+  (func (export "relu_rows") (param $in i32) (param $dst i32) (param $acc i32) (param $rows i32) (param $w i32)
+    (local $j i32) (local $w4 i32) (local $u v128) (local $r v128) (local $su i32) (local $sr i32)
+    (local.set $w4 (i32.and (local.get $w) (i32.const -4)))  ;; the columns done four at a time
+    (block $done
+      (loop $row
+        (br_if $done (i32.eqz (local.get $rows)))
+        (local.set $j (i32.const 0))
+        (block $vec_done
+          (loop $vec
+            (br_if $vec_done (i32.ge_u (local.get $j) (local.get $w4)))
+            (local.set $u (v128.load align=4 (i32.add (local.get $in) (i32.shl (local.get $j) (i32.const 2)))))
+            (local.set $r (v128.andnot (local.get $u)
+              (v128.andnot
+                (i32x4.shr_s (local.get $u) (i32.const 31))
+                (i32x4.shr_s (i32x4.sub (v128.const i32x4 0x7f800000 0x7f800000 0x7f800000 0x7f800000)
+                                        (v128.and (local.get $u) (v128.const i32x4 0x7fffffff 0x7fffffff 0x7fffffff 0x7fffffff)))
+                             (i32.const 31)))))
+            (v128.store align=4 (i32.add (local.get $dst) (i32.shl (local.get $j) (i32.const 2))) (local.get $r))
+            (v128.store align=4 (i32.add (local.get $acc) (i32.shl (local.get $j) (i32.const 2)))
+              (v128.or (v128.load align=4 (i32.add (local.get $acc) (i32.shl (local.get $j) (i32.const 2)))) (local.get $r)))
+            (local.set $j (i32.add (local.get $j) (i32.const 4)))
+            (br $vec)))
+        (block $tail_done
+          (loop $tail
+            (br_if $tail_done (i32.ge_u (local.get $j) (local.get $w)))
+            (local.set $su (i32.load align=4 (i32.add (local.get $in) (i32.shl (local.get $j) (i32.const 2)))))
+            (local.set $sr (i32.and (local.get $su)
+              (i32.xor (i32.and
+                (i32.shr_s (local.get $su) (i32.const 31))
+                (i32.xor (i32.shr_s (i32.sub (i32.const 0x7f800000) (i32.and (local.get $su) (i32.const 0x7fffffff))) (i32.const 31))
+                         (i32.const -1)))
+                (i32.const -1))))
+            (i32.store align=4 (i32.add (local.get $dst) (i32.shl (local.get $j) (i32.const 2))) (local.get $sr))
+            (i32.store align=4 (i32.add (local.get $acc) (i32.shl (local.get $j) (i32.const 2)))
+              (i32.or (i32.load align=4 (i32.add (local.get $acc) (i32.shl (local.get $j) (i32.const 2)))) (local.get $sr)))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $tail)))
+        (local.set $in (i32.add (local.get $in) (i32.shl (local.get $w) (i32.const 2))))
+        (local.set $dst (i32.add (local.get $dst) (i32.shl (local.get $w) (i32.const 2))))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
+  )
+
+  ;; mask_positive(dx, d, h, n): for t < n, dx[t] = d[t] where h[t] > 0 and +0 elsewhere (a NaN h included): the
+  ;; bits of d[t] and-ed with all ones or none. dx may be d.
+  (func (export "mask_positive") (param $dx i32) (param $d i32) (param $h i32) (param $n i32)
+    (local $t i32) (local $n4 i32) (local $o i32)
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $vec_done
+      (loop $vec
+        (br_if $vec_done (i32.ge_u (local.get $t) (local.get $n4)))
+        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
+        (v128.store align=4 (i32.add (local.get $dx) (local.get $o))
+          (v128.and (v128.load align=4 (i32.add (local.get $d) (local.get $o)))
+                    (f32x4.gt (v128.load align=4 (i32.add (local.get $h) (local.get $o))) (v128.const f32x4 0 0 0 0))))
+        (local.set $t (i32.add (local.get $t) (i32.const 4)))
+        (br $vec)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $t) (local.get $n)))
+        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
+        (i32.store align=4 (i32.add (local.get $dx) (local.get $o))
+          (select (i32.load align=4 (i32.add (local.get $d) (local.get $o))) (i32.const 0)
+                  (f32.gt (f32.load align=4 (i32.add (local.get $h) (local.get $o))) (f32.const 0))))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $tail)))
   )
 )

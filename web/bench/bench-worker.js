@@ -19,15 +19,20 @@ importScripts(new URL("wasm_exec.js", base).href);
 	const go = new Go();
 	let exitCode = null;
 	go.exit = (code) => { exitCode = code; };
-	let matmul = () => { throw new Error("deltaclue_kernel.matmul_add called before the kernel was instantiated"); };
-	go.importObject.deltaclue_kernel = { matmul_add: (a, b, c, m, k, n) => matmul(a, b, c, m, k, n) };
+	let kernel = null;
+	const notYet = () => { throw new Error("deltaclue_kernel called before the kernel was instantiated"); };
+	go.importObject.deltaclue_kernel = {
+		matmul_add: (a, b, c, m, k, n) => (kernel ? kernel.exports.matmul_add(a, b, c, m, k, n) : notYet()),
+		relu_rows: (x, y, acc, rows, w) => (kernel ? kernel.exports.relu_rows(x, y, acc, rows, w) : notYet()),
+		mask_positive: (dx, d, h, n) => (kernel ? kernel.exports.mask_positive(dx, d, h, n) : notYet()),
+	};
 
 	const module = await WebAssembly.compileStreaming(fetch(new URL("bench.wasm", base)));
 	const wantsKernel = WebAssembly.Module.imports(module).some((i) => i.module === "deltaclue_kernel");
 	const instance = await WebAssembly.instantiate(module, go.importObject);
 	if (wantsKernel) {
 		const k = await WebAssembly.instantiateStreaming(fetch(new URL("matmul.wasm", base)), { go: { mem: instance.exports.mem } });
-		matmul = k.instance.exports.matmul_add;
+		kernel = k.instance;
 	}
 	self.postMessage({ type: "status", text: "running (SIMD kernel " + (wantsKernel ? "loaded" : "not linked") + ")" });
 	await go.run(instance);

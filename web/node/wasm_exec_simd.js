@@ -1,7 +1,8 @@
 // wasm_exec_simd.js runs a GOOS=js GOARCH=wasm binary under Node like Go's
 // $(go env GOROOT)/lib/wasm/wasm_exec_node.js (which it follows line by line, including the exit-code
 // behaviour), and additionally links the WebAssembly SIMD matmul kernel (engine/kernel/matmul.wasm) that a
-// binary built with -tags wasmsimd imports as deltaclue_kernel.matmul_add. Normally started by
+// binary built with -tags wasmsimd imports as deltaclue_kernel.matmul_add (and the element-wise relu_rows and
+// mask_positive beside it). Normally started by
 // go_js_wasm_exec_simd, which sets DELTACLUE_GOROOT.
 //
 // usage: node wasm_exec_simd.js <binary.wasm> [arguments]
@@ -15,7 +16,7 @@
 // A browser worker does the same in five lines (wasm_exec.js loaded first; ENGINE_URL is the Go binary):
 //
 //   const go = new Go(); let matmul;
-//   go.importObject.deltaclue_kernel = { matmul_add: (a, b, c, m, k, n) => matmul(a, b, c, m, k, n) };
+//   go.importObject.deltaclue_kernel = { matmul_add: (a, b, c, m, k, n) => matmul(a, b, c, m, k, n) }; // and the others
 //   const { instance } = await WebAssembly.instantiateStreaming(fetch(ENGINE_URL), go.importObject);
 //   matmul = (await WebAssembly.instantiateStreaming(fetch("matmul.wasm"), { go: { mem: instance.exports.mem } })).instance.exports.matmul_add;
 //   go.run(instance);
@@ -63,16 +64,18 @@ go.argv = process.argv.slice(2);
 go.env = Object.assign({ TMPDIR: require("os").tmpdir() }, process.env);
 go.exit = process.exit;
 
-let matmul = () => { throw new Error("deltaclue_kernel.matmul_add called before the kernel was instantiated"); };
+let kernel = null; // matmul.wasm's instance, made once Go's memory exists
+const notYet = () => { throw new Error("deltaclue_kernel called before the kernel was instantiated"); };
 go.importObject.deltaclue_kernel = {
-	matmul_add: (a, b, c, m, k, n) => matmul(a, b, c, m, k, n),
+	matmul_add: (a, b, c, m, k, n) => (kernel ? kernel.exports.matmul_add(a, b, c, m, k, n) : notYet()),
+	relu_rows: (x, y, acc, rows, w) => (kernel ? kernel.exports.relu_rows(x, y, acc, rows, w) : notYet()),
+	mask_positive: (dx, d, h, n) => (kernel ? kernel.exports.mask_positive(dx, d, h, n) : notYet()),
 };
 
 (async () => {
 	const kernelModule = WebAssembly.compile(fs.readFileSync(kernelPath));
 	const result = await WebAssembly.instantiate(fs.readFileSync(process.argv[2]), go.importObject);
-	const kernel = await WebAssembly.instantiate(await kernelModule, { go: { mem: result.instance.exports.mem } });
-	matmul = kernel.exports.matmul_add;
+	kernel = await WebAssembly.instantiate(await kernelModule, { go: { mem: result.instance.exports.mem } });
 	process.on("exit", (code) => { // Node.js exits if no event handler is pending
 		if (code === 0 && !go.exited) {
 			// deadlock, make Go print error and stack traces

@@ -1,0 +1,99 @@
+package kernel
+
+import (
+	"math"
+	"strconv"
+)
+
+// ReluRows computes the rectifier of rows × w values and, per column, the OR of the results' bits: for every
+// row i and column j (row-major, stride w), with u the bits of in[i*w+j],
+//
+//	dst[i*w+j] = bits u &^ (neg &^ nan)    (neg: all ones if u's sign bit is set; nan: all ones if u is a NaN)
+//	acc[j]    |= those bits
+//
+// that is, +0 for every value ≤ 0 (-0 and -Inf included) and the value itself otherwise, a NaN's bits untouched;
+// acc[j] is nonzero iff some row's result in column j is > 0 or a NaN. Integer operations only, so every build
+// gives the same bits. in and dst may be the same slice. In a js/wasm build with the wasmsimd tag it runs
+// matmul.wasm's relu_rows (SIMD); elsewhere ReluRowsGo.
+//
+// It panics if rows or w is negative or a slice is shorter than the rows it holds.
+func ReluRows(in, dst []float32, acc []uint32, rows, w int) {
+	in, dst, acc = checkRows(in, dst, acc, rows, w)
+	if rows == 0 || w == 0 {
+		return
+	}
+	reluRows(in, dst, acc, rows, w)
+}
+
+// ReluRowsGo is ReluRows always in Go: the reference the SIMD version is tested against in one binary.
+func ReluRowsGo(in, dst []float32, acc []uint32, rows, w int) {
+	in, dst, acc = checkRows(in, dst, acc, rows, w)
+	reluRowsGo(in, dst, acc, rows, w)
+}
+
+func checkRows(in, dst []float32, acc []uint32, rows, w int) ([]float32, []float32, []uint32) {
+	if rows < 0 || w < 0 || (w > 0 && rows > len(in)/w) || (w > 0 && rows > len(dst)/w) || len(acc) < w {
+		panic("kernel.ReluRows: rows=" + strconv.Itoa(rows) + " w=" + strconv.Itoa(w) + " do not fit len(in)=" +
+			strconv.Itoa(len(in)) + ", len(dst)=" + strconv.Itoa(len(dst)) + ", len(acc)=" + strconv.Itoa(len(acc)))
+	}
+	return in[:rows*w], dst[:rows*w], acc[:w]
+}
+
+func reluRowsGo(in, dst []float32, acc []uint32, rows, w int) {
+	for i := 0; i < rows; i++ {
+		row, out := in[i*w:(i+1)*w], dst[i*w:(i+1)*w]
+		out = out[:len(row)]
+		a := acc[:len(row)]
+		for j, v := range row {
+			u := ReluBits(math.Float32bits(v))
+			out[j] = math.Float32frombits(u)
+			a[j] |= u
+		}
+	}
+}
+
+// ReluBits returns the bits of ReLU(v) for the bits u of v: +0 for every v ≤ 0 (-0 and -Inf included), else v
+// itself (a NaN with its bits untouched, as `if v <= 0 { v = 0 }` gives). Integer operations only: no branch to
+// mispredict, and no float max, which Go compiles to a runtime call in WASM.
+func ReluBits(u uint32) uint32 {
+	neg := uint32(int32(u) >> 31)                         // all ones if the sign bit is set
+	nan := uint32(int32(0x7f800000-(u&0x7fffffff)) >> 31) // all ones if v is a NaN
+	return u &^ (neg &^ nan)
+}
+
+// MaskPositive sets dx[t] to d[t] where h[t] > 0 and to +0 elsewhere (a NaN h[t] included), for t < len(dx):
+// d's bits and-ed with all ones or none, so every build gives the same bits. dx may be d. In a js/wasm build
+// with the wasmsimd tag it runs matmul.wasm's mask_positive (SIMD); elsewhere MaskPositiveGo.
+//
+// It panics if d or h is shorter than dx.
+func MaskPositive(dx, d, h []float32) {
+	d, h = checkMask(dx, d, h)
+	if len(dx) == 0 {
+		return
+	}
+	maskPositive(dx, d, h)
+}
+
+// MaskPositiveGo is MaskPositive always in Go: the reference the SIMD version is tested against.
+func MaskPositiveGo(dx, d, h []float32) {
+	d, h = checkMask(dx, d, h)
+	maskPositiveGo(dx, d, h)
+}
+
+func checkMask(dx, d, h []float32) ([]float32, []float32) {
+	if len(d) < len(dx) || len(h) < len(dx) {
+		panic("kernel.MaskPositive: len(dx)=" + strconv.Itoa(len(dx)) + " > len(d)=" + strconv.Itoa(len(d)) + " or len(h)=" + strconv.Itoa(len(h)))
+	}
+	return d[:len(dx)], h[:len(dx)]
+}
+
+func maskPositiveGo(dx, d, h []float32) {
+	d, h = d[:len(dx)], h[:len(dx)]
+	for t, v := range h {
+		var m uint32
+		if v > 0 {
+			m = ^uint32(0)
+		}
+		dx[t] = math.Float32frombits(math.Float32bits(d[t]) & m)
+	}
+}

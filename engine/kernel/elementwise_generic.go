@@ -1,0 +1,7 @@
+//go:build !(js && wasm && wasmsimd)
+
+package kernel
+
+func reluRows(in, dst []float32, acc []uint32, rows, w int) { reluRowsGo(in, dst, acc, rows, w) }
+
+func maskPositive(dx, d, h []float32) { maskPositiveGo(dx, d, h) }
