@@ -3,7 +3,10 @@
 package app
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -42,6 +45,33 @@ func TestSiteWorkerImportsSIMDKernel(t *testing.T) {
 		if name, ok := strings.CutPrefix(imp, "deltaclue_kernel."); ok && !strings.Contains(string(script), "kernel.exports."+name+"(") {
 			t.Errorf("worker.wasm imports %s, which web/worker.js does not pass on from matmul.wasm", imp)
 		}
+	}
+}
+
+// TestSiteWorkerKnowsTheModelsHash: the site's worker.wasm carries the SHA-256 of the models.bin served beside
+// it (cmd/site stamps it), so that a worker handed the bundle with that hash, worked out natively by the page's
+// loader, skips the files' own payload hashes (wasm/worker's hashed). Without the stamp every worker would hash
+// the bundle again in unoptimised WebAssembly, most of its start, and nothing else would notice.
+func TestSiteWorkerKnowsTheModelsHash(t *testing.T) {
+	site := buildSite(t)
+	models, err := os.ReadFile(filepath.Join(site, "web", "models.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, err := os.ReadFile(filepath.Join(site, "web", "worker.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(models)
+	if !bytes.Contains(worker, []byte(hex.EncodeToString(sum[:]))) {
+		t.Errorf("worker.wasm does not carry models.bin's SHA-256 %x (cmd/site's -X main.ModelsSHA256)", sum)
+	}
+	script, err := os.ReadFile(filepath.Join(site, "web", "worker.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(script), "self.deltaclueModelsDigest =") {
+		t.Error("web/worker.js does not hand the worker the bundle's digest")
 	}
 }
 

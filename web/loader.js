@@ -7,6 +7,20 @@
 
 const deltaclueBase = document.currentScript ? document.currentScript.src : location.href;
 
+// deltaclueDigest is the SHA-256 of the models bundle as hex, worked out natively (SubtleCrypto, a few ms), or ""
+// where there is no SubtleCrypto (a page served over plain HTTP from another machine). The page checks it
+// against the build's; each worker, handed it with the bundle, skips the files' own payload hashes when it is
+// the build's: in WebAssembly that has not been optimised yet, hashing was most of a worker's start.
+const deltaclueDigest = (bytes) => {
+  const subtle = window.crypto && window.crypto.subtle;
+  if (!subtle || !bytes) {
+    return Promise.resolve("");
+  }
+  return subtle.digest("SHA-256", bytes)
+    .then((d) => Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join(""))
+    .catch(() => "");
+};
+
 // The downloads and compiles start as soon as the page's head runs this script, while app.wasm still loads:
 // the page's Go asks for them once it runs, and takes what has already come.
 const deltaclueEarly = {};
@@ -38,6 +52,7 @@ const deltaclueEarlyPool = window.deltaclueEarlyPool = (() => {
   const pool = { n, link: location.hash.length > 1 ? location.hash.slice(1) : "", id: 1, workers: [], queue: [], listeners: [] };
   const at = (name) => deltaclueEarly[new URL(name, deltaclueBase).href];
   const models = at("models.bin").response.then((r) => (r && r.ok ? r.clone().arrayBuffer() : null));
+  const digest = models.then(deltaclueDigest);
   // The workers are made at once, so that each loads its script (and wasm_exec.js) while worker.wasm still
   // downloads and compiles; they wait for their start message.
   const script = new URL("worker.js", deltaclueBase).href;
@@ -50,14 +65,14 @@ const deltaclueEarlyPool = window.deltaclueEarlyPool = (() => {
     pool.listeners.push([onMessage, onError]);
     pool.workers.push(w);
   }
-  pool.started = Promise.all([at("worker.wasm").module, at("matmul.wasm").module, models]).then(([module, kernel, bundle]) => {
+  pool.started = Promise.all([at("worker.wasm").module, at("matmul.wasm").module, models, digest]).then(([module, kernel, bundle, digest]) => {
     if (!module || !kernel || !bundle) {
       pool.terminate(); // the page loads the files again, says what failed, and starts its own workers
       return false;
     }
     pool.workers.forEach((w, k) => {
       const early = pool.link ? { link: pool.link, worker: k, workers: n, id: pool.id } : null;
-      w.postMessage({ module, kernel, models: bundle, early }); // the bundle is copied, as the page's own start does
+      w.postMessage({ module, kernel, models: bundle, digest, early }); // the bundle is copied, as the page's own start does
     });
     return true;
   }).catch(() => {
@@ -218,6 +233,7 @@ window.deltaclueLoad = async function (urls, cacheName, onProgress) {
   };
   keepApp().catch(() => {});
   const [module, kernel, models] = await Promise.all([compile(urls.worker), compile(urls.kernel), download(urls.models)]);
+  const digest = await deltaclueDigest(models);
   const pool = deltaclueEarlyPool && await deltaclueEarlyPool.started ? deltaclueEarlyPool : null;
-  return { module, kernel, models, pool };
+  return { module, kernel, models, digest, pool };
 };

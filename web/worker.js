@@ -72,6 +72,9 @@ self.addEventListener("message", async function start(event) {
     return fail("the matmul kernel (matmul.wasm) failed to load", err);
   }
   self.deltaclueModels = new Uint8Array(models); // Go takes it into its own memory and deletes this
+  // The bundle's SHA-256 as the page worked it out natively (web/loader.js): Go skips the files' own payload
+  // hashes when it is the build's.
+  self.deltaclueModelsDigest = typeof event.data.digest === "string" ? event.data.digest : "";
   // A shared link that the page's loader started this worker for, before the page itself runs: {link, worker,
   // workers, id}. Go runs its share of the link's search right after it is ready (searchworker.Early).
   self.deltaclueEarly = event.data.early || null;

@@ -2,6 +2,7 @@ package weights
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 )
@@ -41,6 +42,62 @@ func TestBundleErrors(t *testing.T) {
 		_, _, _, err := OpenBundle(c.data)
 		if err == nil || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(c.want)) {
 			t.Errorf("%s: error %v, want it to mention %q", name, err, c.want)
+		}
+	}
+}
+
+// TestOpenHashedBundle: a bundle whose hash was matched opens to the very models OpenBundle gives, and every
+// check but the payload hashes still holds: what differs from OpenBundle is only a payload changed under an
+// unchanged manifest, which the bundle's own hash (the caller's to match) is there to catch.
+func TestOpenHashedBundle(t *testing.T) {
+	good := ShippedBundle()
+	v1, b1, a1, err := OpenBundle(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, b2, a2, err := OpenHashedBundle(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pair := range [][2]*File{{v1, v2}, {b1, b2}, {a1, a2}} {
+		x, y := pair[0].Named(), pair[1].Named()
+		if len(x) != len(y) || len(x) == 0 {
+			t.Fatalf("file %d: %d and %d tensors", i, len(x), len(y))
+		}
+		for k := range x {
+			if x[k].Name != y[k].Name || len(x[k].Values) != len(y[k].Values) {
+				t.Fatalf("file %d tensor %d: %s and %s", i, k, x[k].Name, y[k].Name)
+			}
+			for j := range x[k].Values {
+				if math.Float32bits(x[k].Values[j]) != math.Float32bits(y[k].Values[j]) {
+					t.Fatalf("%s value %d differs", x[k].Name, j)
+				}
+			}
+		}
+	}
+	if Fingerprint(v1, b1, a1) != Fingerprint(v2, b2, a2) {
+		t.Error("the fingerprints differ")
+	}
+
+	// A changed payload byte passes only where the payload hash was the one check that saw it.
+	flip := append([]byte(nil), good...)
+	flip[len(flip)/2] ^= 1
+	if _, _, _, err := OpenBundle(flip); err == nil {
+		t.Fatal("OpenBundle opened a changed payload")
+	}
+	if _, _, _, err := OpenHashedBundle(flip); err != nil {
+		t.Fatalf("OpenHashedBundle checked the payload hash after all: %v", err)
+	}
+	// Everything else is checked as before.
+	cases := map[string][]byte{
+		"cut short":      good[:len(good)-10],
+		"trailing bytes": append(append([]byte(nil), good...), 0),
+		"missing model":  EncodeBundle([]BundleFile{{BundleVAE, vaeBytes}, {BundleBNN, bnnBytes}}),
+		"a file cut":     EncodeBundle([]BundleFile{{BundleVAE, vaeBytes[:len(vaeBytes)-4]}, {BundleBNN, bnnBytes}, {BundleAnchors, anchorBytes}}),
+	}
+	for name, data := range cases {
+		if _, _, _, err := OpenHashedBundle(data); err == nil {
+			t.Errorf("%s: OpenHashedBundle opened it", name)
 		}
 	}
 }

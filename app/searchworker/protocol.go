@@ -126,8 +126,18 @@ func New(version string) (*Worker, Response) {
 // NewFromBundle loads the models of a bundle (package weights) and returns the worker with its first message:
 // "ready" with the models' fingerprint, or "error" saying why they could not be loaded (the page shows it).
 func NewFromBundle(version string, bundle []byte) (*Worker, Response) {
+	return newFromBundle(version, bundle, weights.OpenBundle)
+}
+
+// NewFromHashedBundle is NewFromBundle for a bundle whose SHA-256 the caller matched against the build's
+// (weights.OpenHashedBundle): the files' payload hashes are not worked out again.
+func NewFromHashedBundle(version string, bundle []byte) (*Worker, Response) {
+	return newFromBundle(version, bundle, weights.OpenHashedBundle)
+}
+
+func newFromBundle(version string, bundle []byte, open func([]byte) (*weights.File, *weights.File, *weights.File, error)) (*Worker, Response) {
 	w := &Worker{version: version, cancels: map[int]context.CancelFunc{}, cancelled: map[int]bool{}}
-	vae, bnn, anchors, err := weights.OpenBundle(bundle)
+	vae, bnn, anchors, err := open(bundle)
 	if err == nil {
 		w.models, err = clue.LoadModels(vae, bnn, anchors)
 	}

@@ -363,6 +363,12 @@ func TestNewFromBundle(t *testing.T) {
 	if ready.Type != "ready" || ready.Fingerprint != want {
 		t.Fatalf("from the shipped bundle: %+v", ready)
 	}
+	if _, r := NewFromHashedBundle("v", b); r.Type != ready.Type || r.Fingerprint != ready.Fingerprint || r.Version != ready.Version {
+		t.Fatalf("from the shipped bundle, its hash matched: %+v, want %+v", r, ready)
+	}
+	if _, r := NewFromHashedBundle("v", b[:len(b)-1]); r.Type != "error" {
+		t.Fatalf("from a bundle cut short, its hash said to match: %+v", r)
+	}
 	bad := append([]byte(nil), b...)
 	bad[len(bad)-100] ^= 0x40
 	w, msg := NewFromBundle("v", bad)

@@ -91,7 +91,7 @@ func build(out, repo string, base *url.URL) error {
 	if err := wasm("app.wasm", "./wasm/app", "", stamp); err != nil {
 		return err
 	}
-	if err := wasm("worker.wasm", "./wasm/worker", "wasmsimd", "-X main.Version="+version); err != nil {
+	if err := wasm("worker.wasm", "./wasm/worker", "wasmsimd", fmt.Sprintf("-X main.Version=%s -X main.ModelsSHA256=%x", version, sum)); err != nil {
 		return err
 	}
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()

@@ -23,6 +23,9 @@ const (
 // Version is the build's content hash, stamped by cmd/site (-ldflags -X); the page compares it with its own.
 var Version = "dev"
 
+// ModelsSHA256 is the SHA-256 (hex) of the models bundle the build serves, stamped by cmd/site like Version.
+var ModelsSHA256 = ""
+
 // models takes the models bundle that worker.js received from the page (self.deltaclueModels, a Uint8Array) into
 // Go's memory and drops the JavaScript copy. Any problem is left to the bundle's own checks to report.
 func models(self safejs.Value) []byte {
@@ -40,6 +43,20 @@ func models(self safejs.Value) []byte {
 	}
 	self.Delete("deltaclueModels")
 	return b
+}
+
+// hashed says whether worker.js handed over the bundle with a SHA-256 (self.deltaclueModelsDigest, worked out
+// natively by the page's loader with SubtleCrypto) that is the one this build serves: then its files' payload
+// hashes need not be worked out again here, in code the browser has not optimised yet (most of a worker's start).
+// Without SubtleCrypto (a page served over plain HTTP from another machine) every hash is checked in Go.
+func hashed(self safejs.Value) bool {
+	v, err := self.Get("deltaclueModelsDigest")
+	if err != nil || v.Type() != safejs.TypeString {
+		return false
+	}
+	self.Delete("deltaclueModelsDigest")
+	s, err := v.String()
+	return err == nil && ModelsSHA256 != "" && s == ModelsSHA256
 }
 
 // yielder returns the search's yield. While Go computes, the worker's event loop is blocked and no message (a
@@ -124,7 +141,10 @@ func main() {
 	// The page starts its summary worker with an empty bundle: it only summarises, and loads no models.
 	bundle := models(self)
 	w, ready := searchworker.NewSummarizer(Version)
-	if len(bundle) > 0 {
+	switch {
+	case len(bundle) > 0 && hashed(self):
+		w, ready = searchworker.NewFromHashedBundle(Version, bundle)
+	case len(bundle) > 0:
 		w, ready = searchworker.NewFromBundle(Version, bundle)
 	}
 	w.Yield = yielder(self)
