@@ -1,7 +1,7 @@
 package searchworker
 
 import (
-	"context"
+	"math"
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -60,8 +60,10 @@ func (w *Worker) EarlyLink(e Early, send func(Response)) bool {
 
 // WarmUp runs a small search that nobody asked for, on a digit the models themselves make (the decoded anchor
 // of a 4, or a blank when the bundle has no anchors), so that the browser optimises the search's code while
-// the worker would be idle anyway: its first real search then runs at the speed of its later ones. The
-// result is thrown away. It returns at once for a worker without models (the page's summary worker).
+// the worker would be idle anyway: its first real search then runs at the speed of its later ones. It takes the
+// path a real search takes (an inspection, the results in batches, every message encoded for the wire) and
+// drops what it would send, so that all of that code is optimised too, not only the steps. It returns at once
+// for a worker without models (the page's summary worker).
 func (w *Worker) WarmUp(restarts, steps int) {
 	if w.models == nil || restarts <= 0 || steps <= 0 {
 		return
@@ -70,11 +72,13 @@ func (w *Worker) WarmUp(restarts, steps int) {
 	if a, d := w.models.Anchors, w.models.VAE.Latent; len(a) > 4 && len(a[4]) >= d {
 		x0 = w.models.VAE.DecodeImages(a[4][:d])
 	}
-	prob, err := clue.NewProblem(w.models, x0)
-	if err != nil {
-		return
-	}
 	p := clue.Defaults()
 	p.N, p.MaxSteps, p.MinSteps, p.RelTol, p.AbsTol = restarts, steps, min(p.MinSteps, steps), 0, 0
-	clue.Search(yielding{context.Background(), w.Yield}, prob, p, nil, nil)
+	drop := func(r Response) { MarshalResponse(r) }
+	w.Handle(Request{Type: "inspect", ID: warmUpID, X0: x0}, drop)
+	w.Handle(Request{Type: "explain", ID: warmUpID, X0: x0, Params: &p}, drop)
 }
+
+// warmUpID is the warm-up's request ID: the page numbers its requests from 1 (and their inspections −1, −2, …),
+// so no cancel of the page's ever names it.
+const warmUpID = math.MinInt32

@@ -148,6 +148,9 @@ func TestWarmUpLeavesNoTrace(t *testing.T) {
 	if yields == 0 {
 		t.Error("the warm-up never yielded: a request could not get in")
 	}
+	if len(warm.cancels) != 0 || len(warm.cancelled) != 0 {
+		t.Errorf("the warm-up left %d cancel functions and %d cancelled IDs behind", len(warm.cancels), len(warm.cancelled))
+	}
 	if got := search(warm); len(want) != p.Restarts() || !sameExplanations(got, want) {
 		t.Errorf("after a warm-up the search gives %d explanations, different from a cold worker's %d", len(got), len(want))
 	}
