@@ -79,6 +79,17 @@ func (w *Worker) WarmUp(restarts, steps int) {
 	w.Handle(Request{Type: "explain", ID: warmUpID, X0: x0, Params: &p}, drop)
 }
 
+// StopWarmUp ends a warm-up under way at its next step: a request has come, and the visitor waits for it, not
+// for the warm-up (the first live preview after a load came 0.15 s later while a warm-up ran to its end). It is
+// safe to call from the worker's message handler while WarmUp runs, and does nothing when none does.
+func (w *Worker) StopWarmUp() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if cancel := w.cancels[warmUpID]; cancel != nil {
+		cancel()
+	}
+}
+
 // warmUpID is the warm-up's request ID: the page numbers its requests from 1 (and their inspections −1, −2, …),
 // so no cancel of the page's ever names it.
 const warmUpID = math.MinInt32

@@ -156,4 +156,28 @@ func TestWarmUpLeavesNoTrace(t *testing.T) {
 	}
 	sum, _ := NewSummarizer("test")
 	sum.WarmUp(8, 10) // no models: nothing to do, and no panic
+	sum.StopWarmUp()
+}
+
+// TestStopWarmUp: a request that comes during a warm-up stops it at its next step (the worker's message handler
+// calls StopWarmUp while the warm-up yields), and StopWarmUp without a warm-up does nothing.
+func TestStopWarmUp(t *testing.T) {
+	w, _ := New("test")
+	w.StopWarmUp()
+	full := 0
+	w.Yield = func() { full++ }
+	w.WarmUp(8, 10)
+	stopped := 0
+	w.Yield = func() {
+		if stopped++; stopped == 2 {
+			w.StopWarmUp() // as the message handler does, while the search yields
+		}
+	}
+	w.WarmUp(8, 10)
+	if full < 10 || stopped > 3 {
+		t.Errorf("a whole warm-up yielded %d times, a stopped one %d: want it to end at the step after the stop", full, stopped)
+	}
+	if len(w.cancels) != 0 || len(w.cancelled) != 0 {
+		t.Errorf("a stopped warm-up left %d cancel functions and %d cancelled IDs", len(w.cancels), len(w.cancelled))
+	}
 }
