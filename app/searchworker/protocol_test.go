@@ -381,17 +381,6 @@ func TestNewFromBundle(t *testing.T) {
 	}
 }
 
-// BenchmarkNewFromBundle is a worker's start-up work once its modules are instantiated: the models from the
-// bundle, checked and decoded, and the engine built on them.
-func BenchmarkNewFromBundle(b *testing.B) {
-	bundle := weights.ShippedBundle()
-	for b.Loop() {
-		if _, r := NewFromBundle("bench", bundle); r.Type != "ready" {
-			b.Fatal(r.Error)
-		}
-	}
-}
-
 // TestWorkerScriptErrorDecodes: web/worker.js writes its load failures in the wire format by hand; those bytes
 // decode as an error message.
 func TestWorkerScriptErrorDecodes(t *testing.T) {

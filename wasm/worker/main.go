@@ -176,7 +176,7 @@ func main() {
 			w.Handle(req, post) // at once, while a search may be running
 			return nil
 		}
-		w.StopWarmUp() // a request never waits for the warm-up
+		w.StopWarmUp()               // a request never waits for the warm-up
 		go func() { queue <- req }() // never block the event loop
 		return nil
 	})
