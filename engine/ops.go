@@ -264,7 +264,7 @@ func (o *reluOp) backward() {
 				d, dx := o.out.Grad[r*c:(r+1)*c], dxp[i*n:(i+1)*n]
 				dx = dx[:len(hr)]
 				for t, v := range hr {
-					dx[t] = masked(d[idx[t]], v)
+					dx[t] = kernel.Masked(d[idx[t]], v)
 				}
 			default:
 				dx := o.x.Grad[r*c : (r+1)*c]
@@ -275,20 +275,11 @@ func (o *reluOp) backward() {
 					} else {
 						d = o.out.Grad[r*c+int(idx[t])]
 					}
-					dx[idx[t]] += masked(d, v)
+					dx[idx[t]] += kernel.Masked(d, v)
 				}
 			}
 		}
 	}
-}
-
-// masked is d where v > 0 and +0 elsewhere (NaN v included), without a branch.
-func masked(d, v float32) float32 {
-	var m uint32
-	if v > 0 {
-		m = ^uint32(0)
-	}
-	return math.Float32frombits(math.Float32bits(d) & m)
 }
 
 // ---- sigmoid ----

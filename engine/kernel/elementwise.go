@@ -90,10 +90,16 @@ func checkMask(dx, d, h []float32) ([]float32, []float32) {
 func maskPositiveGo(dx, d, h []float32) {
 	d, h = d[:len(dx)], h[:len(dx)]
 	for t, v := range h {
-		var m uint32
-		if v > 0 {
-			m = ^uint32(0)
-		}
-		dx[t] = math.Float32frombits(math.Float32bits(d[t]) & m)
+		dx[t] = Masked(d[t], v)
 	}
+}
+
+// Masked is d where v > 0 and +0 elsewhere (a NaN v included): d's bits and-ed with all ones or none, without a
+// branch. MaskPositive does this over slices; the engine's ReLU uses it alone where only some columns are packed.
+func Masked(d, v float32) float32 {
+	var m uint32
+	if v > 0 {
+		m = ^uint32(0)
+	}
+	return math.Float32frombits(math.Float32bits(d) & m)
 }
