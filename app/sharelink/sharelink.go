@@ -314,7 +314,7 @@ func decodeV1(body string) (State, error) {
 }
 
 func decodeV2(body string) (State, error) {
-	s := State{Version: 2}
+	s := State{Version: Latest}
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(body)
 	if err != nil {
 		return s, damaged("it is not URL-safe base64")
