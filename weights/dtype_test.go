@@ -342,3 +342,45 @@ func TestDecodeGolden(t *testing.T) {
 		t.Errorf("decoded bits hash %s, want %s", got, goldenDecode)
 	}
 }
+
+// TestDequantizeEveryAxis checks both of dequantize's walks (a row at a time when the scale axis is the last,
+// else runs of stride values) against the definition, vals[i] = q[i]·scale[i/stride mod len(scale)], and
+// that each reports the first −128 where it is.
+func TestDequantizeEveryAxis(t *testing.T) {
+	for _, shape := range [][]int{{7}, {3, 5}, {784, 16}, {2, 3, 4}, {5000, 3}} {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		q := make([]byte, n)
+		for i := range q {
+			q[i] = byte((i*73 + 11) % 255) // every value but 0x80 (−128), in no particular order
+			if q[i] == 0x80 {
+				q[i] = 0x7f
+			}
+		}
+		for axis := range shape {
+			stride, scales := scaleIndex(shape, axis)
+			scale := make([]float32, scales)
+			for k := range scale {
+				scale[k] = float32(k+1) / 127
+			}
+			vals := make([]float32, n)
+			if i := dequantize(vals, q, scale, stride); i != -1 {
+				t.Fatalf("shape %v axis %d: a −128 reported at %d where there is none", shape, axis, i)
+			}
+			for i, v := range vals {
+				want := float32(int8(q[i])) * scale[(i/stride)%scales]
+				if math.Float32bits(v) != math.Float32bits(want) {
+					t.Fatalf("shape %v axis %d: value %d is %v, want %v", shape, axis, i, v, want)
+				}
+			}
+			bad := append([]byte(nil), q...)
+			at := n * 2 / 3
+			bad[at], bad[n-1] = 0x80, 0x80
+			if i := dequantize(vals, bad, scale, stride); i != at {
+				t.Errorf("shape %v axis %d: the first −128 reported at %d, want %d", shape, axis, i, at)
+			}
+		}
+	}
+}
