@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/deltaclue/deltaclue/engine/kernel"
 	"github.com/deltaclue/deltaclue/engine/mcmask"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -94,11 +95,7 @@ func LoadBNN(f *weights.File) (*BNN, error) {
 		for k := range per {
 			// (h ⊙ m)·W = h·(diag(m)·W): scale row i of W by the mask of input unit i.
 			w := make([]float32, len(d.W))
-			for i, m := range masks[k][l] {
-				for j := 0; j < d.Out; j++ {
-					w[i*d.Out+j] = m * d.W[i*d.Out+j]
-				}
-			}
+			kernel.ScaleRows(w, d.W, masks[k][l], d.In, d.Out)
 			per[k] = NewLayer(d.In, d.Out, w, d.B)
 		}
 		b.samples = append(b.samples, per)

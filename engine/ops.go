@@ -25,31 +25,12 @@ type Layer struct {
 // matmul kernels may skip zero products, which is invisible only while no accumulator holds -0.
 func NewLayer(in, out int, w, b []float32) Layer {
 	l := Layer{In: in, Out: out, W: w, WT: make([]float32, in*out), B: make([]float32, out)}
-	// In tiles: cache-friendly, and in WebAssembly many short calls, which the browser optimises after the
-	// first few, where one long loop would run unoptimised to its end (a worker builds its layers as it starts).
-	const tile = 32
-	for i0 := 0; i0 < in; i0 += tile {
-		for j0 := 0; j0 < out; j0 += tile {
-			transposeTile(l.WT, w, in, out, i0, min(i0+tile, in), j0, min(j0+tile, out))
-		}
-	}
+	kernel.Transpose(l.WT, w, in, out)
 	for j, v := range b {
 		l.B[j] = v + 0 // -0 + 0 = +0
 	}
 	l.nzRows = nonzeroRows(w, in, out)
 	return l
-}
-
-// transposeTile sets wt[j·in+i] = w[i·out+j] for i in [i0, i1), j in [j0, j1).
-//
-//go:noinline
-func transposeTile(wt, w []float32, in, out, i0, i1, j0, j1 int) {
-	for i := i0; i < i1; i++ {
-		row := w[i*out : i*out+j1]
-		for j := j0; j < j1; j++ {
-			wt[j*in+i] = row[j]
-		}
-	}
 }
 
 type denseOp struct {

@@ -53,12 +53,14 @@ self.addEventListener("message", async function start(event) {
   self.removeEventListener("message", start);
   const go = new Go();
   let kernel = null;
-  // worker.wasm imports deltaclue_kernel's matmul_add, relu_rows and mask_positive; the kernel imports Go's memory,
+  // worker.wasm imports deltaclue_kernel's matmul_add and its element-wise and layout loops; the kernel imports Go's memory,
   // so it is instantiated after Go's module and reached through these trampolines.
   go.importObject.deltaclue_kernel = {
     matmul_add: (a, b, c, m, k, n) => kernel.exports.matmul_add(a, b, c, m, k, n),
     relu_rows: (x, y, acc, rows, w) => kernel.exports.relu_rows(x, y, acc, rows, w),
     mask_positive: (dx, d, h, n) => kernel.exports.mask_positive(dx, d, h, n),
+    transpose: (s, d, rows, cols) => kernel.exports.transpose(s, d, rows, cols),
+    scale_rows: (s, d, m, rows, cols) => kernel.exports.scale_rows(s, d, m, rows, cols),
   };
   let instance;
   try {

@@ -5,3 +5,7 @@ package kernel
 func reluRows(in, dst []float32, acc []uint32, rows, w int) { reluRowsGo(in, dst, acc, rows, w) }
 
 func maskPositive(dx, d, h []float32) { maskPositiveGo(dx, d, h) }
+
+func transpose(dst, src []float32, rows, cols int) { transposeGo(dst, src, rows, cols) }
+
+func scaleRows(dst, src, m []float32, rows, cols int) { scaleRowsGo(dst, src, m, rows, cols) }

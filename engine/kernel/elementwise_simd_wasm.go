@@ -24,3 +24,23 @@ func reluRows(in, dst []float32, acc []uint32, rows, w int) {
 func maskPositive(dx, d, h []float32) {
 	wasmMaskPositive(unsafe.Pointer(&dx[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&h[0]), int32(len(dx)))
 }
+
+// wasmTranspose and wasmScaleRows are matmul.wasm's exports "transpose" and "scale_rows", supplied like the
+// others; they read and write only within rows*cols values (and rows of m).
+//
+//go:wasmimport deltaclue_kernel transpose
+//go:noescape
+func wasmTranspose(src, dst unsafe.Pointer, rows, cols int32)
+
+//go:wasmimport deltaclue_kernel scale_rows
+//go:noescape
+func wasmScaleRows(src, dst, m unsafe.Pointer, rows, cols int32)
+
+// The callers have checked the lengths and that rows*cols is at least 1.
+func transpose(dst, src []float32, rows, cols int) {
+	wasmTranspose(unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0]), int32(rows), int32(cols))
+}
+
+func scaleRows(dst, src, m []float32, rows, cols int) {
+	wasmScaleRows(unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0]), unsafe.Pointer(&m[0]), int32(rows), int32(cols))
+}

@@ -19,8 +19,9 @@
 ;; (load32_zero / store32_lane) blocks; the unused lanes compute garbage that is never stored, and nothing is
 ;; ever read or written outside the three matrices. Row tails (m mod 4) use the same blocks with one row.
 ;;
-;; Beside the kernel it exports two element-wise loops of the engine, relu_rows and mask_positive (at the end of
-;; this file), which compute the same bits as their Go versions in package kernel (elementwise.go).
+;; Beside the kernel it exports two element-wise loops of the engine, relu_rows and mask_positive, and two loops
+;; that lay out the models' weights as a worker starts, transpose and scale_rows (at the end of this file), which
+;; compute the same bits as their Go versions in package kernel (elementwise.go, layout.go).
 (module
   (import "go" "mem" (memory 0))
 
@@ -419,5 +420,90 @@
                   (f32.gt (f32.load align=4 (i32.add (local.get $h) (local.get $o))) (f32.const 0))))
         (local.set $t (i32.add (local.get $t) (i32.const 1)))
         (br $tail)))
+  )
+;; ---- laying out the weights as a worker starts ----
+  ;;
+  ;; A worker runs these once per layer before its first search, in code the browser has only just compiled,
+  ;; where the same loops as compiled Go took a third of the worker's start (measured under Node).
+
+  ;; transpose(src, dst, rows, cols): dst[j][i] = src[i][j] for i < rows, j < cols (src row-major [rows×cols],
+  ;; dst [cols×rows]); the bits are copied, NaNs included. Four rows at a time: four values of a column of src
+  ;; (four lane loads) make one store into a row of dst. src and dst do not overlap.
+  (func (export "transpose") (param $src i32) (param $dst i32) (param $rows i32) (param $cols i32)
+    (local $i i32) (local $r4 i32) (local $j i32) (local $s i32) (local $d i32) (local $cs i32) (local $rs i32)
+    (local.set $cs (i32.shl (local.get $cols) (i32.const 2)))  ;; a row of src, in bytes
+    (local.set $rs (i32.shl (local.get $rows) (i32.const 2)))  ;; a row of dst, in bytes
+    (local.set $r4 (i32.and (local.get $rows) (i32.const -4)))
+    (block $quads_done
+      (loop $quads
+        (br_if $quads_done (i32.ge_u (local.get $i) (local.get $r4)))
+        (local.set $s (i32.add (local.get $src) (i32.mul (local.get $i) (local.get $cs))))
+        (local.set $d (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2))))
+        (local.set $j (local.get $cols))
+        (block $cols_done
+          (loop $col
+            (br_if $cols_done (i32.eqz (local.get $j)))
+            (v128.store align=4 (local.get $d)
+              (v128.load32_lane align=4 3 (i32.add (local.get $s) (i32.mul (local.get $cs) (i32.const 3)))
+                (v128.load32_lane align=4 2 (i32.add (local.get $s) (i32.shl (local.get $cs) (i32.const 1)))
+                  (v128.load32_lane align=4 1 (i32.add (local.get $s) (local.get $cs))
+                    (v128.load32_zero align=4 (local.get $s))))))
+            (local.set $s (i32.add (local.get $s) (i32.const 4)))
+            (local.set $d (i32.add (local.get $d) (local.get $rs)))
+            (local.set $j (i32.sub (local.get $j) (i32.const 1)))
+            (br $col)))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
+        (br $quads)))
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.ge_u (local.get $i) (local.get $rows)))
+        (local.set $s (i32.add (local.get $src) (i32.mul (local.get $i) (local.get $cs))))
+        (local.set $d (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2))))
+        (local.set $j (local.get $cols))
+        (block $tail_done
+          (loop $tail
+            (br_if $tail_done (i32.eqz (local.get $j)))
+            (i32.store align=4 (local.get $d) (i32.load align=4 (local.get $s)))
+            (local.set $s (i32.add (local.get $s) (i32.const 4)))
+            (local.set $d (i32.add (local.get $d) (local.get $rs)))
+            (local.set $j (i32.sub (local.get $j) (i32.const 1)))
+            (br $tail)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $row)))
+  )
+
+  ;; scale_rows(src, dst, m, rows, cols): dst[i][j] = m[i]·src[i][j], the float32 product rounded once (f32x4.mul
+  ;; or f32.mul, as Go's float32 multiplication), for i < rows, j < cols, row-major with stride cols. dst may be
+  ;; src.
+  (func (export "scale_rows") (param $src i32) (param $dst i32) (param $m i32) (param $rows i32) (param $cols i32)
+    (local $j i32) (local $c4 i32) (local $o i32) (local $mv v128) (local $ms f32)
+    (local.set $c4 (i32.and (local.get $cols) (i32.const -4)))
+    (block $done
+      (loop $row
+        (br_if $done (i32.eqz (local.get $rows)))
+        (local.set $ms (f32.load align=4 (local.get $m)))
+        (local.set $mv (f32x4.splat (local.get $ms)))
+        (local.set $j (i32.const 0))
+        (block $vec_done
+          (loop $vec
+            (br_if $vec_done (i32.ge_u (local.get $j) (local.get $c4)))
+            (local.set $o (i32.shl (local.get $j) (i32.const 2)))
+            (v128.store align=4 (i32.add (local.get $dst) (local.get $o))
+              (f32x4.mul (local.get $mv) (v128.load align=4 (i32.add (local.get $src) (local.get $o)))))
+            (local.set $j (i32.add (local.get $j) (i32.const 4)))
+            (br $vec)))
+        (block $tail_done
+          (loop $tail
+            (br_if $tail_done (i32.ge_u (local.get $j) (local.get $cols)))
+            (local.set $o (i32.shl (local.get $j) (i32.const 2)))
+            (f32.store align=4 (i32.add (local.get $dst) (local.get $o))
+              (f32.mul (local.get $ms) (f32.load align=4 (i32.add (local.get $src) (local.get $o)))))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $tail)))
+        (local.set $src (i32.add (local.get $src) (i32.shl (local.get $cols) (i32.const 2))))
+        (local.set $dst (i32.add (local.get $dst) (i32.shl (local.get $cols) (i32.const 2))))
+        (local.set $m (i32.add (local.get $m) (i32.const 4)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
   )
 )

@@ -1,8 +1,8 @@
 // wasm_exec_simd.js runs a GOOS=js GOARCH=wasm binary under Node like Go's
 // $(go env GOROOT)/lib/wasm/wasm_exec_node.js (which it follows line by line, including the exit-code
 // behaviour), and additionally links the WebAssembly SIMD matmul kernel (engine/kernel/matmul.wasm) that a
-// binary built with -tags wasmsimd imports as deltaclue_kernel.matmul_add (and the element-wise relu_rows and
-// mask_positive beside it). Normally started by
+// binary built with -tags wasmsimd imports as deltaclue_kernel.matmul_add (and the element-wise and layout loops
+// beside it). Normally started by
 // go_js_wasm_exec_simd, which sets DELTACLUE_GOROOT.
 //
 // usage: node wasm_exec_simd.js <binary.wasm> [arguments]
@@ -70,6 +70,8 @@ go.importObject.deltaclue_kernel = {
 	matmul_add: (a, b, c, m, k, n) => (kernel ? kernel.exports.matmul_add(a, b, c, m, k, n) : notYet()),
 	relu_rows: (x, y, acc, rows, w) => (kernel ? kernel.exports.relu_rows(x, y, acc, rows, w) : notYet()),
 	mask_positive: (dx, d, h, n) => (kernel ? kernel.exports.mask_positive(dx, d, h, n) : notYet()),
+	transpose: (s, d, rows, cols) => (kernel ? kernel.exports.transpose(s, d, rows, cols) : notYet()),
+	scale_rows: (s, d, m, rows, cols) => (kernel ? kernel.exports.scale_rows(s, d, m, rows, cols) : notYet()),
 };
 
 (async () => {
