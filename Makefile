@@ -80,13 +80,17 @@ kernel:
 	cd engine/kernel && $(GO) generate
 
 # Benchmark harnesses whose numbers get quoted; not part of `make test`.
-.PHONY: bench-gomlx-wasm bench-browser
+.PHONY: bench-gomlx-wasm bench-browser bench-worker-start
 GOMLX_BENCHTIME ?= 20x
 
 ## bench-gomlx-wasm: in ONE Node process, the engine's point-step (SIMD kernel) and the same step in gomlx (~1 min)
 bench-gomlx-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -tags 'wasmsimd gomlxbench' -exec "$(CURDIR)/web/node/go_js_wasm_exec_simd" \
 	  -run '^$$' -bench 'PointStep/batch100' -benchtime $(GOMLX_BENCHTIME) ./engine/
+
+## bench-worker-start: a search worker's cold start (go.run → ready) under Node, alternated with BASE=<git rev>'s side by side (RUNS=15)
+bench-worker-start:
+	web/node/bench_worker_start.sh $(BASE)
 
 ## bench-browser: kernel and point-step in one dedicated Web Worker in headless Chromium (BROWSERBENCH_FLAGS=-nosimd)
 bench-browser:
