@@ -123,6 +123,11 @@ func prepareBase(ctx context.Context, root, rev, tmp string) (*build, func(), er
 	if _, err := os.Stat(filepath.Join(dir, "app", "sharelink")); err != nil {
 		b.PageError = "this commit's page has no share links to open"
 	}
+	// A base that reads version-2 links opens the same links as this tree: a v1 link is rewritten into the
+	// address as v2 by its page, work this tree's page is not given.
+	if src, err := os.ReadFile(filepath.Join(dir, "app", "sharelink", "sharelink.go")); err == nil && bytes.Contains(src, []byte(`prefix2 = "v2."`)) {
+		b.LinkFormat = "v2"
+	}
 	return b, cleanup, ctx.Err()
 }
 
@@ -176,7 +181,7 @@ func buildTree(ctx context.Context, b *build, dir string) error {
 		if err != nil {
 			b.native, b.NativeError = "", "running it: "+err.Error()
 		} else {
-			if b.LinkFormat == "v2" && r.Fingerprint != b.Fingerprint {
+			if b.LinkFormat == "v2" && b.Fingerprint != 0 && r.Fingerprint != b.Fingerprint {
 				return fmt.Errorf("%s: the native benchmark's models (fingerprint %d) are not the ones this program embeds (%d): was weights/ changed meanwhile?", b.Name, r.Fingerprint, b.Fingerprint)
 			}
 			b.Fingerprint, b.MultiplyAdds = r.Fingerprint, r.PointStepMultiplyAdds
