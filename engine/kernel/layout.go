@@ -28,23 +28,17 @@ func TransposeGo(dst, src []float32, rows, cols int) {
 //
 // It panics if rows or cols is negative, a slice is shorter than rows*cols or m than rows.
 func ScaleRows(dst, src, m []float32, rows, cols int) {
-	dst, src = checkLayout("ScaleRows", dst, src, rows, cols)
-	if len(m) < rows {
-		panic("kernel.ScaleRows: len(m)=" + strconv.Itoa(len(m)) + " < rows=" + strconv.Itoa(rows))
-	}
+	dst, src, m = checkScale(dst, src, m, rows, cols)
 	if len(src) == 0 {
 		return
 	}
-	scaleRows(dst, src, m[:rows], rows, cols)
+	scaleRows(dst, src, m, rows, cols)
 }
 
 // ScaleRowsGo is ScaleRows always in Go: the reference the SIMD version is tested against in one binary.
 func ScaleRowsGo(dst, src, m []float32, rows, cols int) {
-	dst, src = checkLayout("ScaleRows", dst, src, rows, cols)
-	if len(m) < rows {
-		panic("kernel.ScaleRows: len(m)=" + strconv.Itoa(len(m)) + " < rows=" + strconv.Itoa(rows))
-	}
-	scaleRowsGo(dst, src, m[:rows], rows, cols)
+	dst, src, m = checkScale(dst, src, m, rows, cols)
+	scaleRowsGo(dst, src, m, rows, cols)
 }
 
 func checkLayout(name string, dst, src []float32, rows, cols int) ([]float32, []float32) {
@@ -53,6 +47,14 @@ func checkLayout(name string, dst, src []float32, rows, cols int) ([]float32, []
 			strconv.Itoa(len(dst)) + ", len(src)=" + strconv.Itoa(len(src)))
 	}
 	return dst[:rows*cols], src[:rows*cols]
+}
+
+func checkScale(dst, src, m []float32, rows, cols int) ([]float32, []float32, []float32) {
+	dst, src = checkLayout("ScaleRows", dst, src, rows, cols)
+	if len(m) < rows {
+		panic("kernel.ScaleRows: len(m)=" + strconv.Itoa(len(m)) + " < rows=" + strconv.Itoa(rows))
+	}
+	return dst, src, m[:rows]
 }
 
 // transposeGo walks 32×32 tiles: cache-friendly, and in WebAssembly many short calls, which the browser

@@ -153,7 +153,6 @@ func main() {
 	case len(bundle) > 0:
 		w, ready = searchworker.NewFromBundle(Version, bundle)
 	}
-	bundle = nil
 	debug.SetGCPercent(gc)
 	w.Yield = yielder(self)
 	queue := make(chan searchworker.Request, 64)

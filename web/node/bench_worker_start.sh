@@ -6,22 +6,20 @@ set -eu
 root=$(git rev-parse --show-toplevel)
 runs=${RUNS:-15}
 tmp=$(mktemp -d)
-trap 'cd "$root"; [ -d "$tmp/base" ] && git worktree remove --force "$tmp/base" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+trap 'cd "$root"; [ -d "$tmp/base-tree" ] && git worktree remove --force "$tmp/base-tree" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 cd "$root"
 go run ./cmd/site -out "$tmp/this" -repo "" >/dev/null
 builds="this"
 if [ $# -gt 0 ]; then
-	git worktree add --detach "$tmp/base" "$1" >/dev/null 2>&1
-	(cd "$tmp/base" && go run ./cmd/site -out "$tmp/base-site" -repo "" >/dev/null)
+	git worktree add --detach "$tmp/base-tree" "$1" >/dev/null 2>&1
+	(cd "$tmp/base-tree" && go run ./cmd/site -out "$tmp/base" -repo "" >/dev/null)
 	builds="base this"
 fi
 for b in $builds; do : >"$tmp/$b.ms"; done
 i=0
 while [ $i -lt "$runs" ]; do
 	for b in $builds; do
-		web="$tmp/$b/web"
-		[ "$b" = base ] && web="$tmp/base-site/web"
-		node "$root/web/node/worker_start.js" "$web" >>"$tmp/$b.ms"
+		node "$root/web/node/worker_start.js" "$tmp/$b/web" >>"$tmp/$b.ms"
 	done
 	i=$((i + 1))
 done
