@@ -94,6 +94,9 @@ const deltaclueEarlyPool = window.deltaclueEarlyPool = (() => {
   return pool;
 })();
 
+// The longest the page's program waits for the search workers to be started before it runs (see below), in ms.
+const deltaclueStartWaitMs = 400;
+
 // app.wasm, the page's own program, is also fetched and compiled from here, while the document is still being
 // parsed: go-app's loader (app.js) is deferred, so it would start the 10 MB download only after parsing, half
 // a second later. go-app's own request (for its progress bar) is answered with a copy of this download, and its
@@ -122,6 +125,12 @@ let deltaclueApp = null; // a promise of a copy of the app.wasm response, for th
     WebAssembly.instantiateStreaming = async function (source, imports) {
       WebAssembly.instantiateStreaming = instantiate0; // only go-app's call, the first
       const m = await module;
+      // The workers get their start message before the page runs: running app.wasm the first time is one task of
+      // 300–400 ms on the page's thread (V8 compiles each function the first time it is called), and the
+      // start message is posted from that thread, so a start that lost the race waited for the whole task (the
+      // workers said ready 250 ms later). The wait is bounded: a page whose models are slow to come mounts anyway.
+      await Promise.race([deltaclueEarlyPool ? deltaclueEarlyPool.started : null,
+        new Promise((resolve) => setTimeout(resolve, deltaclueStartWaitMs))]);
       if (!m) {
         return instantiate0.call(WebAssembly, source, imports); // the early compile failed: go-app's own way
       }
