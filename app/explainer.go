@@ -177,6 +177,12 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 // ArrayBuffer, or nil), on the UI goroutine: the core takes it into the pool and the run first; the shell then
 // does what is the page's.
 func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at float64, raw app.Value) {
+	if r.Type == "ready" {
+		if e.timing != nil && e.timing["ready"] == 0 {
+			e.timing["ready heard"] = max(e.timing["ready heard"], at)
+		}
+		at = saidAt(r, at, timeOrigin())
+	}
 	if e.holdEarly(k, r, at) {
 		return
 	}
@@ -239,6 +245,18 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		}
 	}
 	e.publish()
+}
+
+// saidAt is when a ready message was sent, on the page's clock (ms since navigation; origin is the page's
+// performance.timeOrigin), from the worker's own clock that it carries; at, when the page's thread heard it, if
+// it carries none or a time that cannot be (clocks are the same machine's, but a page must not trust a number
+// to be sane). The page's thread is busy while the page first runs: a worker's ready message, and with it the
+// time a link's early search started, was heard up to 500 ms after the fact.
+func saidAt(r searchworker.Response, at, origin float64) float64 {
+	if said := r.At - origin; r.At > 0 && origin > 0 && said > 0 && said < at {
+		return said
+	}
+	return at
 }
 
 // onReady takes worker k's word that it is up: the pool's timing and the models it runs, the models' view of

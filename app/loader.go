@@ -87,3 +87,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 
 // now is the page's clock: milliseconds since the navigation started (performance.now).
 func now() float64 { return app.Window().Get("performance").Call("now").Float() }
+
+// timeOrigin is when the page's clock (now) started, in ms since the Unix epoch: a worker's clock differs by
+// the two origins.
+func timeOrigin() float64 { return app.Window().Get("performance").Get("timeOrigin").Float() }

@@ -74,7 +74,11 @@ type Response struct {
 	Explanations []clue.Explanation `json:"explanations,omitempty"` // a batch of finished restarts
 	Trajectory   *clue.Trajectory   `json:"trajectory,omitempty"`
 	Seconds      float64            `json:"seconds,omitempty"`
-	Summarized   *Summarized        `json:"summarized,omitempty"` // a summary worker's answer (summary.go)
+	// At, in a ready message, is when the worker said it on its own clock: ms since the Unix epoch
+	// (performance.timeOrigin + performance.now() in a worker), 0 where there is none. The page's thread may
+	// be busy when it is sent, and hear it hundreds of ms later, while the worker is already at work.
+	At         float64     `json:"at,omitempty"`
+	Summarized *Summarized `json:"summarized,omitempty"` // a summary worker's answer (summary.go)
 	// Memory, in a done message: the worker's live Go heap after a collection, and all the memory Go holds
 	// (in WebAssembly, about its linear memory), for a page that watches for leaks.
 	HeapBytes, SysBytes uint64

@@ -336,7 +336,7 @@ func TestWireRoundTrip(t *testing.T) {
 		}
 	}
 	responses := []Response{
-		{Type: "ready", Version: "abc", Fingerprint: 0xdeadbeef},
+		{Type: "ready", Version: "abc", Fingerprint: 0xdeadbeef, At: 1764072000123.25},
 		{Type: "error", ID: -3, Error: "bad"},
 		{Type: "inspected", ID: -2, Inspection: &Inspection{Prediction: engine.Uncertainty{Probs: []float32{1}, Total: 2}, Z0: []float32{3},
 			Reconstruction: []float32{4}, Reconstructed: engine.Uncertainty{Probs: []float32{5}}, MultiplyAddsPer: 2836480}},

@@ -24,7 +24,7 @@ import (
 //	                 results: count u16, count × explanation (a search worker's results, passed on: summary.go)
 //	                 summarize: floats x0, floats z0, classes i32, label0 i32, params, count u32, count × explanation,
 //	                            figures u8, count u32, count × floats (a traced path)
-//	response bodies: ready: string version, fingerprint u32;  error: string;  inspected: inspection;
+//	response bodies: ready: string version, fingerprint u32, at f64;  error: string;  inspected: inspection;
 //	                 results: count u16, count × explanation;  traced: trajectory;  done: seconds f64, string error, heap u64, sys u64;
 //	                 alive: nothing;  summarized: count i32, the summary field by field, CARLA's measures field by
 //	                 field, count u32, count × mark,
@@ -375,6 +375,7 @@ func MarshalResponse(p Response) []byte {
 	case "ready":
 		w.str(p.Version)
 		w.u32(p.Fingerprint)
+		w.f64(p.At)
 	case "error":
 		w.str(p.Error)
 	case "inspected":
@@ -439,7 +440,7 @@ func unmarshalResponse(b []byte, shared bool) (Response, error) {
 	p.Type, p.ID = r.typ(), r.i32()
 	switch p.Type {
 	case "ready":
-		p.Version, p.Fingerprint = r.str(), r.u32()
+		p.Version, p.Fingerprint, p.At = r.str(), r.u32(), r.f64()
 	case "error":
 		p.Error = r.str()
 	case "inspected":

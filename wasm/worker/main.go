@@ -98,6 +98,26 @@ func yielder(self safejs.Value) func() {
 	}
 }
 
+// clock is the worker's clock in ms since the Unix epoch (performance.timeOrigin + performance.now()), which the
+// page turns into its own (its timeOrigin differs), or 0 where the worker has no performance object.
+func clock(self safejs.Value) float64 {
+	perf, err := self.Get("performance")
+	if err != nil || perf.Type() != safejs.TypeObject {
+		return 0
+	}
+	origin, err := perf.Get("timeOrigin")
+	if err != nil || origin.Type() != safejs.TypeNumber {
+		return 0
+	}
+	now, err := perf.Call("now")
+	if err != nil || now.Type() != safejs.TypeNumber {
+		return 0
+	}
+	o, _ := origin.Float()
+	n, _ := now.Float()
+	return o + n
+}
+
 // early reads the link the page's loader gave this worker to run as the page loads (self.deltaclueEarly), if any.
 func early(self safejs.Value) (searchworker.Early, bool) {
 	v, err := self.Get("deltaclueEarly")
@@ -193,6 +213,7 @@ func main() {
 		post(searchworker.Response{Type: "error", Error: "cannot listen for messages: " + err.Error()})
 		return
 	}
+	ready.At = clock(self)
 	post(ready)
 	// A link the page's loader started this worker for runs first; otherwise a small search warms the code up
 	// while the visitor draws. Requests wait in the queue meanwhile (a cancel gets in at once).
