@@ -11,9 +11,9 @@ WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/n
 # Packages that compile to WASM, tested under Node as well as natively.
 WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./app/sharelink/... ./app/searchworker/... ./app/address/...
 # package:FuzzTarget pairs run briefly by `make test`.
-FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest ./app/searchworker:FuzzResponse ./app/address:FuzzRead
+FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest ./app/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode
 
-.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors bench kernel
+.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel
 
 ## serve: build the explainer (both WASM binaries and the static site) and serve it at http://127.0.0.1:8080
 serve: site
@@ -68,6 +68,11 @@ compact:
 ## anchors: weights/anchors.dcw from the shipped int8 VAE and BNN and the training split of `make data`
 anchors:
 	$(GO) run ./cmd/anchors -data data -out weights/anchors.dcw
+	$(MAKE) translations
+
+## translations: weights/global.dcw, GLAM-CLUE's translations (gomlx), from the shipped models and the training split (about 8 min on 2 cores)
+translations:
+	$(GO) run ./cmd/translations -data data -out weights/global.dcw
 
 ## bench: the engine's benchmarks natively, then in WASM under Node (pure Go, then the SIMD kernel)
 bench:

@@ -16,6 +16,8 @@ var (
 	bnnBytes []byte
 	//go:embed anchors.dcw
 	anchorBytes []byte
+	//go:embed global.dcw
+	globalBytes []byte
 )
 
 type lazy struct {
@@ -29,7 +31,7 @@ func (l *lazy) load(name string, data []byte) (*File, error) {
 	return l.file, l.err
 }
 
-var vae, bnn, anchors lazy
+var vae, bnn, anchors, global lazy
 
 // ShippedVAE returns the shipped VAE, decoded and checked once. The file is shared: do not modify it.
 func ShippedVAE() (*File, error) { return vae.load("weights/vae.dcw", vaeBytes) }
@@ -40,6 +42,11 @@ func ShippedBNN() (*File, error) { return bnn.load("weights/bnn.dcw", bnnBytes) 
 // ShippedAnchors returns the latent codes of low-uncertainty training digits per class that the δ-CLUE
 // scheme S2 walks towards (made by `make train` with the shipped models; see README.md).
 func ShippedAnchors() (*File, error) { return anchors.load("weights/anchors.dcw", anchorBytes) }
+
+// ShippedGlobal returns GLAM-CLUE's translations for groups of uncertain training digits (package engine/glam;
+// made by `make translations` with the shipped models). They are not part of ShippedFingerprint: a share link
+// names the models a search ran on, and the translations do not change a search.
+func ShippedGlobal() (*File, error) { return global.load("weights/global.dcw", globalBytes) }
 
 // ShippedFingerprint is the Fingerprint of the shipped VAE, BNN and anchors: what share links carry.
 func ShippedFingerprint() (uint32, error) {

@@ -1,0 +1,185 @@
+// Package glam is GLAM-CLUE (Ley, Bhatt & Weller, "Diverse, Global and Amortised Counterfactual Explanations
+// for Uncertainty Estimates", AAAI 2022) on the engine: mappings learned once for groups of uncertain digits that
+// take a member, in one function call, to a digit the model is sure about.
+//
+// A group a→b is the uncertain training digits the BNN reads as a whose δ-CLUEs reach a confident b (Groups). Its
+// mapping is one translation t ∈ ℝ^latent of the VAE's latent space, learned with gomlx (training.TrainTranslation)
+// to minimise the group's mean δ-CLUE loss towards b. At use, a digit's amortised answer towards b is
+// z0 + k·t for the smallest k on a short ladder (Ladder) that makes the BNN sure of b, with ‖k·t‖ ≤ δ so that
+// it stays in the ball δ-CLUE searches (the scale per input is GLOBE-CE's, Ley, Mishra & Magazzeni, ICML 2023).
+//
+// Everything here is the engine's arithmetic in a fixed order: the same inputs give the same bits natively and in
+// WASM.
+package glam
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// Ladder is the scales k tried for an answer, smallest first: the first that makes the model sure of the
+// target is the answer.
+var Ladder = []float32{0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3}
+
+// Translation is the learned mapping of one group a→b.
+type Translation struct {
+	From    int       `json:"from"`    // a: the label the BNN reads on the members
+	To      int       `json:"to"`      // b: the label their δ-CLUEs reach
+	T       []float32 `json:"t"`       // the translation, one value per latent dimension
+	Members int       `json:"members"` // how many training digits it was learned on
+}
+
+// Norm is ‖t‖₂.
+func (t Translation) Norm() float64 {
+	s := 0.0
+	for _, v := range t.T {
+		s += float64(v) * float64(v)
+	}
+	return math.Sqrt(s)
+}
+
+// Answer is one amortised explanation: z0 + K·t of a translation From→To.
+type Answer struct {
+	From, To int
+	K        float32   // the ladder's scale taken (the largest allowed when none made the model sure)
+	Shift    float32   // ‖K·t‖₂, the latent distance from z0
+	Z        []float32 // z0 + K·t
+	Image    []float32 // μθ(Z), 784 intensities
+	Label    int       // the BNN's most probable class on Image
+	Probs    []float32 // its p̄
+	HTotal   float32
+	Distance float32 // L1 distance of Image from x0 (summed over pixels, as δ-CLUE's d)
+	Sure     bool    // Label == To and HTotal < the threshold
+}
+
+// Explain returns the amortised answers for x0 (784 intensities) with code z0, towards each label of targets for
+// which a translation from the label read on x0 (from) exists, in the order of targets: for each, every allowed
+// rung of the ladder (K·‖t‖ ≤ delta) is decoded and classified in one batch, and the first that makes the BNN
+// sure of the target (H_total < hThreshold) is the answer; if none does, the last allowed rung, marked not sure.
+// A translation whose smallest rung already leaves the ball gives no answer.
+func Explain(m *clue.Models, ts []Translation, x0, z0 []float32, from int, targets []int, delta, hThreshold float64) []Answer {
+	latent := m.VAE.Latent
+	var out []Answer
+	for _, b := range targets {
+		t := find(ts, from, b)
+		if t == nil || len(t.T) != latent {
+			continue
+		}
+		norm := t.Norm()
+		var ks []float32
+		for _, k := range Ladder {
+			if float64(k)*norm <= delta {
+				ks = append(ks, k)
+			}
+		}
+		if len(ks) == 0 {
+			continue
+		}
+		z := make([]float32, len(ks)*latent)
+		for r, k := range ks {
+			for j := 0; j < latent; j++ {
+				z[r*latent+j] = z0[j] + k*t.T[j]
+			}
+		}
+		images := m.VAE.DecodeImages(z)
+		us := m.BNN.Classify(images)
+		pick := len(ks) - 1
+		for r, u := range us {
+			if u.Label() == b && float64(u.Total) < hThreshold {
+				pick = r
+				break
+			}
+		}
+		u, img := us[pick], images[pick*784:(pick+1)*784]
+		out = append(out, Answer{From: from, To: b, K: ks[pick], Shift: float32(float64(ks[pick]) * norm),
+			Z: z[pick*latent : (pick+1)*latent], Image: img, Label: u.Label(), Probs: u.Probs, HTotal: u.Total,
+			Distance: l1(img, x0), Sure: u.Label() == b && float64(u.Total) < hThreshold})
+	}
+	return out
+}
+
+// Plausible is the labels worth an amortised answer for a prediction p̄: those with p̄ ≥ min, most probable
+// first.
+func Plausible(probs []float32, min float32) []int {
+	var ls []int
+	for k, p := range probs {
+		if p >= min {
+			ls = append(ls, k)
+		}
+	}
+	sort.SliceStable(ls, func(i, j int) bool { return probs[ls[i]] > probs[ls[j]] })
+	return ls
+}
+
+func find(ts []Translation, from, to int) *Translation {
+	for i := range ts {
+		if ts[i].From == from && ts[i].To == to {
+			return &ts[i]
+		}
+	}
+	return nil
+}
+
+func l1(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += float32(math.Abs(float64(a[i] - b[i])))
+	}
+	return s
+}
+
+// Model is the weights-file model name of a file of translations.
+const Model = "glam"
+
+// TensorName is the name of translation a→b in its file.
+func TensorName(from, to int) string { return fmt.Sprintf("glam/%d-%d", from, to) }
+
+// Encode writes translations as a weights file (float32 tensors "glam/a-b" of shape [latent], each group's size in
+// the manifest's training record, with extra, which may be nil).
+func Encode(ts []Translation, latent int, dataset weights.Dataset, extra map[string]any) ([]byte, error) {
+	var named []weights.Named
+	members := map[string]any{}
+	for _, t := range ts {
+		if len(t.T) != latent {
+			return nil, fmt.Errorf("translation %d→%d has %d values, the latent space %d", t.From, t.To, len(t.T), latent)
+		}
+		named = append(named, weights.Named{Name: TensorName(t.From, t.To), Shape: []int{latent}, Values: t.T})
+		members[TensorName(t.From, t.To)] = t.Members
+	}
+	training := map[string]any{"members": members}
+	for k, v := range extra {
+		training[k] = v
+	}
+	return weights.Encode(weights.Manifest{Model: Model, Architecture: weights.Architecture{Latent: latent}, Dataset: dataset,
+		Training: training}, named)
+}
+
+// Decode reads the translations of a weights file made by Encode, checking each tensor's name and shape.
+func Decode(f *weights.File) ([]Translation, error) {
+	if f.Manifest.Model != Model {
+		return nil, fmt.Errorf("%s: a %q file, not translations (%q)", f.Name, f.Manifest.Model, Model)
+	}
+	latent := f.Manifest.Architecture.Latent
+	members, _ := f.Manifest.Training["members"].(map[string]any)
+	var ts []Translation
+	for _, t := range f.Manifest.Tensors {
+		var a, b int
+		if n, err := fmt.Sscanf(t.Name, "glam/%d-%d", &a, &b); err != nil || n != 2 || TensorName(a, b) != t.Name || a < 0 || b < 0 {
+			return nil, fmt.Errorf("%s: tensor %q is not a translation glam/a-b", f.Name, t.Name)
+		}
+		if len(t.Shape) != 1 || t.Shape[0] != latent {
+			return nil, fmt.Errorf("%s: translation %s has shape %v, want [%d]", f.Name, t.Name, t.Shape, latent)
+		}
+		v, err := f.Tensor(t.Name, latent)
+		if err != nil {
+			return nil, err
+		}
+		n, _ := members[t.Name].(float64)
+		ts = append(ts, Translation{From: a, To: b, T: v, Members: int(n)})
+	}
+	return ts, nil
+}

@@ -1,0 +1,163 @@
+package glam
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+func TestGroups(t *testing.T) {
+	rs := []Reached{
+		{Index: 3, Read: 4, Labels: []int{4, 9}},
+		{Index: 5, Read: 4, Labels: []int{9}},
+		{Index: 8, Read: 7, Labels: []int{1}},
+		{Index: 9, Read: 4, Labels: []int{4, 9}},
+		{Index: 11, Read: 7, Labels: nil},
+	}
+	want := []Group{{From: 4, To: 4, Members: []int{3, 9}}, {From: 4, To: 9, Members: []int{3, 5, 9}}}
+	if got := Groups(rs, 2); !reflect.DeepEqual(got, want) {
+		t.Errorf("Groups(min 2) = %+v, want %+v", got, want)
+	}
+	if got := Groups(rs, 4); len(got) != 0 {
+		t.Errorf("Groups(min 4) = %+v, want none", got)
+	}
+}
+
+func TestPlausible(t *testing.T) {
+	p := []float32{0.01, 0.3, 0, 0, 0.55, 0, 0, 0.1, 0, 0.04}
+	if got, want := Plausible(p, 0.05), []int{4, 1, 7}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Plausible = %v, want %v", got, want)
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	ts := []Translation{{From: 4, To: 9, T: []float32{1, -2, 3}, Members: 31}, {From: 7, To: 1, T: []float32{0.5, 0, -0.25}, Members: 23}}
+	b, err := Encode(ts, 3, weights.Dataset{Source: "test"}, map[string]any{"note": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := weights.Decode("global.dcw", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, ts) {
+		t.Errorf("round trip: %+v, want %+v", got, ts)
+	}
+	if _, err := Encode([]Translation{{From: 1, To: 2, T: []float32{1}}}, 3, weights.Dataset{}, nil); err == nil {
+		t.Error("a translation of the wrong length was encoded")
+	}
+	// A weights file that is not translations, or whose tensors are not named or shaped as translations.
+	anchors, _ := weights.ShippedAnchors()
+	if _, err := Decode(anchors); err == nil {
+		t.Error("the anchors were read as translations")
+	}
+	for _, named := range [][]weights.Named{
+		{{Name: "glam/4-x", Shape: []int{3}, Values: []float32{1, 2, 3}}},
+		{{Name: "glam/4-9", Shape: []int{2}, Values: []float32{1, 2}}},
+		{{Name: "glam/04-9", Shape: []int{3}, Values: []float32{1, 2, 3}}},
+	} {
+		b, err := weights.Encode(weights.Manifest{Model: Model, Architecture: weights.Architecture{Latent: 3}}, named)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := weights.Decode("bad.dcw", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Decode(f); err == nil {
+			t.Errorf("tensor %q of shape %v was read as a translation", named[0].Name, named[0].Shape)
+		}
+	}
+}
+
+// FuzzDecode feeds arbitrary bytes through the weights decoder and then this one: an error, never a panic, and
+// whatever is read has one value per latent dimension.
+func FuzzDecode(f *testing.F) {
+	b, _ := Encode([]Translation{{From: 4, To: 9, T: []float32{1, -2}, Members: 3}}, 2, weights.Dataset{}, nil)
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := weights.Decode("fuzz.dcw", data)
+		if err != nil {
+			return
+		}
+		ts, err := Decode(w)
+		if err != nil {
+			return
+		}
+		for _, tr := range ts {
+			if len(tr.T) != w.Manifest.Architecture.Latent {
+				t.Fatalf("translation %d→%d has %d values, latent %d", tr.From, tr.To, len(tr.T), w.Manifest.Architecture.Latent)
+			}
+		}
+	})
+}
+
+// TestShippedTranslations reads weights/global.dcw and runs the amortised answers on the first 40 uncertain test
+// digits towards each label the BNN finds plausible (p̄ ≥ 0.05): how many make the model sure is checked
+// against what was measured, and every answer's bits against a golden hash (natively and in WASM).
+func TestShippedTranslations(t *testing.T) {
+	f, err := weights.ShippedGlobal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) < 20 || f.Manifest.Architecture.Latent != 16 {
+		t.Fatalf("%d translations of dimension %d: want at least 20, of 16", len(ts), f.Manifest.Architecture.Latent)
+	}
+	m, err := clue.ShippedModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := mnist.HeldOut()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := clue.Defaults()
+	h := sha256.New()
+	answers, sure, digits := 0, 0, 0
+	x0 := make([]float32, 784)
+	for i := 0; i < set.Len() && digits < 40; i++ {
+		set.Float(i, x0)
+		u := m.BNN.Classify(x0)[0]
+		if float64(u.Total) <= p.HThreshold {
+			continue
+		}
+		digits++
+		z0 := m.VAE.Encode(x0)
+		for _, a := range Explain(m, ts, x0, z0, u.Label(), Plausible(u.Probs, 0.05), p.Delta, p.HThreshold) {
+			answers++
+			if a.Sure {
+				sure++
+			}
+			if float64(a.Shift) > p.Delta+1e-6 {
+				t.Errorf("digit %d, %d→%d: shift %v outside δ = %v", i, a.From, a.To, a.Shift, p.Delta)
+			}
+			for _, v := range append(append(append([]float32{a.K, a.Shift, a.HTotal, a.Distance}, a.Z...), a.Image...), a.Probs...) {
+				binary.Write(h, binary.LittleEndian, math.Float32bits(v))
+			}
+			binary.Write(h, binary.LittleEndian, int32(a.Label))
+		}
+	}
+	got := hex.EncodeToString(h.Sum(nil))[:16]
+	t.Logf("%d digits, %d answers, %d sure; hash %s", digits, answers, sure, got)
+	if answers < 40 || sure*3 < answers {
+		t.Errorf("%d answers of which %d sure: want at least 40, a third sure", answers, sure)
+	}
+	if want := "dc68098babd3bfed"; got != want {
+		t.Errorf("answers hash %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,122 @@
+package glam
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+)
+
+// Reached is what δ-CLUE made of one uncertain digit: the label the BNN reads on it and the labels its accepted
+// explanations reach (ascending, each once).
+type Reached struct {
+	Index  int   `json:"index"` // the digit's index in its set
+	Read   int   `json:"read"`
+	Labels []int `json:"labels"`
+}
+
+// Uncertain returns the indices of the images [n·784] whose predictive entropy H_total is above hThreshold,
+// with the label the BNN reads on each.
+func Uncertain(m *clue.Models, images []float32, hThreshold float64) (idx, read []int) {
+	for i, u := range m.BNN.Classify(images) {
+		if float64(u.Total) > hThreshold {
+			idx, read = append(idx, i), append(read, u.Label())
+		}
+	}
+	return idx, read
+}
+
+// Reach runs δ-CLUE with p on each image idx[i] of images [·784] (read[i] is the label read on it) on up to
+// workers goroutines, and returns what each reached, in the order of idx. Each search's result depends only on
+// its image and p, so the answer does not depend on workers.
+func Reach(ctx context.Context, m *clue.Models, images []float32, idx, read []int, p clue.Params, workers int) ([]Reached, error) {
+	out := make([]Reached, len(idx))
+	errs := make([]error, len(idx))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < max(workers, 1); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = reach(ctx, m, images[idx[i]*784:(idx[i]+1)*784], idx[i], read[i], p)
+			}
+		}()
+	}
+	for i := range idx {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("digit %d: %w", idx[i], err)
+		}
+	}
+	return out, ctx.Err()
+}
+
+func reach(ctx context.Context, m *clue.Models, x0 []float32, index, read int, p clue.Params) (Reached, error) {
+	prob, err := clue.NewProblem(m, x0)
+	if err != nil {
+		return Reached{}, err
+	}
+	restarts := make([]int, p.N)
+	for k := range restarts {
+		restarts[k] = k
+	}
+	xs, err := clue.Search(ctx, prob, p, restarts, nil)
+	if err != nil {
+		return Reached{}, err
+	}
+	seen := map[int]bool{}
+	r := Reached{Index: index, Read: read}
+	for _, x := range xs {
+		if x.Accepted && !seen[x.Label] {
+			seen[x.Label] = true
+			r.Labels = append(r.Labels, x.Label)
+		}
+	}
+	sort.Ints(r.Labels)
+	return r, nil
+}
+
+// Group is the digits (their indices in their set) that read as From and whose δ-CLUEs reach To.
+type Group struct {
+	From    int   `json:"from"`
+	To      int   `json:"to"`
+	Members []int `json:"members"`
+}
+
+// Groups collects the groups a→b of what δ-CLUE reached, a digit in every group of a label it reached, and keeps
+// those with at least min members, ordered by a, then b.
+func Groups(rs []Reached, min int) []Group {
+	byPair := map[[2]int][]int{}
+	for _, r := range rs {
+		for _, b := range r.Labels {
+			byPair[[2]int{r.Read, b}] = append(byPair[[2]int{r.Read, b}], r.Index)
+		}
+	}
+	var gs []Group
+	for pair, members := range byPair {
+		if len(members) >= min {
+			gs = append(gs, Group{From: pair[0], To: pair[1], Members: members})
+		}
+	}
+	sort.Slice(gs, func(i, j int) bool {
+		if gs[i].From != gs[j].From {
+			return gs[i].From < gs[j].From
+		}
+		return gs[i].To < gs[j].To
+	})
+	return gs
+}
+
+// MinMembers is the fewest members a group needs to get a translation, and MaxMembers the most a translation is
+// learned on (the first by index): the shipped file's choices (cmd/translations).
+const (
+	MinMembers = 10
+	MaxMembers = 64
+)
