@@ -64,6 +64,15 @@ func (s *Set) Float(i int, dst []float32) []float32 {
 	return dst
 }
 
+// Floats returns every digit as intensities in [0, 1], one after another ([Len·784]).
+func (s *Set) Floats() []float32 {
+	out := make([]float32, s.Len()*Pixels)
+	for i := 0; i < s.Len(); i++ {
+		s.Float(i, out[i*Pixels:(i+1)*Pixels])
+	}
+	return out
+}
+
 // Subset returns a new set holding the digits at the given indices, in that order.
 func (s *Set) Subset(idx []int) *Set {
 	out := &Set{Labels: make([]uint8, len(idx)), Pixels: make([]uint8, len(idx)*Pixels)}

@@ -72,10 +72,14 @@ func explain(args []string) error {
 		rep.SecondsPerExplanation = rep.Seconds / float64(len(exps))
 	}
 	sentence := clue.Describe(prob.Pred0, exps, sum, p)
+	amortised, err := amortisedAnswers(prob, p, exps)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	js, err := json.MarshalIndent(rep, "", " ")
+	js, err := json.MarshalIndent(explainJSON{Report: rep, Amortised: amortised}, "", " ")
 	if err != nil {
 		return err
 	}
@@ -102,6 +106,7 @@ func explain(args []string) error {
 	fmt.Println(sentence)
 	fmt.Println(carlaLine(sum.Recourse, sum.Accepted, sum.Restarts, rep.SecondsPerExplanation))
 	fmt.Println(carlaExactLine(carla, sum.Restarts))
+	fmt.Println(amortisedLine(amortised))
 	fmt.Printf("wrote %s/{grid.png,labels.png,tradeoff.svg,summary.png,explain.json}\n", *out)
 	return nil
 }

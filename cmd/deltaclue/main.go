@@ -9,6 +9,9 @@
 //	                               how far each label is
 //	deltaclue experiment [flags]   the paper's experiments on the most uncertain test digits: a CSV of every
 //	                               set's metrics and SVG plots of the paper's figures
+//	deltaclue global     [flags]   GLAM-CLUE: the shipped global translations (weights/global.dcw) on the
+//	                               test split's uncertain digits, beside δ-CLUE: a table of the groups (JSON,
+//	                               CSV) and their cost–coverage curves (SVG)
 //
 // explain and sweep read the digit from -digit N (the shipped test split), -png FILE or -link LINK (a share
 // link from the page) and use every core; the same flags give the same files, byte for byte (but for the
@@ -39,6 +42,8 @@ func main() {
 		err = sweep(os.Args[2:])
 	case "experiment":
 		err = experiment(os.Args[2:])
+	case "global":
+		err = global(os.Args[2:])
 	case "worked-example":
 		err = workedExampleCmd(os.Args[2:])
 	default:
@@ -61,6 +66,8 @@ func usage() {
   sweep       the same digit at each radius of a δ ladder (-radii "0.5:4:0.5", -n-per-radius 50):
               sweep.svg, sweep.csv and sweep.json in -out; prints how far each label is
   experiment  the paper's experiments on the most uncertain test digits: CSVs and SVG plots
+  global      GLAM-CLUE's global translations on the test split's uncertain digits beside δ-CLUE:
+              groups.json, groups.csv and coverage.svg in -out
   worked-example  docs/measures.md's worked example, from the shipped models (-write docs/measures.md)
 
 Run deltaclue <command> -h for its flags. The measures are defined in docs/measures.md.

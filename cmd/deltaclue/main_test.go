@@ -42,6 +42,22 @@ func TestExplainDigitWritesTheFigures(t *testing.T) {
 	if len(rep.Explanations) != 20 || rep.Summary.Restarts != 20 || len(rep.X0) != 784 || rep.Params.N != 20 {
 		t.Fatalf("report: %d explanations, summary %+v", len(rep.Explanations), rep.Summary)
 	}
+	// GLAM-CLUE's amortised answers beside the search: towards each plausible label with a translation from the
+	// label read (digit 1735 reads 7: the groups 7→7 and 7→8 exist, and both are plausible).
+	var am struct {
+		Amortised []amortisedJSON `json:"amortised"`
+	}
+	if err := json.Unmarshal(b, &am); err != nil {
+		t.Fatal(err)
+	}
+	if len(am.Amortised) != 2 || am.Amortised[0].From != rep.Label || am.Amortised[0].To != 7 || am.Amortised[1].To != 8 {
+		t.Errorf("amortised answers %+v: want 7→7 and 7→8", am.Amortised)
+	}
+	for _, a := range am.Amortised {
+		if len(a.Image) != 784 || a.K <= 0 || a.Sure != (a.Label == a.To && float64(a.HTotal) < rep.Params.HThreshold) {
+			t.Errorf("amortised %d→%d: %d pixels, k %v, sure %v with label %d and H %v", a.From, a.To, len(a.Image), a.K, a.Sure, a.Label, a.HTotal)
+		}
+	}
 	f, err := os.Open(filepath.Join(out, "grid.png"))
 	if err != nil {
 		t.Fatal(err)

@@ -56,10 +56,7 @@ func run(dataDir, out string, minMembers, maxMembers int) error {
 	if err != nil {
 		return err
 	}
-	images := make([]float32, train.Len()*784)
-	for i := 0; i < train.Len(); i++ {
-		train.Float(i, images[i*784:(i+1)*784])
-	}
+	images := train.Floats()
 	p := clue.Defaults()
 	idx, read := glam.Uncertain(m, images, p.HThreshold)
 	fmt.Printf("%d of %d training digits have H_total > %g; running δ-CLUE (n = %d, δ = %g) on each…\n", len(idx), train.Len(), p.HThreshold, p.N, p.Delta)

@@ -107,16 +107,12 @@ func FuzzDecode(f *testing.F) {
 // digits towards each label the BNN finds plausible (p̄ ≥ 0.05): how many make the model sure is checked
 // against what was measured, and every answer's bits against a golden hash (natively and in WASM).
 func TestShippedTranslations(t *testing.T) {
-	f, err := weights.ShippedGlobal()
+	ts, err := Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ts) < 20 || f.Manifest.Architecture.Latent != 16 {
-		t.Fatalf("%d translations of dimension %d: want at least 20, of 16", len(ts), f.Manifest.Architecture.Latent)
+	if len(ts) < 20 || len(ts[0].T) != 16 {
+		t.Fatalf("%d translations of dimension %d: want at least 20, of 16", len(ts), len(ts[0].T))
 	}
 	m, err := clue.ShippedModels()
 	if err != nil {
@@ -138,13 +134,13 @@ func TestShippedTranslations(t *testing.T) {
 		}
 		digits++
 		z0 := m.VAE.Encode(x0)
-		for _, a := range Explain(m, ts, x0, z0, u.Label(), Plausible(u.Probs, 0.05), p.Delta, p.HThreshold) {
+		for _, a := range Explain(m, ts, x0, z0, u.Label(), Plausible(u.Probs, 0.05), p.HThreshold) {
 			answers++
 			if a.Sure {
 				sure++
 			}
-			if float64(a.Shift) > p.Delta+1e-6 {
-				t.Errorf("digit %d, %d→%d: shift %v outside δ = %v", i, a.From, a.To, a.Shift, p.Delta)
+			if a.K > Ladder[len(Ladder)-1] {
+				t.Errorf("digit %d, %d→%d: k = %v beyond the ladder's cap", i, a.From, a.To, a.K)
 			}
 			for _, v := range append(append(append([]float32{a.K, a.Shift, a.HTotal, a.Distance}, a.Z...), a.Image...), a.Probs...) {
 				binary.Write(h, binary.LittleEndian, math.Float32bits(v))
@@ -154,10 +150,10 @@ func TestShippedTranslations(t *testing.T) {
 	}
 	got := hex.EncodeToString(h.Sum(nil))[:16]
 	t.Logf("%d digits, %d answers, %d sure; hash %s", digits, answers, sure, got)
-	if answers < 40 || sure*3 < answers {
-		t.Errorf("%d answers of which %d sure: want at least 40, a third sure", answers, sure)
+	if answers < 40 || sure*10 < answers*9 { // measured: 70 answers, 68 sure
+		t.Errorf("%d answers of which %d sure: want at least 40, 90 %% sure", answers, sure)
 	}
-	if want := "dc68098babd3bfed"; got != want {
+	if want := "db41063c43f28735"; got != want {
 		t.Errorf("answers hash %s, want %s", got, want)
 	}
 }

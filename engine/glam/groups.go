@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
@@ -15,6 +16,21 @@ type Reached struct {
 	Index  int   `json:"index"` // the digit's index in its set
 	Read   int   `json:"read"`
 	Labels []int `json:"labels"`
+	// Distance and Rho are, for each of Labels, the L1 distance d and the latent distance ρ of the cheapest
+	// (smallest d) accepted explanation of that label.
+	Distance []float32 `json:"distance"`
+	Rho      []float32 `json:"rho"`
+	Seconds  float64   `json:"seconds"` // how long the search took (wall clock; not part of the answer)
+}
+
+// Best is the d and ρ of the cheapest accepted explanation of label b, and whether there is one.
+func (r Reached) Best(b int) (distance, rho float32, ok bool) {
+	for i, l := range r.Labels {
+		if l == b {
+			return r.Distance[i], r.Rho[i], true
+		}
+	}
+	return 0, 0, false
 }
 
 // Uncertain returns the indices of the images [n·784] whose predictive entropy H_total is above hThreshold,
@@ -67,19 +83,25 @@ func reach(ctx context.Context, m *clue.Models, x0 []float32, index, read int, p
 	for k := range restarts {
 		restarts[k] = k
 	}
+	start := time.Now()
 	xs, err := clue.Search(ctx, prob, p, restarts, nil)
 	if err != nil {
 		return Reached{}, err
 	}
-	seen := map[int]bool{}
-	r := Reached{Index: index, Read: read}
+	r := Reached{Index: index, Read: read, Seconds: time.Since(start).Seconds()}
+	best := map[int]clue.Explanation{}
 	for _, x := range xs {
-		if x.Accepted && !seen[x.Label] {
-			seen[x.Label] = true
-			r.Labels = append(r.Labels, x.Label)
+		if b, ok := best[x.Label]; x.Accepted && (!ok || x.Distance < b.Distance) {
+			best[x.Label] = x
 		}
 	}
+	for l := range best {
+		r.Labels = append(r.Labels, l)
+	}
 	sort.Ints(r.Labels)
+	for _, l := range r.Labels {
+		r.Distance, r.Rho = append(r.Distance, best[l].Distance), append(r.Rho, best[l].Rho)
+	}
 	return r, nil
 }
 

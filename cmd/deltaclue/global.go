@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+
+	"github.com/deltaclue/deltaclue/app/figures"
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/glam"
+	"github.com/deltaclue/deltaclue/internal/plural"
+	"github.com/deltaclue/deltaclue/mnist"
+)
+
+// globalReport is global.json: the setting, every group's record on the test split, the totals beside
+// δ-CLUE's, and every case.
+type globalReport struct {
+	Split        string             `json:"split"`
+	Uncertain    int                `json:"uncertain"` // test digits with H_total above the threshold
+	Params       clue.Params        `json:"params"`    // δ-CLUE's, and the answers' δ and threshold
+	Ladder       []float32          `json:"ladder"`    // the curves' scales k
+	Cap          float32            `json:"cap"`       // the largest k of an answer
+	Groups       []glam.GroupResult `json:"groups"`
+	Totals       globalTotals       `json:"totals"`
+	Cases        []glam.Case        `json:"cases"`
+	Machine      string             `json:"machine"`
+	SearchTotal  float64            `json:"search_seconds"` // δ-CLUE's time over every uncertain test digit
+	AnswerTotals float64            `json:"answer_seconds"` // the amortised answers' time over every case
+}
+
+// globalTotals compares GLAM-CLUE with δ-CLUE over every (digit, b) where δ-CLUE reached b and a translation a→b
+// exists: the share each makes sure of b, their mean d and latent shift, and the time per explanation.
+type globalTotals struct {
+	Cases              int     `json:"cases"`
+	Coverage           float64 `json:"coverage"`
+	MeanDistance       float64 `json:"mean_distance"`
+	MeanShift          float64 `json:"mean_shift"`
+	MeanSearchDistance float64 `json:"mean_search_distance"`
+	MeanSearchRho      float64 `json:"mean_search_rho"`
+	AnswerMs           float64 `json:"answer_ms"` // mean time of one amortised answer
+	SearchMs           float64 `json:"search_ms"` // mean time of one δ-CLUE search (a whole set, every label)
+}
+
+func global(args []string) error {
+	fs := flag.NewFlagSet("global", flag.ContinueOnError)
+	out := fs.String("out", "global-out", "folder for groups.json, groups.csv and coverage.svg")
+	digits := fs.Int("digits", 0, "use only the first this many uncertain test digits (0: all)")
+	workers := fs.Int("workers", runtime.NumCPU(), "δ-CLUE searches run at once (the results are the same)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *workers < 1 || *digits < 0 {
+		return fmt.Errorf("-workers %d, -digits %d: want at least 1 worker and no negative count", *workers, *digits)
+	}
+	m, err := clue.ShippedModels()
+	if err != nil {
+		return err
+	}
+	ts, err := glam.Shipped()
+	if err != nil {
+		return err
+	}
+	set, err := mnist.HeldOut()
+	if err != nil {
+		return err
+	}
+	images := set.Floats()
+	p := clue.Defaults()
+	idx, read := glam.Uncertain(m, images, p.HThreshold)
+	uncertain := len(idx)
+	if *digits > 0 && *digits < len(idx) {
+		idx, read = idx[:*digits], read[:*digits]
+	}
+	fmt.Fprintf(os.Stderr, "δ-CLUE (n = %d, δ = %g) on %s of the test split's %d uncertain digits, %s…\n", p.N, p.Delta, plural.Count(len(idx), "digit"), uncertain, plural.Count(*workers, "worker"))
+	reached, err := glam.Reach(context.Background(), m, images, idx, read, p, *workers)
+	if err != nil {
+		return err
+	}
+	cases := glam.Evaluate(m, ts, images, reached, p.HThreshold)
+	rep := globalReport{Split: "test", Uncertain: uncertain, Params: p, Ladder: glam.CurveLadder, Cap: glam.Ladder[len(glam.Ladder)-1], Groups: glam.Results(ts, cases), Cases: cases,
+		Machine: fmt.Sprintf("%s, %s, %s", runtime.GOOS+"/"+runtime.GOARCH, plural.Count(runtime.NumCPU(), "CPU"), runtime.Version())}
+	for _, r := range reached {
+		rep.SearchTotal += r.Seconds
+	}
+	var sure int
+	for _, c := range cases {
+		rep.AnswerTotals += c.Seconds
+		if !c.Member {
+			continue
+		}
+		t := &rep.Totals
+		t.Cases++
+		t.MeanSearchDistance += float64(c.SearchDistance)
+		t.MeanSearchRho += float64(c.SearchRho)
+		if c.Sure {
+			sure++
+			t.MeanDistance += float64(c.Distance)
+			t.MeanShift += float64(c.Shift)
+		}
+	}
+	t := &rep.Totals
+	if t.Cases > 0 {
+		t.Coverage = float64(sure) / float64(t.Cases)
+		t.MeanSearchDistance /= float64(t.Cases)
+		t.MeanSearchRho /= float64(t.Cases)
+	}
+	if sure > 0 {
+		t.MeanDistance /= float64(sure)
+		t.MeanShift /= float64(sure)
+	}
+	if len(cases) > 0 {
+		t.AnswerMs = 1000 * rep.AnswerTotals / float64(len(cases))
+	}
+	if len(reached) > 0 {
+		t.SearchMs = 1000 * rep.SearchTotal / float64(len(reached))
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	if err := writeGlobal(*out, rep); err != nil {
+		return err
+	}
+	fmt.Printf("GLAM-CLUE: %d translations; on %s (%s where δ-CLUE reached b): coverage %.0f %% (δ-CLUE: 100 %%), mean d %.1f against δ-CLUE's %.1f, ‖k·t‖ %.2f against ρ %.2f; %.2f ms per answer against %.0f ms per search\n",
+		len(ts), plural.Count(len(idx), "uncertain test digit"), plural.Count(t.Cases, "case"), 100*t.Coverage, t.MeanDistance, t.MeanSearchDistance, t.MeanShift, t.MeanSearchRho, t.AnswerMs, t.SearchMs)
+	fmt.Printf("wrote %s\n", filepath.Join(*out, "{groups.json,groups.csv,coverage.svg}"))
+	return nil
+}
+
+// writeGlobal writes groups.json (the whole report), groups.csv (a row per group) and coverage.svg (the
+// cost–coverage curves of the groups with at least 5 members on this split).
+func writeGlobal(dir string, rep globalReport) error {
+	b, err := json.MarshalIndent(rep, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "groups.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	fh, err := os.Create(filepath.Join(dir, "groups.csv"))
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(fh)
+	w.Write([]string{"from", "to", "train_members", "test_read", "test_members", "coverage", "coverage_read", "mean_distance", "mean_search_distance", "mean_shift"})
+	g3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	for _, g := range rep.Groups {
+		w.Write([]string{strconv.Itoa(g.From), strconv.Itoa(g.To), strconv.Itoa(g.Train), strconv.Itoa(g.Read), strconv.Itoa(g.Members),
+			g3(g.Coverage), g3(g.CoverageRead), g3(g.MeanDistance), g3(g.MeanSearchDistance), g3(g.MeanShift)})
+	}
+	w.Flush()
+	if err := errors.Join(w.Error(), fh.Close()); err != nil {
+		return err
+	}
+	var lines []figures.CoverageLine
+	for _, g := range rep.Groups {
+		if g.Members < 5 {
+			continue
+		}
+		l := figures.CoverageLine{From: g.From, To: g.To, Members: g.Members, SearchCost: g.MeanSearchDistance}
+		for _, pt := range g.Curve {
+			l.K, l.Coverage, l.Cost = append(l.K, float64(pt.K)), append(l.Coverage, pt.Coverage), append(l.Cost, pt.MeanDistance)
+		}
+		lines = append(lines, l)
+	}
+	svg := figures.CostCoverage(figures.CostCoverageChart{Lines: lines,
+		Title: fmt.Sprintf("Cost against coverage: %s with 5+ test members", plural.Count(len(lines), "group"))})
+	return os.WriteFile(filepath.Join(dir, "coverage.svg"), []byte(svg), 0o644)
+}
