@@ -343,9 +343,9 @@ func visitor(t *testing.T, shared context.Context) (context.Context, *problems) 
 	return ctx, p
 }
 
-// budgetBytes is the most a first visit's distinct files may weigh, gzipped (5.2260 MB measured, with a worker's
-// model layout in the SIMD module).
-const budgetBytes = 5_229_000
+// budgetBytes is the most a first visit's distinct files may weigh, gzipped (5.2469 MB measured, with GLAM-CLUE's
+// translations and their answers in the workers).
+const budgetBytes = 5_250_000
 
 // TestBrowserFirstVisit: the site built for the root and for /repo/, each served as GitHub Pages serves it and
 // visited for the first time with 1 worker (from a host that forbids caching the large files) and with 2, in one
@@ -438,7 +438,9 @@ func firstVisits(t *testing.T, shared context.Context, repo string) {
 		// app.wasm) and the ReLU and its mask moved into matmul.wasm for WebKit (+3.0 KB in worker.wasm, +0.3 KB
 		// in matmul.wasm): 5.2214 MB measured. 5.229 MB since a worker lays out its models in matmul.wasm and
 		// without collections (issue 15: a worker's start 172 → 103 ms under Node; +3.2 KB in worker.wasm, +0.2 KB
-		// in matmul.wasm): 5.2260 MB measured.
+		// in matmul.wasm): 5.2260 MB measured. 5.25 MB since the workers answer every inspection with GLAM-CLUE's
+		// amortised answers (issue 17: the translations in models.bin, +6.7 KB; engine/glam in worker.wasm, +5.9
+		// KB; the amortised cards in app.wasm, +5.6 KB): 5.2469 MB measured.
 		if gz > budgetBytes {
 			t.Errorf("the first visit's distinct files weigh %d bytes gzipped, over the %.2f MB budget", gz, budgetBytes/1e6)
 		}

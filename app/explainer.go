@@ -39,6 +39,7 @@ type Explainer struct {
 	copied       copyNote           // what Copy link did, shown for a few seconds
 	reportGetter app.Func           // window.deltaclue.report's getter (mainthread.go)
 	early        *earlyRun          // the loader's run of the address's link, until the page opens the link (early.go)
+	amortised    amortisedState     // the latest inspection's amortised answers (window.deltaclue.amortised)
 	gc           collector          // collections held during a search, made when idle (collector.go)
 	order        gridOrder          // the grid's order, kept until what it depends on changes (redraw.go)
 }
@@ -218,8 +219,16 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		if !e.in.Inspected(r.ID, r.Inspection) { // an answer about an earlier input
 			return
 		}
-		recon := r.Inspection.Reconstruction // captured: a later input may clear e.in.Inspect before this runs
-		ctx.Defer(func(app.Context) { drawDigit("recon", recon, 4) })
+		recon, amortised, x0 := r.Inspection.Reconstruction, r.Inspection.Amortised, e.in.X0 // captured: a later input may clear e.in.Inspect before this runs
+		e.amortised = amortisedState{Ms: r.Inspection.AmortisedMs, Count: len(amortised), Heard: at}
+		ctx.Defer(func(app.Context) {
+			drawDigit("recon", recon, 4)
+			drawAmortised(x0, amortised)
+			if len(amortised) > 0 {
+				e.amortised.Shown = now()
+				e.publish()
+			}
+		})
 		e.maybeFinish(ctx)
 	case "results":
 		took := run.Results[min(before, len(run.Results)):]
@@ -245,6 +254,14 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		}
 	}
 	e.publish()
+}
+
+// amortisedState is what the page publishes of the latest amortised answers: how long the worker took to make
+// them (Ms), how many there were, and when the page heard them and drew them (ms since navigation).
+type amortisedState struct {
+	Ms           float64
+	Count        int
+	Heard, Shown float64
 }
 
 // saidAt is when a ready message was sent, on the page's clock (ms since navigation; origin is the page's

@@ -10,6 +10,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
@@ -26,6 +27,8 @@ type overviewView struct {
 	Cards        []clue.ModeCard
 	Selected     int
 	Total        int
+	// Amortised are GLAM-CLUE's answers for the input, shown until the search has mode cards to show.
+	Amortised []searchworker.Amortised
 }
 
 func (e *Explainer) overviewView() overviewView {
@@ -33,6 +36,9 @@ func (e *Explainer) overviewView() overviewView {
 	final := phase == core.Done || phase == core.Cancelled || phase == core.Failed
 	v := overviewView{Sentence: e.set.sentence, Final: final, Cards: e.set.cards, Selected: e.sel.Restart, Total: e.work.Run.Total,
 		NoneAccepted: final && e.set.summary != nil && e.set.summary.Accepted == 0}
+	if len(v.Cards) == 0 && e.in.X0 != nil && e.in.Inspect != nil {
+		v.Amortised = e.in.Inspect.Amortised
+	}
 	if e.set.sentence == "" && phase == core.Idle {
 		v.Hint = "Draw a digit, or pick one of the test digits the model is least sure of: the answer comes here."
 		if e.in.X0 != nil {
@@ -57,6 +63,7 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 			return app.P().ID("none-note").Class("banner").Text("No explanation was accepted, so there is no summary to show: " +
 				"the grid below has every restart, greyed. Try a larger δ or a higher H threshold (Search settings).")
 		}),
+		app.If(len(v.Amortised) > 0, func() app.UI { return renderAmortised(v.Amortised) }),
 		app.If(len(v.Cards) > 0, func() app.UI {
 			return app.Div().Body(
 				app.Div().ID("cards").Class("cards").Role("list").Body(
@@ -85,6 +92,54 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 			)
 		}),
 	)
+}
+
+// renderAmortised shows GLAM-CLUE's answers as cards marked amortised (a dashed frame and the word), in the
+// cards' place until the search's cards replace them: each is the input moved along the translation learned for
+// its group, so it comes at once, with the label, H and d, and the scale k it took.
+func renderAmortised(as []searchworker.Amortised) app.UI {
+	return app.Div().ID("amortised").Body(
+		app.Div().Class("cards").Role("list").Body(
+			app.Range(as).Slice(func(i int) app.UI {
+				a := as[i]
+				id := strconv.Itoa(a.To)
+				form := fmt.Sprintf("amortised, k = %g", a.K)
+				numbers := fmt.Sprintf("H %.2f · d %.1f", a.HTotal, a.Distance)
+				if !a.Sure {
+					form = amortisedMiss(a)
+				}
+				return app.Div().ID("amortised-"+id).Class("mode-card amortised-card").Role("listitem").DataSet("to", a.To).
+					Aria("label", fmt.Sprintf("%d, %s, %s", a.To, form, numbers)).Body(
+					app.Div().Class("card-label").Body(app.Span().Class("digit").Text(id), app.Span().Class("form").Text(form)),
+					app.Div().Class("card-images").Body(
+						app.Canvas().ID("amortised-img-"+id).Width(28*cardScale).Height(28*cardScale).Aria("label", "the amortised answer"),
+						app.Canvas().ID("amortised-diff-"+id).Width(28*cardScale).Height(28*cardScale).Aria("label", "what it changes"),
+					),
+					app.Div().Class("card-numbers").Text(numbers),
+				)
+			}),
+		),
+		app.P().Class("hint").Text("Amortised answers, shown at once: your digit moved along the step learned for uncertain digits "+
+			"read like it (GLAM-CLUE), towards each label the model finds plausible. The search's own results replace them."),
+	)
+}
+
+// amortisedMiss says how an amortised answer fell short: the model reads another label on it, or the target
+// but without being sure.
+func amortisedMiss(a searchworker.Amortised) string {
+	if a.Label != a.To {
+		return fmt.Sprintf("amortised: reads %d", a.Label)
+	}
+	return "amortised: not sure"
+}
+
+// drawAmortised draws the amortised answers' images and what each changes in x0.
+func drawAmortised(x0 []float32, as []searchworker.Amortised) {
+	for _, a := range as {
+		id := strconv.Itoa(a.To)
+		drawDigit("amortised-img-"+id, a.Image, cardScale)
+		drawDiff("amortised-diff-"+id, x0, a.Image, cardScale)
+	}
 }
 
 // drawCards draws each card's representative and its difference from the input, for at most the frame's

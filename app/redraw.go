@@ -214,6 +214,7 @@ func (e *Explainer) publish() {
 		timing[k] = v
 	}
 	state["timing"] = timing
+	state["amortised"] = map[string]any{"ms": e.amortised.Ms, "count": e.amortised.Count, "heard": e.amortised.Heard, "shown": e.amortised.Shown}
 	state["slowest"] = slowest
 	state["renders"] = renders
 	if e.set.cardsJSON == "" { // made once per summary: publish runs many times between two

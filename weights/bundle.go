@@ -83,37 +83,63 @@ const (
 	BundleVAE     = "vae.dcw"
 	BundleBNN     = "bnn.dcw"
 	BundleAnchors = "anchors.dcw"
+	BundleGlobal  = "global.dcw" // GLAM-CLUE's translations: optional, a bundle without them still opens
 )
 
+// Bundle is the models of an opened bundle; Global is nil when the bundle has no translations.
+type Bundle struct {
+	VAE, BNN, Anchors, Global *File
+}
+
+// OpenBundleFiles decodes and checks every model of a bundle, as OpenBundle (hashed false) or OpenHashedBundle
+// (hashed true) does, including the optional translations.
+func OpenBundleFiles(data []byte, hashed bool) (*Bundle, error) {
+	found, err := openBundle(data, hashed)
+	if err != nil {
+		return nil, err
+	}
+	return &Bundle{VAE: found[BundleVAE], BNN: found[BundleBNN], Anchors: found[BundleAnchors], Global: found[BundleGlobal]}, nil
+}
+
 // OpenBundle decodes and checks the VAE, BNN and anchors of a bundle.
-func OpenBundle(data []byte) (vae, bnn, anchors *File, err error) { return openBundle(data, false) }
+func OpenBundle(data []byte) (vae, bnn, anchors *File, err error) {
+	return three(openBundle(data, false))
+}
 
 // OpenHashedBundle is OpenBundle for a bundle whose SHA-256 the caller has matched against the one a build
 // recorded for it: every check is made but the files' payload hashes, which the bundle's hash covers. A search
 // worker starts this way when the page hashed the bundle natively (SubtleCrypto): in WebAssembly, before the
 // browser has optimised it, SHA-256 was most of a worker's start (about 120 of 190 ms under Node).
 func OpenHashedBundle(data []byte) (vae, bnn, anchors *File, err error) {
-	return openBundle(data, true)
+	return three(openBundle(data, true))
 }
 
-func openBundle(data []byte, hashed bool) (vae, bnn, anchors *File, err error) {
-	files, err := DecodeBundle(data)
+func three(found map[string]*File, err error) (vae, bnn, anchors *File, _ error) {
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	return found[BundleVAE], found[BundleBNN], found[BundleAnchors], nil
+}
+
+// openBundle decodes every file of a bundle by name, and checks that the three the search needs are there.
+func openBundle(data []byte, hashed bool) (map[string]*File, error) {
+	files, err := DecodeBundle(data)
+	if err != nil {
+		return nil, err
 	}
 	found := map[string]*File{}
 	for _, f := range files {
 		if _, dup := found[f.Name]; dup {
-			return nil, nil, nil, fmt.Errorf("the models bundle holds %s twice", f.Name)
+			return nil, fmt.Errorf("the models bundle holds %s twice", f.Name)
 		}
 		if found[f.Name], err = decode("models bundle: "+f.Name, f.Data, hashed); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 	}
 	for _, name := range []string{BundleVAE, BundleBNN, BundleAnchors} {
 		if found[name] == nil {
-			return nil, nil, nil, fmt.Errorf("the models bundle has no %s", name)
+			return nil, fmt.Errorf("the models bundle has no %s", name)
 		}
 	}
-	return found[BundleVAE], found[BundleBNN], found[BundleAnchors], nil
+	return found, nil
 }

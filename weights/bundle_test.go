@@ -130,3 +130,26 @@ func FuzzBundle(f *testing.F) {
 		}
 	})
 }
+
+// TestBundleGlobalIsOptional: the shipped bundle carries GLAM-CLUE's translations, and a bundle without them (an
+// older build's) still opens, with none.
+func TestBundleGlobalIsOptional(t *testing.T) {
+	b, err := OpenBundleFiles(ShippedBundle(), false)
+	if err != nil || b.Global == nil || b.Global.Manifest.Model != "glam" {
+		t.Fatalf("the shipped bundle: %v, translations %v", err, b)
+	}
+	files, err := DecodeBundle(ShippedBundle())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var three []BundleFile
+	for _, f := range files {
+		if f.Name != BundleGlobal {
+			three = append(three, f)
+		}
+	}
+	old, err := OpenBundleFiles(EncodeBundle(three), true)
+	if err != nil || old.Global != nil || old.VAE == nil || old.BNN == nil || old.Anchors == nil {
+		t.Errorf("a bundle without translations: %v, %+v", err, old)
+	}
+}

@@ -31,6 +31,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -92,16 +93,37 @@ type Inspection struct {
 	Reconstruction  []float32          `json:"reconstruction"`
 	Reconstructed   engine.Uncertainty `json:"reconstructed"`
 	MultiplyAddsPer int                `json:"multiply_adds_per_point_step"`
+	// Amortised are GLAM-CLUE's answers for the labels the model finds plausible (engine/glam), made in
+	// AmortisedMs; none when the models came without translations.
+	Amortised   []Amortised `json:"amortised,omitempty"`
+	AmortisedMs float64     `json:"amortised_ms,omitempty"`
 }
+
+// Amortised is one amortised answer: x0's code moved along the translation from the label read towards To, by
+// the smallest scale K of the ladder that makes the model sure of To (Sure), or its last.
+type Amortised struct {
+	To       int       `json:"to"`
+	Label    int       `json:"label"` // the model's label on Image
+	Sure     bool      `json:"sure"`
+	K        float32   `json:"k"`
+	Shift    float32   `json:"shift"` // ‖K·t‖, the latent distance from z0
+	HTotal   float32   `json:"h_total"`
+	Distance float32   `json:"distance"` // L1 distance from x0
+	Image    []float32 `json:"image"`
+}
+
+// PlausibleMin is the predictive probability from which a label gets an amortised answer.
+const PlausibleMin = 0.05
 
 // Cancelled is the error of a done message whose search was cancelled.
 const Cancelled = "cancelled"
 
 // Worker answers requests with the shipped models.
 type Worker struct {
-	version     string
-	models      *clue.Models
-	fingerprint uint32
+	version      string
+	models       *clue.Models
+	translations []glam.Translation // GLAM-CLUE's, when the bundle has them
+	fingerprint  uint32
 	// Yield, if set, is called between the steps of a search: the browser worker gives its event loop a turn
 	// there (spaced by a Pacer), which is what lets a "cancel" message in while Go computes.
 	Yield func()
@@ -130,27 +152,47 @@ func New(version string) (*Worker, Response) {
 // NewFromBundle loads the models of a bundle (package weights) and returns the worker with its first message:
 // "ready" with the models' fingerprint, or "error" saying why they could not be loaded (the page shows it).
 func NewFromBundle(version string, bundle []byte) (*Worker, Response) {
-	return newFromBundle(version, bundle, weights.OpenBundle)
+	return newFromBundle(version, bundle, false)
 }
 
 // NewFromHashedBundle is NewFromBundle for a bundle whose SHA-256 the caller matched against the build's
 // (weights.OpenHashedBundle): the files' payload hashes are not worked out again.
 func NewFromHashedBundle(version string, bundle []byte) (*Worker, Response) {
-	return newFromBundle(version, bundle, weights.OpenHashedBundle)
+	return newFromBundle(version, bundle, true)
 }
 
-func newFromBundle(version string, bundle []byte, open func([]byte) (*weights.File, *weights.File, *weights.File, error)) (*Worker, Response) {
+func newFromBundle(version string, bundle []byte, hashed bool) (*Worker, Response) {
 	w := &Worker{version: version, cancels: map[int]context.CancelFunc{}, cancelled: map[int]bool{}}
-	vae, bnn, anchors, err := open(bundle)
+	b, err := weights.OpenBundleFiles(bundle, hashed)
 	if err == nil {
-		w.models, err = clue.LoadModels(vae, bnn, anchors)
+		w.models, err = clue.LoadModels(b.VAE, b.BNN, b.Anchors)
+	}
+	if err == nil && b.Global != nil {
+		if w.translations, err = glam.Decode(b.Global); err == nil && len(w.translations) > 0 && len(w.translations[0].T) != w.models.VAE.Latent {
+			err = fmt.Errorf("%s: translations of dimension %d for a latent space of %d", b.Global.Name, len(w.translations[0].T), w.models.VAE.Latent)
+		}
 	}
 	if err != nil {
-		w.models = nil
+		w.models, w.translations = nil, nil
 		return w, Response{Type: "error", Version: version, Error: "the models failed to load: " + err.Error()}
 	}
-	w.fingerprint = weights.Fingerprint(vae, bnn, anchors)
+	w.fingerprint = weights.Fingerprint(b.VAE, b.BNN, b.Anchors)
 	return w, Response{Type: "ready", Version: version, Fingerprint: w.fingerprint}
+}
+
+// amortise adds GLAM-CLUE's answers to an inspection: towards each plausible label with a translation from the
+// label read, decoded and classified (a few ms: the page shows them before any search has a result).
+func (w *Worker) amortise(in *Inspection, prob *clue.Problem) {
+	if len(w.translations) == 0 {
+		return
+	}
+	start := time.Now()
+	for _, a := range glam.Explain(w.models, w.translations, prob.X0, prob.Z0, prob.Pred0.Label(),
+		glam.Plausible(prob.Pred0.Probs, PlausibleMin), clue.Defaults().HThreshold) {
+		in.Amortised = append(in.Amortised, Amortised{To: a.To, Label: a.Label, Sure: a.Sure, K: a.K, Shift: a.Shift,
+			HTotal: a.HTotal, Distance: a.Distance, Image: a.Image})
+	}
+	in.AmortisedMs = float64(time.Since(start).Microseconds()) / 1000
 }
 
 // Handle answers one request, calling send for every response. "cancel" returns at once; "inspect" and
@@ -189,9 +231,10 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 			return
 		}
 		recon := w.models.VAE.DecodeImages(prob.Z0)
-		send(Response{Type: "inspected", ID: req.ID, Inspection: &Inspection{
-			Prediction: prob.Pred0, Z0: prob.Z0, Reconstruction: recon, Reconstructed: w.models.BNN.Classify(recon)[0],
-			MultiplyAddsPer: engine.PointStepMultiplyAdds(w.models.VAE, w.models.BNN)}})
+		in := &Inspection{Prediction: prob.Pred0, Z0: prob.Z0, Reconstruction: recon, Reconstructed: w.models.BNN.Classify(recon)[0],
+			MultiplyAddsPer: engine.PointStepMultiplyAdds(w.models.VAE, w.models.BNN)}
+		w.amortise(in, prob)
+		send(Response{Type: "inspected", ID: req.ID, Inspection: in})
 	case "trace":
 		// Only when asked: an ordinary search records no paths, so it costs nothing extra.
 		if req.Params == nil {

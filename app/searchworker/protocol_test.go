@@ -15,6 +15,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -152,6 +153,42 @@ func TestInspect(t *testing.T) {
 	in := resps[0].Inspection
 	if len(in.Z0) != 16 || len(in.Reconstruction) != 784 || len(in.Prediction.Probs) != 10 || in.MultiplyAddsPer != 2836480 {
 		t.Fatalf("inspection %+v", in)
+	}
+}
+
+// TestInspectAmortised: an inspection of an uncertain digit carries GLAM-CLUE's answers towards the plausible
+// labels with a translation from the label read (test digit 1735 reads 7: 7→7 and 7→8), each the engine's
+// glam.Explain, and their time; a worker whose bundle has no translations answers without them.
+func TestInspectAmortised(t *testing.T) {
+	w := newWorker(t)
+	in := roundTrip(t, w, Request{Type: "inspect", ID: 3, X0: digit(t, 1735)})[0].Inspection
+	if len(in.Amortised) != 2 || in.Amortised[0].To != 7 || in.Amortised[1].To != 8 || in.AmortisedMs <= 0 {
+		t.Fatalf("amortised %+v in %v ms: want 7→7 and 7→8", in.Amortised, in.AmortisedMs)
+	}
+	ts, err := glam.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := clue.ShippedModels()
+	want := glam.Explain(m, ts, digit(t, 1735), in.Z0, 7, []int{7, 8}, clue.Defaults().HThreshold)
+	for i, a := range in.Amortised {
+		if a.K != want[i].K || a.Sure != want[i].Sure || a.Distance != want[i].Distance || len(a.Image) != 784 {
+			t.Errorf("answer %d: %+v, want glam.Explain's %+v", i, a, want[i])
+		}
+	}
+	files, _ := weights.DecodeBundle(weights.ShippedBundle())
+	var three []weights.BundleFile
+	for _, f := range files {
+		if f.Name != weights.BundleGlobal {
+			three = append(three, f)
+		}
+	}
+	old, ready := NewFromBundle("v", weights.EncodeBundle(three))
+	if ready.Type != "ready" {
+		t.Fatalf("a bundle without translations: %+v", ready)
+	}
+	if in := roundTrip(t, old, Request{Type: "inspect", ID: 4, X0: digit(t, 1735)})[0].Inspection; len(in.Amortised) != 0 {
+		t.Errorf("a worker without translations answered %+v", in.Amortised)
 	}
 }
 
@@ -340,6 +377,9 @@ func TestWireRoundTrip(t *testing.T) {
 		{Type: "error", ID: -3, Error: "bad"},
 		{Type: "inspected", ID: -2, Inspection: &Inspection{Prediction: engine.Uncertainty{Probs: []float32{1}, Total: 2}, Z0: []float32{3},
 			Reconstruction: []float32{4}, Reconstructed: engine.Uncertainty{Probs: []float32{5}}, MultiplyAddsPer: 2836480}},
+		{Type: "inspected", ID: -4, Inspection: &Inspection{Prediction: engine.Uncertainty{Probs: []float32{1}}, Z0: []float32{3},
+			Amortised: []Amortised{{To: 9, Label: 9, Sure: true, K: 0.75, Shift: 1.5, HTotal: 0.1, Distance: 40.5, Image: []float32{0.25, 1}},
+				{To: 8, Label: 6, K: 2, Shift: 5, HTotal: 0.8, Distance: 60}}, AmortisedMs: 2.5}},
 		{Type: "results", ID: 5, Explanations: []clue.Explanation{e, {Restart: 4, Failed: "NaN", Mode: -1, DuplicateOf: -1, YNN: -1}}},
 		{Type: "traced", ID: 7, Trajectory: &clue.Trajectory{Restart: 3, Explanation: e, Path: [][]float32{{1, 2}, {3, 4}},
 			Frames: []clue.Frame{{Step: 0, Z: []float32{1}, Image: []float32{0.5}, Label: 4, HTotal: 0.5, Distance: 3, Cost: 1}}}},

@@ -24,7 +24,9 @@ import (
 //	                 results: count u16, count × explanation (a search worker's results, passed on: summary.go)
 //	                 summarize: floats x0, floats z0, classes i32, label0 i32, params, count u32, count × explanation,
 //	                            figures u8, count u32, count × floats (a traced path)
-//	response bodies: ready: string version, fingerprint u32, at f64;  error: string;  inspected: inspection;
+//	response bodies: ready: string version, fingerprint u32, at f64;  error: string;
+//	                 inspected: inspection, count u32, count × (to i32, label i32, sure u8, k, shift, h, d f32,
+//	                            floats image) (GLAM-CLUE's answers), amortised ms f64;
 //	                 results: count u16, count × explanation;  traced: trajectory;  done: seconds f64, string error, heap u64, sys u64;
 //	                 alive: nothing;  summarized: count i32, the summary field by field, CARLA's measures field by
 //	                 field, count u32, count × mark,
@@ -388,6 +390,17 @@ func MarshalResponse(p Response) []byte {
 		w.floats(in.Reconstruction)
 		w.uncertainty(in.Reconstructed)
 		w.i32(in.MultiplyAddsPer)
+		w.u32(uint32(len(in.Amortised)))
+		for _, a := range in.Amortised {
+			w.i32(a.To)
+			w.i32(a.Label)
+			w.flag(a.Sure)
+			for _, v := range []float32{a.K, a.Shift, a.HTotal, a.Distance} {
+				w.f32(v)
+			}
+			w.floats(a.Image)
+		}
+		w.f64(in.AmortisedMs)
 	case "results":
 		w.results(p.Explanations)
 	case "traced":
@@ -444,8 +457,16 @@ func unmarshalResponse(b []byte, shared bool) (Response, error) {
 	case "error":
 		p.Error = r.str()
 	case "inspected":
-		p.Inspection = &Inspection{Prediction: r.uncertainty(), Z0: r.floats(), Reconstruction: r.floats(),
+		in := &Inspection{Prediction: r.uncertainty(), Z0: r.floats(), Reconstruction: r.floats(),
 			Reconstructed: r.uncertainty(), MultiplyAddsPer: r.i32()}
+		n := r.count(29) // to, label, sure, four floats and an image's count
+		for i := 0; i < n && r.err == nil; i++ {
+			a := Amortised{To: r.i32(), Label: r.i32(), Sure: r.flag(), K: r.f32(), Shift: r.f32(), HTotal: r.f32(), Distance: r.f32()}
+			a.Image = r.floats()
+			in.Amortised = append(in.Amortised, a)
+		}
+		in.AmortisedMs = r.f64()
+		p.Inspection = in
 	case "results":
 		p.Explanations = r.results()
 	case "traced":

@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/weights"
@@ -178,6 +180,18 @@ func Encode(ts []Translation, latent int, dataset weights.Dataset, extra map[str
 		Training: training}, named)
 }
 
+// parseName reads a TensorName back (strconv, not fmt's scanner: the search worker does not link it).
+func parseName(name string) (from, to int, ok bool) {
+	rest, found := strings.CutPrefix(name, "glam/")
+	as, bs, dash := strings.Cut(rest, "-")
+	a, err1 := strconv.Atoi(as)
+	b, err2 := strconv.Atoi(bs)
+	if !found || !dash || err1 != nil || err2 != nil || a < 0 || b < 0 || TensorName(a, b) != name {
+		return 0, 0, false
+	}
+	return a, b, true
+}
+
 // Shipped returns the shipped translations (weights/global.dcw).
 func Shipped() ([]Translation, error) {
 	f, err := weights.ShippedGlobal()
@@ -196,8 +210,8 @@ func Decode(f *weights.File) ([]Translation, error) {
 	members, _ := f.Manifest.Training["members"].(map[string]any)
 	var ts []Translation
 	for _, t := range f.Manifest.Tensors {
-		var a, b int
-		if n, err := fmt.Sscanf(t.Name, "glam/%d-%d", &a, &b); err != nil || n != 2 || TensorName(a, b) != t.Name || a < 0 || b < 0 {
+		a, b, ok := parseName(t.Name)
+		if !ok {
 			return nil, fmt.Errorf("%s: tensor %q is not a translation glam/a-b", f.Name, t.Name)
 		}
 		if len(t.Shape) != 1 || t.Shape[0] != latent {
