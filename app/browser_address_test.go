@@ -106,6 +106,29 @@ func waitText(t *testing.T, ctx context.Context, id string, timeout time.Duratio
 	return s
 }
 
+// waitStill waits until the element with the given id has kept its place on the page for 10 animation frames in
+// a row (at most 10 s), so that a click aimed at it lands on it.
+func waitStill(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	js := fmt.Sprintf(`new Promise((resolve) => {
+		let last = "", same = 0;
+		const start = performance.now();
+		const look = () => {
+			const el = document.getElementById(%q);
+			const r = el ? JSON.stringify(el.getBoundingClientRect()) + window.scrollY : "";
+			same = r && r == last ? same + 1 : 0;
+			last = r;
+			if (same >= 10 || performance.now() - start > 10000) resolve(same >= 10);
+			else requestAnimationFrame(look);
+		};
+		requestAnimationFrame(look);
+	})`, id)
+	still, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise))
+	if err != nil || !still {
+		t.Fatalf("#%s kept moving for 10 s (%v)", id, err)
+	}
+}
+
 // screenshots saves the top of the page at 1280 and 390 px as <name>-<width>.png in the artifacts folder.
 func screenshots(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
