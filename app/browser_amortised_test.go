@@ -77,7 +77,7 @@ func TestBrowserAmortisedAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := glam.Explain(m, ts, x0, prob.Z0, prob.Pred0.Label(), glam.Plausible(prob.Pred0.Probs, searchworker.PlausibleMin), clue.Defaults().HThreshold)
+	want := glam.Explain(m, ts, x0, prob.Z0, prob.Pred0.Label(), glam.Plausible(prob.Pred0.Probs, glam.PlausibleMin), clue.Defaults().HThreshold)
 	if len(want) == 0 || int(am.Count) != len(want) {
 		t.Fatalf("the page had %v amortised answers, the engine %d", am.Count, len(want))
 	}

@@ -112,9 +112,6 @@ type Amortised struct {
 	Image    []float32 `json:"image"`
 }
 
-// PlausibleMin is the predictive probability from which a label gets an amortised answer.
-const PlausibleMin = 0.05
-
 // Cancelled is the error of a done message whose search was cancelled.
 const Cancelled = "cancelled"
 
@@ -168,8 +165,10 @@ func newFromBundle(version string, bundle []byte, hashed bool) (*Worker, Respons
 		w.models, err = clue.LoadModels(b.VAE, b.BNN, b.Anchors)
 	}
 	if err == nil && b.Global != nil {
-		if w.translations, err = glam.Decode(b.Global); err == nil && len(w.translations) > 0 && len(w.translations[0].T) != w.models.VAE.Latent {
-			err = fmt.Errorf("%s: translations of dimension %d for a latent space of %d", b.Global.Name, len(w.translations[0].T), w.models.VAE.Latent)
+		if latent := b.Global.Manifest.Architecture.Latent; latent != w.models.VAE.Latent {
+			err = fmt.Errorf("%s: translations of dimension %d for a latent space of %d", b.Global.Name, latent, w.models.VAE.Latent)
+		} else {
+			w.translations, err = glam.Decode(b.Global)
 		}
 	}
 	if err != nil {
@@ -188,7 +187,7 @@ func (w *Worker) amortise(in *Inspection, prob *clue.Problem) {
 	}
 	start := time.Now()
 	for _, a := range glam.Explain(w.models, w.translations, prob.X0, prob.Z0, prob.Pred0.Label(),
-		glam.Plausible(prob.Pred0.Probs, PlausibleMin), clue.Defaults().HThreshold) {
+		glam.Plausible(prob.Pred0.Probs, glam.PlausibleMin), clue.Defaults().HThreshold) {
 		in.Amortised = append(in.Amortised, Amortised{To: a.To, Label: a.Label, Sure: a.Sure, K: a.K, Shift: a.Shift,
 			HTotal: a.HTotal, Distance: a.Distance, Image: a.Image})
 	}

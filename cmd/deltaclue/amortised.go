@@ -33,9 +33,6 @@ type amortisedJSON struct {
 	SearchDistance float32   `json:"search_distance"`
 }
 
-// plausibleMin is the predictive probability from which a label gets an amortised answer.
-const plausibleMin = 0.05
-
 // amortisedAnswers answers the problem's image with the shipped translations towards each plausible label
 // (p̄ ≥ 0.05), timing each, next to the searched set's cheapest accepted explanation of that label.
 func amortisedAnswers(prob *clue.Problem, p clue.Params, exps []clue.Explanation) ([]amortisedJSON, error) {
@@ -43,21 +40,16 @@ func amortisedAnswers(prob *clue.Problem, p clue.Params, exps []clue.Explanation
 	if err != nil {
 		return nil, err
 	}
-	from := prob.Pred0.Label()
+	from, nearest := prob.Pred0.Label(), glam.Nearest(exps)
 	var out []amortisedJSON
-	for _, b := range glam.Plausible(prob.Pred0.Probs, plausibleMin) {
+	for _, b := range glam.Plausible(prob.Pred0.Probs, glam.PlausibleMin) {
 		start := time.Now()
 		as := glam.Explain(prob.Models(), ts, prob.X0, prob.Z0, from, []int{b}, p.HThreshold)
 		ms := float64(time.Since(start).Microseconds()) / 1000
 		for _, a := range as {
-			j := amortisedJSON{From: a.From, To: a.To, Sure: a.Sure, K: a.K, Shift: a.Shift, Label: a.Label, HTotal: a.HTotal,
-				Distance: a.Distance, Image: a.Image, Milliseconds: ms}
-			for _, x := range exps {
-				if x.Accepted && x.Label == b && (!j.SearchFound || x.Distance < j.SearchDistance) {
-					j.SearchFound, j.SearchDistance = true, x.Distance
-				}
-			}
-			out = append(out, j)
+			x, found := nearest[b]
+			out = append(out, amortisedJSON{From: a.From, To: a.To, Sure: a.Sure, K: a.K, Shift: a.Shift, Label: a.Label, HTotal: a.HTotal,
+				Distance: a.Distance, Image: a.Image, Milliseconds: ms, SearchFound: found, SearchDistance: x.Distance})
 		}
 	}
 	return out, nil

@@ -89,32 +89,19 @@ func global(args []string) error {
 	for _, r := range reached {
 		rep.SearchTotal += r.Seconds
 	}
-	var sure int
 	for _, c := range cases {
 		rep.AnswerTotals += c.Seconds
-		if !c.Member {
-			continue
-		}
-		t := &rep.Totals
-		t.Cases++
-		t.MeanSearchDistance += float64(c.SearchDistance)
-		t.MeanSearchRho += float64(c.SearchRho)
-		if c.Sure {
-			sure++
-			t.MeanDistance += float64(c.Distance)
-			t.MeanShift += float64(c.Shift)
+	}
+	var members []glam.Case
+	for _, c := range cases {
+		if c.Member {
+			members = append(members, c)
 		}
 	}
+	all := glam.TallyOf(members)
 	t := &rep.Totals
-	if t.Cases > 0 {
-		t.Coverage = float64(sure) / float64(t.Cases)
-		t.MeanSearchDistance /= float64(t.Cases)
-		t.MeanSearchRho /= float64(t.Cases)
-	}
-	if sure > 0 {
-		t.MeanDistance /= float64(sure)
-		t.MeanShift /= float64(sure)
-	}
+	t.Cases, t.Coverage, t.MeanDistance, t.MeanShift = all.Members, all.Coverage, all.MeanDistance, all.MeanShift
+	t.MeanSearchDistance, t.MeanSearchRho = all.MeanSearchDistance, all.MeanSearchRho
 	if len(cases) > 0 {
 		t.AnswerMs = 1000 * rep.AnswerTotals / float64(len(cases))
 	}

@@ -1,6 +1,7 @@
 package glam
 
 import (
+	"slices"
 	"time"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -32,7 +33,9 @@ type Case struct {
 }
 
 // Evaluate answers every digit of rs (images [·784], codes by the VAE) towards every label b with a translation
-// from the label read on it, and notes for the curves the first sure rung of CurveLadder.
+// from the label read on it, and notes for the curves the first sure rung of CurveLadder: the answer's own rung
+// when it is sure (Ladder is CurveLadder's start, and a rung's bits do not depend on the batch it is in), else
+// the first sure one beyond the cap, the only rungs decoded again.
 func Evaluate(m *clue.Models, ts []Translation, images []float32, rs []Reached, hThreshold float64) []Case {
 	var cases []Case
 	for _, r := range rs {
@@ -51,10 +54,14 @@ func Evaluate(m *clue.Models, ts []Translation, images []float32, rs []Reached, 
 				a := as[0]
 				c.Sure, c.K, c.Shift, c.Distance, c.HTotal, c.Label = a.Sure, a.K, a.Shift, a.Distance, a.HTotal, a.Label
 			}
-			for i, rung := range Rungs(m, t, x0, z0, CurveLadder) {
-				if rung.Sure(t.To, hThreshold) {
-					c.FirstSure, c.FirstSureDistance = i, rung.Distance
-					break
+			if c.Sure {
+				c.FirstSure, c.FirstSureDistance = slices.Index(CurveLadder, c.K), c.Distance
+			} else {
+				for i, rung := range Rungs(m, t, x0, z0, CurveLadder[len(Ladder):]) {
+					if rung.Sure(t.To, hThreshold) {
+						c.FirstSure, c.FirstSureDistance = len(Ladder)+i, rung.Distance
+						break
+					}
 				}
 			}
 			cases = append(cases, c)
@@ -68,17 +75,53 @@ func Evaluate(m *clue.Models, ts []Translation, images []float32, rs []Reached, 
 // as a, and the mean costs: d of its sure answers on members, d of δ-CLUE's cheapest b on the same members, and
 // ‖k·t‖ of its sure answers.
 type GroupResult struct {
-	From               int          `json:"from"`
-	To                 int          `json:"to"`
-	Train              int          `json:"train_members"`
-	Read               int          `json:"read"`
-	Members            int          `json:"members"`
-	Coverage           float64      `json:"coverage"`
-	CoverageRead       float64      `json:"coverage_read"`
-	MeanDistance       float64      `json:"mean_distance"`
-	MeanSearchDistance float64      `json:"mean_search_distance"`
-	MeanShift          float64      `json:"mean_shift"`
-	Curve              []CurvePoint `json:"curve"`
+	From  int `json:"from"`
+	To    int `json:"to"`
+	Train int `json:"train_members"`
+	Tally
+	Curve []CurvePoint `json:"curve"`
+}
+
+// Tally sums up cases: how many there are (Read) and how many are members; the share of members made sure of
+// their b (Coverage) and of all the cases (CoverageRead); the mean d and ‖k·t‖ of the sure answers on members,
+// and the mean d and ρ of δ-CLUE's nearest explanations of b on the members.
+type Tally struct {
+	Read               int     `json:"read"`
+	Members            int     `json:"members"`
+	Coverage           float64 `json:"coverage"`
+	CoverageRead       float64 `json:"coverage_read"`
+	MeanDistance       float64 `json:"mean_distance"`
+	MeanSearchDistance float64 `json:"mean_search_distance"`
+	MeanSearchRho      float64 `json:"mean_search_rho"`
+	MeanShift          float64 `json:"mean_shift"`
+}
+
+// TallyOf sums the cases up (Tally).
+func TallyOf(cases []Case) Tally {
+	var g Tally
+	var sure, sureRead int
+	var d, ds, rho, shift float64
+	for _, c := range cases {
+		g.Read++
+		if c.Sure {
+			sureRead++
+		}
+		if !c.Member {
+			continue
+		}
+		g.Members++
+		ds += float64(c.SearchDistance)
+		rho += float64(c.SearchRho)
+		if c.Sure {
+			sure++
+			d += float64(c.Distance)
+			shift += float64(c.Shift)
+		}
+	}
+	g.Coverage, g.CoverageRead = ratio(sure, g.Members), ratio(sureRead, g.Read)
+	g.MeanDistance, g.MeanShift = mean(d, sure), mean(shift, sure)
+	g.MeanSearchDistance, g.MeanSearchRho = mean(ds, g.Members), mean(rho, g.Members)
+	return g
 }
 
 // CurvePoint is GLOBE-CE's cost–coverage trade-off at one scale of the ladder: the share of members made sure
@@ -93,34 +136,17 @@ type CurvePoint struct {
 func Results(ts []Translation, cases []Case) []GroupResult {
 	var out []GroupResult
 	for _, t := range ts {
-		g := GroupResult{From: t.From, To: t.To, Train: t.Members}
-		var sure, sureRead int
-		var d, ds, shift float64
+		var group []Case
 		for _, c := range cases {
-			if c.From != t.From || c.To != t.To {
-				continue
-			}
-			g.Read++
-			if c.Sure {
-				sureRead++
-			}
-			if !c.Member {
-				continue
-			}
-			g.Members++
-			ds += float64(c.SearchDistance)
-			if c.Sure {
-				sure++
-				d += float64(c.Distance)
-				shift += float64(c.Shift)
+			if c.From == t.From && c.To == t.To {
+				group = append(group, c)
 			}
 		}
-		g.Coverage, g.CoverageRead = ratio(sure, g.Members), ratio(sureRead, g.Read)
-		g.MeanDistance, g.MeanSearchDistance, g.MeanShift = mean(d, sure), mean(ds, g.Members), mean(shift, sure)
+		g := GroupResult{From: t.From, To: t.To, Train: t.Members, Tally: TallyOf(group)}
 		for i, k := range CurveLadder {
 			n, sum := 0, 0.0
-			for _, c := range cases {
-				if c.From == t.From && c.To == t.To && c.Member && c.FirstSure >= 0 && c.FirstSure <= i {
+			for _, c := range group {
+				if c.Member && c.FirstSure >= 0 && c.FirstSure <= i {
 					n++
 					sum += float64(c.FirstSureDistance)
 				}

@@ -124,6 +124,10 @@ func Explain(m *clue.Models, ts []Translation, x0, z0 []float32, from int, targe
 	return out
 }
 
+// PlausibleMin is the predictive probability from which a label gets an amortised answer (Plausible's min in
+// the worker's inspections and in `deltaclue explain`).
+const PlausibleMin = 0.05
+
 // Plausible is the labels worth an amortised answer for a prediction p̄: those with p̄ ≥ min, most probable
 // first.
 func Plausible(probs []float32, min float32) []int {

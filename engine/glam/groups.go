@@ -89,12 +89,7 @@ func reach(ctx context.Context, m *clue.Models, x0 []float32, index, read int, p
 		return Reached{}, err
 	}
 	r := Reached{Index: index, Read: read, Seconds: time.Since(start).Seconds()}
-	best := map[int]clue.Explanation{}
-	for _, x := range xs {
-		if b, ok := best[x.Label]; x.Accepted && (!ok || x.Distance < b.Distance) {
-			best[x.Label] = x
-		}
-	}
+	best := Nearest(xs)
 	for l := range best {
 		r.Labels = append(r.Labels, l)
 	}
@@ -103,6 +98,18 @@ func reach(ctx context.Context, m *clue.Models, x0 []float32, index, read int, p
 		r.Distance, r.Rho = append(r.Distance, best[l].Distance), append(r.Rho, best[l].Rho)
 	}
 	return r, nil
+}
+
+// Nearest is, for each label with an accepted explanation among xs, its nearest one: the smallest d, the first
+// of equals in the order of xs.
+func Nearest(xs []clue.Explanation) map[int]clue.Explanation {
+	best := map[int]clue.Explanation{}
+	for _, x := range xs {
+		if b, ok := best[x.Label]; x.Accepted && (!ok || x.Distance < b.Distance) {
+			best[x.Label] = x
+		}
+	}
+	return best
 }
 
 // Group is the digits (their indices in their set) that read as From and whose δ-CLUEs reach To.
