@@ -71,8 +71,8 @@ var Fields = []Field{
 		// No set: choosing a loss rewrites λx in the form (see Settings.Set), and λx is what is read.
 	},
 	numberField("lambda_x", "λx (distance weight)", "Weight of the L1 distance to the input (0.03 in the paper; summed over pixels unless 'mean per pixel' is on).", false, func(p *clue.Params) *float64 { return &p.LambdaX }),
-	{Key: "scheme", Label: "starting points", Help: "S1 random radius · S2 towards the nearest confident training digit of each class · S3 half-normal radius · S4 uniform in the ball · S5 along the gradient of each class's probability.",
-		Kind: "select", Options: []string{"S1", "S2", "S3", "S4", "S5"},
+	{Key: "scheme", Label: "starting points", Help: "S1 random radius · S2 towards the nearest confident training digit of each class · S3 half-normal radius · S4 uniform in the ball · S5 along the gradient of each class's probability · S6 from the amortised answers (GLAM-CLUE's learned moves from the label read), with jitter.",
+		Kind: "select", Options: []string{"S1", "S2", "S3", "S4", "S5", "S6"},
 		get: func(p *clue.Params) string { return p.Scheme.String() },
 		set: func(p *clue.Params, v string) error { return p.Scheme.UnmarshalText([]byte(v)) }},
 	numberField("h_threshold", "H threshold (nats)", "Keep an explanation only if the model's predictive entropy on it is below this.", false, func(p *clue.Params) *float64 { return &p.HThreshold }),

@@ -169,6 +169,7 @@ func newFromBundle(version string, bundle []byte, hashed bool) (*Worker, Respons
 			err = fmt.Errorf("%s: translations of dimension %d for a latent space of %d", b.Global.Name, latent, w.models.VAE.Latent)
 		} else {
 			w.translations, err = glam.Decode(b.Global)
+			glam.Attach(w.models, w.translations) // scheme S6 starts from the amortised answers
 		}
 	}
 	if err != nil {

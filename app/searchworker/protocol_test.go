@@ -61,9 +61,15 @@ func roundTrip(t *testing.T, w *Worker, req Request) []Response {
 }
 
 func TestExplainMatchesTheNativeSearchThroughJSON(t *testing.T) {
+	for _, s := range []clue.Scheme{clue.S1, clue.S6} { // S6: the worker's models carry the bundle's translations
+		t.Run(s.String(), func(t *testing.T) { explainMatchesNative(t, s) })
+	}
+}
+
+func explainMatchesNative(t *testing.T, scheme clue.Scheme) {
 	w := newWorker(t)
 	p := clue.Defaults()
-	p.N = 12
+	p.N, p.Scheme = 12, scheme
 	x0 := digit(t, 1735)
 	// Two workers' shares, as a pool of two splits the restarts.
 	var got []clue.Explanation
@@ -79,7 +85,7 @@ func TestExplainMatchesTheNativeSearchThroughJSON(t *testing.T) {
 			got = append(got, r.Explanations[0])
 		}
 	}
-	m, _ := clue.ShippedModels()
+	m, _ := glam.ShippedModels()
 	prob, _ := clue.NewProblem(m, x0)
 	want, err := clue.Search(context.Background(), prob, p, nil, nil)
 	if err != nil {

@@ -234,6 +234,11 @@ func TestRoundTrip(t *testing.T) {
 		{name: "a one-radius sweep", in: State{Image: drawn, Params: defaults, Model: 1, Selected: 99,
 			Sweep: clue.Ladder{Radii: []float64{math.Nextafter(0, 1)}, N: 1}}},
 		{name: "S5, no sweep, last restart selected", in: func() State { s := s5; s.Selected = s.Params.Restarts() - 1; return s }()},
+		{name: "S6 (amortised starts), restart 41 selected", in: func() State {
+			s := State{Image: drawn, Params: defaults, Model: 7, Selected: 41}
+			s.Params.Scheme = clue.S6
+			return s
+		}()},
 		{name: "every parameter non-default, 12 radii, last restart selected", in: richState(t)},
 		{name: "every parameter non-default, no sweep, nothing selected",
 			in: func() State { s := richState(t); s.Sweep, s.Selected = clue.Ladder{}, NoSelection; return s }()},

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/mnist"
 )
@@ -26,13 +27,27 @@ type variant struct {
 	Scheme  clue.Scheme
 	Colour  string
 	Dashed  bool
+	Marker  int
 }
 
 var variants = []variant{
-	{"Uncertainty Random", 0, clue.S1, "#1f77b4", false},
-	{"Uncertainty NN", 0, clue.S2, "#ff7f0e", true},
-	{"Distance Random", 0.03, clue.S1, "#2ca02c", false},
-	{"Distance NN", 0.03, clue.S2, "#d62728", true},
+	{"Uncertainty Random", 0, clue.S1, "#1f77b4", false, 0},
+	{"Uncertainty NN", 0, clue.S2, "#ff7f0e", true, 0},
+	{"Distance Random", 0.03, clue.S1, "#2ca02c", false, 1},
+	{"Distance NN", 0.03, clue.S2, "#d62728", true, 1},
+}
+
+// schemeVariants is the grid of initialisation schemes (-grid schemes): every scheme with the objective of the
+// flags (by default the page's, λx = 0.03), told apart by colour, dashes and markers.
+func schemeVariants(lambdaX float64) []variant {
+	return []variant{
+		{"S1 random radius", lambdaX, clue.S1, "#1f77b4", false, 0},
+		{"S2 nearest digits", lambdaX, clue.S2, "#ff7f0e", true, 0},
+		{"S3 half-normal", lambdaX, clue.S3, "#2ca02c", false, 1},
+		{"S4 uniform in ball", lambdaX, clue.S4, "#d62728", true, 1},
+		{"S5 gradient paths", lambdaX, clue.S5, "#9467bd", false, 2},
+		{"S6 amortised starts", lambdaX, clue.S6, "#111111", true, 2},
+	}
 }
 
 // setResult is one search's metrics.
@@ -56,7 +71,8 @@ func experiment(args []string) error {
 	digits := fs.Int("digits", 8, "explain the this many most uncertain test digits")
 	indices := fs.String("indices", "", "explain these test digits instead (comma-separated)")
 	deltas := fs.String("deltas", "0.5,1,1.5,2,2.5,3,3.5", "the radii δ")
-	only := fs.String("variants", "", "run only these variants (comma-separated numbers 1-4: Uncertainty Random, Uncertainty NN, Distance Random, Distance NN)")
+	grid := fs.String("grid", "paper", "the variants: paper (Uncertainty/Distance × Random S1/NN S2, the paper's four) or schemes (S1–S6 with the flags' objective, λx = -lambda-x)")
+	only := fs.String("variants", "", "run only these variants (comma-separated numbers: 1-4 of the paper's grid, 1-6 of the schemes')")
 	out := fs.String("out", "docs/experiments", "folder for sets.csv, curves.csv and the plots")
 	workers := fs.Int("workers", runtime.NumCPU(), "searches run at once")
 	compare := fs.Bool("compare-convergence", false, "run every search under both convergence rules (spread, clue) and print how many restarts change acceptance at H < 0.3, instead of writing the files")
@@ -74,18 +90,26 @@ func experiment(args []string) error {
 		}
 		ds = append(ds, d)
 	}
-	chosen := variants
+	all := variants
+	switch *grid {
+	case "paper":
+	case "schemes":
+		all = schemeVariants(p.LambdaX)
+	default:
+		return fmt.Errorf("-grid: %q is not paper or schemes", *grid)
+	}
+	chosen := all
 	if *only != "" {
 		chosen = nil
 		for _, f := range strings.Split(*only, ",") {
 			k, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || k < 1 || k > len(variants) {
-				return fmt.Errorf("-variants: %q is not 1-4", f)
+			if err != nil || k < 1 || k > len(all) {
+				return fmt.Errorf("-variants: %q is not 1-%d", f, len(all))
 			}
-			chosen = append(chosen, variants[k-1])
+			chosen = append(chosen, all[k-1])
 		}
 	}
-	models, err := clue.ShippedModels()
+	models, err := glam.ShippedModels()
 	if err != nil {
 		return err
 	}
@@ -320,7 +344,7 @@ func writePlots(dir string, results []setResult, ds []float64, vs []variant) err
 	plot := func(file, title, ylabel string, f func(setResult) float64, extra ...series) error {
 		var lines []series
 		for v, vr := range vs {
-			lines = append(lines, series{Name: vr.Name, X: ds, Y: meanOver(results, ds, v, f), Colour: vr.Colour, Dashed: vr.Dashed})
+			lines = append(lines, series{Name: vr.Name, X: ds, Y: meanOver(results, ds, v, f), Colour: vr.Colour, Dashed: vr.Dashed, Marker: vr.Marker})
 		}
 		return writeLinePlot(filepath.Join(dir, file), title, "δ", ylabel, append(lines, extra...))
 	}

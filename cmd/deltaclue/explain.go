@@ -14,6 +14,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
@@ -35,7 +36,7 @@ func explain(args []string) error {
 	if *workers < 1 {
 		return fmt.Errorf("-workers %d: want at least 1", *workers)
 	}
-	models, err := clue.ShippedModels()
+	models, err := glam.ShippedModels()
 	if err != nil {
 		return err
 	}

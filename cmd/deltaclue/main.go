@@ -79,7 +79,7 @@ Run deltaclue <command> -h for its flags. The measures are defined in docs/measu
 func paramFlags(fs *flag.FlagSet, p *clue.Params) func() error {
 	fs.Float64Var(&p.Delta, "delta", p.Delta, "radius δ of the latent ball")
 	fs.IntVar(&p.N, "n", p.N, "number of restarts")
-	scheme := fs.String("scheme", p.Scheme.String(), "initialisation scheme: S1 random radius, S2 towards nearest training digits, S3 half-normal radius, S4 uniform in the ball, S5 gradient paths")
+	scheme := fs.String("scheme", p.Scheme.String(), "initialisation scheme: S1 random radius, S2 towards nearest training digits, S3 half-normal radius, S4 uniform in the ball, S5 gradient paths, S6 amortised answers (GLAM-CLUE) with jitter")
 	loss := fs.String("loss", "", "shorthand: uncertainty (λx = 0) or distance (λx = 0.03)")
 	fs.Float64Var(&p.WTotal, "w-total", p.WTotal, "weight of the total predictive entropy")
 	fs.Float64Var(&p.WAleatoric, "w-aleatoric", p.WAleatoric, "weight of the aleatoric entropy")

@@ -15,6 +15,18 @@ type series struct {
 	X, Y   []float64
 	Colour string
 	Dashed bool
+	Marker int // 0 circles, 1 squares, 2 triangles: with Dashed, lines that colour alone would not tell apart
+}
+
+// marker draws one point of a series' marker at (x, y).
+func marker(kind int, x, y float64, colour string) string {
+	switch kind {
+	case 1:
+		return fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="6" height="6" fill="%s"/>`, x-3, y-3, colour)
+	case 2:
+		return fmt.Sprintf(`<path d="M%.1f %.1fl4 7h-8z" fill="%s"/>`, x, y-4, colour)
+	}
+	return fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, x, y, colour)
 }
 
 // writeLinePlot writes an SVG line chart with axes, ticks and a legend.
@@ -62,13 +74,16 @@ func writeLinePlot(path, title, xlabel, ylabel string, lines []series) error {
 		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", strings.Join(pts, " "), s.Colour, dash)
 		if len(s.X) < 30 {
 			for i := range s.X {
-				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, px(s.X[i]), py(s.Y[i]), s.Colour)
+				b.WriteString(marker(s.Marker, px(s.X[i]), py(s.Y[i]), s.Colour))
 			}
 			b.WriteString("\n")
 		}
 		ly := top + 10 + k*20
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/><text x="%d" y="%d">%s</text>`+"\n",
 			w-right+10, ly, w-right+34, ly, s.Colour, dash, w-right+40, ly+4, escape(s.Name))
+		if len(s.X) < 30 {
+			b.WriteString(marker(s.Marker, float64(w-right+22), float64(ly), s.Colour) + "\n")
+		}
 	}
 	b.WriteString("</svg>\n")
 	return os.WriteFile(path, []byte(b.String()), 0o644)

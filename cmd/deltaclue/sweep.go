@@ -19,6 +19,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
@@ -68,7 +69,7 @@ func sweep(args []string) error {
 		return fmt.Errorf("-radii %q: %s", *radii, reason(err, false))
 	}
 	ladder := clue.Ladder{Radii: rs, N: *perRadius}
-	models, err := clue.ShippedModels()
+	models, err := glam.ShippedModels()
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/glam"
 )
 
 // The worked example of docs/measures.md lies between these two lines; `deltaclue worked-example -write
@@ -69,7 +70,7 @@ func workedBlock(doc string) (string, error) {
 // shipped models, as those commands do, and writes what they print and what their JSON files hold as the
 // markdown of docs/measures.md's worked example. Timings are left out: they are the only thing that varies.
 func workedExample() (string, error) {
-	models, err := clue.ShippedModels()
+	models, err := glam.ShippedModels()
 	if err != nil {
 		return "", err
 	}

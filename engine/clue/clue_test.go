@@ -522,3 +522,66 @@ func TestDiversityGradient(t *testing.T) {
 		}
 	}
 }
+
+func TestAmortisedStarts(t *testing.T) {
+	prob := uncertainDigit(t)
+	m := *prob.models // a copy: the shipped models stay as they are for the other tests
+	p := Defaults()
+	p.N, p.Delta, p.Scheme = 23, 1.5, S6
+	if _, err := Starts(prob, p); err == nil || !strings.Contains(err.Error(), "translations") {
+		t.Fatalf("S6 without translations: error %v, want one naming the translations", err)
+	}
+	near, far := append([]float32(nil), prob.Z0...), append([]float32(nil), prob.Z0...)
+	near[0] += 0.5 // inside the ball
+	far[1] += 4    // outside it: projected to the sphere
+	var heard []int
+	m.Amortised = func(x0, z0 []float32, from int) [][]float32 {
+		heard = append(heard, from)
+		return [][]float32{near, far}
+	}
+	q := *prob
+	q.models = &m
+	starts, err := Starts(&q, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 23 || p.Restarts() != 23 || len(heard) != 1 || heard[0] != prob.Pred0.Label() {
+		t.Fatalf("%d starts (want 23), the hook heard labels %v (want [%d])", len(starts), heard, prob.Pred0.Label())
+	}
+	centre := func(pt []float32) []float64 {
+		c := make([]float64, len(pt))
+		for k, v := range pt {
+			c[k] = float64(v)
+		}
+		p.project(c, prob.z0)
+		return c
+	}
+	centres := [][]float64{centre(near), centre(far)}
+	if math.Abs(l2dist(centres[1], prob.z0)-p.Delta) > 1e-9 {
+		t.Fatalf("the far centre is at %v from z0, want δ", l2dist(centres[1], prob.z0))
+	}
+	for i, z := range starts {
+		c := centres[i%2]
+		r := l2dist(z, c)
+		switch {
+		case i < 2 && r != 0:
+			t.Errorf("restart %d is %v from its centre, want at it", i, r)
+		case i >= 2 && (r == 0 || r > p.Delta/2+1e-9): // projection does not lengthen the jitter
+			t.Errorf("restart %d is %v from its centre, want in (0, δ/2]", i, r)
+		case l2dist(z, prob.z0) > p.Delta+1e-9:
+			t.Errorf("restart %d is outside the ball", i)
+		}
+	}
+	again, _ := Starts(&q, p)
+	p.N = 40 // a restart's start does not depend on how many run
+	more, _ := Starts(&q, p)
+	for i := range starts {
+		if l2dist(starts[i], again[i]) != 0 || l2dist(starts[i], more[i]) != 0 {
+			t.Errorf("restart %d starts elsewhere in another run", i)
+		}
+	}
+	m.Amortised = func(x0, z0 []float32, from int) [][]float32 { return nil }
+	if _, err := Starts(&q, p); err == nil || !strings.Contains(err.Error(), "no translation from label") {
+		t.Errorf("S6 with no translation from the label read: error %v", err)
+	}
+}

@@ -19,34 +19,36 @@ type Scheme int
 
 // The schemes: S1 random direction with radius ~ U(0, δ); S2 along the path to the nearest low-uncertainty
 // training point of each class; S3 random direction with radius ~ half-normal(δ/2) cut at δ; S4 uniform in the
-// ball; S5 along the gradient path of p(class y) for each class.
+// ball; S5 along the gradient path of p(class y) for each class; S6 (not the paper's: from GLAM-CLUE, its sequel)
+// at the amortised points, x0's code moved along the learned translations from the label read, with jitter.
 const (
 	S1 Scheme = 1 + iota
 	S2
 	S3
 	S4
 	S5
+	S6
 )
 
 func (s Scheme) String() string { return fmt.Sprintf("S%d", int(s)) }
 
-// MarshalText writes "S1".."S5".
+// MarshalText writes "S1".."S6".
 func (s Scheme) MarshalText() ([]byte, error) {
-	if s < S1 || s > S5 {
+	if s < S1 || s > S6 {
 		return nil, fmt.Errorf("no scheme %d", int(s))
 	}
 	return []byte(s.String()), nil
 }
 
-// UnmarshalText reads "S1".."S5" (or "s1".."s5").
+// UnmarshalText reads "S1".."S6" (or "s1".."s6").
 func (s *Scheme) UnmarshalText(b []byte) error {
-	for v := S1; v <= S5; v++ {
+	for v := S1; v <= S6; v++ {
 		if strings.EqualFold(string(b), v.String()) {
 			*s = v
 			return nil
 		}
 	}
-	return fmt.Errorf("scheme %q: want one of S1, S2, S3, S4, S5", b)
+	return fmt.Errorf("scheme %q: want one of S1, S2, S3, S4, S5, S6", b)
 }
 
 // Norm is the latent distance ρ(z, z0).
@@ -261,8 +263,8 @@ func (p Params) Validate() error {
 		}
 	}
 	switch {
-	case p.Scheme < S1 || p.Scheme > S5:
-		return &ParamError{"scheme", int(p.Scheme), "must be S1, S2, S3, S4 or S5"}
+	case p.Scheme < S1 || p.Scheme > S6:
+		return &ParamError{"scheme", int(p.Scheme), "must be S1, S2, S3, S4, S5 or S6"}
 	case (p.Scheme == S2 || p.Scheme == S5) && p.N < Classes:
 		return &ParamError{"n", p.N, fmt.Sprintf("schemes S2 and S5 start ⌊n/%d⌋ restarts per class, so n must be at least %d", Classes, Classes)}
 	case p.Rho != L2 && p.Rho != LInf:

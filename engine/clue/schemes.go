@@ -116,6 +116,23 @@ func Starts(prob *Problem, p Params) ([][]float64, error) {
 				starts[y*m+j-1] = p.along(z0, u, p.Delta*float64(j)/float64(m))
 			}
 		}
+	case S6:
+		centres, err := prob.amortisedCentres()
+		if err != nil {
+			return nil, err
+		}
+		// Restart i starts towards centre i mod T: the first T at the centres themselves, the rest jittered by a
+		// random direction times a radius uniform in [0, δ/2], all projected into the ball.
+		for i := range starts {
+			c := centres[i%len(centres)]
+			z := append([]float64(nil), c...)
+			if i >= len(centres) {
+				r := rng.New(rng.Derive(p.Seed, uint64(i)))
+				z = p.along(c, direction(r, d), p.Delta/2*r.Float64())
+			}
+			p.project(z, z0)
+			starts[i] = z
+		}
 	case S5:
 		paths, err := gradientPaths(prob, p)
 		if err != nil {
@@ -129,6 +146,29 @@ func Starts(prob *Problem, p Params) ([][]float64, error) {
 		}
 	}
 	return starts, nil
+}
+
+// amortisedCentres is S6's centres: the models' amortised points for x0, in float64.
+func (prob *Problem) amortisedCentres() ([][]float64, error) {
+	if prob.models.Amortised == nil {
+		return nil, fmt.Errorf("scheme S6 needs GLAM-CLUE's translations, and the models have none")
+	}
+	from := prob.Pred0.Label()
+	points := prob.models.Amortised(prob.X0, prob.Z0, from)
+	if len(points) == 0 {
+		return nil, fmt.Errorf("scheme S6 has no translation from label %d: no group of uncertain training digits read as %d had enough members", from, from)
+	}
+	centres := make([][]float64, len(points))
+	for i, pt := range points {
+		if len(pt) != len(prob.z0) {
+			return nil, fmt.Errorf("scheme S6: an amortised point of dimension %d for a latent space of %d", len(pt), len(prob.z0))
+		}
+		centres[i] = make([]float64, len(pt))
+		for k, v := range pt {
+			centres[i][k] = float64(v)
+		}
+	}
+	return centres, nil
 }
 
 // uniformInBall draws a point uniformly from the ball of radius δ around z0. For S4 the paper draws every

@@ -230,3 +230,39 @@ func Decode(f *weights.File) ([]Translation, error) {
 	}
 	return ts, nil
 }
+
+// Attach gives the models GLAM-CLUE's amortised points (clue.Models.Amortised), which scheme S6 starts from:
+// for a digit read as a, its answer (Explain, at the explainer's default threshold, so the points are the
+// amortised answers the page shows) towards every label b with a translation a→b, in the order of b.
+func Attach(m *clue.Models, ts []Translation) {
+	if len(ts) == 0 {
+		m.Amortised = nil
+		return
+	}
+	ts = append([]Translation(nil), ts...)
+	m.Amortised = func(x0, z0 []float32, from int) [][]float32 {
+		targets := make([]int, m.BNN.Classes)
+		for b := range targets {
+			targets[b] = b
+		}
+		var points [][]float32
+		for _, a := range Explain(m, ts, x0, z0, from, targets, clue.Defaults().HThreshold) {
+			points = append(points, a.Z)
+		}
+		return points
+	}
+}
+
+// ShippedModels is clue.ShippedModels with the shipped translations attached (scheme S6 available).
+func ShippedModels() (*clue.Models, error) {
+	m, err := clue.ShippedModels()
+	if err != nil {
+		return nil, err
+	}
+	ts, err := Shipped()
+	if err != nil {
+		return nil, err
+	}
+	Attach(m, ts)
+	return m, nil
+}

@@ -1,6 +1,7 @@
 package glam
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -155,5 +156,75 @@ func TestShippedTranslations(t *testing.T) {
 	}
 	if want := "db41063c43f28735"; got != want {
 		t.Errorf("answers hash %s, want %s", got, want)
+	}
+}
+
+// TestSchemeS6 runs scheme S6 with the shipped translations on the test digit the BNN is least sure of: its
+// first starts are the amortised answers towards every label with a translation from the label read (projected
+// into the ball), and the search's bits match a golden hash natively and in WASM.
+func TestSchemeS6(t *testing.T) {
+	m, err := ShippedModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := Shipped()
+	set, err := mnist.HeldOut()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob, err := clue.NewProblem(m, set.Float(1735, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := clue.Defaults()
+	p.Scheme, p.N, p.MaxSteps = clue.S6, 20, 25
+	starts, err := clue.Starts(prob, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := prob.Pred0.Label()
+	var targets []int
+	for _, tr := range ts {
+		if tr.From == from {
+			targets = append(targets, tr.To)
+		}
+	}
+	answers := Explain(m, ts, prob.X0, prob.Z0, from, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, p.HThreshold)
+	if len(answers) != len(targets) || len(answers) < 2 {
+		t.Fatalf("%d answers from label %d, %d translations: want one per translation, at least 2", len(answers), from, len(targets))
+	}
+	for i, a := range answers {
+		var off, toStart float64
+		for k := range a.Z {
+			off += math.Pow(float64(a.Z[k]-prob.Z0[k]), 2)
+		}
+		scale := math.Min(1, p.Delta/math.Sqrt(off)) // the projection onto the ball
+		for k := range a.Z {
+			want := float64(prob.Z0[k]) + scale*float64(a.Z[k]-prob.Z0[k])
+			toStart = math.Max(toStart, math.Abs(starts[i][k]-want))
+		}
+		if toStart > 1e-6 {
+			t.Errorf("restart %d starts %v from the amortised answer %d→%d (projected)", i, toStart, from, a.To)
+		}
+	}
+	exps, err := clue.Search(context.Background(), prob, p, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	labels := map[int]bool{}
+	for _, e := range exps {
+		for _, v := range [][]float32{e.Z, e.Image, e.Probs, {e.HTotal, e.Distance, e.Rho, e.Cost}} {
+			binary.Write(h, binary.LittleEndian, v)
+		}
+		binary.Write(h, binary.LittleEndian, int64(e.Steps))
+		if e.Accepted {
+			labels[e.Label] = true
+		}
+	}
+	got := hex.EncodeToString(h.Sum(nil))[:16]
+	t.Logf("label read %d, %d targets, accepted labels %v, hash %s", from, len(targets), labels, got)
+	if want := "9d643a874e7761da"; got != want {
+		t.Errorf("S6 search hash %s, want %s", got, want)
 	}
 }
