@@ -6,6 +6,7 @@
 const cacheName = "app-" + "{{.Version}}";
 const resourcesToCache = {{.ResourcesToCache}};
 const isLarge = (url) => /(\.wasm|\/models\.bin)$/.test(new URL(url, self.location.href).pathname);
+const isOnDemand = (url) => /\/web\/global\.json$/.test(new URL(url, self.location.href).pathname);
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
@@ -65,8 +66,16 @@ self.addEventListener("fetch", (event) => {
     if (!hit && event.request.mode === "navigate") {
       hit = await cache.match(self.registration.scope);
     }
+    if (hit) {
+      return hit;
+    }
     // Offline, a file that is not in the cache fails as it would without a service worker, and says so once
     // (in the page's console), not also as an uncaught error here.
-    return hit || fetch(event.request).catch(() => Response.error());
+    const response = await fetch(event.request).catch(() => Response.error());
+    // The global view's data is fetched only when a visitor asks for it: kept then, it is there offline too.
+    if (response.ok && isOnDemand(event.request.url)) {
+      await cache.put(event.request, response.clone());
+    }
+    return response;
   })());
 });

@@ -40,6 +40,7 @@ type Explainer struct {
 	reportGetter app.Func           // window.deltaclue.report's getter (mainthread.go)
 	early        *earlyRun          // the loader's run of the address's link, until the page opens the link (early.go)
 	amortised    amortisedState     // the latest inspection's amortised answers (window.deltaclue.amortised)
+	global       globalState        // the global view: GLAM-CLUE's groups, fetched when asked (panel_global.go)
 	gc           collector          // collections held during a search, made when idle (collector.go)
 	order        gridOrder          // the grid's order, kept until what it depends on changes (redraw.go)
 }
@@ -104,6 +105,7 @@ type copyNote struct {
 func (e *Explainer) OnMount(ctx app.Context) {
 	e.in, e.sel = core.NewInput(), core.NewSelection()
 	e.gc.mount(ctx)
+	e.global.page = ctx
 	l := clue.DefaultLadder()
 	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.settings.Show(clue.Defaults())

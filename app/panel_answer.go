@@ -109,7 +109,7 @@ func (p *answerPanel) Render() app.UI {
 		app.Small().Class("help").Text(fmt.Sprintf("Web Workers sharing the search (this device has %s; default up to %d).", plural.Count(v.Cores, "core"), MaxWorkers)),
 		app.If(workersErr != "", func() app.UI { return app.Small().Class("error").Text(workersErr) }),
 	))
-	return app.Section().ID("answer").Class("card answer").Body(
+	return app.Section().ID("answer").Class("card answer").TabIndex(-1).Body(
 		app.H2().Text("3 · What would make it sure"),
 		app.Div().Class("run-bar").Body(
 			app.Button().ID("run").Class("primary").Text("Explain").Disabled(!v.CanRun).OnClick(func(ctx app.Context, _ app.Event) { e.run(ctx) }),

@@ -215,6 +215,7 @@ func (e *Explainer) publish() {
 	}
 	state["timing"] = timing
 	state["amortised"] = map[string]any{"ms": e.amortised.Ms, "count": e.amortised.Count, "heard": e.amortised.Heard, "shown": e.amortised.Shown}
+	state["global"] = map[string]any{"loaded": e.global.data != nil, "parseMs": e.global.parseMs, "error": e.global.err}
 	state["slowest"] = slowest
 	state["renders"] = renders
 	if e.set.cardsJSON == "" { // made once per summary: publish runs many times between two

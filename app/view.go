@@ -32,6 +32,7 @@ func (e *Explainer) Render() app.UI {
 		),
 		&resultsPanel{Page: e, View: e.resultsView()},
 		&sweepPanel{Page: e, View: e.sweepView()},
+		&globalPanel{Page: e, View: e.globalView()},
 	)
 }
 

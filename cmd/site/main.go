@@ -101,8 +101,9 @@ func build(out, repo string, base *url.URL) error {
 	copies := map[string]string{
 		filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"): "wasm_exec.js",
 		filepath.Join("web", "worker.js"):                                               "worker.js", filepath.Join("web", "app.css"): "app.css",
-		filepath.Join("web", "loader.js"): "loader.js",
-		filepath.Join("web", "icon.svg"):  "icon.svg",
+		filepath.Join("web", "loader.js"):   "loader.js",
+		filepath.Join("web", "icon.svg"):    "icon.svg",
+		filepath.Join("web", "global.json"): "global.json", // the global view's data, fetched when asked
 	}
 	for src, dst := range copies {
 		b, err := os.ReadFile(src)

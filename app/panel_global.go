@@ -1,0 +1,286 @@
+// The global view (#global): GLAM-CLUE's groups of uncertain test digits, what one learned move does to each,
+// and their members, any of which opens as the input.
+
+package app
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/internal/plural"
+)
+
+// globalState is the global view: its data once fetched, the label filter and the group chosen.
+type globalState struct {
+	loading bool
+	err     string
+	data    *GlobalData
+	from    int // show groups read as this label; -1 for all (set when the data arrives)
+	chosen  int // the chosen group's index in data.Groups; -1 for none (likewise)
+	parseMs float64
+	after   frameQueue  // moves the focus once the page shows what was chosen
+	page    app.Context // the page's own context (OnMount): a removed button's would drop what is dispatched on it
+}
+
+// globalView is what the global view shows.
+type globalView struct {
+	Loading bool
+	Err     string
+	Data    *GlobalData
+	From    int
+	Chosen  int
+}
+
+func (e *Explainer) globalView() globalView {
+	g := e.global
+	return globalView{Loading: g.loading, Err: g.err, Data: g.data, From: g.from, Chosen: g.chosen}
+}
+
+// globalPanel is the global view.
+type globalPanel struct {
+	app.Compo
+	Page *Explainer
+	View globalView
+}
+
+func (p *globalPanel) Render() app.UI {
+	defer rendered("global", time.Now())
+	v, e := p.View, p.Page
+	return app.Section().ID("global").Class("card results global").Body(
+		app.H2().Text("6 · Across the data: learned moves for groups of uncertain digits"),
+		app.P().Class("hint").Text("GLAM-CLUE, δ-CLUE's sequel, learns one step in the autoencoder's latent space for each group of uncertain "+
+			"training digits read as a and explained as b; moving a digit along it, k times over, is an answer in one function call. "+
+			"Here is how well each step does on the uncertain digits of the test split."),
+		app.If(v.Data == nil, func() app.UI {
+			return app.Div().Class("row").Body(
+				app.Button().ID("global-load").Text("Show the groups").Disabled(v.Loading).OnClick(e.loadGlobal),
+				app.If(v.Loading, func() app.UI { return app.Span().Class("status").Aria("live", "polite").Text("Loading the groups…") }),
+			)
+		}),
+		app.If(v.Err != "", func() app.UI { return app.P().ID("global-error").Class("error").Role("alert").Text(v.Err) }),
+		app.If(v.Data != nil, func() app.UI { return p.renderData(v.Data) }),
+	)
+}
+
+func (p *globalPanel) renderData(g *GlobalData) app.UI {
+	v, e := p.View, p.Page
+	var shown []int
+	for i, gr := range g.Groups {
+		if v.From < 0 || gr.From == v.From {
+			shown = append(shown, i)
+		}
+	}
+	options := []app.UI{app.Option().Value("-1").Selected(v.From < 0).Text("any label")}
+	for a := 0; a < 10; a++ {
+		options = append(options, app.Option().Value(strconv.Itoa(a)).Selected(v.From == a).Text(strconv.Itoa(a)))
+	}
+	return app.Div().Body(
+		app.P().ID("global-summary").Class("sentence").Text(fmt.Sprintf(
+			"%d groups. On the %d uncertain test digits, the learned step makes the model sure of the group's label in %.1f\u00a0%% of %d cases, "+
+				"at a mean distance d of %.1f (δ-CLUE's searches: %.1f), in %.1f ms instead of %.0f ms.",
+			len(g.Groups), g.Uncertain, 100*g.Coverage, g.Cases, g.MeanDistance, g.MeanSearchDistance, g.AnswerMs, g.SearchMs)),
+		app.Div().Class("row").Body(
+			app.Label().For("global-from").Text("digits the model reads as"),
+			app.Select().ID("global-from").OnChange(func(ctx app.Context, _ app.Event) {
+				a, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
+				if err != nil || a < -1 || a > 9 {
+					a = -1
+				}
+				e.global.from = a
+				if c := e.global.chosen; c >= 0 && a >= 0 && e.global.data.Groups[c].From != a {
+					e.global.chosen = -1
+				}
+			}).Body(options...),
+			app.Span().ID("global-count").Class("status").Aria("live", "polite").Text(fmt.Sprintf("%d groups shown", len(shown))),
+		),
+		app.P().Class("hint").Text("Each strip: one member as drawn (under it, the label the model reads), then moved 0.5, 1, 1.5 and 2 times "+
+			"its group's step; under each, the label the model reads, with ✓ and a solid frame where it is sure. Choose a group to see its members."),
+		app.If(v.Chosen >= 0, func() app.UI { return p.renderMembers(g, v.Chosen) }),
+		app.Ul().ID("global-groups").Class("groups").Body(app.Range(shown).Slice(func(k int) app.UI {
+			i := shown[k]
+			return app.Li().Body(p.renderGroup(g, i, i == v.Chosen))
+		})),
+	)
+}
+
+// renderGroup is one group's button: a → b, its test digits, coverage and cost, and its strip.
+func (p *globalPanel) renderGroup(g *GlobalData, i int, chosen bool) app.UI {
+	e, gr := p.Page, g.Groups[i]
+	name := fmt.Sprintf("%d → %d", gr.From, gr.To)
+	stats := fmt.Sprintf("%s · %.0f %% sure · d %.1f (search %.1f)", plural.Count(gr.Members, "test digit"),
+		100*gr.Coverage, gr.MeanDistance, gr.MeanSearchDistance)
+	frames := []app.UI{}
+	if d := g.digit(gr.Strip.Digit); d != nil {
+		frames = append(frames, app.Figure().Body(app.Img().Src(d.Thumb).Alt(fmt.Sprintf("test digit %d", d.Index)),
+			app.FigCaption().Text(fmt.Sprintf("%d", d.Read))))
+	}
+	for f := range gr.Strip.Frames {
+		sure := gr.Strip.Labels[f] == gr.To && float64(gr.Strip.H[f]) < e.settings.Params.HThreshold
+		mark := ""
+		if sure {
+			mark = " ✓"
+		}
+		frames = append(frames, app.Figure().Class(map[bool]string{true: "sure"}[sure]).Body(
+			app.Img().Src(gr.Strip.Frames[f]).Alt(fmt.Sprintf("moved %g·t: read as %d, H %.2f", g.Ks[f], gr.Strip.Labels[f], gr.Strip.H[f])),
+			app.FigCaption().Text(fmt.Sprintf("%g·t: %d%s", g.Ks[f], gr.Strip.Labels[f], mark))))
+	}
+	// The group is read from the button at the click: go-app keeps a handler's first closure, and the buttons
+	// of a filtered list are the same elements with other groups in them.
+	return app.Button().ID(fmt.Sprintf("group-%d-%d", gr.From, gr.To)).Class("group").Aria("pressed", chosen).DataSet("group", i).
+		Aria("label", fmt.Sprintf("group %s: %s; test digit %d moved along the step", name, stats, gr.Strip.Digit)).
+		OnClick(func(ctx app.Context, _ app.Event) { e.chooseGroup(ctx, dataInt(ctx, "group")) }).Body(
+		app.Span().Class("group-name").Text(name),
+		app.Span().Class("group-stats").Text(stats),
+		app.Span().Class("group-strip").Body(frames...),
+	)
+}
+
+// renderMembers is the chosen group's test digits, each a button that opens it as the input.
+func (p *globalPanel) renderMembers(g *GlobalData, i int) app.UI {
+	e, gr := p.Page, g.Groups[i]
+	return app.Div().ID("global-members").Class("members").Body(
+		app.H3().ID("global-members-title").TabIndex(-1).Text(fmt.Sprintf("Group %d → %d: %s the model reads as %d, whose δ-CLUE reached %d",
+			gr.From, gr.To, plural.Count(gr.Members, "test digit"), gr.From, gr.To)),
+		app.P().Class("hint").Text("Choose one to open it as your digit: its δ-CLUE runs, and its amortised answers show at once."),
+		app.Div().Class("thumbs").Body(app.Range(gr.Cases).Slice(func(k int) app.UI {
+			c := gr.Cases[k]
+			d := g.digit(c.Digit)
+			answer := fmt.Sprintf("sure at k = %g, d %.1f", c.K, c.Distance)
+			if !c.Sure {
+				answer = "not sure by k = 2"
+			}
+			return app.Button().ID(fmt.Sprintf("member-%d", c.Digit)).Class("thumb member").DataSet("digit", c.Digit).
+				Title(fmt.Sprintf("test digit %d: true label %d, read as %d with H = %.2f; the step: %s", d.Index, d.Label, d.Read, d.H, answer)).
+				OnClick(func(ctx app.Context, _ app.Event) { e.openMember(ctx, dataInt(ctx, "digit")) }).Body(
+				app.Img().Src(d.Thumb).Alt(fmt.Sprintf("test digit %d", d.Index)),
+				app.Span().Text(fmt.Sprintf("#%d · %s", d.Index, map[bool]string{true: "✓ k " + strconv.FormatFloat(float64(c.K), 'g', -1, 32), false: "✗"}[c.Sure])),
+			)
+		})),
+	)
+}
+
+// loadGlobal fetches web/global.json (about 170 KB compressed: only when asked, so a first visit does not pay
+// for it).
+func (e *Explainer) loadGlobal(ctx app.Context, _ app.Event) {
+	if e.global.loading || e.global.data != nil {
+		return
+	}
+	e.global.loading, e.global.err = true, ""
+	fetchText(e.global.page, ctx.ResolveStaticResource(GlobalFile), func(ctx app.Context, text string, err error) {
+		e.global.loading = false
+		if err != nil {
+			e.global.err = "The groups could not be loaded: " + err.Error()
+			return
+		}
+		start := time.Now()
+		g, err := ParseGlobal([]byte(text))
+		e.global.parseMs = float64(time.Since(start).Microseconds()) / 1000
+		if err != nil {
+			e.global.err = err.Error()
+			return
+		}
+		e.global.data, e.global.from, e.global.chosen = g, -1, -1
+		e.publish()
+		e.focusOn(ctx, "global-from", nil)
+	})
+}
+
+// dataInt is the clicked element's data-<key>, or -1.
+func dataInt(ctx app.Context, key string) int {
+	n, err := strconv.Atoi(ctx.JSSrc().Get("dataset").Get(key).String())
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// chooseGroup shows a group's members and moves the keyboard's focus to them.
+func (e *Explainer) chooseGroup(ctx app.Context, i int) {
+	if e.global.data == nil || i < 0 || i >= len(e.global.data.Groups) {
+		return
+	}
+	e.global.chosen = i
+	e.focusOn(ctx, "global-members-title", func(el app.Value) {
+		el.Get("parentElement").Call("scrollIntoView", map[string]any{"block": "nearest"})
+	})
+}
+
+// openMember makes a member (a test index) the input and brings the page back to it.
+func (e *Explainer) openMember(ctx app.Context, index int) {
+	if e.global.data == nil {
+		return
+	}
+	d := e.global.data.digit(index)
+	if d == nil {
+		return
+	}
+	px, err := base64.StdEncoding.DecodeString(d.Pixels)
+	if err != nil || len(px) != sharelink.Pixels {
+		e.global.err = fmt.Sprintf("test digit %d has no 784 pixels", d.Index)
+		return
+	}
+	var q [sharelink.Pixels]uint8
+	copy(q[:], px)
+	e.setInput(ctx, q, fmt.Sprintf("test digit %d (true label %d)", d.Index, d.Label))
+	// Back to the top, the keyboard's focus on the answer (a button may be disabled while the preview runs): the
+	// digit, the model's view and the answer are there.
+	e.focusOn(ctx, "answer", func(app.Value) {
+		app.Window().GetElementByID("digit").Call("scrollIntoView", map[string]any{"block": "start"})
+	})
+}
+
+// focusOn moves the keyboard's focus to the element with an id once the page shows it (it looks again for a
+// few frames: a render may land after the frame asked for).
+func (e *Explainer) focusOn(_ app.Context, id string, then func(el app.Value)) {
+	ctx, tries := e.global.page, 0
+	var look func()
+	look = func() {
+		el := app.Window().GetElementByID(id)
+		if !el.Truthy() {
+			if tries++; tries < 10 {
+				e.global.after.request(ctx, look)
+			}
+			return
+		}
+		el.Call("focus", map[string]any{"preventScroll": true})
+		if then != nil {
+			then(el)
+		}
+	}
+	e.global.after.request(ctx, look)
+}
+
+// fetchText fetches a URL's text and calls done with it, or with why not, on the page's goroutine.
+func fetchText(ctx app.Context, url string, done func(ctx app.Context, text string, err error)) {
+	var onResponse, onText, onFail app.Func
+	release := func() { onResponse.Release(); onText.Release(); onFail.Release() }
+	finish := func(text string, err error) {
+		release()
+		ctx.Dispatch(func(ctx app.Context) { done(ctx, text, err) })
+	}
+	onText = funcOf(func(_ app.Value, args []app.Value) any { finish(args[0].String(), nil); return nil })
+	onFail = funcOf(func(_ app.Value, args []app.Value) any {
+		msg := "the network failed"
+		if len(args) > 0 && args[0].Truthy() {
+			msg = args[0].Call("toString").String()
+		}
+		finish("", errors.New(msg))
+		return nil
+	})
+	onResponse = funcOf(func(_ app.Value, args []app.Value) any {
+		r := args[0]
+		if !r.Get("ok").Bool() {
+			finish("", fmt.Errorf("%s answered %d", url, r.Get("status").Int()))
+			return nil
+		}
+		r.Call("text").Call("then", onText, onFail)
+		return nil
+	})
+	app.Window().Call("fetch", url).Call("then", onResponse, onFail)
+}
