@@ -3,6 +3,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,8 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	drive "github.com/deltaclue/deltaclue/internal/browser" // "browser" is this package's Chromium helper
+	"github.com/deltaclue/deltaclue/mnist"
 )
 
 // The end-to-end test in every engine: Chromium, Firefox and WebKitGTK (Safari's engine), driven through
@@ -126,9 +129,22 @@ func engineDraw(t *testing.T, b drive.Browser, strokes [][][2]float64) {
 func engineClick(t *testing.T, b drive.Browser, id string) {
 	t.Helper()
 	engineWait(t, b, "#"+id+" enabled", fmt.Sprintf(`document.getElementById(%q) && !document.getElementById(%q).disabled`, id, id), 30*time.Second)
-	r := engineEval[rect](t, b, fmt.Sprintf(`(() => { const e = document.getElementById(%q); e.scrollIntoView({block: "center"});
-		const b = e.getBoundingClientRect(); return {X: b.x + b.width / 2, Y: b.y + b.height / 2}; })()`, id))
-	engineDo(t, b, "clicking #"+id, func(ctx context.Context) error { return b.Stroke(ctx, []drive.Point{{X: r.X, Y: r.Y}}) })
+	// In view, and still for 8 polls (200 ms): a page still laying out what it just got (a finished set's
+	// figures above it) would move it under the pointer.
+	r := engineWait(t, b, "#"+id+" in view and still", fmt.Sprintf(`(() => {
+		const e = document.getElementById(%q); if (!e) return false;
+		let b = e.getBoundingClientRect();
+		if (b.top < 0 || b.bottom > innerHeight) { e.scrollIntoView({block: "center"}); b = e.getBoundingClientRect(); }
+		const at = b.x + "," + b.y, s = window.__still = window.__still || {};
+		s[%q] = s[%q] && s[%q].at == at ? {at, n: s[%q].n + 1} : {at, n: 0};
+		return s[%q].n >= 8 && {X: b.x + b.width / 2, Y: b.y + b.height / 2};
+	})()`, id, id, id, id, id, id), 30*time.Second)
+	var centre rect
+	if err := json.Unmarshal(r, &centre); err != nil {
+		t.Fatalf("%s: #%s: %v", b.Engine(), id, err)
+	}
+	r2 := centre
+	engineDo(t, b, "clicking #"+id, func(ctx context.Context) error { return b.Stroke(ctx, []drive.Point{{X: r2.X, Y: r2.Y}}) })
 }
 
 // enginePageRun is a finished set as the page shows it, with the page's clock.
@@ -277,6 +293,9 @@ func TestBrowserEngines(t *testing.T) {
 					if lit < 2000 {
 						t.Fatalf("%s: the drawing left only %d lit pixels on the pad", name, lit)
 					}
+					// GLAM-CLUE's amortised answers were drawn after the strokes (the preview's cards have replaced them since).
+					am := engineWait(t, page, "the amortised answers", `window.deltaclue.amortised.shown > 0 && window.deltaclue.amortised`, 30*time.Second)
+					t.Logf("%s: amortised answers after the last stroke: %s", name, am)
 					engineClick(t, page, "run")
 					drawn := engineFinished(t, page, "the drawn digit's set")
 					if len(drawn.Report.Explanations) != 100 || !strings.Contains(drawn.Link, "#v2.") {
@@ -286,6 +305,11 @@ func TestBrowserEngines(t *testing.T) {
 					t.Logf("%s: workers ready %.0f ms after navigation; drawn digit read as %d, set of 100 in %.0f ms, equal to the native set",
 						name, ready, drawn.Report.Label, drawn.ElapsedMs)
 					engineCached(t, page)
+					// The global view: its groups, and a group's members (fetched now, so kept for offline use).
+					engineClick(t, page, "global-load")
+					engineWait(t, page, "the global view's groups", `document.querySelectorAll("#global .group").length == 56`, 30*time.Second)
+					engineClick(t, page, "group-7-2")
+					engineWait(t, page, "group 7 → 2's members", `document.getElementById("global-members-title") && document.getElementById("global-members-title").textContent.startsWith("Group 7 → 2:") && document.querySelectorAll("#global-members .member").length == 6`, 10*time.Second)
 
 					// The link in a fresh browser.
 					engineDo(t, fresh, "opening the link in a fresh browser", func(ctx context.Context) error { return fresh.Navigate(ctx, drawn.Link) })
@@ -302,8 +326,29 @@ func TestBrowserEngines(t *testing.T) {
 					same = sameSet(t, name+": the link's set offline", offline.Report.Explanations, drawn.Report.Explanations)
 					sameJSON(t, name+": the link's summary offline", offline.Report.Summary, drawn.Report.Summary)
 					t.Logf("%s: offline reload: workers ready %.0f ms after navigation, the set in %.0f ms (the same: %v)", name, offline.ReadyMs, offline.ElapsedMs, same)
+
+					// Offline, the global view still opens (from the service worker's cache), and a member opens as the input.
+					engineClick(t, page, "global-load")
+					engineWait(t, page, "the global view's groups offline", `document.querySelectorAll("#global .group").length == 56`, 30*time.Second)
+					engineClick(t, page, "group-7-2")
+					engineWait(t, page, "group 7 → 2's members offline", `document.querySelectorAll("#global-members .member").length == 6`, 10*time.Second)
+					engineClick(t, page, "member-1735")
+					engineWait(t, page, "a member as the input", fmt.Sprintf(`location.hash != %q && document.activeElement.id == "answer"`, drawn.Link[strings.Index(drawn.Link, "#"):]), 30*time.Second)
+					if link, err := sharelink.Decode(engineEval[string](t, page, `location.href`)); err != nil || !bytes.Equal(link.Image[:], heldOut(t).Image(1735)) {
+						t.Errorf("%s: after choosing member 1735 offline the link does not hold test digit 1735 (%v)", name, err)
+					}
 				})
 			}
 		})
 	}
+}
+
+// heldOut is the shipped test split.
+func heldOut(t *testing.T) *mnist.Set {
+	t.Helper()
+	set, err := mnist.HeldOut()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }
