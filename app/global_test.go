@@ -112,7 +112,8 @@ func TestGlobalData(t *testing.T) {
 			x0 := set.Float(c.Digit, nil)
 			as := glam.Explain(m, ts, x0, m.VAE.Encode(x0), gr.From, []int{gr.To}, hThreshold)
 			if len(as) != 1 || as[0].Sure != c.Sure || as[0].K != c.K || as[0].Distance != c.Distance {
-				t.Fatalf("group %d→%d, digit %d: answer %+v, measured %+v", gr.From, gr.To, c.Digit, as, c)
+				t.Fatalf("group %d→%d, digit %d: the models answer %+v, docs/global/groups.json measured %+v: after new models or translations, "+
+					"go run ./cmd/deltaclue global -out docs/global, then go test ./app -run GlobalData -update-global", gr.From, gr.To, c.Digit, as, c)
 			}
 		}
 		x0 := set.Float(gr.Strip.Digit, nil)

@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
@@ -70,10 +72,10 @@ func (p *globalPanel) Render() app.UI {
 
 func (p *globalPanel) renderData(g *GlobalData) app.UI {
 	v, e := p.View, p.Page
-	var shown []int
-	for i, gr := range g.Groups {
+	shown := 0
+	for _, gr := range g.Groups {
 		if v.From < 0 || gr.From == v.From {
-			shown = append(shown, i)
+			shown++
 		}
 	}
 	options := []app.UI{app.Option().Value("-1").Selected(v.From < 0).Text("any label")}
@@ -97,72 +99,77 @@ func (p *globalPanel) renderData(g *GlobalData) app.UI {
 					e.global.chosen = -1
 				}
 			}).Body(options...),
-			app.Span().ID("global-count").Class("status").Aria("live", "polite").Text(fmt.Sprintf("%d groups shown", len(shown))),
+			app.Span().ID("global-count").Class("status").Aria("live", "polite").Text(plural.Count(shown, "group")+" shown"),
 		),
 		app.P().Class("hint").Text("Each strip: one member as drawn (under it, the label the model reads), then moved 0.5, 1, 1.5 and 2 times "+
 			"its group's step; under each, the label the model reads, with ✓ and a solid frame where it is sure. Choose a group to see its members."),
-		app.If(v.Chosen >= 0, func() app.UI { return p.renderMembers(g, v.Chosen) }),
-		app.Ul().ID("global-groups").Class("groups").Body(app.Range(shown).Slice(func(k int) app.UI {
-			i := shown[k]
-			return app.Li().Body(p.renderGroup(g, i, i == v.Chosen))
-		})),
-	)
-}
-
-// renderGroup is one group's button: a → b, its test digits, coverage and cost, and its strip.
-func (p *globalPanel) renderGroup(g *GlobalData, i int, chosen bool) app.UI {
-	e, gr := p.Page, g.Groups[i]
-	name := fmt.Sprintf("%d → %d", gr.From, gr.To)
-	stats := fmt.Sprintf("%s · %.0f %% sure · d %.1f (search %.1f)", plural.Count(gr.Members, "test digit"),
-		100*gr.Coverage, gr.MeanDistance, gr.MeanSearchDistance)
-	frames := []app.UI{}
-	if d := g.digit(gr.Strip.Digit); d != nil {
-		frames = append(frames, app.Figure().Body(app.Img().Src(d.Thumb).Alt(fmt.Sprintf("test digit %d", d.Index)),
-			app.FigCaption().Text(fmt.Sprintf("%d", d.Read))))
-	}
-	for f := range gr.Strip.Frames {
-		sure := gr.Strip.Labels[f] == gr.To && float64(gr.Strip.H[f]) < e.settings.Params.HThreshold
-		mark := ""
-		if sure {
-			mark = " ✓"
-		}
-		frames = append(frames, app.Figure().Class(map[bool]string{true: "sure"}[sure]).Body(
-			app.Img().Src(gr.Strip.Frames[f]).Alt(fmt.Sprintf("moved %g·t: read as %d, H %.2f", g.Ks[f], gr.Strip.Labels[f], gr.Strip.H[f])),
-			app.FigCaption().Text(fmt.Sprintf("%g·t: %d%s", g.Ks[f], gr.Strip.Labels[f], mark))))
-	}
-	// The group is read from the button at the click: go-app keeps a handler's first closure, and the buttons
-	// of a filtered list are the same elements with other groups in them.
-	return app.Button().ID(fmt.Sprintf("group-%d-%d", gr.From, gr.To)).Class("group").Aria("pressed", chosen).DataSet("group", i).
-		Aria("label", fmt.Sprintf("group %s: %s; test digit %d moved along the step", name, stats, gr.Strip.Digit)).
-		OnClick(func(ctx app.Context, _ app.Event) { e.chooseGroup(ctx, dataInt(ctx, "group")) }).Body(
-		app.Span().Class("group-name").Text(name),
-		app.Span().Class("group-stats").Text(stats),
-		app.Span().Class("group-strip").Body(frames...),
-	)
-}
-
-// renderMembers is the chosen group's test digits, each a button that opens it as the input.
-func (p *globalPanel) renderMembers(g *GlobalData, i int) app.UI {
-	e, gr := p.Page, g.Groups[i]
-	return app.Div().ID("global-members").Class("members").Body(
-		app.H3().ID("global-members-title").TabIndex(-1).Text(fmt.Sprintf("Group %d → %d: %s the model reads as %d, whose δ-CLUE reached %d",
-			gr.From, gr.To, plural.Count(gr.Members, "test digit"), gr.From, gr.To)),
-		app.P().Class("hint").Text("Choose one to open it as your digit: its δ-CLUE runs, and its amortised answers show at once."),
-		app.Div().Class("thumbs").Body(app.Range(gr.Cases).Slice(func(k int) app.UI {
-			c := gr.Cases[k]
-			d := g.digit(c.Digit)
-			answer := fmt.Sprintf("sure at k = %g, d %.1f", c.K, c.Distance)
-			if !c.Sure {
-				answer = "not sure by k = 2"
+		// The members and the groups are HTML made by globalHTML, and their buttons' clicks are handled here, by
+		// the button's data: built from go-app's elements they added 120 KB to app.wasm.
+		app.Div().ID("global-list").OnClick(func(ctx app.Context, ev app.Event) {
+			b := ev.Get("target").Call("closest", "button")
+			if !b.Truthy() {
+				return
 			}
-			return app.Button().ID(fmt.Sprintf("member-%d", c.Digit)).Class("thumb member").DataSet("digit", c.Digit).
-				Title(fmt.Sprintf("test digit %d: true label %d, read as %d with H = %.2f; the step: %s", d.Index, d.Label, d.Read, d.H, answer)).
-				OnClick(func(ctx app.Context, _ app.Event) { e.openMember(ctx, dataInt(ctx, "digit")) }).Body(
-				app.Img().Src(d.Thumb).Alt(fmt.Sprintf("test digit %d", d.Index)),
-				app.Span().Text(fmt.Sprintf("#%d · %s", d.Index, map[bool]string{true: "✓ k " + strconv.FormatFloat(float64(c.K), 'g', -1, 32), false: "✗"}[c.Sure])),
-			)
-		})),
+			if n, err := strconv.Atoi(b.Get("dataset").Get("group").String()); err == nil {
+				e.chooseGroup(ctx, n)
+			} else if n, err := strconv.Atoi(b.Get("dataset").Get("digit").String()); err == nil {
+				e.openMember(ctx, n)
+			}
+		}).Body(app.Raw(globalHTML(g, v.From, v.Chosen, e.settings.Params.HThreshold))),
 	)
+}
+
+// globalHTML is the chosen group's members (if any) and the list of groups read as from (every group when -1),
+// each a button carrying its group's index or its member's test index.
+func globalHTML(g *GlobalData, from, chosen int, hThreshold float64) string {
+	var b strings.Builder
+	esc := figures.Escape
+	b.WriteString("<div>")
+	if chosen >= 0 && chosen < len(g.Groups) {
+		gr := g.Groups[chosen]
+		fmt.Fprintf(&b, `<div id="global-members" class="members"><h3 id="global-members-title" tabindex="-1">Group %d → %d: %s the model reads as %d, whose δ-CLUE reached %d</h3>`,
+			gr.From, gr.To, plural.Count(gr.Members, "test digit"), gr.From, gr.To)
+		b.WriteString(`<p class="hint">Choose one to open it as your digit: its δ-CLUE runs, and its amortised answers show at once.</p><div class="thumbs">`)
+		for _, c := range gr.Cases {
+			d := g.digit(c.Digit)
+			if d == nil {
+				continue
+			}
+			answer, short := fmt.Sprintf("sure at k = %g, d %.1f", c.K, c.Distance), fmt.Sprintf("✓ k %g", c.K)
+			if !c.Sure {
+				answer, short = "not sure by k = 2", "✗"
+			}
+			fmt.Fprintf(&b, `<button id="member-%d" class="thumb member" data-digit="%d" title="%s"><img src="%s" alt="test digit %d"><span>#%d · %s</span></button>`,
+				d.Index, d.Index, esc(fmt.Sprintf("test digit %d: true label %d, read as %d with H = %.2f; the step: %s", d.Index, d.Label, d.Read, d.H, answer)),
+				d.Thumb, d.Index, d.Index, short)
+		}
+		b.WriteString("</div></div>")
+	}
+	b.WriteString(`<div id="global-groups" class="groups" role="list">`)
+	for i, gr := range g.Groups {
+		if from >= 0 && gr.From != from {
+			continue
+		}
+		stats := fmt.Sprintf("%s · %.0f %% sure · d %.1f (search %.1f)", plural.Count(gr.Members, "test digit"), 100*gr.Coverage, gr.MeanDistance, gr.MeanSearchDistance)
+		fmt.Fprintf(&b, `<div role="listitem"><button id="group-%d-%d" class="group" data-group="%d" aria-pressed="%t" aria-label="%s">`,
+			gr.From, gr.To, i, i == chosen, esc(fmt.Sprintf("group %d → %d: %s; test digit %d moved along the step", gr.From, gr.To, stats, gr.Strip.Digit)))
+		fmt.Fprintf(&b, `<span class="group-name">%d → %d</span><span class="group-stats">%s</span><span class="group-strip">`, gr.From, gr.To, esc(stats))
+		if d := g.digit(gr.Strip.Digit); d != nil {
+			fmt.Fprintf(&b, `<figure><img src="%s" alt="test digit %d"><figcaption>%d</figcaption></figure>`, d.Thumb, d.Index, d.Read)
+		}
+		for f := range gr.Strip.Frames {
+			sure := gr.Strip.Labels[f] == gr.To && float64(gr.Strip.H[f]) < hThreshold
+			class, mark := "", ""
+			if sure {
+				class, mark = ` class="sure"`, " ✓"
+			}
+			fmt.Fprintf(&b, `<figure%s><img src="%s" alt="moved %g·t: read as %d, H %.2f"><figcaption>%g·t: %d%s</figcaption></figure>`,
+				class, gr.Strip.Frames[f], g.Ks[f], gr.Strip.Labels[f], gr.Strip.H[f], g.Ks[f], gr.Strip.Labels[f], mark)
+		}
+		b.WriteString("</span></button></div>")
+	}
+	b.WriteString("</div></div>")
+	return b.String()
 }
 
 // loadGlobal fetches web/global.json (about 170 KB compressed: only when asked, so a first visit does not pay
@@ -189,15 +196,6 @@ func (e *Explainer) loadGlobal(ctx app.Context, _ app.Event) {
 		e.publish()
 		e.focusOn(ctx, "global-from", nil)
 	})
-}
-
-// dataInt is the clicked element's data-<key>, or -1.
-func dataInt(ctx app.Context, key string) int {
-	n, err := strconv.Atoi(ctx.JSSrc().Get("dataset").Get(key).String())
-	if err != nil {
-		return -1
-	}
-	return n
 }
 
 // chooseGroup shows a group's members and moves the keyboard's focus to them.
