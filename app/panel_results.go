@@ -4,7 +4,6 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -110,8 +109,16 @@ func (p *resultsPanel) Render() app.UI {
 		app.Div().Class("row share").Body(
 			app.Button().ID("copy-link").Text("Copy link").Disabled(!v.HasInput).OnClick(e.copyLink),
 			app.Span().ID("copy-note").Class("hint").Aria("live", "polite").Text(v.CopyNote),
-			app.Button().ID("download-png").Text("Download grid (PNG)").Disabled(v.Results == 0).OnClick(e.downloadPNG),
-			app.Button().ID("download-json").Text("Download results (JSON)").Disabled(v.Summary == nil).OnClick(e.downloadJSON),
+		),
+		// The files `deltaclue explain` writes, from the same functions (the same link gives the same bytes).
+		app.Div().Class("row downloads").Role("group").Aria("label", "download the set").Body(
+			app.Span().Class("hint").Text("Download:"),
+			app.Button().ID("download-summary").DataSet("kind", "summary").Text("Summary (PNG)").Disabled(v.Summary == nil).OnClick(e.downloadSet),
+			app.Button().ID("download-png").Text("Grid (PNG)").Disabled(v.Results == 0).OnClick(e.downloadPNG),
+			app.Button().ID("download-tradeoff").DataSet("kind", "tradeoff").Text("Trade-off (SVG)").Disabled(v.Summary == nil).OnClick(e.downloadSet),
+			app.Button().ID("download-latent").DataSet("kind", "latent").Text("Latent map (SVG)").Disabled(v.Summary == nil).OnClick(e.downloadSet),
+			app.Button().ID("download-json").DataSet("kind", "json").Text("Set (JSON)").Disabled(v.Summary == nil).OnClick(e.downloadSet),
+			app.Button().ID("download-csv").DataSet("kind", "csv").Text("Set (CSV)").Disabled(v.Summary == nil).OnClick(e.downloadSet),
 		),
 	)
 }
@@ -247,12 +254,4 @@ func (e *Explainer) downloadPNG(ctx app.Context, _ app.Event) {
 	if grid.el != nil {
 		download(grid.image().Call("toDataURL", "image/png").String(), "deltaclue-grid.png")
 	}
-}
-
-func (e *Explainer) downloadJSON(ctx app.Context, _ app.Event) {
-	b, _ := json.MarshalIndent(e.report(), "", " ")
-	blob := app.Window().Get("Blob").New([]any{string(b)}, map[string]any{"type": "application/json"})
-	u := app.Window().Get("URL").Call("createObjectURL", blob)
-	download(u.String(), "deltaclue.json")
-	app.Window().Get("URL").Call("revokeObjectURL", u)
 }

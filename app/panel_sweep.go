@@ -114,6 +114,8 @@ func (p *sweepPanel) Render() app.UI {
 				}
 			}),
 			app.Button().ID("sweep-cancel").Text("Cancel").Disabled(!v.CanCancel).OnClick(func(ctx app.Context, _ app.Event) { e.cancelSweep(ctx) }),
+			app.Button().ID("download-sweep").Text("Download (SVG)").Aria("label", "download the sweep's figure (SVG)").
+				Disabled(!v.Shown || v.Done < v.Total || v.SVG == "").OnClick(e.downloadSweep),
 		),
 		app.Small().ID("sweep-help").Class("help").Text(fmt.Sprintf("Up to %d radii in (0, 20], increasing, separated by commas, or first:last:step.", clue.MaxRadii)),
 		app.If(ladderErr != "", func() app.UI { return app.P().ID("sweep-error").Class("error").Role("alert").Text(ladderErr) }),

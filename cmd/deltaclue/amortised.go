@@ -9,54 +9,30 @@ import (
 	"github.com/deltaclue/deltaclue/engine/glam"
 )
 
-// explainJSON is explain.json: the search's report (clue.Report, the page's schema too) and GLAM-CLUE's
-// amortised answers beside it.
-type explainJSON struct {
-	clue.Report
-	Amortised []amortisedJSON `json:"amortised"`
-}
-
-// amortisedJSON is one amortised answer z0 + k·t of the translation from→to, with the searched set's cheapest
-// accepted explanation of the same label for comparison (search_distance 0 and found false when it has none).
-type amortisedJSON struct {
-	From           int       `json:"from"`
-	To             int       `json:"to"`
-	Sure           bool      `json:"sure"`
-	K              float32   `json:"k"`
-	Shift          float32   `json:"shift"`
-	Label          int       `json:"label"`
-	HTotal         float32   `json:"h_total"`
-	Distance       float32   `json:"distance"`
-	Image          []float32 `json:"image"`
-	Milliseconds   float64   `json:"ms"`
-	SearchFound    bool      `json:"search_found"`
-	SearchDistance float32   `json:"search_distance"`
-}
-
 // amortisedAnswers answers the problem's image with the shipped translations towards each plausible label
 // (p̄ ≥ 0.05), timing each, next to the searched set's cheapest accepted explanation of that label.
-func amortisedAnswers(prob *clue.Problem, p clue.Params, exps []clue.Explanation) ([]amortisedJSON, error) {
+func amortisedAnswers(prob *clue.Problem, p clue.Params, exps []clue.Explanation) ([]glam.Reported, error) {
 	ts, err := glam.Shipped()
 	if err != nil {
 		return nil, err
 	}
-	from, nearest := prob.Pred0.Label(), glam.Nearest(exps)
-	var out []amortisedJSON
+	from := prob.Pred0.Label()
+	var out []glam.Reported
 	for _, b := range glam.Plausible(prob.Pred0.Probs, glam.PlausibleMin) {
 		start := time.Now()
 		as := glam.Explain(prob.Models(), ts, prob.X0, prob.Z0, from, []int{b}, p.HThreshold)
 		ms := float64(time.Since(start).Microseconds()) / 1000
 		for _, a := range as {
-			x, found := nearest[b]
-			out = append(out, amortisedJSON{From: a.From, To: a.To, Sure: a.Sure, K: a.K, Shift: a.Shift, Label: a.Label, HTotal: a.HTotal,
-				Distance: a.Distance, Image: a.Image, Milliseconds: ms, SearchFound: found, SearchDistance: x.Distance})
+			out = append(out, glam.Reported{From: a.From, To: a.To, Sure: a.Sure, K: a.K, Shift: a.Shift, Label: a.Label, HTotal: a.HTotal,
+				Distance: a.Distance, Image: a.Image, Milliseconds: ms})
 		}
 	}
+	glam.Compare(out, exps)
 	return out, nil
 }
 
 // amortisedLine says the amortised answers in a line.
-func amortisedLine(as []amortisedJSON) string {
+func amortisedLine(as []glam.Reported) string {
 	if len(as) == 0 {
 		return "GLAM-CLUE: no translation from this label towards a plausible one"
 	}

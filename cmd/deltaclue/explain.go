@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/deltaclue/deltaclue/app/figures"
+	"github.com/deltaclue/deltaclue/app/raster"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
@@ -23,7 +24,7 @@ func explain(args []string) error {
 	p := clue.Defaults()
 	finish := paramFlags(fs, &p)
 	in := addInputFlags(fs, "explain what a share link from the page holds: its image, parameters and seed (other flags are ignored)")
-	out := fs.String("out", "explain-out", "folder for grid.png, labels.png, tradeoff.svg, summary.png and explain.json")
+	out := fs.String("out", "explain-out", "folder for grid.png, labels.png, tradeoff.svg, latent.svg, summary.png, set.csv and explain.json")
 	cols := fs.Int("cols", 10, "columns of the grid")
 	carlaDir := fs.String("carla-data", "data", "folder of `make data`: CARLA's yNN searches all its 10,000 digits (without it, the 2,000 committed test digits)")
 	workers := fs.Int("workers", runtime.NumCPU(), "split the restarts across this many searches run at once (the results are the same)")
@@ -80,7 +81,7 @@ func explain(args []string) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	js, err := json.MarshalIndent(explainJSON{Report: rep, Amortised: amortised}, "", " ")
+	js, err := json.MarshalIndent(glam.ExplainFile{Report: rep, Amortised: amortised}, "", " ")
 	if err != nil {
 		return err
 	}
@@ -93,10 +94,14 @@ func explain(args []string) error {
 	if err := writePNG(filepath.Join(*out, "labels.png"), renderLabelChart(prob.Pred0.Probs, sum.LabelDistribution)); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(*out, "tradeoff.svg"), []byte(tradeoffSVG(exps, classes, p.HThreshold)), 0o644); err != nil {
-		return err
+	// The page's download buttons write these from the same functions: the same link gives the same bytes.
+	tradeoff, latent := figures.SetFigures(exps, classes, prob.Z0, p, nil)
+	for name, b := range map[string][]byte{"tradeoff.svg": []byte(tradeoff), "latent.svg": []byte(latent), "set.csv": clue.SetCSV(exps)} {
+		if err := os.WriteFile(filepath.Join(*out, name), b, 0o644); err != nil {
+			return err
+		}
 	}
-	if err := writePNG(filepath.Join(*out, "summary.png"), renderSummary(input, x0, prob.Pred0, p, exps, sum, sentence)); err != nil {
+	if err := writePNG(filepath.Join(*out, "summary.png"), raster.Summary(input, x0, prob.Pred0, p, exps, sum, sentence)); err != nil {
 		return err
 	}
 	fmt.Printf("%s: the BNN says %d with H = %.3f nats (aleatoric %.3f, epistemic %.3f)\n", input, rep.Label,
@@ -108,7 +113,7 @@ func explain(args []string) error {
 	fmt.Println(carlaLine(sum.Recourse, sum.Accepted, sum.Restarts, rep.SecondsPerExplanation))
 	fmt.Println(carlaExactLine(carla, sum.Restarts))
 	fmt.Println(amortisedLine(amortised))
-	fmt.Printf("wrote %s/{grid.png,labels.png,tradeoff.svg,summary.png,explain.json}\n", *out)
+	fmt.Printf("wrote %s/{grid.png,labels.png,tradeoff.svg,latent.svg,summary.png,set.csv,explain.json}\n", *out)
 	return nil
 }
 
@@ -185,10 +190,4 @@ func searchOn(ctx context.Context, prob *clue.Problem, p clue.Params, workers in
 		}
 	}
 	return exps, nil
-}
-
-// tradeoffSVG draws the uncertainty–distance trade-off of the explanations that did not fail, with each
-// label's Pareto front and the H threshold, as the page does.
-func tradeoffSVG(exps []clue.Explanation, classes int, threshold float64) string {
-	return figures.Tradeoff(figures.TradeoffOf(exps, classes, threshold))
 }

@@ -47,7 +47,7 @@ func (in *inputFlags) load(p *clue.Params) ([]float32, string, *sharelink.State,
 		return nil, "", nil, err
 	}
 	*p = s.Params
-	return s.Float(), "a share link", &s, nil
+	return s.Float(), "the shared link", &s, nil
 }
 
 // loadInput returns the image to explain and a description of where it came from.

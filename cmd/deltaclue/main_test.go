@@ -20,8 +20,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/app/raster"
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -45,7 +47,7 @@ func TestExplainDigitWritesTheFigures(t *testing.T) {
 	// GLAM-CLUE's amortised answers beside the search: towards each plausible label with a translation from the
 	// label read (digit 1735 reads 7: the groups 7→7 and 7→8 exist, and both are plausible).
 	var am struct {
-		Amortised []amortisedJSON `json:"amortised"`
+		Amortised []glam.Reported `json:"amortised"`
 	}
 	if err := json.Unmarshal(b, &am); err != nil {
 		t.Fatal(err)
@@ -113,7 +115,7 @@ func TestExplainDigitWritesTheFigures(t *testing.T) {
 	}
 	sentence := clue.Describe(prob.Pred0, rep.Explanations, rep.Summary, rep.Params)
 	for _, r := range sentence + rep.Input + "δ-CLUE summary of x0: the model reads change from ink added removed form of restarts p(y)" {
-		if _, ok := glyphs[r]; !ok {
+		if !raster.HasGlyph(r) {
 			t.Errorf("no glyph for %q (in %q)", r, sentence)
 		}
 	}
@@ -154,7 +156,7 @@ func TestExplainWorkersGiveTheSameExplanations(t *testing.T) {
 		if err := json.Unmarshal(b, &rep); err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{"tradeoff.svg", "summary.png", "grid.png"} {
+		for _, name := range []string{"tradeoff.svg", "latent.svg", "set.csv", "summary.png", "grid.png"} {
 			b, _ := os.ReadFile(filepath.Join(out, name))
 			rep.Input += fmt.Sprintf(" %s:%x", name, sha256.Sum256(b))
 		}

@@ -1,9 +1,6 @@
-package main
+package raster
 
-import (
-	"image"
-	"image/color"
-)
+import ()
 
 // glyphs is a 5×7 bitmap font for the characters the figures print: ASCII letters, digits and punctuation, and
 // the few Greek letters and symbols the sentences use (δ, ρ, λ, ≤, ≥, ·, …, ×, dashes).
@@ -111,8 +108,8 @@ var glyphs = map[rune][7]string{
 // lower-case letters (the glyphs' third row), so that g, p, q and y do not read as 9, P, 9 and 4.
 var descends = map[rune]bool{'g': true, 'p': true, 'q': true, 'y': true, 'ρ': true}
 
-// drawText writes s with its top-left corner at (x, y); unknown characters are skipped as spaces.
-func drawText(img *image.RGBA, x, y int, s string, scale int, c color.Color) {
+// DrawText writes s with its top-left corner at (x, y); unknown characters are skipped as spaces.
+func DrawText(img *Image, x, y int, s string, scale int, c RGB) {
 	for _, r := range s {
 		g, ok := glyphs[r]
 		if ok {
@@ -135,4 +132,10 @@ func drawText(img *image.RGBA, x, y int, s string, scale int, c color.Color) {
 		}
 		x += 6 * scale
 	}
+}
+
+// HasGlyph says whether DrawText can write r (it writes other characters as spaces).
+func HasGlyph(r rune) bool {
+	_, ok := glyphs[r]
+	return ok
 }
