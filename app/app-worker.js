@@ -63,7 +63,10 @@ self.addEventListener("fetch", (event) => {
     const cache = await caches.open(cacheName);
     // A share link's query (?workers=2) must not miss the cached page.
     let hit = await cache.match(event.request, { ignoreSearch: true });
-    if (!hit && event.request.mode === "navigate") {
+    // The page under another address of its own (index.html, or the scope without its slash) is the cached page;
+    // any other page of the site (embed-example.html) is fetched as it is.
+    const path = new URL(event.request.url).pathname, scope = new URL(self.registration.scope).pathname;
+    if (!hit && event.request.mode === "navigate" && [scope, scope + "index.html", scope.replace(/\/$/, "")].includes(path)) {
       hit = await cache.match(self.registration.scope);
     }
     if (hit) {

@@ -344,7 +344,7 @@ func visitor(t *testing.T, shared context.Context) (context.Context, *problems) 
 }
 
 // budgetBytes is the most a first visit's distinct files may weigh, gzipped (see the history at its test).
-const budgetBytes = 5_290_000
+const budgetBytes = 5_310_000
 
 // TestBrowserFirstVisit: the site built for the root and for /repo/, each served as GitHub Pages serves it and
 // visited for the first time with 1 worker (from a host that forbids caching the large files) and with 2, in one
@@ -444,7 +444,9 @@ func firstVisits(t *testing.T, shared context.Context, repo string) {
 		// became HTML made by one function, +22 KB as go-app elements; S6's starts and glam.Attach in worker.wasm,
 		// +3.8 KB; its data, web/global.json, is fetched only when asked). 5.29 MB since the set's and the sweep's
 		// downloads (issue 18: the summary PNG drawn by app/raster with its own PNG writer, +14 KB, which Go's
-		// image/png would have made +55 KB; the other files and the buttons, +7 KB): 5.2875 MB measured.
+		// image/png would have made +55 KB; the other files and the buttons, +7 KB): 5.2875 MB measured. 5.31 MB
+		// since the page can be embedded (issue 18: the host's messages read and answered, the compact layout,
+		// the Embed fold and the loader's waiting until seen, +11 KB).
 		if gz > budgetBytes {
 			t.Errorf("the first visit's distinct files weigh %d bytes gzipped, over the %.2f MB budget", gz, budgetBytes/1e6)
 		}

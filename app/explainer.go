@@ -41,6 +41,7 @@ type Explainer struct {
 	early        *earlyRun          // the loader's run of the address's link, until the page opens the link (early.go)
 	amortised    amortisedState     // the latest inspection's amortised answers (window.deltaclue.amortised)
 	global       globalState        // the global view: GLAM-CLUE's groups, fetched when asked (panel_global.go)
+	embed        embedState         // in a host page's frame: the compact layout and the host's messages (embed.go)
 	gc           collector          // collections held during a search, made when idle (collector.go)
 	order        gridOrder          // the grid's order, kept until what it depends on changes (redraw.go)
 }
@@ -113,6 +114,10 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	redrawPad(nil, nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
 	addr := currentAddress() // GuardAddress has repaired it, and says what was wrong
+	e.embed.on = addr.Embed
+	if e.embed.on {
+		n = 1 // light on the host page, unless it asks for more
+	}
 	if addr.HasWorkers {
 		n, e.settings.WorkersNote = core.WorkersFromQuery(addr.Workers, n, MaxWorkers)
 	}
@@ -126,6 +131,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 		ctx.Dispatch(e.onHashChange)
 		return nil
 	}))
+	e.listenToHost(ctx)
 	e.publish()
 	ctx.After(0, func(ctx app.Context) { // in a task of its own while the workers start, not when a link opens
 		ctx.PreventUpdate()
@@ -294,6 +300,7 @@ func (e *Explainer) onReady(ctx app.Context, k int, r searchworker.Response) {
 		e.requestInspect()
 	}
 	e.openPendingLink(ctx)
+	e.onWorkersReady(ctx)
 }
 
 // onError takes a worker's error: the run's (runs: the core has taken it), the input's, the trajectory's, or

@@ -51,11 +51,17 @@ func (e *Explainer) onHashChange(ctx app.Context) {
 	if addr.Link == "" {
 		return
 	}
+	e.openFragment(ctx, addr.Link)
+}
+
+// openFragment opens a share link (what follows # in its address) in place of what the page shows: from the
+// address bar or from a host page's message.
+func (e *Explainer) openFragment(ctx app.Context, fragment string) {
 	e.links.Err, e.links.Note = "", ""
 	e.dropRun()
 	e.dropSweep()
 	e.clearResults()
-	e.openLink(addr.Link)
+	e.openLink(fragment)
 	e.openPendingLink(ctx)
 	e.publish()
 }

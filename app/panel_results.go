@@ -109,6 +109,17 @@ func (p *resultsPanel) Render() app.UI {
 		app.Div().Class("row share").Body(
 			app.Button().ID("copy-link").Text("Copy link").Disabled(!v.HasInput).OnClick(e.copyLink),
 			app.Span().ID("copy-note").Class("hint").Aria("live", "polite").Text(v.CopyNote),
+			// The snippet is written when the fold opens: the state it embeds is the address's at that moment.
+			app.Details().ID("embed").Class("embed-fold").On("toggle", e.writeEmbedSnippet).Body(
+				app.Summary().Text("Embed"),
+				app.Label().For("embed-snippet").Class("hint").Text("Put this explainer, as it is now, on your page (docs/embed.md):"),
+				// Raw HTML: go-app's Textarea, used nowhere else, would add its element type to app.wasm.
+				app.Raw(`<textarea id="embed-snippet" readonly rows="4" aria-describedby="embed-help"></textarea>`),
+				app.Div().Class("row").Body(
+					app.Button().ID("copy-embed").Text("Copy snippet").OnClick(e.copyEmbedSnippet),
+					app.Small().ID("embed-help").Class("help").Text("A compact frame: the pad, the model's view and the answer, with a link to the full explainer. It loads when it scrolls into view and runs one worker."),
+				),
+			),
 		),
 		// The files `deltaclue explain` writes, from the same functions (the same link gives the same bytes).
 		app.Div().Class("row downloads").Role("group").Aria("label", "download the set").Body(

@@ -158,7 +158,7 @@ func rove(fig, el app.Value) {
 
 // refreshFigures remakes the figures' SVG after the results or the trajectory changed.
 func (e *Explainer) refreshFigures() {
-	if e.in.Inspect == nil || len(e.work.Run.Results) == 0 {
+	if e.in.Inspect == nil || len(e.work.Run.Results) == 0 || e.embed.on { // an embed shows no figures
 		e.set.tradeoffSVG, e.set.mapSVG = "", ""
 		return
 	}
@@ -342,6 +342,9 @@ func figuresPainted() bool { return !tradeoffFigure.painting() && !mapFigure.pai
 func (e *Explainer) painted() bool {
 	if w := e.summaries.worker; w != nil && w.busy { // its answer brings new figures (a trajectory's path)
 		return false
+	}
+	if e.embed.on { // no grid and no figures: the cards are drawn after the render
+		return !e.set.redrawPending && !afterRender.queued
 	}
 	return !e.set.redrawPending && !afterRender.queued && !grid.painting() && figuresPainted() && tradeoffFigure.svg == e.set.tradeoffSVG && mapFigure.svg == e.set.mapSVG
 }

@@ -40,6 +40,9 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 	e.clearResults()
 	e.links.Err = ""
 	cmds, _ := e.work.Start(e.in.X0, p, preview, time.Now())
+	if !preview {
+		e.embed.started(e.work.Run.ID)
+	}
 	e.exec(ctx, cmds)
 	e.updateLink()
 	e.scheduleRedraw(ctx)
@@ -106,6 +109,9 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 		if len(l.Sweep.Radii) > 0 {
 			e.runSweep(ctx, l.Sweep)
 		}
+	}
+	if e.work.Run.Phase == core.Done {
+		e.onSetDone()
 	}
 	e.scheduleRedraw(ctx)
 	e.publish()

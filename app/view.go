@@ -22,6 +22,17 @@ const PaperURL = "https://arxiv.org/abs/2104.06323"
 // component again only when its view changed, so that results streaming in rebuild the answer and the set,
 // not the pad, the gallery or the model's view.
 func (e *Explainer) Render() app.UI {
+	if e.embed.on { // in a host page's frame: the pad, the model's view and the answer, and a way out
+		return app.Div().Class("page").Body(
+			&embedHeader{},
+			&noticesPanel{Page: e, View: e.noticesView()},
+			app.Div().Class("stage").Body(
+				&inputPanel{Page: e, View: e.inputView()},
+				&modelPanel{View: e.modelView()},
+				&answerPanel{Page: e, View: e.answerView()},
+			),
+		)
+	}
 	return app.Div().Class("page").Body(
 		&headerPanel{},
 		&noticesPanel{Page: e, View: e.noticesView()},
@@ -55,6 +66,24 @@ func (*headerPanel) Render() app.UI {
 			),
 		),
 	)
+}
+
+// embedHeader is an embedded page's title line: the name, and the link that opens the same state in the full
+// explainer (its address is read when it is followed: the page keeps its state in the address).
+type embedHeader struct{ app.Compo }
+
+func (*embedHeader) Render() app.UI {
+	defer rendered("header", time.Now())
+	return app.Header().Class("embed-header").Body(
+		app.H1().Text("deltaclue"),
+		app.A().ID("open-full").Href(".").Target("_blank").Rel("noopener").Text("Open in the full explainer ↗").
+			On("pointerdown", refreshFullLink).On("focus", refreshFullLink).On("click", refreshFullLink),
+	)
+}
+
+func refreshFullLink(ctx app.Context, _ app.Event) {
+	ctx.PreventUpdate()
+	ctx.JSSrc().Set("href", fullExplainer())
 }
 
 // noticesView is what the notices show.

@@ -21,10 +21,67 @@ const deltaclueDigest = (bytes) => {
     .catch(() => "");
 };
 
+// In another page's frame (?embed=1, docs/embed.md) the page is compact (the "embed" class on <html>, set before
+// the first paint), and light on its host: nothing is downloaded and no worker starts until the frame is on
+// screen or the host page sends it a message. deltaclueAwake resolves then (at once outside a frame).
+const deltaclueEmbed = new URLSearchParams(location.search).get("embed") === "1";
+document.documentElement.classList.toggle("embed", deltaclueEmbed);
+let deltaclueWake = null;
+const deltaclueAwake = new Promise((resolve) => { deltaclueWake = resolve; });
+
+// The host page's messages (window.deltaclueInbox): kept from the first, as JSON text with their sender, until
+// the page's Go takes them (deliver); any message wakes an embedded page. JSON.stringify of what cannot be
+// written as JSON (a cycle, a BigInt) gives "", which the page answers as unreadable.
+window.deltaclueInbox = (() => {
+  const inbox = { queue: [], deliver: null };
+  window.addEventListener("message", (event) => {
+    if (event.source === window) {
+      return;
+    }
+    let text = "";
+    try {
+      let data = event.data;
+      if (data && typeof data === "object" && ArrayBuffer.isView(data.pixels)) {
+        data = Object.assign({}, data, { pixels: Array.from(data.pixels) }); // a Float32Array reads as an array
+      }
+      text = JSON.stringify(data) || "";
+    } catch (err) {
+      text = "";
+    }
+    if (text.indexOf("deltaclue:") < 0) {
+      return; // another script's message: not read, and it wakes nothing
+    }
+    deltaclueWake();
+    const m = { text, origin: event.origin, source: event.source };
+    if (inbox.deliver) {
+      inbox.deliver(m.text, m.origin, m.source);
+    } else if (inbox.queue.length < 100) {
+      inbox.queue.push(m);
+    }
+  });
+  return inbox;
+})();
+
+if (!deltaclueEmbed) {
+  deltaclueWake();
+} else if ("IntersectionObserver" in window) {
+  // Within the host's viewport (or 200 px from it): the frame's own document, seen through the host's scroll.
+  const seen = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) {
+      seen.disconnect();
+      deltaclueWake();
+    }
+  }, { rootMargin: "200px" });
+  seen.observe(document.documentElement);
+} else {
+  deltaclueWake();
+}
+
 // The downloads and compiles start as soon as the page's head runs this script, while app.wasm still loads:
-// the page's Go asks for them once it runs, and takes what has already come.
+// the page's Go asks for them once it runs, and takes what has already come. (Not in an embed, which waits to
+// be seen and then loads what it needs when its page runs.)
 const deltaclueEarly = {};
-for (const name of ["worker.wasm", "matmul.wasm", "models.bin"]) {
+for (const name of deltaclueEmbed ? [] : ["worker.wasm", "matmul.wasm", "models.bin"]) {
   const url = new URL(name, deltaclueBase).href;
   const response = fetch(url).catch(() => null); // a failure is fetched again, and reported, below
   const module = name.endsWith(".wasm") ?
@@ -39,7 +96,7 @@ for (const name of ["worker.wasm", "matmul.wasm", "models.bin"]) {
 // that the answer is ready, or nearly, when the page is. The page runs a link with the workers only if its
 // own reading agrees; otherwise it cancels this run and starts its own.
 const deltaclueEarlyPool = window.deltaclueEarlyPool = (() => {
-  if (!("Worker" in window) || !window.WebAssembly) {
+  if (!("Worker" in window) || !window.WebAssembly || deltaclueEmbed) {
     return null;
   }
   // As the page reads ?workers= (app.workersFromQuery): a whole number from 1 to 8, else this device's cores,
@@ -109,7 +166,8 @@ let deltaclueApp = null; // a promise of a copy of the app.wasm response, for th
   const fetch0 = window.fetch;
   const instantiate0 = WebAssembly.instantiateStreaming;
   // Three copies of one download: for the cache, for go-app's progress bar, and (the original) for the compile.
-  const early = fetch0(appURL).then((r) => (r.ok ? { cache: r.clone(), goapp: r.clone(), compile: r } : null), () => null);
+  const early = deltaclueAwake.then(() => fetch0(appURL))
+    .then((r) => (r.ok ? { cache: r.clone(), goapp: r.clone(), compile: r } : null), () => null);
   deltaclueApp = early.then((c) => (c ? c.cache : null));
   const module = early.then((c) => (c && instantiate0 ? WebAssembly.compileStreaming(c.compile) : null)).catch(() => null);
   window.fetch = function (input, init) {

@@ -31,6 +31,9 @@ type Reading struct {
 	Workers    string
 	HasWorkers bool
 
+	// Embed says that the query asks for the compact layout for another page's frame (?embed=1).
+	Embed bool
+
 	// Problem is one sentence saying what was wrong with the address, or "" when nothing was.
 	Problem string
 }
@@ -51,7 +54,9 @@ func Read(href string) Reading {
 		problems = append(problems, "path has "+fault+" of the address)")
 	}
 	if hasQuery {
-		r.Workers, r.HasWorkers = workersOf(query)
+		r.Workers, r.HasWorkers = paramOf(query, "workers")
+		embed, _ := paramOf(query, "embed")
+		r.Embed = embed == "1"
 		// net/url keeps a query as written, invalid escapes included; only a control character fails it.
 		if fixed, fault := repair(query, false); fault != "" {
 			query = fixed
@@ -171,13 +176,13 @@ func unescape(s string) string {
 	return u
 }
 
-// workersOf finds workers= in a query: its value decoded when it decodes, as written otherwise (so that
+// paramOf finds name= in a query: its value decoded when it decodes, as written otherwise (so that
 // "?workers=%zz" is reported like "?workers=abc", not ignored). The first occurrence counts, as with
 // url.Values.Get and URLSearchParams.get.
-func workersOf(query string) (string, bool) {
+func paramOf(query, name string) (string, bool) {
 	for _, kv := range strings.Split(query, "&") {
 		k, v, _ := strings.Cut(kv, "=")
-		if k, err := url.QueryUnescape(k); err != nil || k != "workers" {
+		if k, err := url.QueryUnescape(k); err != nil || k != name {
 			continue
 		}
 		if d, err := url.QueryUnescape(v); err == nil {

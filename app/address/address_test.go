@@ -133,3 +133,21 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+func TestReadEmbed(t *testing.T) {
+	for href, want := range map[string]bool{
+		"https://x.github.io/d/?embed=1#v2.abc":        true,
+		"https://x.github.io/d/?workers=1&embed=1":     true,
+		"https://x.github.io/d/?embed=%31":             true,
+		"https://x.github.io/d/?embed=0":               false,
+		"https://x.github.io/d/?embed=1x":              false,
+		"https://x.github.io/d/?embed":                 false,
+		"https://x.github.io/d/#embed=1":               false,
+		"https://x.github.io/d/?embed=2&embed=1":       false, // the first counts
+		"https://x.github.io/d/?q=%zz&embed=1#v2.junk": true,
+	} {
+		if got := Read(href).Embed; got != want {
+			t.Errorf("%q: embed %v, want %v", href, got, want)
+		}
+	}
+}

@@ -78,6 +78,9 @@ func writePages(out, repo string, base *url.URL, version string) error {
 			return err
 		}
 	}
+	if err := writeEmbedExample(out); err != nil {
+		return err
+	}
 	return os.WriteFile(filepath.Join(out, ".nojekyll"), nil, 0o644)
 }
 
