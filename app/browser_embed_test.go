@@ -3,6 +3,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	drive "github.com/deltaclue/deltaclue/internal/browser"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -168,6 +170,12 @@ func TestBrowserEmbed(t *testing.T) {
 		t.Errorf("%d workers in an embed: want 1 unless ?workers= asks", w)
 	}
 	viewportShot(t, ctx, "embed-760.png")
+	do(t, ctx, chromedp.EmulateViewport(390, 720)) // a phone's width: one column, nothing wider than the frame
+	time.Sleep(200 * time.Millisecond)
+	if w := eval[float64](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("the compact layout is %v px wide in a 390 px frame", w)
+	}
+	viewportShot(t, ctx, "embed-390.png")
 
 	// The full page's Embed fold gives the snippet for the page as it is.
 	do(t, ctx, chromedp.EmulateViewport(1280, 900))
@@ -190,4 +198,54 @@ func TestBrowserEmbed(t *testing.T) {
 	eval[bool](t, ctx, `(() => { document.getElementById("send-link").click(); return true; })()`)
 	waitFor(t, ctx, "the example's link", `document.getElementById("log").textContent.includes("done (digit 661): The model reads")`, time.Minute)
 	viewportShot(t, ctx, "embed-example.png")
+}
+
+// TestBrowserEnginesEmbed, in Chromium, Firefox and WebKitGTK, with the explainer at /repo/ and at the root: a
+// host page on another origin embeds it; the frame in view opens its link and says done; the frame out of view,
+// sent junk and then a digit, answers the malformed messages with errors and explains the digit.
+func TestBrowserEnginesEmbed(t *testing.T) {
+	set, err := mnist.HeldOut()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fingerprint, _ := weights.ShippedFingerprint()
+	p := clue.Defaults()
+	p.N = 20
+	link := sharelink.Encode(sharelink.State{Image: sharelink.Quantize(set.Float(1735, nil)), Params: p, Model: fingerprint, Selected: sharelink.NoSelection})
+	px, _ := json.Marshal(set.Float(1797, nil))
+	sites := []struct{ name, repo, prefix string }{{"subpath", "repo", "/repo"}, {"root", "", ""}}
+	dirs := map[string]string{"repo": buildSite(t), "": buildSiteFor(t, "")}
+	for _, engine := range drive.Engines {
+		t.Run(engine, func(t *testing.T) {
+			b := startEngineSized(t, engine, 800, 700)
+			for _, site := range sites {
+				t.Run(site.name, func(t *testing.T) {
+					srv := serveAt(dirs[site.repo], site.prefix)
+					defer srv.Close()
+					host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						w.Header().Set("Content-Type", "text/html; charset=utf-8")
+						fmt.Fprintf(w, hostPage, srv.URL+site.prefix+"/", link)
+					}))
+					defer host.Close()
+					name := b.Engine() + " at " + site.prefix + "/"
+					engineDo(t, b, "opening the host page", func(ctx context.Context) error { return b.Navigate(ctx, host.URL+"/") })
+					done := engineWait(t, b, "the frame's set", `window.said("top", "deltaclue:done")[0]`, 2*time.Minute)
+					if !strings.Contains(string(done), `"label":7`) || !strings.Contains(string(done), "The model reads a 7") {
+						t.Errorf("%s: the done message %s", name, done)
+					}
+					if n := engineEval[int](t, b, `window.heard.filter((h) => h.from == "below").length`); n != 0 {
+						t.Errorf("%s: the frame out of view said %d things before it was asked", name, n)
+					}
+					engineEval[bool](t, b, `window.send("below", {type: "deltaclue:digit", pixels: [1, 2], id: "short"}) && window.send("below", "junk") && window.send("below", {type: "deltaclue:nope", id: 2})`)
+					errs := engineWait(t, b, "the errors", `window.said("below", "deltaclue:error").length == 2 && window.said("below", "deltaclue:error")`, time.Minute)
+					engineEval[bool](t, b, `window.send("below", {type: "deltaclue:digit", pixels: new Float32Array(`+string(px)+`), id: 1797})`)
+					done2 := engineWait(t, b, "the digit's set", `window.said("below", "deltaclue:done").find((d) => d.id === 1797)`, 2*time.Minute)
+					if !strings.Contains(string(done2), `"label":8`) || !strings.Contains(string(errs), `"short"`) {
+						t.Errorf("%s: errors %s; the digit's done message %s", name, errs, done2)
+					}
+					t.Logf("%s: the frame in view said done; the one out of view answered 2 errors and explained test digit 1797 (read as 8)", name)
+				})
+			}
+		})
+	}
 }
