@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -153,7 +154,7 @@ func TestBrowserDownloadsAreTheCLIs(t *testing.T) {
 		sort.Strings(ks)
 		return ks
 	}
-	if a, b := keys(page), keys(cliJSON); !equalStrings(a, b) {
+	if a, b := keys(page), keys(cliJSON); !slices.Equal(a, b) {
 		t.Errorf("the page's JSON has the fields %v, explain.json %v", a, b)
 	}
 	var a, b glam.ExplainFile
@@ -181,16 +182,4 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

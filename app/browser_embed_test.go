@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
@@ -39,21 +40,30 @@ const hostPage = `<!doctype html><html><head><meta charset="utf-8"><title>host</
   window.said = (name, type) => window.heard.filter((h) => h.from === name && h.data && h.data.type === type).map((h) => h.data);
 </script></body></html>`
 
-// TestBrowserEmbed: a host page on another origin embeds two explainers. The one in view opens its link by
-// itself and says ready and done; the one 3000 px down loads nothing of its program (app.wasm) until the host
-// sends it a message. Junk messages of every kind get an error (for the frame's own message types) or nothing,
-// and the frame still explains a digit sent as 784 intensities; the done message carries the sentence, the
-// label, the counts per label and a link that opens the set in the full explainer.
-func TestBrowserEmbed(t *testing.T) {
-	chrome := findChrome(t)
+// embedLink is the test split and a link to test digit 1735 with 20 restarts, for the embeds to open.
+func embedLink(t *testing.T) (*mnist.Set, string) {
+	t.Helper()
 	set, err := mnist.HeldOut()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fingerprint, _ := weights.ShippedFingerprint()
+	fingerprint, err := weights.ShippedFingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := clue.Defaults()
 	p.N = 20
-	link := sharelink.Encode(sharelink.State{Image: sharelink.Quantize(set.Float(1735, nil)), Params: p, Model: fingerprint, Selected: sharelink.NoSelection})
+	return set, sharelink.Encode(sharelink.State{Image: sharelink.Quantize(set.Float(1735, nil)), Params: p, Model: fingerprint, Selected: sharelink.NoSelection})
+}
+
+// TestBrowserEmbed: a host page on another origin embeds two explainers. The one in view opens its link by
+// itself and says ready and done; the one 3000 px down loads nothing of its program (app.wasm) until the host
+// sends it a message. Junk messages of every kind get an error (those meant for the frame) or nothing (the rest),
+// and the frame still explains a digit sent as 784 intensities; the done message carries the sentence, the
+// label, the counts per label and a link that opens the set in the full explainer.
+func TestBrowserEmbed(t *testing.T) {
+	chrome := findChrome(t)
+	set, link := embedLink(t)
 
 	// The explainer's server counts who asked for app.wasm (by the asking frame's address).
 	var mu sync.Mutex
@@ -152,7 +162,14 @@ func TestBrowserEmbed(t *testing.T) {
 	}
 	t.Logf("below, after junk: %s", done2)
 
-	// The compact layout itself, opened as the frame is (its own address, at a frame's size).
+	// The compact layout itself, opened as the frame is (its own address, at a frame's size), with every Worker
+	// the page makes noted by name.
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `{
+		const W = window.Worker; window.__workers = [];
+		window.Worker = function (url, opts) { window.__workers.push((opts && opts.name) || String(url)); return new W(url, opts); };
+		window.Worker.prototype = W.prototype; }`}); err != nil {
+		t.Fatal(err)
+	}
 	do(t, ctx, chromedp.EmulateViewport(760, 720))
 	do(t, ctx, chromedp.Navigate(counted.URL+"/repo/?embed=1#"+link))
 	waitFor(t, ctx, "the set", `window.deltaclue && window.deltaclue.state == "done" && window.deltaclue.painted`, time.Minute)
@@ -168,6 +185,10 @@ func TestBrowserEmbed(t *testing.T) {
 	}
 	if w := eval[int](t, ctx, `window.deltaclue.workers`); w != 1 {
 		t.Errorf("%d workers in an embed: want 1 unless ?workers= asks", w)
+	}
+	// Its Workers, counted as the page makes them: the one search worker, no summary worker.
+	if workers := eval[[]string](t, ctx, `window.__workers`); len(workers) != 1 {
+		t.Errorf("the embed made the Workers %q: want one search worker", workers)
 	}
 	viewportShot(t, ctx, "embed-760.png")
 	do(t, ctx, chromedp.EmulateViewport(390, 720)) // a phone's width: one column, nothing wider than the frame
@@ -204,14 +225,7 @@ func TestBrowserEmbed(t *testing.T) {
 // host page on another origin embeds it; the frame in view opens its link and says done; the frame out of view,
 // sent junk and then a digit, answers the malformed messages with errors and explains the digit.
 func TestBrowserEnginesEmbed(t *testing.T) {
-	set, err := mnist.HeldOut()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fingerprint, _ := weights.ShippedFingerprint()
-	p := clue.Defaults()
-	p.N = 20
-	link := sharelink.Encode(sharelink.State{Image: sharelink.Quantize(set.Float(1735, nil)), Params: p, Model: fingerprint, Selected: sharelink.NoSelection})
+	set, link := embedLink(t)
 	px, _ := json.Marshal(set.Float(1797, nil))
 	sites := []struct{ name, repo, prefix string }{{"subpath", "repo", "/repo"}, {"root", "", ""}}
 	dirs := map[string]string{"repo": buildSite(t), "": buildSiteFor(t, "")}

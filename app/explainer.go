@@ -178,7 +178,9 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 		e.work.Resize(n, false, time.Now())
 		e.pool = newPool(n, script, e.models.assets, onMessage)
 	}
-	e.startSummariser(ctx, script)
+	if !e.embed.on { // an embed's sets are small: it summarises them itself rather than run a second worker
+		e.startSummariser(ctx, script)
+	}
 	e.exec(ctx, e.work.WatchStarts(time.Now()))
 }
 

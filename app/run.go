@@ -106,7 +106,7 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 		if l.Selected >= 0 {
 			e.selectRestart(ctx, l.Selected)
 		}
-		if len(l.Sweep.Radii) > 0 {
+		if len(l.Sweep.Radii) > 0 && !e.embed.on { // an embed shows no sweep: it does not run one
 			e.runSweep(ctx, l.Sweep)
 		}
 	}
