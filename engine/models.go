@@ -18,6 +18,9 @@ type VAE struct {
 	encoder []Layer // image → last hidden layer, ReLU after each
 	mean    Layer   // last hidden layer → μφ(x)
 	decoder []Layer // z → logits, ReLU between layers
+
+	encodes *oneShots[encodeGraph] // Encode's and DecodeImages's graphs, kept to run again
+	decodes *oneShots[decodeGraph]
 }
 
 // BNN is the MC-dropout classifier on the engine: an MLP with ReLU, its hidden activations multiplied by K
@@ -27,6 +30,8 @@ type BNN struct {
 	K       int
 	first   Layer     // the first layer, before any dropout: shared by the K networks
 	samples [][]Layer // samples[l][k]: layer l+1 of network k, its input's dropout mask folded into its rows
+
+	classifies *oneShots[classifyGraph] // Classify's graphs, kept to run again
 }
 
 func layersOf(f *weights.File, stack string, widths []int) ([]Layer, error) {
@@ -67,6 +72,7 @@ func LoadVAE(f *weights.File) (*VAE, error) {
 	if v.decoder, err = layersOf(f, weights.StackDecoder, a.Decoder); err != nil {
 		return nil, err
 	}
+	v.initOneShots()
 	return v, nil
 }
 
@@ -100,6 +106,7 @@ func LoadBNN(f *weights.File) (*BNN, error) {
 		}
 		b.samples = append(b.samples, per)
 	}
+	b.initOneShots()
 	return b, nil
 }
 

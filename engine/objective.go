@@ -75,28 +75,36 @@ func (o *Objective) Forward() { o.Graph.Forward() }
 // Backward computes ∂L_i/∂z_i for every live point into Z.Grad, after Forward.
 func (o *Objective) Backward() { o.Graph.Backward(o.Cost, nil) }
 
-// Encode returns the encoder means μφ(x) of images [n·784] as [n·Latent] (a one-off graph: allocates).
+// Encode returns the encoder means μφ(x) of images [n·784] as [n·Latent].
 func (v *VAE) Encode(images []float32) []float32 {
 	n := len(images) / Pixels
-	g := NewGraph(max(n, 1))
-	x := g.Input(Pixels, false)
-	z := v.EncodeMean(g, x)
-	g.SetBatch(n)
-	copy(x.Data, images)
-	g.Forward()
-	return append([]float32(nil), z.Live()...)
+	var out []float32
+	if n == 0 {
+		return out
+	}
+	v.encodes.run(n, func(e *encodeGraph) {
+		e.g.SetBatch(n)
+		copy(e.x.Data, images)
+		e.g.Forward()
+		out = append([]float32(nil), e.z.Live()...)
+	})
+	return out
 }
 
-// DecodeImages returns the decoded images μθ(z) [n·784] of latent points [n·Latent] (a one-off graph).
+// DecodeImages returns the decoded images μθ(z) [n·784] of latent points [n·Latent].
 func (v *VAE) DecodeImages(z []float32) []float32 {
 	n := len(z) / v.Latent
-	g := NewGraph(max(n, 1))
-	in := g.Input(v.Latent, false)
-	_, img := v.Decode(g, in)
-	g.SetBatch(n)
-	copy(in.Data, z)
-	g.Forward()
-	return append([]float32(nil), img.Live()...)
+	var out []float32
+	if n == 0 {
+		return out
+	}
+	v.decodes.run(n, func(d *decodeGraph) {
+		d.g.SetBatch(n)
+		copy(d.z.Data, z)
+		d.g.Forward()
+		out = append([]float32(nil), d.image.Live()...)
+	})
+	return out
 }
 
 // Uncertainty is the BNN's verdict on one image.
@@ -118,19 +126,22 @@ func (u Uncertainty) Label() int {
 	return best
 }
 
-// Classify returns the BNN's prediction for each of the images [n·784] (a one-off graph).
+// Classify returns the BNN's prediction for each of the images [n·784].
 func (b *BNN) Classify(images []float32) []Uncertainty {
 	n := len(images) / Pixels
-	g := NewGraph(max(n, 1))
-	x := g.Input(Pixels, false)
-	p := b.Predict(g, x, nil)
-	g.SetBatch(n)
-	copy(x.Data, images)
-	g.Forward()
 	out := make([]Uncertainty, n)
-	for i := range out {
-		out[i] = Uncertainty{Probs: append([]float32(nil), p.Probs.Row(i)...),
-			Total: p.Total.Data[i], Aleatoric: p.Aleatoric.Data[i], Epistemic: p.Epistemic.Data[i]}
+	if n == 0 {
+		return out
 	}
+	b.classifies.run(n, func(c *classifyGraph) {
+		c.g.SetBatch(n)
+		copy(c.x.Data, images)
+		c.g.Forward()
+		p := c.p
+		for i := range out {
+			out[i] = Uncertainty{Probs: append([]float32(nil), p.Probs.Row(i)...),
+				Total: p.Total.Data[i], Aleatoric: p.Aleatoric.Data[i], Epistemic: p.Epistemic.Data[i]}
+		}
+	})
 	return out
 }

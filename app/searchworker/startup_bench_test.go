@@ -3,6 +3,7 @@ package searchworker
 import (
 	"testing"
 
+	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -22,6 +23,28 @@ func BenchmarkNewFromBundle(b *testing.B) {
 					b.Fatal(r.Error)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkInspect is a worker's answer to a stroke: the models' view of test digit 1735 (its code, the BNN's
+// p̄, the reconstruction and its label) and GLAM-CLUE's amortised answers, marshalled for the page.
+func BenchmarkInspect(b *testing.B) {
+	w, ready := NewFromBundle("bench", weights.ShippedBundle())
+	if ready.Type != "ready" {
+		b.Fatal(ready.Error)
+	}
+	set, err := mnist.HeldOut()
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := Request{Type: "inspect", ID: 1, X0: set.Float(1735, nil)}
+	for b.Loop() {
+		w.Handle(req, func(r Response) {
+			if r.Type != "inspected" || len(r.Inspection.Amortised) == 0 {
+				b.Fatalf("%s %s: no amortised answers", r.Type, r.Error)
+			}
+			MarshalResponse(r)
 		})
 	}
 }
