@@ -228,3 +228,28 @@ func TestSchemeS6(t *testing.T) {
 		t.Errorf("S6 search hash %s, want %s", got, want)
 	}
 }
+
+// BenchmarkExplain is the instant answer's cost: the amortised answers for test digit 1735 (read as 7, unsure of
+// 7 and 8) towards every plausible label, as a worker makes them after each stroke.
+func BenchmarkExplain(b *testing.B) {
+	m, err := clue.ShippedModels()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts, err := Shipped()
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := mnist.HeldOut()
+	if err != nil {
+		b.Fatal(err)
+	}
+	x0 := set.Float(1735, nil)
+	u := m.BNN.Classify(x0)[0]
+	z0 := m.VAE.Encode(x0)
+	targets := Plausible(u.Probs, PlausibleMin)
+	b.ReportMetric(float64(len(targets)), "labels")
+	for b.Loop() {
+		Explain(m, ts, x0, z0, u.Label(), targets, clue.Defaults().HThreshold)
+	}
+}
