@@ -3,6 +3,7 @@ package mnist
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -154,6 +155,104 @@ func TestIntensities(t *testing.T) {
 	}
 }
 
+// TestIntensitiesAsEveryPixel: the table for opaque greys and the walk around the border give the bits of
+// working out every pixel and scanning every pixel for the border (the function as first written), on random
+// images of every shape from 1×1, with greys, colours and transparency.
+func TestIntensitiesAsEveryPixel(t *testing.T) {
+	reference := func(rgba []uint8, w, h int) []float32 {
+		out := make([]float32, w*h)
+		for i := range out {
+			r, g, b, a := float64(rgba[4*i]), float64(rgba[4*i+1]), float64(rgba[4*i+2]), float64(rgba[4*i+3])
+			out[i] = float32((0.299*r + 0.587*g + 0.114*b) / 255 * a / 255)
+		}
+		var border float64
+		n := 0
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				if x == 0 || y == 0 || x == w-1 || y == h-1 {
+					border += float64(out[y*w+x])
+					n++
+				}
+			}
+		}
+		if n > 0 && border/float64(n) > 0.5 {
+			for i, v := range out {
+				out[i] = 1 - v
+			}
+		}
+		return out
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 300; trial++ {
+		w, h := 1+rnd.IntN(40), 1+rnd.IntN(40)
+		rgba := make([]uint8, 4*w*h)
+		light := rnd.IntN(2) == 0 // a light background, inverted
+		for i := 0; i < w*h; i++ {
+			v := uint8(rnd.IntN(256))
+			if light && rnd.IntN(4) > 0 {
+				v = 255 - uint8(rnd.IntN(20))
+			}
+			px := rgba[4*i : 4*i+4]
+			switch rnd.IntN(4) {
+			case 0: // a colour
+				px[0], px[1], px[2], px[3] = v, uint8(rnd.IntN(256)), uint8(rnd.IntN(256)), 255
+			case 1: // transparent
+				px[0], px[1], px[2], px[3] = v, v, v, uint8(rnd.IntN(256))
+			default: // an opaque grey
+				px[0], px[1], px[2], px[3] = v, v, v, 255
+			}
+		}
+		got, want := Intensities(rgba, w, h), reference(rgba, w, h)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%d×%d image, pixel %d: %v, want %v", w, h, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestAreaResampleAsEveryPixel: the coverage worked out once per row and column gives the bits of working it
+// out for every input pixel of every output pixel (the function as first written), shrinking and enlarging.
+func TestAreaResampleAsEveryPixel(t *testing.T) {
+	reference := func(img []float32, w, x0, y0, bw, bh, tw, th int) []float32 {
+		out := make([]float32, tw*th)
+		sx, sy := float64(bw)/float64(tw), float64(bh)/float64(th)
+		for ty := 0; ty < th; ty++ {
+			fy0, fy1 := float64(ty)*sy, float64(ty+1)*sy
+			for tx := 0; tx < tw; tx++ {
+				fx0, fx1 := float64(tx)*sx, float64(tx+1)*sx
+				var sum float64
+				for y := int(fy0); y < bh && float64(y) < fy1; y++ {
+					cy := math.Min(fy1, float64(y+1)) - math.Max(fy0, float64(y))
+					for x := int(fx0); x < bw && float64(x) < fx1; x++ {
+						cx := math.Min(fx1, float64(x+1)) - math.Max(fx0, float64(x))
+						sum += cx * cy * float64(img[(y0+y)*w+x0+x])
+					}
+				}
+				out[ty*tw+tx] = float32(math.Min(1, sum/(sx*sy)))
+			}
+		}
+		return out
+	}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 300; trial++ {
+		w, h := 1+rnd.IntN(300), 1+rnd.IntN(300)
+		img := make([]float32, w*h)
+		for i := range img {
+			img[i] = rnd.Float32()
+		}
+		x0, y0 := rnd.IntN(w), rnd.IntN(h)
+		bw, bh := 1+rnd.IntN(w-x0), 1+rnd.IntN(h-y0)
+		tw, th := 1+rnd.IntN(28), 1+rnd.IntN(28)
+		got, want := areaResample(img, w, x0, y0, bw, bh, tw, th), reference(img, w, x0, y0, bw, bh, tw, th)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%d×%d box of a %d-wide image to %d×%d, pixel %d: %v, want %v", bw, bh, w, tw, th, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 func FuzzPreprocess(f *testing.F) {
 	f.Add([]byte{0, 255, 128, 0}, uint8(2))
 	f.Add(make([]byte, 100), uint8(10))
@@ -198,5 +297,29 @@ func TestFileErrorSentences(t *testing.T) {
 	}
 	if _, err := Preprocess(nil, 3, 3); strings.Contains(err.Error(), "mnist:") {
 		t.Errorf("a package prefix: %q", err)
+	}
+}
+
+// BenchmarkPadDigit is the page's reading of its pad after every stroke, past the canvas: a 280×280 drawing (test
+// digit 1735 enlarged ten times, white on black, opaque, as the pad holds it) into intensities and then into an
+// MNIST-style 28×28 digit.
+func BenchmarkPadDigit(b *testing.B) {
+	set, err := HeldOut()
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := set.Float(1735, nil)
+	rgba := make([]uint8, 280*280*4)
+	for y := 0; y < 280; y++ {
+		for c := 0; c < 280; c++ {
+			v := uint8(255 * x[(y/10)*Side+c/10])
+			i := 4 * (y*280 + c)
+			rgba[i], rgba[i+1], rgba[i+2], rgba[i+3] = v, v, v, 255
+		}
+	}
+	for b.Loop() {
+		if _, err := Preprocess(Intensities(rgba, 280, 280), 280, 280); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
