@@ -116,5 +116,17 @@ func TestBrowserAmortisedAnswers(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("#amortised .amortised-card").length`); n == 0 || eval[string](t, ctx, `window.deltaclue.state`) == "running" {
 		t.Errorf("with live preview off: %d amortised cards, state %q", n, eval[string](t, ctx, `window.deltaclue.state`))
 	}
+	// The last preview's set belonged to the drawing before this stroke: the grid (one blank row) and the figures,
+	// which the page paints itself, show none of it.
+	waitFor(t, ctx, "the last preview's set gone", `window.deltaclue.results == 0 && window.deltaclue.painted && window.deltaclue.grid.first == -1 &&
+		!document.querySelector("#tradeoff svg circle, #latent-map svg circle") && (() => {
+			const rows = document.querySelectorAll("#grid canvas");
+			if (rows.length > 1) return false;
+			for (const c of rows) {
+				const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+				for (let i = 4; i < d.length; i++) if (d[i] != d[i % 4]) return false;
+			}
+			return true;
+		})()`, 5*time.Second)
 	viewportShot(t, ctx, "amortised.png")
 }

@@ -19,7 +19,7 @@ func (e *Explainer) takeInput(ctx app.Context, q [sharelink.Pixels]uint8, source
 	e.in.Take(q, source)
 	e.resolveCostly() // a new input answers the question
 	e.dropRun()
-	e.clearResults()
+	e.clearResults(ctx)
 	e.dropSweep()
 	e.updateLink()
 	x0 := e.in.X0

@@ -60,7 +60,7 @@ func (e *Explainer) openFragment(ctx app.Context, fragment string) {
 	e.links.Err, e.links.Note = "", ""
 	e.dropRun()
 	e.dropSweep()
-	e.clearResults()
+	e.clearResults(ctx)
 	e.openLink(fragment)
 	e.openPendingLink(ctx)
 	e.publish()

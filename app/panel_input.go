@@ -127,7 +127,7 @@ func (e *Explainer) padChanged(ctx app.Context) {
 	if err != nil {
 		e.in.Drop()
 		e.dropRun()
-		e.clearResults()
+		e.clearResults(ctx)
 		e.clearLink()
 		e.publish()
 		return

@@ -12,7 +12,8 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-func (e *Explainer) clearResults() {
+// clearResults forgets the run's results and all that was made of them, and repaints what showed them.
+func (e *Explainer) clearResults(ctx app.Context) {
 	e.work.Run.Clear()
 	e.sel.Clear()
 	e.set.summary, e.set.sentence, e.set.summarised, e.set.reportJSON, e.set.carlaOf = nil, "", 0, "", nil
@@ -20,6 +21,9 @@ func (e *Explainer) clearResults() {
 	e.set.tradeoffSVG, e.set.mapSVG = "", ""
 	e.set.elapsed = 0
 	e.resetSummary()
+	// The grid and the figures are painted by the page, not rendered by go-app: without a repaint they would go on
+	// showing the last set beside an input that has none.
+	e.redrawResults(ctx)
 }
 
 // run starts a search on every ready worker, each with its share of the restarts.
@@ -37,7 +41,7 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 	}
 	e.dropRun()       // the preview of an earlier drawing, if one runs: its workers drop it at their next step
 	e.resolveCostly() // a run answers the question
-	e.clearResults()
+	e.clearResults(ctx)
 	e.links.Err = ""
 	cmds, _ := e.work.Start(e.in.X0, p, preview, time.Now())
 	if !preview {
