@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
@@ -45,18 +47,7 @@ func TestBrowserDownloadsAreTheCLIs(t *testing.T) {
 	link := sharelink.Encode(sharelink.State{Image: sharelink.Quantize(set.Float(1735, nil)), Params: p, Model: fingerprint,
 		Selected: sharelink.NoSelection, Sweep: clue.Ladder{Radii: []float64{1, 2}, N: 10}})
 
-	// The CLI, as a researcher runs it.
-	cli := t.TempDir()
-	for _, args := range [][]string{
-		{"run", "./cmd/deltaclue", "explain", "-link", "#" + link, "-out", filepath.Join(cli, "explain")},
-		{"run", "./cmd/deltaclue", "sweep", "-link", "#" + link, "-out", filepath.Join(cli, "sweep")},
-	} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %v: %v\n%s", args, err, out)
-		}
-	}
+	cli := cliOutputs(t, link, true)
 
 	// The page.
 	srv := serve(buildSite(t))
@@ -114,17 +105,6 @@ func TestBrowserDownloadsAreTheCLIs(t *testing.T) {
 		t.Fatalf("#%s: no download completed", id)
 		return nil
 	}
-	same := func(id, file string) {
-		t.Helper()
-		want, err := os.ReadFile(filepath.Join(cli, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := download(id); !bytes.Equal(got, want) {
-			os.WriteFile(filepath.Join(artifacts(t), "page-"+filepath.Base(file)), got, 0o644)
-			t.Errorf("the page's %s (%d bytes) is not the CLI's %s (%d bytes); the page's is in %s", id, len(got), file, len(want), artifacts(t))
-		}
-	}
 	for _, w := range []int{1280, 390} { // where the buttons sit, to look at
 		do(t, ctx, chromedp.EmulateViewport(int64(w), 844))
 		eval[bool](t, ctx, `(() => { document.getElementById("download-summary").scrollIntoView({block: "center"}); return true; })()`)
@@ -134,11 +114,74 @@ func TestBrowserDownloadsAreTheCLIs(t *testing.T) {
 		}
 	}
 	do(t, ctx, chromedp.EmulateViewport(1280, 844))
+	sameAsCLI(t, "Chromium", cli, download, true)
+}
+
+// cliOutputs runs `deltaclue explain -link` (and `deltaclue sweep -link`, if sweep) on a page's share link, once
+// per link for the test binary, as a researcher runs them, and returns the folder holding explain/ and sweep/.
+func cliOutputs(t *testing.T, link string, sweep bool) string {
+	t.Helper()
+	link = link[strings.Index(link, "#")+1:]
+	cliRuns.Lock()
+	defer cliRuns.Unlock()
+	key := fmt.Sprint(link, sweep)
+	if dir, ok := cliRuns.m[key]; ok {
+		return dir
+	}
+	dir, err := os.MkdirTemp("", "deltaclue-cli-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := [][]string{{"run", "./cmd/deltaclue", "explain", "-link", "#" + link, "-out", filepath.Join(dir, "explain")}}
+	if sweep {
+		runs = append(runs, []string{"run", "./cmd/deltaclue", "sweep", "-link", "#" + link, "-out", filepath.Join(dir, "sweep")})
+	}
+	for _, args := range runs {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %v: %v\n%s", args, err, out)
+		}
+	}
+	cliRuns.m[key] = dir
+	return dir
+}
+
+var cliRuns = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// sameAsCLI compares the page's downloads, as download (a button's id → the file's bytes) gets them, with what
+// the CLI wrote in cli: the summary PNG, the trade-off, the latent map, the set's CSV and (if sweep) the sweep's
+// SVG are the same bytes; the set's JSON has explain.json's fields and the same explanations and amortised
+// answers (bar their timings), parameters, label and input.
+func sameAsCLI(t *testing.T, who, cli string, download func(id string) []byte, sweep bool) {
+	t.Helper()
+	same := func(id, file string) {
+		t.Helper()
+		want, err := os.ReadFile(filepath.Join(cli, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := download(id); !bytes.Equal(got, want) {
+			saved := filepath.Join(artifacts(t), strings.Map(func(r rune) rune {
+				if r == '.' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+					return r
+				}
+				return '-'
+			}, who)+"-page-"+filepath.Base(file))
+			os.WriteFile(saved, got, 0o644)
+			t.Errorf("%s: the page's %s (%d bytes) is not the CLI's %s (%d bytes); the page's is %s", who, id, len(got), file, len(want), saved)
+		}
+	}
 	same("download-summary", "explain/summary.png")
 	same("download-tradeoff", "explain/tradeoff.svg")
 	same("download-latent", "explain/latent.svg")
 	same("download-csv", "explain/set.csv")
-	same("download-sweep", "sweep/sweep.svg")
+	if sweep {
+		same("download-sweep", "sweep/sweep.svg")
+	}
 
 	// The JSON: explain.json's schema, the same explanations and amortised answers.
 	page, cliJSON := download("download-json"), must(os.ReadFile(filepath.Join(cli, "explain", "explain.json")))
@@ -155,13 +198,13 @@ func TestBrowserDownloadsAreTheCLIs(t *testing.T) {
 		return ks
 	}
 	if a, b := keys(page), keys(cliJSON); !slices.Equal(a, b) {
-		t.Errorf("the page's JSON has the fields %v, explain.json %v", a, b)
+		t.Errorf("%s: the page's JSON has the fields %v, explain.json %v", who, a, b)
 	}
 	var a, b glam.ExplainFile
 	json.Unmarshal(page, &a)
 	json.Unmarshal(cliJSON, &b)
 	if ja, jb := must(json.Marshal(a.Explanations)), must(json.Marshal(b.Explanations)); !bytes.Equal(ja, jb) {
-		t.Errorf("the page's JSON holds other explanations than explain.json")
+		t.Errorf("%s: the page's JSON holds other explanations than explain.json", who)
 	}
 	for i := range a.Amortised {
 		a.Amortised[i].Milliseconds = 0
@@ -170,10 +213,10 @@ func TestBrowserDownloadsAreTheCLIs(t *testing.T) {
 		b.Amortised[i].Milliseconds = 0
 	}
 	if ja, jb := must(json.Marshal(a.Amortised)), must(json.Marshal(b.Amortised)); len(b.Amortised) == 0 || !bytes.Equal(ja, jb) {
-		t.Errorf("amortised answers: the page's %s, explain.json's %s", ja, jb)
+		t.Errorf("%s: amortised answers: the page's %s, explain.json's %s", who, ja, jb)
 	}
 	if a.Params != b.Params || a.Label != b.Label || a.Input != b.Input {
-		t.Errorf("the page's JSON: input %q, label %d, parameters %+v; explain.json: %q, %d, %+v", a.Input, a.Label, a.Params, b.Input, b.Label, b.Params)
+		t.Errorf("%s: the page's JSON: input %q, label %d, parameters %+v; explain.json: %q, %d, %+v", who, a.Input, a.Label, a.Params, b.Input, b.Label, b.Params)
 	}
 }
 

@@ -5,6 +5,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -125,26 +126,42 @@ func engineDraw(t *testing.T, b drive.Browser, strokes [][][2]float64) {
 	}
 }
 
-// engineClick clicks an element with the mouse, at its centre, once it is enabled.
+// engineClick clicks an element with the mouse, at its centre, once it is enabled, in view and still. A page still
+// laying out what it just got (a finished set's figures, drawn in later frames, above the element) can move it
+// between the aim and the press: so the page notes a click that reaches the element, and one that did not (it
+// landed on whatever moved under the pointer) is aimed again, up to three times.
 func engineClick(t *testing.T, b drive.Browser, id string) {
 	t.Helper()
 	engineWait(t, b, "#"+id+" enabled", fmt.Sprintf(`document.getElementById(%q) && !document.getElementById(%q).disabled`, id, id), 30*time.Second)
-	// In view, and still for 8 polls (200 ms): a page still laying out what it just got (a finished set's
-	// figures above it) would move it under the pointer.
-	r := engineWait(t, b, "#"+id+" in view and still", fmt.Sprintf(`(() => {
-		const e = document.getElementById(%q); if (!e) return false;
-		let b = e.getBoundingClientRect();
-		if (b.top < 0 || b.bottom > innerHeight) { e.scrollIntoView({block: "center"}); b = e.getBoundingClientRect(); }
-		const at = b.x + "," + b.y, s = window.__still = window.__still || {};
-		s[%q] = s[%q] && s[%q].at == at ? {at, n: s[%q].n + 1} : {at, n: 0};
-		return s[%q].n >= 8 && {X: b.x + b.width / 2, Y: b.y + b.height / 2};
-	})()`, id, id, id, id, id, id), 30*time.Second)
-	var centre rect
-	if err := json.Unmarshal(r, &centre); err != nil {
-		t.Fatalf("%s: #%s: %v", b.Engine(), id, err)
+	for try := 1; ; try++ {
+		// In view, and still for 8 polls (200 ms); armed to note the click that reaches it.
+		r := engineWait(t, b, "#"+id+" in view and still", fmt.Sprintf(`(() => {
+			const e = document.getElementById(%[1]q); if (!e) return false;
+			let b = e.getBoundingClientRect();
+			if (b.top < 0 || b.bottom > innerHeight) { e.scrollIntoView({block: "center"}); b = e.getBoundingClientRect(); }
+			const at = b.x + "," + b.y + "," + scrollY, s = window.__still = window.__still || {};
+			s[%[1]q] = s[%[1]q] && s[%[1]q].at == at ? {at, n: s[%[1]q].n + 1} : {at, n: 0};
+			if (s[%[1]q].n < 8) return false;
+			window.__clicked = window.__clicked || {};
+			window.__clicked[%[1]q] = false;
+			// On the document, by id: go-app may have put a new element in its place by the time it is clicked.
+			document.addEventListener("click", (ev) => { if (ev.target.closest && ev.target.closest("#" + CSS.escape(%[1]q))) window.__clicked[%[1]q] = true; }, {capture: true});
+			return {X: b.x + b.width / 2, Y: b.y + b.height / 2};
+		})()`, id), 30*time.Second)
+		var centre rect
+		if err := json.Unmarshal(r, &centre); err != nil {
+			t.Fatalf("%s: #%s: %v", b.Engine(), id, err)
+		}
+		engineDo(t, b, "clicking #"+id, func(ctx context.Context) error { return b.Stroke(ctx, []drive.Point{{X: centre.X, Y: centre.Y}}) })
+		if engineEval[bool](t, b, fmt.Sprintf(`window.__clicked[%q]`, id)) {
+			return
+		}
+		hit := engineEval[string](t, b, fmt.Sprintf(`(() => { const e = document.elementFromPoint(%v, %v); return e ? (e.id || e.tagName) : "nothing"; })()`, centre.X, centre.Y))
+		if try == 3 {
+			t.Fatalf("%s: three clicks aimed at #%s reached %s instead", b.Engine(), id, hit)
+		}
+		t.Logf("%s: the click aimed at #%s reached %s (the page moved): aiming again", b.Engine(), id, hit)
 	}
-	r2 := centre
-	engineDo(t, b, "clicking #"+id, func(ctx context.Context) error { return b.Stroke(ctx, []drive.Point{{X: r2.X, Y: r2.Y}}) })
 }
 
 // enginePageRun is a finished set as the page shows it, with the page's clock.
@@ -318,6 +335,9 @@ func TestBrowserEngines(t *testing.T) {
 					sameJSON(t, name+": the link's summary in a fresh browser", shared.Report.Summary, drawn.Report.Summary)
 					t.Logf("%s: the link in a fresh browser: workers ready %.0f ms after navigation, its set in %.0f ms (the same: %v)",
 						name, shared.ReadyMs, shared.ElapsedMs, same)
+					// Its downloads, as the CLI makes them from the same link. (In the page that drew the digit, the
+					// summary's title and the JSON's input say "a drawing", which a link cannot tell the CLI.)
+					engineDownloads(t, fresh, name)
 
 					// The server gone: a reload opens the link from the service worker's cache.
 					srv.Close()
@@ -341,6 +361,51 @@ func TestBrowserEngines(t *testing.T) {
 			}
 		})
 	}
+}
+
+// engineDownloads sweeps two radii of the page's set and presses every download button of the set and the sweep
+// with the mouse: the bytes the page hands the browser to save (an <a download> it clicks; the test takes them
+// from there rather than from the browser's download folder, which WebDriver does not reach) are what
+// `deltaclue explain -link` and `deltaclue sweep -link` write for the page's link.
+func engineDownloads(t *testing.T, b drive.Browser, name string) {
+	t.Helper()
+	engineEval[bool](t, b, `(() => {
+		window.__downloads = {};
+		const click = HTMLAnchorElement.prototype.click;
+		HTMLAnchorElement.prototype.click = function () {
+			if (!this.download) return click.call(this);
+			window.__downloads.last = {name: this.download, href: this.href};
+		};
+		for (const [id, v] of [["sweep-radii", "1, 2"], ["sweep-n", "10"]]) {
+			const el = document.getElementById(id); el.value = v; el.dispatchEvent(new Event("change", {bubbles: true}));
+		}
+		return true; })()`)
+	engineClick(t, b, "sweep-run")
+	engineWait(t, b, "the sweep", `!document.getElementById("download-sweep").disabled && window.deltaclue.state == "done"`, 2*time.Minute)
+	link := engineEval[string](t, b, `location.href`)
+	cli := cliOutputs(t, link, true)
+	download := func(id string) []byte {
+		t.Helper()
+		engineClick(t, b, id)
+		got := engineWait(t, b, "#"+id+"'s file", `window.__downloads.last && (async () => {
+			const d = window.__downloads.last; window.__downloads.last = null;
+			const bytes = new Uint8Array(await (await fetch(d.href)).arrayBuffer());
+			let s = "";
+			for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+			return {name: d.name, b64: btoa(s)};
+		})()`, 30*time.Second)
+		var f struct{ Name, B64 string }
+		if err := json.Unmarshal(got, &f); err != nil {
+			t.Fatalf("%s: #%s: %v", name, id, err)
+		}
+		data, err := base64.StdEncoding.DecodeString(f.B64)
+		if err != nil {
+			t.Fatalf("%s: #%s: %v", name, id, err)
+		}
+		t.Logf("%s: #%s gave %s (%d bytes)", name, id, f.Name, len(data))
+		return data
+	}
+	sameAsCLI(t, name, cli, download, true)
 }
 
 // heldOut is the shipped test split.

@@ -53,6 +53,9 @@ func TestMain(m *testing.M) {
 			os.RemoveAll(filepath.Dir(d))
 		}
 	}
+	for _, d := range cliRuns.m {
+		os.RemoveAll(d)
+	}
 	os.Exit(code)
 }
 
