@@ -19,8 +19,7 @@ type VAE struct {
 	mean    Layer   // last hidden layer → μφ(x)
 	decoder []Layer // z → logits, ReLU between layers
 
-	encodes *oneShots[encodeGraph] // Encode's and DecodeImages's graphs, kept to run again
-	decodes *oneShots[decodeGraph]
+	encodes, decodes *oneShots // Encode's and DecodeImages's graphs, kept to run again
 }
 
 // BNN is the MC-dropout classifier on the engine: an MLP with ReLU, its hidden activations multiplied by K
@@ -31,7 +30,7 @@ type BNN struct {
 	first   Layer     // the first layer, before any dropout: shared by the K networks
 	samples [][]Layer // samples[l][k]: layer l+1 of network k, its input's dropout mask folded into its rows
 
-	classifies *oneShots[classifyGraph] // Classify's graphs, kept to run again
+	classifies *oneShots // Classify's graphs, kept to run again
 }
 
 func layersOf(f *weights.File, stack string, widths []int) ([]Layer, error) {

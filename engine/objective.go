@@ -77,33 +77,15 @@ func (o *Objective) Backward() { o.Graph.Backward(o.Cost, nil) }
 
 // Encode returns the encoder means μφ(x) of images [n·784] as [n·Latent].
 func (v *VAE) Encode(images []float32) []float32 {
-	n := len(images) / Pixels
 	var out []float32
-	if n == 0 {
-		return out
-	}
-	v.encodes.run(n, func(e *encodeGraph) {
-		e.g.SetBatch(n)
-		copy(e.x.Data, images)
-		e.g.Forward()
-		out = append([]float32(nil), e.z.Live()...)
-	})
+	v.encodes.forward(images, Pixels, func(s *oneShot) { out = append([]float32(nil), s.out.Live()...) })
 	return out
 }
 
 // DecodeImages returns the decoded images μθ(z) [n·784] of latent points [n·Latent].
 func (v *VAE) DecodeImages(z []float32) []float32 {
-	n := len(z) / v.Latent
 	var out []float32
-	if n == 0 {
-		return out
-	}
-	v.decodes.run(n, func(d *decodeGraph) {
-		d.g.SetBatch(n)
-		copy(d.z.Data, z)
-		d.g.Forward()
-		out = append([]float32(nil), d.image.Live()...)
-	})
+	v.decodes.forward(z, v.Latent, func(s *oneShot) { out = append([]float32(nil), s.out.Live()...) })
 	return out
 }
 
@@ -128,19 +110,11 @@ func (u Uncertainty) Label() int {
 
 // Classify returns the BNN's prediction for each of the images [n·784].
 func (b *BNN) Classify(images []float32) []Uncertainty {
-	n := len(images) / Pixels
-	out := make([]Uncertainty, n)
-	if n == 0 {
-		return out
-	}
-	b.classifies.run(n, func(c *classifyGraph) {
-		c.g.SetBatch(n)
-		copy(c.x.Data, images)
-		c.g.Forward()
-		p := c.p
+	out := make([]Uncertainty, len(images)/Pixels)
+	b.classifies.forward(images, Pixels, func(s *oneShot) {
 		for i := range out {
-			out[i] = Uncertainty{Probs: append([]float32(nil), p.Probs.Row(i)...),
-				Total: p.Total.Data[i], Aleatoric: p.Aleatoric.Data[i], Epistemic: p.Epistemic.Data[i]}
+			out[i] = Uncertainty{Probs: append([]float32(nil), s.p.Probs.Row(i)...),
+				Total: s.p.Total.Data[i], Aleatoric: s.p.Aleatoric.Data[i], Epistemic: s.p.Epistemic.Data[i]}
 		}
 	})
 	return out
