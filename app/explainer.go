@@ -40,6 +40,9 @@ type Explainer struct {
 	reportGetter app.Func           // window.deltaclue.report's getter (mainthread.go)
 	early        *earlyRun          // the loader's run of the address's link, until the page opens the link (early.go)
 	amortised    amortisedState     // the latest inspection's amortised answers (window.deltaclue.amortised)
+	slot         amortisedSlot      // what #amortised-slot shows (paintAmortised)
+	held         bool               // a stroke's render waits for its amortised answers (answerFirst)
+	afterAnswers renderAfterPaint   // the render that follows them
 	global       globalState        // the global view: GLAM-CLUE's groups, fetched when asked (panel_global.go)
 	embed        embedState         // in a host page's frame: the compact layout and the host's messages (embed.go)
 	gc           collector          // collections held during a search, made when idle (collector.go)
@@ -229,17 +232,19 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		if !e.in.Inspected(r.ID, r.Inspection) { // an answer about an earlier input
 			return
 		}
-		recon, amortised, x0 := r.Inspection.Reconstruction, r.Inspection.Amortised, e.in.X0 // captured: a later input may clear e.in.Inspect before this runs
-		e.amortised = amortisedState{Ms: r.Inspection.AmortisedMs, Count: len(amortised), Heard: at}
-		ctx.Defer(func(app.Context) {
-			drawDigit("recon", recon, 4)
-			drawAmortised(x0, amortised)
-			if len(amortised) > 0 {
-				e.amortised.Shown = now()
-				e.publish()
-			}
-		})
+		e.amortised = amortisedState{Ms: r.Inspection.AmortisedMs, Count: len(r.Inspection.Amortised), Heard: at}
+		recon := r.Inspection.Reconstruction // captured: a later input may clear e.in.Inspect before this runs
+		ctx.Defer(func(app.Context) { drawDigit("recon", recon, 4) })
 		e.maybeFinish(ctx)
+		// Shown now, not at go-app's next frame; and the page's render (the model's view, and a stroke's held
+		// back by answerFirst) after the browser has painted them, not in the same task.
+		if e.paintAmortised() {
+			e.publish()
+			ctx.PreventUpdate()
+			e.afterAnswers.request(ctx, func() { e.held = false })
+			return
+		}
+		e.held = false // no answers to show first: this dispatch renders what answerFirst held back
 	case "results":
 		took := run.Results[min(before, len(run.Results)):]
 		if len(took) == 0 {
@@ -314,6 +319,7 @@ func (e *Explainer) onError(ctx app.Context, r searchworker.Response, runs bool)
 	}
 	if r.ID < 0 {
 		e.in.Refused(r.ID, sentence(r.Error)) // the page's own messages (an upload's, which starts with its file name) are sentences already
+		ctx.Defer(e.repaintAmortised)         // no answers are on their way any more
 	} else if !e.sel.TraceFailed(r.ID, r.Error) {
 		e.poolErr = r.Error
 	}

@@ -76,3 +76,37 @@ func (f *frameClock) left(limit time.Duration) time.Duration {
 	}
 	return min(limit, frameBudget-time.Since(f.start))
 }
+
+// renderAfterPaint renders the page (a dispatch that does not prevent its update) once the browser has presented
+// its next frame: what was just put in the page directly (the amortised answers) is seen first, and go-app's
+// render of everything else follows it, rather than share its task and hold its frame back.
+type renderAfterPaint struct {
+	frame, task app.Func
+	queued      bool
+	ctx         app.Context
+	rendered    func() // called by the render's dispatch
+}
+
+// request asks for the render; asking again before it comes asks nothing more.
+func (r *renderAfterPaint) request(ctx app.Context, rendered func()) {
+	r.ctx, r.rendered = ctx, rendered
+	if r.queued {
+		return
+	}
+	if r.frame == nil {
+		r.task = pageFuncOf(func(app.Value, []app.Value) any {
+			r.ctx.Dispatch(func(app.Context) {
+				r.queued = false
+				r.rendered()
+			})
+			return nil
+		})
+		// A task queued from an animation frame's callback runs after that frame is painted.
+		r.frame = pageFuncOf(func(app.Value, []app.Value) any {
+			app.Window().Call("setTimeout", r.task, 0)
+			return nil
+		})
+	}
+	r.queued = true
+	app.Window().Call("requestAnimationFrame", r.frame)
+}

@@ -8,22 +8,32 @@ import (
 	"github.com/deltaclue/deltaclue/app/sharelink"
 )
 
-// setInput makes a (quantised) image the input, and asks a worker for the models' view of it.
+// setInput makes a (quantised) image the input, and asks a worker for the models' view of it, first of all:
+// its amortised answers are what the visitor sees next (a stroke's, within a frame).
 func (e *Explainer) setInput(ctx app.Context, q [sharelink.Pixels]uint8, source string) {
-	e.takeInput(ctx, q, source)
+	e.in.Take(q, source)
 	e.requestInspect()
+	e.tookInput(ctx)
 }
 
 // takeInput makes a (quantised) image the input, asking the workers nothing yet.
 func (e *Explainer) takeInput(ctx app.Context, q [sharelink.Pixels]uint8, source string) {
 	e.in.Take(q, source)
+	e.tookInput(ctx)
+}
+
+// tookInput drops what belonged to the input before: its run, results, sweep and link.
+func (e *Explainer) tookInput(ctx app.Context) {
 	e.resolveCostly() // a new input answers the question
 	e.dropRun()
 	e.clearResults(ctx)
 	e.dropSweep()
 	e.updateLink()
 	x0 := e.in.X0
-	ctx.Defer(func(app.Context) { drawDigit("preview", x0, 4) })
+	ctx.Defer(func(ctx app.Context) {
+		drawDigit("preview", x0, 4)
+		e.repaintAmortised(ctx) // the last input's answers, dimmed until this one's come
+	})
 }
 
 func (e *Explainer) requestInspect() {

@@ -5,11 +5,13 @@ package app
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/plural"
@@ -27,8 +29,6 @@ type overviewView struct {
 	Cards        []clue.ModeCard
 	Selected     int
 	Total        int
-	// Amortised are GLAM-CLUE's answers for the input, shown until the search has mode cards to show.
-	Amortised []searchworker.Amortised
 }
 
 func (e *Explainer) overviewView() overviewView {
@@ -36,9 +36,6 @@ func (e *Explainer) overviewView() overviewView {
 	final := phase == core.Done || phase == core.Cancelled || phase == core.Failed
 	v := overviewView{Sentence: e.set.sentence, Final: final, Cards: e.set.cards, Selected: e.sel.Restart, Total: e.work.Run.Total,
 		NoneAccepted: final && e.set.summary != nil && e.set.summary.Accepted == 0}
-	if len(v.Cards) == 0 && e.in.X0 != nil && e.in.Inspect != nil {
-		v.Amortised = e.in.Inspect.Amortised
-	}
 	if e.set.sentence == "" && phase == core.Idle {
 		v.Hint = "Draw a digit, or pick one of the test digits the model is least sure of: the answer comes here."
 		if e.in.X0 != nil {
@@ -57,13 +54,17 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 		status = "final"
 	}
 	return app.Div().ID("overview").Class("overview").Body(
-		app.P().ID("sentence").Class("sentence").Aria("live", "polite").Text(v.Sentence),
-		app.If(v.Hint != "", func() app.UI { return app.P().ID("answer-hint").Class("hint").Text(v.Hint) }),
-		app.If(v.NoneAccepted, func() app.UI {
-			return app.P().ID("none-note").Class("banner").Text("No explanation was accepted, so there is no summary to show: " +
-				"the grid below has every restart, greyed. Try a larger δ or a higher H threshold (Search settings).")
-		}),
-		app.If(len(v.Amortised) > 0, func() app.UI { return renderAmortised(v.Amortised) }),
+		app.Div().Body(
+			app.P().ID("sentence").Class("sentence").Aria("live", "polite").Text(v.Sentence),
+			app.If(v.Hint != "", func() app.UI { return app.P().ID("answer-hint").Class("hint").Text(v.Hint) }),
+			app.If(v.NoneAccepted, func() app.UI {
+				return app.P().ID("none-note").Class("banner").Text("No explanation was accepted, so there is no summary to show: " +
+					"the grid below has every restart, greyed. Try a larger δ or a higher H threshold (Search settings).")
+			}),
+		),
+		// The amortised answers' place: always the overview's second child, so that go-app, which matches children
+		// by position, keeps this element and leaves what paintAmortised puts in it alone.
+		app.Div().ID("amortised-slot"),
 		app.If(len(v.Cards) > 0, func() app.UI {
 			return app.Div().Body(
 				app.Div().ID("cards").Class("cards").Role("list").Body(
@@ -94,35 +95,103 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 	)
 }
 
-// renderAmortised shows GLAM-CLUE's answers as cards marked amortised (a dashed frame and the word), in the
-// cards' place until the search's cards replace them: each is the input moved along the translation learned for
-// its group, so it comes at once, with the label, H and d, and the scale k it took.
-func renderAmortised(as []searchworker.Amortised) app.UI {
-	return app.Div().ID("amortised").Body(
-		app.Div().Class("cards").Role("list").Body(
-			app.Range(as).Slice(func(i int) app.UI {
-				a := as[i]
-				id := strconv.Itoa(a.To)
-				form := fmt.Sprintf("amortised, k = %g", a.K)
-				numbers := fmt.Sprintf("H %.2f · d %.1f", a.HTotal, a.Distance)
-				if !a.Sure {
-					form = amortisedMiss(a)
-				}
-				return app.Div().ID("amortised-"+id).Class("mode-card amortised-card").Role("listitem").DataSet("to", a.To).
-					Aria("label", fmt.Sprintf("%d, %s, %s", a.To, form, numbers)).Body(
-					app.Div().Class("card-label").Body(app.Span().Class("digit").Text(id), app.Span().Class("form").Text(form)),
-					app.Div().Class("card-images").Body(
-						app.Canvas().ID("amortised-img-"+id).Width(28*cardScale).Height(28*cardScale).Aria("label", "the amortised answer"),
-						app.Canvas().ID("amortised-diff-"+id).Width(28*cardScale).Height(28*cardScale).Aria("label", "what it changes"),
-					),
-					app.Div().Class("card-numbers").Text(numbers),
-				)
-			}),
-		),
-		app.P().Class("hint").Text("Amortised answers, shown at once: your digit moved along the step learned for uncertain digits "+
-			"read like it (GLAM-CLUE), towards each label the model finds plausible. The search's own results replace them."),
-	)
+// amortisedHTML shows GLAM-CLUE's answers as cards marked amortised (a dashed frame and the word), in the cards'
+// place until the search's cards replace them: each is the input moved along the translation learned for its
+// group, so it comes at once, with the label, H and d, and the scale k it took. It is HTML, not go-app's elements,
+// so that the page can show it the moment the answers come (paintAmortised), not at go-app's next frame.
+func amortisedHTML(as []searchworker.Amortised) string {
+	var b strings.Builder
+	esc := figures.Escape
+	b.WriteString(`<div id="amortised"><div class="cards" role="list">`)
+	for _, a := range as {
+		id := strconv.Itoa(a.To)
+		form := fmt.Sprintf("amortised, k = %g", a.K)
+		numbers := fmt.Sprintf("H %.2f · d %.1f", a.HTotal, a.Distance)
+		if !a.Sure {
+			form = amortisedMiss(a)
+		}
+		fmt.Fprintf(&b, `<div id="amortised-%s" class="mode-card amortised-card" role="listitem" data-to="%s" aria-label="%s">`+
+			`<div class="card-label"><span class="digit">%s</span><span class="form">%s</span></div><div class="card-images">`+
+			`<canvas id="amortised-img-%s" width="%d" height="%d" aria-label="the amortised answer"></canvas>`+
+			`<canvas id="amortised-diff-%s" width="%d" height="%d" aria-label="what it changes"></canvas></div>`+
+			`<div class="card-numbers">%s</div></div>`,
+			id, id, esc(fmt.Sprintf("%d, %s, %s", a.To, form, numbers)), id, esc(form), id, 28*cardScale, 28*cardScale, id, 28*cardScale, 28*cardScale, esc(numbers))
+	}
+	b.WriteString(`</div><p class="hint">Amortised answers, shown at once: your digit moved along the step learned for uncertain digits ` +
+		`read like it (GLAM-CLUE), towards each label the model finds plausible. The search's own results replace them.</p></div>`)
+	return b.String()
 }
+
+// amortisedSlot is what #amortised-slot shows: the answers of which inspection, in which element.
+type amortisedSlot struct {
+	el    app.Value
+	shown *searchworker.Inspection // nil: empty
+	stale bool                     // shown belongs to an earlier input, whose successor's answers are on their way
+}
+
+// paintAmortised makes #amortised-slot show the input's amortised answers while the search has no mode card to
+// show, and nothing otherwise. It is called the moment a worker's answers come, and after every frame that
+// renders the answer panel (which may have made the slot anew, or brought the mode cards); it does nothing when
+// the slot shows what it should. While a new input's answers are on their way, the last ones stay, dimmed, so
+// that each stroke does not blank them for the few ms until the next. It says whether it showed new answers.
+func (e *Explainer) paintAmortised() bool {
+	el := app.Window().GetElementByID("amortised-slot")
+	if el.IsNull() || el.IsUndefined() {
+		e.slot = amortisedSlot{}
+		return false
+	}
+	var want *searchworker.Inspection
+	if in := e.in.Inspect; in != nil && e.in.X0 != nil && len(e.set.cards) == 0 && len(in.Amortised) > 0 {
+		want = in
+	}
+	stale := false
+	if want == nil && e.in.X0 != nil && e.in.Inspect == nil && e.in.InspectAt >= 0 && len(e.set.cards) == 0 && e.slot.el != nil && el.Equal(e.slot.el) {
+		want, stale = e.slot.shown, true // the next answers are on their way: keep these till then
+	}
+	if e.slot.el != nil && el.Equal(e.slot.el) && e.slot.shown == want {
+		if e.slot.stale != stale {
+			markStale(el, stale)
+			e.slot.stale = stale
+		}
+		return false
+	}
+	markStale(el, stale)
+	e.slot = amortisedSlot{el: el, shown: want, stale: stale}
+	if want == nil {
+		el.Set("innerHTML", "")
+		return false
+	}
+	el.Set("innerHTML", amortisedHTML(want.Amortised))
+	for _, a := range want.Amortised {
+		id := strconv.Itoa(a.To)
+		drawDigit("amortised-img-"+id, a.Image, cardScale)
+		drawDiff("amortised-diff-"+id, e.in.X0, a.Image, cardScale)
+	}
+	e.amortised.Shown = now()
+	return true
+}
+
+// markStale dims the slot (and tells a screen reader it is being updated) while new answers are on their way.
+func markStale(el app.Value, stale bool) {
+	el.Get("classList").Call("toggle", "stale", stale)
+	if stale {
+		el.Call("setAttribute", "aria-busy", "true")
+	} else {
+		el.Call("removeAttribute", "aria-busy")
+	}
+}
+
+// repaintAmortised is paintAmortised after a frame, publishing the page's state if it showed new answers.
+func (e *Explainer) repaintAmortised(app.Context) {
+	if e.paintAmortised() {
+		e.publish()
+	}
+}
+
+// OnMount and OnUpdate bring #amortised-slot up to date after the frame that renders the panel: the mode cards
+// came (the answers give way to them), or went (a new search of the same input: the answers are back).
+func (p *answerPanel) OnMount(ctx app.Context)  { ctx.Defer(p.Page.repaintAmortised) }
+func (p *answerPanel) OnUpdate(ctx app.Context) { ctx.Defer(p.Page.repaintAmortised) }
 
 // amortisedMiss says how an amortised answer fell short: the model reads another label on it, or the target
 // but without being sure.
@@ -131,15 +200,6 @@ func amortisedMiss(a searchworker.Amortised) string {
 		return fmt.Sprintf("amortised: reads %d", a.Label)
 	}
 	return "amortised: not sure"
-}
-
-// drawAmortised draws the amortised answers' images and what each changes in x0.
-func drawAmortised(x0 []float32, as []searchworker.Amortised) {
-	for _, a := range as {
-		id := strconv.Itoa(a.To)
-		drawDigit("amortised-img-"+id, a.Image, cardScale)
-		drawDiff("amortised-diff-"+id, x0, a.Image, cardScale)
-	}
 }
 
 // drawCards draws each card's representative and its difference from the input, for at most the frame's

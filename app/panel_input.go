@@ -129,11 +129,35 @@ func (e *Explainer) padChanged(ctx app.Context) {
 		e.dropRun()
 		e.clearResults(ctx)
 		e.clearLink()
+		ctx.Defer(e.repaintAmortised) // no input: no answers
 		e.publish()
 		return
 	}
 	e.setInput(ctx, sharelink.Quantize(x), e.in.DrawnSource())
 	e.schedulePreview(ctx)
+	e.answerFirst(ctx)
+}
+
+// holdRender is how long answerFirst holds a stroke's render back at most.
+const holdRender = 50 * time.Millisecond
+
+// answerFirst holds back the page's render of a new stroke (the set cleared, the link, the status) until the
+// stroke's amortised answers have been painted (onWorker renders after them), or holdRender has passed: that
+// render and the browser's layout of it are 10–25 ms of the page's thread, and on two cores they delayed the
+// answers, which need the thread to be heard and a core to be made on, by as much. The pad shows the stroke
+// meanwhile.
+func (e *Explainer) answerFirst(ctx app.Context) {
+	if e.in.InspectAt < 0 { // no answers on their way
+		return
+	}
+	ctx.PreventUpdate()
+	e.held = true
+	ctx.After(holdRender, func(ctx app.Context) {
+		if !e.held { // rendered after the answers already
+			ctx.PreventUpdate()
+		}
+		e.held = false
+	})
 }
 
 func (e *Explainer) undo(ctx app.Context, _ app.Event) {

@@ -64,7 +64,12 @@ type FirstSample struct {
 	// the page's own previewMs (pen-up → its set done); NaN-free, a superseded preview left out.
 	PenUpToShownMs []float64 `json:"penUpToShownMs,omitempty"`
 	PreviewMs      []float64 `json:"previewMs,omitempty"`
-	Error          string    `json:"error,omitempty"`
+	// GLAM-CLUE's amortised answers, per stroke: pen-up → in the page (the page's amortised.shown), pen-up → the
+	// frame after (the hook's clock: the frame that shows them), and the worker's time making them.
+	AmortisedInPageMs []float64 `json:"amortisedInPageMs,omitempty"`
+	AmortisedFrameMs  []float64 `json:"amortisedFrameMs,omitempty"`
+	AmortisedWorkerMs []float64 `json:"amortisedWorkerMs,omitempty"`
+	Error             string    `json:"error,omitempty"`
 }
 
 // Visit is one page load's search, read from the page: its phases in ms since navigation, and the search's
@@ -122,10 +127,11 @@ func phaseOrder(keys []string) []string {
 
 // benchHook is installed in every document before its scripts run (or right after navigation where that is
 // not possible, "late"): it wraps window.deltaclue in a setter that notes, per run, when the page first
-// published a result and a finished set, and when the next frame began, and notes every pen-up.
+// published a result and a finished set, and when the next frame began; notes every pen-up; and notes each new
+// set of amortised answers the page shows (its amortised.shown), with the frame after it.
 const benchHook = `(() => {
 	if (window.__benchset) return true;
-	const b = window.__benchset = {runs: {}, penUp: 0, late: window.deltaclue !== undefined};
+	const b = window.__benchset = {runs: {}, penUp: 0, late: window.deltaclue !== undefined, amortised: [], amShown: 0};
 	let v = window.deltaclue;
 	const see = (d) => {
 		if (!d || typeof d != "object") return;
@@ -133,6 +139,12 @@ const benchHook = `(() => {
 		const r = b.runs[d.runID] || (b.runs[d.runID] = {preview: !!d.preview, penUp: b.penUp});
 		if (d.results > 0 && !r.first) r.first = t;
 		if (d.state == "done" && !r.done) { r.done = t; requestAnimationFrame(() => { r.shown = performance.now(); }); }
+		const a = d.amortised;
+		if (a && a.shown > 0 && a.shown != b.amShown) {
+			b.amShown = a.shown;
+			const e = {penUp: b.penUp, inPage: a.shown, ms: a.ms};
+			requestAnimationFrame(() => { e.frame = performance.now(); b.amortised.push(e); });
+		}
 	};
 	Object.defineProperty(window, "deltaclue", {configurable: true, enumerable: true, get() { return v; }, set(x) { v = x; see(x); }});
 	addEventListener("pointerup", () => { b.penUp = performance.now(); }, true);
@@ -480,6 +492,18 @@ func previews(ctx context.Context, s *FirstSample, timeout time.Duration) error 
 		}
 		s.PenUpToShownMs = append(s.PenUpToShownMs, p.Shown)
 		s.PreviewMs = append(s.PreviewMs, p.Page)
+		// The stroke's amortised answers came before its preview (a build without them has none).
+		type answers struct{ InPage, Frame, Ms float64 }
+		a, err := chromedp.Run(ctx, chromedp.Evaluate[answers](`(() => { const b = window.__benchset, e = b.amortised.filter((e) => e.penUp == b.penUp)[0];
+			return e ? {inPage: e.inPage - e.penUp, frame: e.frame - e.penUp, ms: e.ms} : {}; })()`))
+		if err != nil {
+			return err
+		}
+		if a.Frame > 0 {
+			s.AmortisedInPageMs = append(s.AmortisedInPageMs, a.InPage)
+			s.AmortisedFrameMs = append(s.AmortisedFrameMs, a.Frame)
+			s.AmortisedWorkerMs = append(s.AmortisedWorkerMs, a.Ms)
+		}
 	}
 	return nil
 }
@@ -527,6 +551,10 @@ func (s FirstSample) line() string {
 	}
 	if len(s.PenUpToShownMs) > 0 {
 		parts = append(parts, fmt.Sprintf("pen-up → preview on screen %s ms (page's previewMs %s)", joinMs(s.PenUpToShownMs), joinMs(s.PreviewMs)))
+	}
+	if len(s.AmortisedFrameMs) > 0 {
+		parts = append(parts, fmt.Sprintf("pen-up → amortised answers in the page %s ms, their frame %s ms (worker %s ms)",
+			joinMs(s.AmortisedInPageMs), joinMs(s.AmortisedFrameMs), joinMs(s.AmortisedWorkerMs)))
 	}
 	return head + " " + strings.Join(parts, ", ")
 }

@@ -122,6 +122,16 @@ func firstRows(samples []FirstSample) []firstRow {
 			}
 			return quantile(s.PreviewMs, 0.5)
 		}, 0},
+		firstRow{"amortised answers: pen-up → in the page, p50 of later strokes", fPreview, laterStrokes(func(s FirstSample) []float64 { return s.AmortisedInPageMs }, 0.5), 1},
+		firstRow{"  the same, slowest of later strokes", fPreview, laterStrokes(func(s FirstSample) []float64 { return s.AmortisedInPageMs }, 1), 1},
+		firstRow{"  pen-up → the frame that shows them, p50 of later strokes", fPreview, laterStrokes(func(s FirstSample) []float64 { return s.AmortisedFrameMs }, 0.5), 1},
+		firstRow{"  the worker's time making them, p50 of later strokes", fPreview, laterStrokes(func(s FirstSample) []float64 { return s.AmortisedWorkerMs }, 0.5), 1},
+		firstRow{"  the page's first stroke: pen-up → in the page", fPreview, func(s FirstSample) float64 {
+			if len(s.AmortisedInPageMs) == 0 {
+				return math.NaN()
+			}
+			return s.AmortisedInPageMs[0]
+		}, 1},
 	)
 	return rows
 }
@@ -233,4 +243,15 @@ func firstErrors(samples []FirstSample) string {
 		return ""
 	}
 	return fmt.Sprintf("%d first-minute runs failed; the first: %s", n, first)
+}
+
+// laterStrokes is the q-quantile of a stroke series without the page's first stroke (whose code is not yet
+// optimised), NaN when there is none.
+func laterStrokes(of func(FirstSample) []float64, q float64) func(FirstSample) float64 {
+	return func(s FirstSample) float64 {
+		if xs := of(s); len(xs) >= 2 {
+			return quantile(xs[1:], q)
+		}
+		return math.NaN()
+	}
 }

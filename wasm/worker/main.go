@@ -6,6 +6,7 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -222,5 +223,12 @@ func main() {
 	}
 	for req := range queue {
 		w.Handle(req, post)
+		if req.Type == "explain" && len(queue) == 0 {
+			// A search leaves garbage behind. Collected now, while the worker waits, rather than when the next
+			// request's allocations force it: a collection that fell in a stroke's inspection held its amortised
+			// answers back (measured in Chromium, 23 strokes twice: the answers in the page 28–30 ms after pen-up
+			// at the median without this, 22 ms with it).
+			runtime.GC()
+		}
 	}
 }
