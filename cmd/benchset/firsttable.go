@@ -104,34 +104,19 @@ func firstRows(samples []FirstSample) []firstRow {
 	rows = append(rows, phases(fPhone, cold)...)
 	rows = append(rows,
 		firstRow{"  the link's search", fPhone, elapsed, 0},
-		firstRow{"live preview: pen-up → on screen, p50 of later strokes", fPreview, func(s FirstSample) float64 {
-			if len(s.PenUpToShownMs) < 2 {
-				return math.NaN()
-			}
-			return quantile(s.PenUpToShownMs[1:], 0.5)
-		}, 0},
-		firstRow{"  the page's first preview (pen-up → on screen)", fPreview, func(s FirstSample) float64 {
-			if len(s.PenUpToShownMs) == 0 {
-				return math.NaN()
-			}
-			return s.PenUpToShownMs[0]
-		}, 0},
+		firstRow{"live preview: pen-up → on screen, p50 of later strokes", fPreview, laterStrokes(penUpToShown, 0.5), 0},
+		firstRow{"  the page's first preview (pen-up → on screen)", fPreview, firstStroke(penUpToShown), 0},
 		firstRow{"  the page's previewMs (pen-up → done), p50 of all", fPreview, func(s FirstSample) float64 {
 			if len(s.PreviewMs) == 0 {
 				return math.NaN()
 			}
 			return quantile(s.PreviewMs, 0.5)
 		}, 0},
-		firstRow{"amortised answers: pen-up → in the page, p50 of later strokes", fPreview, laterStrokes(func(s FirstSample) []float64 { return s.AmortisedInPageMs }, 0.5), 1},
-		firstRow{"  the same, slowest of later strokes", fPreview, laterStrokes(func(s FirstSample) []float64 { return s.AmortisedInPageMs }, 1), 1},
+		firstRow{"amortised answers: pen-up → in the page, p50 of later strokes", fPreview, laterStrokes(amortisedInPage, 0.5), 1},
+		firstRow{"  the same, slowest of later strokes", fPreview, laterStrokes(amortisedInPage, 1), 1},
 		firstRow{"  pen-up → the frame that shows them, p50 of later strokes", fPreview, laterStrokes(func(s FirstSample) []float64 { return s.AmortisedFrameMs }, 0.5), 1},
 		firstRow{"  the worker's time making them, p50 of later strokes", fPreview, laterStrokes(func(s FirstSample) []float64 { return s.AmortisedWorkerMs }, 0.5), 1},
-		firstRow{"  the page's first stroke: pen-up → in the page", fPreview, func(s FirstSample) float64 {
-			if len(s.AmortisedInPageMs) == 0 {
-				return math.NaN()
-			}
-			return s.AmortisedInPageMs[0]
-		}, 1},
+		firstRow{"  the page's first stroke: pen-up → in the page", fPreview, firstStroke(amortisedInPage), 1},
 	)
 	return rows
 }
@@ -245,8 +230,21 @@ func firstErrors(samples []FirstSample) string {
 	return fmt.Sprintf("%d first-minute runs failed; the first: %s", n, first)
 }
 
-// laterStrokes is the q-quantile of a stroke series without the page's first stroke (whose code is not yet
-// optimised), NaN when there is none.
+// The live preview's stroke series.
+func penUpToShown(s FirstSample) []float64    { return s.PenUpToShownMs }
+func amortisedInPage(s FirstSample) []float64 { return s.AmortisedInPageMs }
+
+// firstStroke is the page's first stroke of a stroke series (its code not yet optimised), NaN when there is none.
+func firstStroke(of func(FirstSample) []float64) func(FirstSample) float64 {
+	return func(s FirstSample) float64 {
+		if xs := of(s); len(xs) > 0 {
+			return xs[0]
+		}
+		return math.NaN()
+	}
+}
+
+// laterStrokes is the q-quantile of a stroke series without the page's first stroke, NaN when there is none.
 func laterStrokes(of func(FirstSample) []float64, q float64) func(FirstSample) float64 {
 	return func(s FirstSample) float64 {
 		if xs := of(s); len(xs) >= 2 {
