@@ -237,14 +237,15 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		ctx.Defer(func(app.Context) { drawDigit("recon", recon, 4) })
 		e.maybeFinish(ctx)
 		// Shown now, not at go-app's next frame; and the page's render (the model's view, and a stroke's held
-		// back by answerFirst) after the browser has painted them, not in the same task.
+		// back by answerFirst, which need not render it now) after the browser has painted them, not in the same
+		// task; or at once, when there are none to show.
+		e.held = false
 		if e.paintAmortised() {
 			e.publish()
 			ctx.PreventUpdate()
-			e.afterAnswers.request(ctx, func() { e.held = false })
+			e.afterAnswers.request(ctx)
 			return
 		}
-		e.held = false // no answers to show first: this dispatch renders what answerFirst held back
 	case "results":
 		took := run.Results[min(before, len(run.Results)):]
 		if len(took) == 0 {

@@ -84,21 +84,17 @@ type renderAfterPaint struct {
 	frame, task app.Func
 	queued      bool
 	ctx         app.Context
-	rendered    func() // called by the render's dispatch
 }
 
 // request asks for the render; asking again before it comes asks nothing more.
-func (r *renderAfterPaint) request(ctx app.Context, rendered func()) {
-	r.ctx, r.rendered = ctx, rendered
+func (r *renderAfterPaint) request(ctx app.Context) {
+	r.ctx = ctx
 	if r.queued {
 		return
 	}
 	if r.frame == nil {
 		r.task = pageFuncOf(func(app.Value, []app.Value) any {
-			r.ctx.Dispatch(func(app.Context) {
-				r.queued = false
-				r.rendered()
-			})
+			r.ctx.Dispatch(func(app.Context) { r.queued = false })
 			return nil
 		})
 		// A task queued from an animation frame's callback runs after that frame is painted.

@@ -140,15 +140,19 @@ func (e *Explainer) paintAmortised() bool {
 		e.slot = amortisedSlot{}
 		return false
 	}
+	same := e.slot.el != nil && el.Equal(e.slot.el) // the slot painted last, not one go-app made anew
 	var want *searchworker.Inspection
-	if in := e.in.Inspect; in != nil && e.in.X0 != nil && len(e.set.cards) == 0 && len(in.Amortised) > 0 {
-		want = in
-	}
 	stale := false
-	if want == nil && e.in.X0 != nil && e.in.Inspect == nil && e.in.InspectAt >= 0 && len(e.set.cards) == 0 && e.slot.el != nil && el.Equal(e.slot.el) {
+	switch in := e.in.Inspect; {
+	case e.in.X0 == nil || len(e.set.cards) > 0: // no input, or the search's cards in the answers' place
+	case in != nil:
+		if len(in.Amortised) > 0 {
+			want = in
+		}
+	case e.in.InspectAt >= 0 && same:
 		want, stale = e.slot.shown, true // the next answers are on their way: keep these till then
 	}
-	if e.slot.el != nil && el.Equal(e.slot.el) && e.slot.shown == want {
+	if same && e.slot.shown == want {
 		if e.slot.stale != stale {
 			markStale(el, stale)
 			e.slot.stale = stale

@@ -142,7 +142,7 @@ func (e *Explainer) padChanged(ctx app.Context) {
 const holdRender = 50 * time.Millisecond
 
 // answerFirst holds back the page's render of a new stroke (the set cleared, the link, the status) until the
-// stroke's amortised answers have been painted (onWorker renders after them), or holdRender has passed: that
+// stroke's amortised answers have come (onWorker renders once they are painted), or holdRender has passed: that
 // render and the browser's layout of it are 10–25 ms of the page's thread, and on two cores they delayed the
 // answers, which need the thread to be heard and a core to be made on, by as much. The pad shows the stroke
 // meanwhile.
@@ -153,7 +153,7 @@ func (e *Explainer) answerFirst(ctx app.Context) {
 	ctx.PreventUpdate()
 	e.held = true
 	ctx.After(holdRender, func(ctx app.Context) {
-		if !e.held { // rendered after the answers already
+		if !e.held { // the answers came, and with them the render
 			ctx.PreventUpdate()
 		}
 		e.held = false
