@@ -99,6 +99,10 @@ func rungs(m *clue.Models, ts []*Translation, x0, z0 []float32, ks []float32) []
 		}
 	}
 	images := m.VAE.DecodeImages(z)
+	norms := make([]float64, len(ts))
+	for i, t := range ts {
+		norms[i] = t.Norm()
+	}
 	out := make([][]Rung, len(ts))
 	for n, u := range m.BNN.Classify(images) {
 		i, r := n/len(ks), n%len(ks)
@@ -106,7 +110,7 @@ func rungs(m *clue.Models, ts []*Translation, x0, z0 []float32, ks []float32) []
 			out[i] = make([]Rung, len(ks))
 		}
 		img := images[n*784 : (n+1)*784]
-		out[i][r] = Rung{K: ks[r], Shift: float32(float64(ks[r]) * ts[i].Norm()), Z: z[n*latent : (n+1)*latent], Image: img,
+		out[i][r] = Rung{K: ks[r], Shift: float32(float64(ks[r]) * norms[i]), Z: z[n*latent : (n+1)*latent], Image: img,
 			Label: u.Label(), Probs: u.Probs, HTotal: u.Total, Distance: l1(img, x0)}
 	}
 	return out
