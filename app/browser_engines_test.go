@@ -35,6 +35,12 @@ func startEngine(t *testing.T, engine string) drive.Browser {
 // startEngineSized is startEngine with a viewport of w × h CSS pixels.
 func startEngineSized(t *testing.T, engine string, w, h int) drive.Browser {
 	t.Helper()
+	return startEngineWith(t, engine, drive.Options{Width: w, Height: h})
+}
+
+// startEngineWith is startEngine with the options given (the page's errors go to the test's log).
+func startEngineWith(t *testing.T, engine string, o drive.Options) drive.Browser {
+	t.Helper()
 	if only := os.Getenv("E2E_ENGINES"); only != "" && !slices.Contains(strings.Split(only, ","), engine) {
 		t.Skipf("skipping %s: E2E_ENGINES=%s", engine, only)
 	}
@@ -62,7 +68,8 @@ func startEngineSized(t *testing.T, engine string, w, h int) drive.Browser {
 			t.Logf("%s: (more page errors are not shown)", engine)
 		}
 	}
-	b, err := drive.Start(ctx, engine, drive.Options{Width: w, Height: h, Logf: logf})
+	o.Logf = logf
+	b, err := drive.Start(ctx, engine, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,6 +329,9 @@ func TestBrowserEngines(t *testing.T) {
 					t.Logf("%s: workers ready %.0f ms after navigation; drawn digit read as %d, set of 100 in %.0f ms, equal to the native set",
 						name, ready, drawn.Report.Label, drawn.ElapsedMs)
 					engineCached(t, page)
+					if note := engineEval[string](t, page, `document.getElementById("offline-note") ? document.getElementById("offline-note").textContent : ""`); note != (offlineUse{Known: true}).Sentence() {
+						t.Errorf("%s: the page kept for offline use says %q of it", name, note)
+					}
 					// The global view: its groups, and a group's members (fetched now, so kept for offline use).
 					engineClick(t, page, "global-load")
 					engineWait(t, page, "the global view's groups", `document.querySelectorAll("#global .group").length == 56`, 30*time.Second)

@@ -52,12 +52,13 @@ type Explainer struct {
 // modelsState is what the page knows of the models: the assets web/loader.js compiled and checked, the
 // bundle's download, and what the workers say they run.
 type modelsState struct {
-	assets      app.Value // the compiled worker and kernel and the checked models bundle (web/loader.js)
-	loaded      int       // bytes of the models bundle fetched so far
-	total       int       // its size
-	version     string    // the page's build
-	fingerprint uint32    // the models' fingerprint, as the workers report it
-	stale       bool      // a worker runs another build than the page
+	assets      app.Value  // the compiled worker and kernel and the checked models bundle (web/loader.js)
+	loaded      int        // bytes of the models bundle fetched so far
+	total       int        // its size
+	version     string     // the page's build
+	fingerprint uint32     // the models' fingerprint, as the workers report it
+	stale       bool       // a worker runs another build than the page
+	offline     offlineUse // whether the browser lets the page be kept for offline use (web/loader.js)
 }
 
 // setView is the run's set as the page shows it, beyond its schedule (which is work.Run).
@@ -130,6 +131,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	}
 	e.settings.WorkersIn = strconv.Itoa(n)
 	e.loadAssets(ctx, n)
+	e.models.offline.watch(ctx)
 	app.Window().Call("addEventListener", "hashchange", pageFuncOf(func(app.Value, []app.Value) any {
 		ctx.Dispatch(e.onHashChange)
 		return nil

@@ -34,7 +34,7 @@ func (e *Explainer) Render() app.UI {
 		)
 	}
 	return app.Div().Class("page").Body(
-		&headerPanel{},
+		&headerPanel{Offline: e.models.offline},
 		&noticesPanel{Page: e, View: e.noticesView()},
 		app.Div().Class("stage").Body(
 			&inputPanel{Page: e, View: e.inputView()},
@@ -47,10 +47,13 @@ func (e *Explainer) Render() app.UI {
 	)
 }
 
-// headerPanel is the page's title and what it shows; it never changes.
-type headerPanel struct{ app.Compo }
+// headerPanel is the page's title and what it shows, with whether it works offline.
+type headerPanel struct {
+	app.Compo
+	Offline offlineUse
+}
 
-func (*headerPanel) Render() app.UI {
+func (p *headerPanel) Render() app.UI {
 	defer rendered("header", time.Now())
 	return app.Header().Body(
 		app.H1().Text("deltaclue"),
@@ -63,6 +66,7 @@ func (*headerPanel) Render() app.UI {
 				app.P().Text("When it is unsure, δ-CLUE explains why by searching the latent space of a variational autoencoder, within a ball of radius δ around the digit's code, for digits the network is confident about. Each of n searches starts elsewhere in the ball; together they show the different ways the digit could be read, how far each is from what was drawn (d, the L1 distance in pixels), and how the labels share out."),
 				app.P().Body(app.Text("Everything runs in your browser, in a pool of Web Workers. Method: Ley, Bhatt & Weller, "),
 					app.A().Href(PaperURL).Target("_blank").Rel("noopener").Text("δ-CLUE: Diverse Sets of Explanations for Uncertainty Estimates"), app.Text(" (2021).")),
+				app.If(p.Offline.Known, func() app.UI { return app.P().ID("offline-note").Title(p.Offline.Reason).Text(p.Offline.Sentence()) }),
 			),
 		),
 	)

@@ -7,6 +7,100 @@
 
 const deltaclueBase = document.currentScript ? document.currentScript.src : location.href;
 
+// Site data a browser may deny this page: a frame on another site's page where the visitor's browser blocks
+// third-party storage (without partitioning it), or a visitor who blocks site data for this site. Reading
+// localStorage or sessionStorage then throws a SecurityError (or, in WebKit with storage turned off, gives null),
+// and go-app reads localStorage as it starts: its program would stop before it ran. Each such store is replaced,
+// for this page only, by one kept in memory, and the service worker is not asked for (its registration would
+// be refused, and go-app would log it as an error): the page explains as usual, and only offline use is lost.
+// deltaclueOffline resolves to "" once this page is kept for offline use (the service worker registered, the
+// Cache API answering), or to the reason it is not; the page says so in its "What am I looking at?" and an
+// embed in its ready message.
+const deltaclueStorageDenied = (() => {
+  const denied = [];
+  for (const name of ["localStorage", "sessionStorage"]) {
+    let usable = false;
+    try {
+      const store = window[name];
+      if (store) {
+        store.setItem("deltaclue:probe", "1");
+        store.removeItem("deltaclue:probe");
+        usable = true;
+      }
+    } catch (err) {
+      usable = false;
+    }
+    if (!usable) {
+      denied.push(name);
+      try {
+        Object.defineProperty(window, name, { value: deltaclueMemoryStorage(), configurable: true, enumerable: true });
+      } catch (err) {
+        // Not replaceable here: go-app will fail as before, and the page says the workers could not start.
+      }
+    }
+  }
+  if (denied.length) {
+    try {
+      delete Navigator.prototype.serviceWorker; // so that go-app's app.js does not ask (see above)
+    } catch (err) {
+      // a browser whose navigator cannot be changed: go-app logs the refusal, and nothing else changes
+    }
+  }
+  return denied;
+})();
+
+// deltaclueMemoryStorage is a Storage (the Web Storage API) kept in memory, for as long as the page is open.
+function deltaclueMemoryStorage() {
+  const items = new Map();
+  return {
+    get length() { return items.size; },
+    key(i) { return i >= 0 && i < items.size ? [...items.keys()][i] : null; },
+    getItem(k) { return items.has(String(k)) ? items.get(String(k)) : null; },
+    setItem(k, v) { items.set(String(k), String(v)); },
+    removeItem(k) { items.delete(String(k)); },
+    clear() { items.clear(); },
+  };
+}
+
+// deltaclueCaches is this page's Cache API, or null where the browser denies it (reading `caches` throws in
+// some browsers then, rather than rejecting).
+function deltaclueCaches() {
+  try {
+    return "caches" in window && window.caches ? window.caches : null;
+  } catch (err) {
+    return null;
+  }
+}
+
+window.deltaclueOffline = (() => {
+  if (deltaclueStorageDenied.length) {
+    return Promise.resolve("this browser keeps no data for this site here (" + deltaclueStorageDenied.join(" and ") + " denied)");
+  }
+  let registered = null;
+  try {
+    const sw = navigator.serviceWorker;
+    if (sw && sw.register) {
+      registered = new Promise((resolve) => {
+        const register0 = sw.register;
+        sw.register = function () { // go-app's call: its outcome is what offline use depends on
+          sw.register = register0;
+          const p = register0.apply(sw, arguments);
+          p.then(() => resolve(""), (err) => resolve("the service worker was refused (" + (err && err.message || err) + ")"));
+          return p;
+        };
+      });
+    }
+  } catch (err) {
+    registered = null;
+  }
+  if (!registered) {
+    return Promise.resolve("this browser has no service workers for this page");
+  }
+  const cache = deltaclueCaches();
+  const cached = cache ? cache.keys().then(() => "", () => "the Cache API is denied") : Promise.resolve("this browser has no Cache API for this page");
+  return Promise.all([registered, cached]).then((reasons) => reasons.filter((r) => r).join("; "));
+})();
+
 // deltaclueDigest is the SHA-256 of the models bundle as hex, worked out natively (SubtleCrypto, a few ms), or ""
 // where there is no SubtleCrypto (a page served over plain HTTP from another machine). The page checks it
 // against the build's; each worker, handed it with the bundle, skips the files' own payload hashes when it is
@@ -199,7 +293,8 @@ let deltaclueApp = null; // a promise of a copy of the app.wasm response, for th
 }
 
 window.deltaclueLoad = async function (urls, cacheName, onProgress) {
-  const cache = ("caches" in window) ? await caches.open(cacheName).catch(() => null) : null;
+  const caches = deltaclueCaches();
+  const cache = caches ? await caches.open(cacheName).catch(() => null) : null;
   const name = (url) => new URL(url, location.href).pathname.split("/").pop();
   // early takes what this script started for url, if anything.
   const early = (url) => {

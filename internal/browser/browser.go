@@ -64,7 +64,27 @@ type Options struct {
 	Width, Height int
 	// Logf, if set, receives the page's errors: uncaught exceptions and console errors.
 	Logf func(format string, args ...any)
+	// Storage is what site data the browser grants pages (the engine's defaults when zero).
+	Storage Storage
 }
+
+// Storage is what site data (cookies, Web Storage, IndexedDB, the Cache API, service workers) a browser grants
+// pages, set as a visitor or an administrator sets it.
+type Storage int
+
+const (
+	// StorageDefault is the engine's own default.
+	StorageDefault Storage = iota
+	// StorageNoThirdParty denies it to a frame whose site is not its top page's, unpartitioned: Chromium with
+	// third-party cookies blocked and without storage partitioning (as Playwright launches it, or an enterprise
+	// policy); Firefox blocking third-party cookies (network.cookie.cookieBehavior 1). WebKitGTK has no setting
+	// that denies only third-party frames (it partitions them), so there it is StorageNone.
+	StorageNoThirdParty
+	// StorageNone denies it to every page, top-level ones too: a visitor who blocks site data. Chromium's
+	// cookie setting "block" (profile.default_content_setting_values.cookies 2); Firefox's cookieBehavior 2;
+	// WebKitGTK with local storage and IndexedDB turned off and cookies never accepted.
+	StorageNone
+)
 
 func (o *Options) defaults() {
 	if o.Width == 0 {

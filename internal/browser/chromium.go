@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -53,11 +54,17 @@ func startChromium(ctx context.Context, o Options) (Browser, error) {
 		return nil, err
 	}
 	var out bytes.Buffer
+	extra, err := chromiumStorage(profile, o.Storage)
+	if err != nil {
+		os.RemoveAll(profile)
+		return nil, err
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("no-first-run", true), chromedp.UserDataDir(profile), chromedp.WindowSize(o.Width, o.Height),
 		chromedp.CombinedOutput(&out))
+	opts = append(opts, extra...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	cctx, cancelC := chromedp.NewContext(actx)
 	c := &chromium{ctx: cctx, profile: profile, cancel: func() { cancelC(); cancelA() }}
@@ -172,4 +179,29 @@ func (c *chromium) Close() error {
 func tailOf(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// chromiumStorage writes the profile's preferences for what site data pages get, and returns the flags it needs.
+func chromiumStorage(profile string, s Storage) ([]chromedp.ExecAllocatorOption, error) {
+	var prefs string
+	var flags []chromedp.ExecAllocatorOption
+	switch s {
+	case StorageDefault:
+		return nil, nil
+	case StorageNoThirdParty:
+		// Third-party cookies blocked (the setting's two spellings, old and new), and no partitioned storage to
+		// fall back on: a frame of another site is denied its storage.
+		prefs = `{"profile": {"block_third_party_cookies": true, "cookie_controls_mode": 1}}`
+		// chromedp's default disable-features, and storage partitioning.
+		flags = append(flags, chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,ThirdPartyStoragePartitioning"))
+	case StorageNone:
+		prefs = `{"profile": {"default_content_setting_values": {"cookies": 2}}}`
+	default:
+		return nil, fmt.Errorf("unknown storage setting %d", s)
+	}
+	dir := filepath.Join(profile, "Default")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return flags, os.WriteFile(filepath.Join(dir, "Preferences"), []byte(prefs), 0o644)
 }

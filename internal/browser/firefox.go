@@ -64,7 +64,14 @@ func startFirefox(ctx context.Context, o Options) (b Browser, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(firefoxPrefs), 0o644); err != nil {
+	prefs := firefoxPrefs
+	switch o.Storage {
+	case StorageNoThirdParty: // block third-party cookies, and with them a third-party frame's storage
+		prefs += "user_pref(\"network.cookie.cookieBehavior\", 1);\n"
+	case StorageNone: // block every site's cookies and storage
+		prefs += "user_pref(\"network.cookie.cookieBehavior\", 2);\n"
+	}
+	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(prefs), 0o644); err != nil {
 		os.RemoveAll(profile)
 		return nil, err
 	}

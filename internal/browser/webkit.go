@@ -141,9 +141,14 @@ func startWebKit(ctx context.Context, o Options) (b Browser, err error) {
 		SessionID    string
 		Capabilities struct{ BrowserName, BrowserVersion string }
 	}
+	args := []string{"--automation", "--enable-write-console-messages-to-stdout=true"}
+	if o.Storage != StorageDefault {
+		// WebKit partitions a third-party frame's storage rather than deny it, and has no setting that denies it
+		// to third-party frames alone: every page is denied it (see StorageNoThirdParty).
+		args = append(args, "--enable-html5-local-storage=false", "--enable-html5-database=false", "--cookies-policy=never")
+	}
 	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
-		"webkitgtk:browserOptions": map[string]any{"binary": minibrowser,
-			"args": []string{"--automation", "--enable-write-console-messages-to-stdout=true"}},
+		"webkitgtk:browserOptions": map[string]any{"binary": minibrowser, "args": args},
 	}}}
 	if err := w.do(ctx, http.MethodPost, root+"/session", caps, &sess); err != nil {
 		return nil, err
