@@ -44,6 +44,21 @@ func TestBrowserGlobalView(t *testing.T) {
 				for (const k of await caches.keys()) { if (await (await caches.open(k)).match(new URL("web/global.json", document.baseURI).href)) return true; }
 				return false; })()`, 20*time.Second)
 			waitFor(t, ctx, "the focus on the label filter", `document.activeElement.id == "global-from"`, 5*time.Second)
+			// Group 1 → 9: the step makes neither of its 2 test digits sure, so it has no distance to show.
+			const none = "2 test digits · none made sure (search d 27.0)"
+			if s := eval[string](t, ctx, `document.querySelector("#group-1-9 .group-stats").textContent`); s != none {
+				t.Errorf("group 1 → 9 reads %q, want %q", s, none)
+			}
+			if l := eval[string](t, ctx, `document.getElementById("group-1-9").getAttribute("aria-label")`); !strings.Contains(l, none) {
+				t.Errorf("group 1 → 9's aria-label is %q, want it to say %q", l, none)
+			}
+			if n := eval[int](t, ctx, `Array.from(document.querySelectorAll("#global .group")).filter((e) => /d 0\.0\b/.test(e.textContent + e.getAttribute("aria-label"))).length`); n != 0 {
+				t.Errorf("%d groups show a distance of 0.0", n)
+			}
+			if site.name == "subpath" {
+				eval[bool](t, ctx, `(() => { document.getElementById("group-1-9").scrollIntoView({block: "center"}); return true; })()`)
+				shoot(t, ctx, "#group-1-9", "global-group-1-9.png")
+			}
 			// Only the groups of digits read as 7.
 			eval[bool](t, ctx, `(() => { const s = document.getElementById("global-from"); s.value = "7"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
 			waitFor(t, ctx, "the filter", `document.querySelectorAll("#global .group").length == 7`, 5*time.Second)

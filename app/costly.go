@@ -21,7 +21,7 @@ const CostlyRatio = sharelink.CostlyRatio
 // askCostly shows the choice for a costly link and starts measuring (core.Pool.AskCostly), and says whether it
 // did.
 func (e *Explainer) askCostly(ctx app.Context, link sharelink.State) bool {
-	if e.pool == nil {
+	if e.workers.pool == nil {
 		return false
 	}
 	cmds, costly := e.work.AskCostly(link, e.in.X0)

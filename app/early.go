@@ -25,27 +25,27 @@ type heldMessage struct {
 }
 
 // holdEarly keeps a message of the early run until the page decides about it.
-func (e *Explainer) holdEarly(k int, r searchworker.Response, at float64) bool {
-	if e.early == nil || (r.ID != e.early.id && r.ID != -e.early.id) {
+func (w *searchWorkers) holdEarly(k int, r searchworker.Response, at float64) bool {
+	if w.early == nil || (r.ID != w.early.id && r.ID != -w.early.id) {
 		return false
 	}
-	e.early.held = append(e.early.held, heldMessage{k, r, at})
+	w.early.held = append(w.early.held, heldMessage{k, r, at})
 	return true
 }
 
 // dropEarly cancels the early run, if there is one, and forgets what it sent.
-func (e *Explainer) dropEarly() {
-	if e.early == nil {
+func (w *searchWorkers) dropEarly() {
+	if w.early == nil {
 		return
 	}
-	if e.pool != nil {
+	if w.pool != nil {
 		all := map[int]bool{}
-		for k := range e.pool.workers {
+		for k := range w.pool.workers {
 			all[k] = true
 		}
-		e.pool.cancel(e.early.id, all)
+		w.pool.cancel(w.early.id, all)
 	}
-	e.early = nil
+	w.early = nil
 }
 
 // openEarly opens link with the early run if that run is this link's, as the page would have started it: the
@@ -53,19 +53,19 @@ func (e *Explainer) dropEarly() {
 // applied too), and every worker still the one the loader started. It sets the input, takes over the run and
 // replays what the workers sent meanwhile. Otherwise it cancels the early run and reports false.
 func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
-	r := e.early
+	r := e.workers.early
 	if r == nil {
 		return false
 	}
 	s, err := sharelink.Decode(r.link)
 	if err != nil || sharelink.Encode(s) != sharelink.Encode(link) || !searchworker.OpensEarly(link, e.models.fingerprint) ||
-		e.pool == nil || !e.work.AllEarly() || e.work.ReadyCount() != len(e.work.Workers) || e.running() || e.sweep.run.running() {
-		e.dropEarly()
+		e.workers.pool == nil || !e.work.AllEarly() || e.work.ReadyCount() != len(e.work.Workers) || e.running() || e.sweep.run.running() {
+		e.workers.dropEarly()
 		return false
 	}
-	e.early = nil
-	if e.timing != nil {
-		e.timing["adopted"] = now() // when the page took the loader's run over
+	e.workers.early = nil
+	if e.models.timing != nil {
+		e.models.timing["adopted"] = now() // when the page took the loader's run over
 	}
 	e.takeInput(ctx, link.Image, "the shared link")
 	e.showOnPad(e.in.X0)

@@ -88,7 +88,7 @@ func (e *Explainer) onHostMessage(ctx app.Context, text, origin string, source a
 // runHostDigit explains the host's digit once a worker is ready.
 func (e *Explainer) runHostDigit(ctx app.Context) {
 	m := e.embed.pending
-	if m == nil || e.pool == nil || e.work.ReadyCount() == 0 {
+	if m == nil || e.workers.pool == nil || e.work.ReadyCount() == 0 {
 		return
 	}
 	e.embed.pending = nil

@@ -29,28 +29,21 @@ type Explainer struct {
 	links    core.Links     // the share link being opened, its faults and what it still has to restore
 
 	// What the shell keeps beside it.
-	pool         *pool              // the workers themselves (pool.go)
-	poolErr      string             // why the pool failed, if it did
-	models       modelsState        // the compiled worker, the models bundle and what the workers run
-	timing       map[string]float64 // when the page mounted, loaded and checked the models, had every worker ready (ms since navigation)
-	set          setView            // the set as shown: its summary, cards, sentence, figures
-	sweep        sweepState         // the δ sweep and its ladder as typed
-	summaries    summaryWork        // large sets are summarised off the main thread (summariser.go)
-	copied       copyNote           // what Copy link did, shown for a few seconds
-	reportGetter app.Func           // window.deltaclue.report's getter (mainthread.go)
-	early        *earlyRun          // the loader's run of the address's link, until the page opens the link (early.go)
-	amortised    amortisedState     // the latest inspection's amortised answers (window.deltaclue.amortised)
-	slot         amortisedSlot      // what #amortised-slot shows (paintAmortised)
-	held         bool               // a stroke's render waits for its amortised answers (answerFirst)
-	afterAnswers renderAfterPaint   // the render that follows them
-	global       globalState        // the global view: GLAM-CLUE's groups, fetched when asked (panel_global.go)
-	embed        embedState         // in a host page's frame: the compact layout and the host's messages (embed.go)
-	gc           collector          // collections held during a search, made when idle (collector.go)
-	order        gridOrder          // the grid's order, kept until what it depends on changes (redraw.go)
+	workers      searchWorkers // the workers themselves, why they failed, the loader's early run (pool.go)
+	models       modelsState   // the compiled worker, the models bundle, what the workers run, when each came
+	set          setView       // the set as shown: its summary, cards, sentence, figures, the grid's order
+	sweep        sweepState    // the δ sweep and its ladder as typed
+	summaries    summaryWork   // large sets are summarised off the main thread (summariser.go)
+	copied       copyNote      // what Copy link did, shown for a few seconds
+	reportGetter app.Func      // window.deltaclue.report's getter (mainthread.go)
+	amortised    amortisedView // the input's amortised answers: published, painted, awaited (amortised.go)
+	global       globalState   // the global view: GLAM-CLUE's groups, fetched when asked (panel_global.go)
+	embed        embedState    // in a host page's frame: the compact layout and the host's messages (embed.go)
+	gc           collector     // collections held during a search, made when idle (collector.go)
 }
 
 // modelsState is what the page knows of the models: the assets web/loader.js compiled and checked, the
-// bundle's download, and what the workers say they run.
+// bundle's download, what the workers say they run, and when each of these happened.
 type modelsState struct {
 	assets      app.Value  // the compiled worker and kernel and the checked models bundle (web/loader.js)
 	loaded      int        // bytes of the models bundle fetched so far
@@ -59,6 +52,9 @@ type modelsState struct {
 	fingerprint uint32     // the models' fingerprint, as the workers report it
 	stale       bool       // a worker runs another build than the page
 	offline     offlineUse // whether the browser lets the page be kept for offline use (web/loader.js)
+	// when the page mounted, loaded and checked the models, had every worker ready, adopted the loader's early
+	// run (ms since navigation; nil before the page mounts)
+	timing map[string]float64
 }
 
 // setView is the run's set as the page shows it, beyond its schedule (which is work.Run).
@@ -77,6 +73,7 @@ type setView struct {
 	tradeoffSVG   string          // the trade-off plot of the results so far
 	mapSVG        string          // the latent map of the results so far
 	redrawPending bool            // a redraw of the results is scheduled
+	order         gridOrder       // the grid's order, kept until what it depends on changes (redraw.go)
 }
 
 // setCards makes cards the summary's mode cards; their JSON for window.deltaclue is made again when published.
@@ -146,8 +143,8 @@ func (e *Explainer) OnMount(ctx app.Context) {
 
 // OnDismount stops the workers.
 func (e *Explainer) OnDismount() {
-	if e.pool != nil {
-		e.pool.close()
+	if e.workers.pool != nil {
+		e.workers.pool.close()
 	}
 	if e.summaries.worker != nil {
 		e.summaries.worker.close()
@@ -155,10 +152,10 @@ func (e *Explainer) OnDismount() {
 }
 
 func (e *Explainer) startPool(ctx app.Context, n int) {
-	if e.pool != nil {
-		e.pool.close()
+	if e.workers.pool != nil {
+		e.workers.pool.close()
 	}
-	e.poolErr, e.models.stale = "", false
+	e.workers.err, e.models.stale = "", false
 	script := ctx.ResolveStaticResource("/web/worker.js")
 	onMessage := func(k int, r searchworker.Response, at float64, raw app.Value) {
 		ctx.Dispatch(func(ctx app.Context) { e.onWorker(ctx, k, r, at, raw) })
@@ -170,18 +167,18 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 	if early.Truthy() && early.Get("n").Int() == n {
 		if link := early.Get("link").String(); link != "" {
 			id := early.Get("id").Int()
-			e.early = &earlyRun{link: link, id: id}
+			e.workers.early = &earlyRun{link: link, id: id}
 			e.work.SkipIDs(id)
 			e.in.InspectSeq = max(e.in.InspectSeq, id)
 		}
 		e.work.Resize(n, true, time.Now())
-		e.pool = adoptPool(early, script, e.models.assets, onMessage)
+		e.workers.pool = adoptPool(early, script, e.models.assets, onMessage)
 	} else {
 		if early.Truthy() {
 			early.Call("terminate") // started for another number of workers
 		}
 		e.work.Resize(n, false, time.Now())
-		e.pool = newPool(n, script, e.models.assets, onMessage)
+		e.workers.pool = newPool(n, script, e.models.assets, onMessage)
 	}
 	if !e.embed.on { // an embed's sets are small: it summarises them itself rather than run a second worker
 		e.startSummariser(ctx, script)
@@ -194,12 +191,12 @@ func (e *Explainer) startPool(ctx app.Context, n int) {
 // does what is the page's.
 func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at float64, raw app.Value) {
 	if r.Type == "ready" {
-		if e.timing != nil && e.timing["ready"] == 0 {
-			e.timing["ready heard"] = max(e.timing["ready heard"], at)
+		if e.models.timing != nil && e.models.timing["ready"] == 0 {
+			e.models.timing["ready heard"] = max(e.models.timing["ready heard"], at)
 		}
 		at = saidAt(r, at, timeOrigin())
 	}
-	if e.holdEarly(k, r, at) {
+	if e.workers.holdEarly(k, r, at) {
 		return
 	}
 	run := &e.work.Run
@@ -234,18 +231,18 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		if !e.in.Inspected(r.ID, r.Inspection) { // an answer about an earlier input
 			return
 		}
-		e.amortised = amortisedState{Ms: r.Inspection.AmortisedMs, Count: len(r.Inspection.Amortised), Heard: at}
+		e.amortised.latest = amortisedState{Ms: r.Inspection.AmortisedMs, Count: len(r.Inspection.Amortised), Heard: at}
 		recon := r.Inspection.Reconstruction // captured: a later input may clear e.in.Inspect before this runs
 		ctx.Defer(func(app.Context) { drawDigit("recon", recon, 4) })
 		e.maybeFinish(ctx)
 		// Shown now, not at go-app's next frame; and the page's render (the model's view, and a stroke's held
 		// back by answerFirst, which need not render it now) after the browser has painted them, not in the same
 		// task; or at once, when there are none to show.
-		e.held = false
-		if e.paintAmortised() {
+		e.amortised.held = false
+		if e.amortised.paint(&e.in, len(e.set.cards) > 0) {
 			e.publish()
 			ctx.PreventUpdate()
-			e.afterAnswers.request(ctx)
+			e.amortised.after.request(ctx)
 			return
 		}
 	case "results":
@@ -274,14 +271,6 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 	e.publish()
 }
 
-// amortisedState is what the page publishes of the latest amortised answers: how long the worker took to make
-// them (Ms), how many there were, and when the page heard them and drew them (ms since navigation).
-type amortisedState struct {
-	Ms           float64
-	Count        int
-	Heard, Shown float64
-}
-
 // saidAt is when a ready message was sent, on the page's clock (ms since navigation; origin is the page's
 // performance.timeOrigin), from the worker's own clock that it carries; at, when the page's thread heard it, if
 // it carries none or a time that cannot be (clocks are the same machine's, but a page must not trust a number
@@ -297,8 +286,8 @@ func saidAt(r searchworker.Response, at, origin float64) float64 {
 // onReady takes worker k's word that it is up: the pool's timing and the models it runs, the models' view of
 // the input if it is still to be asked, and a link waiting for every worker.
 func (e *Explainer) onReady(ctx app.Context, k int, r searchworker.Response) {
-	if e.work.ReadyCount() == len(e.work.Workers) && e.timing != nil && e.timing["ready"] == 0 {
-		_, e.timing["ready"] = e.work.ReadySpan() // when they said it: an early worker's message waited for the page
+	if e.work.ReadyCount() == len(e.work.Workers) && e.models.timing != nil && e.models.timing["ready"] == 0 {
+		_, e.models.timing["ready"] = e.work.ReadySpan() // when they said it: an early worker's message waited for the page
 	}
 	e.models.fingerprint = r.Fingerprint
 	if r.Version != e.models.version {
@@ -324,7 +313,7 @@ func (e *Explainer) onError(ctx app.Context, r searchworker.Response, runs bool)
 		e.in.Refused(r.ID, sentence(r.Error)) // the page's own messages (an upload's, which starts with its file name) are sentences already
 		ctx.Defer(e.repaintAmortised)         // no answers are on their way any more
 	} else if !e.sel.TraceFailed(r.ID, r.Error) {
-		e.poolErr = r.Error
+		e.workers.err = r.Error
 	}
 	return true
 }
@@ -335,9 +324,9 @@ func (e *Explainer) exec(ctx app.Context, cmds []core.Command) {
 	for _, c := range cmds {
 		switch c := c.(type) {
 		case core.Post:
-			e.pool.post(c.Worker, c.Request)
+			e.workers.pool.post(c.Worker, c.Request)
 		case core.Replace:
-			e.pool.restart(c.Worker)
+			e.workers.pool.restart(c.Worker)
 		case core.ResultsReset:
 			e.set.summarised = 0
 			e.resetSummary()
@@ -351,8 +340,8 @@ func (e *Explainer) exec(ctx app.Context, cmds []core.Command) {
 // postAll sends the messages among cmds (a dropped run's or sweep's cancels: they come with nothing else).
 func (e *Explainer) postAll(cmds []core.Command) {
 	for _, c := range cmds {
-		if p, ok := c.(core.Post); ok && e.pool != nil {
-			e.pool.post(p.Worker, p.Request)
+		if p, ok := c.(core.Post); ok && e.workers.pool != nil {
+			e.workers.pool.post(p.Worker, p.Request)
 		}
 	}
 }
@@ -372,7 +361,7 @@ func (e *Explainer) onTimer(ctx app.Context, ev core.Event) {
 		var gaveUp []int
 		cmds, gaveUp = e.work.CheckStarts(ev, time.Now())
 		for _, k := range gaveUp {
-			e.poolErr = fmt.Sprintf("Search worker %d did not start after %d tries; the page runs with the others.", k+1, core.StartTries)
+			e.workers.err = fmt.Sprintf("Search worker %d did not start after %d tries; the page runs with the others.", k+1, core.StartTries)
 		}
 		e.exec(ctx, cmds)
 		if len(gaveUp) > 0 {

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -154,4 +155,41 @@ func TestGlobalData(t *testing.T) {
 		t.Errorf("%d groups and %d digits, want 56 and %d", len(parsed.Groups), len(parsed.Digits), mg.Uncertain)
 	}
 	t.Logf("web/global.json: %d bytes, %d groups, %d digits", len(committed), len(parsed.Groups), len(parsed.Digits))
+}
+
+// TestGlobalGroupStats: a group the step makes none sure has no distance (its mean_distance is 0 for want of
+// answers, as for group 1 → 9 in web/global.json): its line, its button's aria-label and its strip say none
+// was made sure, never "d 0.0"; a group with no search distance says so too.
+func TestGlobalGroupStats(t *testing.T) {
+	strip := GlobalStrip{Digit: 7, Frames: []string{"a", "b"}, Labels: []int{4, 4}, H: []float32{0.68, 0.61}}
+	g := &GlobalData{Ks: []float32{0.5, 1}, Digits: []GlobalDigit{{Index: 7, Label: 1, Read: 1, H: 0.9}}, Groups: []GlobalGroup{
+		{From: 1, To: 9, Members: 2, MeanSearchDistance: 26.978, Strip: strip},
+		{From: 2, To: 3, Members: 0, Strip: strip},
+		{From: 0, To: 6, Members: 4, Coverage: 0.75, MeanDistance: 41.25, MeanSearchDistance: 30.04, Strip: strip},
+	}}
+	for _, c := range []struct {
+		group int
+		want  string
+	}{
+		{0, "2 test digits · none made sure (search d 27.0)"},
+		{1, "0 test digits · none made sure (no search)"},
+		{2, "4 test digits · 75 % sure · d 41.2 (search 30.0)"},
+	} {
+		if got := groupStats(g.Groups[c.group]); got != c.want {
+			t.Errorf("group %d → %d: %q, want %q", g.Groups[c.group].From, g.Groups[c.group].To, got, c.want)
+		}
+	}
+	for _, from := range []int{-1, 1} {
+		html := globalHTML(g, from, -1, clue.Defaults().HThreshold)
+		if strings.Contains(html, "d 0.0") || strings.Contains(html, "0 % sure") || strings.Contains(html, "search 0.0") {
+			t.Errorf("from %d: a group with nothing sure shows a distance of nothing:\n%s", from, html)
+		}
+		if !strings.Contains(html, `aria-label="group 1 → 9: 2 test digits · none made sure (search d 27.0); `) ||
+			!strings.Contains(html, `<span class="group-stats">2 test digits · none made sure (search d 27.0)</span>`) {
+			t.Errorf("from %d: group 1 → 9's line or aria-label does not say none was made sure:\n%s", from, html)
+		}
+		if strings.Contains(html, "✓") || strings.Contains(html, `class="sure"`) {
+			t.Errorf("from %d: a strip read as 4 is marked sure of 9:\n%s", from, html)
+		}
+	}
 }

@@ -35,7 +35,7 @@ func TestStatusCountsInWords(t *testing.T) {
 		{Explainer{work: core.Pool{Run: core.Run{Phase: core.Done, Workers: 2, Results: one, Total: 1}}}, "Done: 1 explanation in "},
 		{Explainer{work: core.Pool{Run: core.Run{Phase: core.Running, Results: one, Total: 1}}}, "1 of 1 explanation"},
 		{Explainer{work: core.Pool{Run: core.Run{Phase: core.Cancelled, Results: one, Total: 2}}}, "with 1 of 2 explanations."},
-		{Explainer{settings: core.Settings{OK: true}, pool: &pool{}}, "0 of 0 workers ready."},
+		{Explainer{settings: core.Settings{OK: true}, workers: searchWorkers{pool: &pool{}}}, "0 of 0 workers ready."},
 		{Explainer{}, "Starting the search workers …"}, // before the pool: the pre-rendered page, the models' download
 	} {
 		if got := c.e.status(); !strings.Contains(got, c.want) {

@@ -37,10 +37,10 @@ func (e *Explainer) tookInput(ctx app.Context) {
 }
 
 func (e *Explainer) requestInspect() {
-	if e.pool == nil {
+	if e.workers.pool == nil {
 		return
 	}
 	if ask, ok := e.in.Ask(e.work.ReadyWorkers()); ok {
-		e.pool.post(ask.Worker, ask.Request)
+		e.workers.pool.post(ask.Worker, ask.Request)
 	}
 }

@@ -15,12 +15,12 @@ import (
 
 // openPendingLink runs a shared link once every worker is up, so that it gets the whole pool.
 func (e *Explainer) openPendingLink(ctx app.Context) {
-	if e.pool == nil {
+	if e.workers.pool == nil {
 		return
 	}
 	link, due, refused := e.links.Due(&e.work, e.models.fingerprint)
 	if refused != nil {
-		e.dropEarly()
+		e.workers.dropEarly()
 	}
 	if !due {
 		return

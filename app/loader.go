@@ -25,7 +25,7 @@ const ModelsFile = "/web/models.bin"
 // drawing pad, the gallery and uploads need no workers.
 func (e *Explainer) loadAssets(ctx app.Context, n int) {
 	e.models.total, _ = strconv.Atoi(ModelsBytes)
-	e.timing = map[string]float64{"mounted": now()}
+	e.models.timing = map[string]float64{"mounted": now()}
 	urls := map[string]any{
 		"worker": ctx.ResolveStaticResource("/web/worker.wasm"), "kernel": ctx.ResolveStaticResource("/web/matmul.wasm"),
 		"models": ctx.ResolveStaticResource(ModelsFile), "app": ctx.ResolveStaticResource("/web/app.wasm"),
@@ -42,7 +42,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 	})
 	load := app.Window().Get("deltaclueLoad")
 	if load.IsUndefined() {
-		e.poolErr = "The page's loader (web/loader.js) is missing: reload the page."
+		e.workers.err = "The page's loader (web/loader.js) is missing: reload the page."
 		progress.Release()
 		return
 	}
@@ -61,10 +61,10 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 		}
 		checked := now()
 		ctx.Dispatch(func(ctx app.Context) {
-			e.timing["loaded"], e.timing["checked"] = loadedAt, checked
+			e.models.timing["loaded"], e.models.timing["checked"] = loadedAt, checked
 			e.models.loaded = size
 			if got := hash; ModelsSHA256 != "" && got != ModelsSHA256 {
-				e.poolErr = fmt.Sprintf("The models bundle (web/models.bin) failed its integrity check: its SHA-256 is %.12s…, "+
+				e.workers.err = fmt.Sprintf("The models bundle (web/models.bin) failed its integrity check: its SHA-256 is %.12s…, "+
 					"this build expects %.12s…. Nothing will run on it. Reload the page; if this persists, the site is damaged.", got, ModelsSHA256)
 				if early := assets.Get("pool"); early.Truthy() {
 					early.Call("terminate") // the loader's workers started on it before the check
@@ -80,7 +80,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 	}, func(msg string) {
 		progress.Release()
 		ctx.Dispatch(func(app.Context) {
-			e.poolErr = "The search workers could not start: " + msg + ". Check the connection and reload the page."
+			e.workers.err = "The search workers could not start: " + msg + ". Check the connection and reload the page."
 		})
 	})
 }

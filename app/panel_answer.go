@@ -171,7 +171,7 @@ func (e *Explainer) status() string {
 		return fmt.Sprintf("Done: %s in %s (first after %s) on %s.", plural.Count(len(e.work.Run.Results), "explanation"), fmtDuration(e.set.elapsed),
 			fmtDuration(e.work.Run.FirstResult), plural.Count(e.work.Run.Workers, "worker"))
 	}
-	if e.pool == nil && e.poolErr == "" {
+	if e.workers.pool == nil && e.workers.err == "" {
 		return "Starting the search workers …"
 	}
 	if !e.settings.OK {
@@ -181,10 +181,10 @@ func (e *Explainer) status() string {
 }
 
 func (e *Explainer) poolWorkers() []*poolWorker {
-	if e.pool == nil {
+	if e.workers.pool == nil {
 		return nil
 	}
-	return e.pool.workers
+	return e.workers.pool.workers
 }
 
 func (e *Explainer) setField(key string) app.EventHandler {
@@ -215,7 +215,7 @@ func (e *Explainer) paramsChanged(key, value string) {
 
 func (e *Explainer) setWorkers(ctx app.Context, ev app.Event) {
 	e.settings.WorkersIn = ctx.JSSrc().Get("value").String()
-	if n, ok := e.settings.Workers(); ok && e.pool != nil && n != len(e.pool.workers) &&
+	if n, ok := e.settings.Workers(); ok && e.workers.pool != nil && n != len(e.workers.pool.workers) &&
 		e.work.Run.Phase != core.Running && e.work.Run.Phase != core.Cancelling {
 		e.startPool(ctx, n)
 	}

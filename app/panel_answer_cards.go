@@ -63,7 +63,7 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 			}),
 		),
 		// The amortised answers' place: always the overview's second child, so that go-app, which matches children
-		// by position, keeps this element and leaves what paintAmortised puts in it alone.
+		// by position, keeps this element and leaves what amortisedView.paint puts in it alone.
 		app.Div().ID("amortised-slot"),
 		app.If(len(v.Cards) > 0, func() app.UI {
 			return app.Div().Body(
@@ -98,7 +98,7 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 // amortisedHTML shows GLAM-CLUE's answers as cards marked amortised (a dashed frame and the word), in the cards'
 // place until the search's cards replace them: each is the input moved along the translation learned for its
 // group, so it comes at once, with the label, H and d, and the scale k it took. It is HTML, not go-app's elements,
-// so that the page can show it the moment the answers come (paintAmortised), not at go-app's next frame.
+// so that the page can show it the moment the answers come (amortisedView.paint), not at go-app's next frame.
 func amortisedHTML(as []searchworker.Amortised) string {
 	var b strings.Builder
 	esc := figures.Escape
@@ -122,72 +122,9 @@ func amortisedHTML(as []searchworker.Amortised) string {
 	return b.String()
 }
 
-// amortisedSlot is what #amortised-slot shows: the answers of which inspection, in which element.
-type amortisedSlot struct {
-	el    app.Value
-	shown *searchworker.Inspection // nil: empty
-	stale bool                     // shown belongs to an earlier input, whose successor's answers are on their way
-}
-
-// paintAmortised makes #amortised-slot show the input's amortised answers while the search has no mode card to
-// show, and nothing otherwise. It is called the moment a worker's answers come, and after every frame that
-// renders the answer panel (which may have made the slot anew, or brought the mode cards); it does nothing when
-// the slot shows what it should. While a new input's answers are on their way, the last ones stay, dimmed, so
-// that each stroke does not blank them for the few ms until the next. It says whether it showed new answers.
-func (e *Explainer) paintAmortised() bool {
-	el := app.Window().GetElementByID("amortised-slot")
-	if el.IsNull() || el.IsUndefined() {
-		e.slot = amortisedSlot{}
-		return false
-	}
-	same := e.slot.el != nil && el.Equal(e.slot.el) // the slot painted last, not one go-app made anew
-	var want *searchworker.Inspection
-	stale := false
-	switch in := e.in.Inspect; {
-	case e.in.X0 == nil || len(e.set.cards) > 0: // no input, or the search's cards in the answers' place
-	case in != nil:
-		if len(in.Amortised) > 0 {
-			want = in
-		}
-	case e.in.InspectAt >= 0 && same:
-		want, stale = e.slot.shown, true // the next answers are on their way: keep these till then
-	}
-	if same && e.slot.shown == want {
-		if e.slot.stale != stale {
-			markStale(el, stale)
-			e.slot.stale = stale
-		}
-		return false
-	}
-	markStale(el, stale)
-	e.slot = amortisedSlot{el: el, shown: want, stale: stale}
-	if want == nil {
-		el.Set("innerHTML", "")
-		return false
-	}
-	el.Set("innerHTML", amortisedHTML(want.Amortised))
-	for _, a := range want.Amortised {
-		id := strconv.Itoa(a.To)
-		drawDigit("amortised-img-"+id, a.Image, cardScale)
-		drawDiff("amortised-diff-"+id, e.in.X0, a.Image, cardScale)
-	}
-	e.amortised.Shown = now()
-	return true
-}
-
-// markStale dims the slot (and tells a screen reader it is being updated) while new answers are on their way.
-func markStale(el app.Value, stale bool) {
-	el.Get("classList").Call("toggle", "stale", stale)
-	if stale {
-		el.Call("setAttribute", "aria-busy", "true")
-	} else {
-		el.Call("removeAttribute", "aria-busy")
-	}
-}
-
-// repaintAmortised is paintAmortised after a frame, publishing the page's state if it showed new answers.
+// repaintAmortised is amortisedView.paint after a frame, publishing the page's state if it showed new answers.
 func (e *Explainer) repaintAmortised(app.Context) {
-	if e.paintAmortised() {
+	if e.amortised.paint(&e.in, len(e.set.cards) > 0) {
 		e.publish()
 	}
 }

@@ -150,7 +150,7 @@ func globalHTML(g *GlobalData, from, chosen int, hThreshold float64) string {
 		if from >= 0 && gr.From != from {
 			continue
 		}
-		stats := fmt.Sprintf("%s · %.0f %% sure · d %.1f (search %.1f)", plural.Count(gr.Members, "test digit"), 100*gr.Coverage, gr.MeanDistance, gr.MeanSearchDistance)
+		stats := groupStats(gr)
 		fmt.Fprintf(&b, `<div role="listitem"><button id="group-%d-%d" class="group" data-group="%d" aria-pressed="%t" aria-label="%s">`,
 			gr.From, gr.To, i, i == chosen, esc(fmt.Sprintf("group %d → %d: %s; test digit %d moved along the step", gr.From, gr.To, stats, gr.Strip.Digit)))
 		fmt.Fprintf(&b, `<span class="group-name">%d → %d</span><span class="group-stats">%s</span><span class="group-strip">`, gr.From, gr.To, esc(stats))
@@ -170,6 +170,23 @@ func globalHTML(g *GlobalData, from, chosen int, hThreshold float64) string {
 	}
 	b.WriteString("</div></div>")
 	return b.String()
+}
+
+// groupStats is a group's line: its members, the share the step makes sure and the mean d of those answers,
+// then δ-CLUE's mean d on the same members. A group of which none is made sure has no d (its mean_distance is
+// 0 for want of answers), nor a group with no members a search's: the line says so instead of "d 0.0".
+func groupStats(gr GlobalGroup) string {
+	sure, search := "none made sure", " (no search)"
+	if gr.Coverage > 0 {
+		sure = fmt.Sprintf("%.0f %% sure · d %.1f", 100*gr.Coverage, gr.MeanDistance)
+	}
+	if gr.MeanSearchDistance > 0 {
+		search = fmt.Sprintf(" (search %.1f)", gr.MeanSearchDistance)
+		if gr.Coverage <= 0 {
+			search = fmt.Sprintf(" (search d %.1f)", gr.MeanSearchDistance) // "d" said once, here
+		}
+	}
+	return plural.Count(gr.Members, "test digit") + " · " + sure + search
 }
 
 // loadGlobal fetches web/global.json (about 170 KB compressed: only when asked, so a first visit does not pay

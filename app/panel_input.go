@@ -138,9 +138,6 @@ func (e *Explainer) padChanged(ctx app.Context) {
 	e.answerFirst(ctx)
 }
 
-// holdRender is how long answerFirst holds a stroke's render back at most.
-const holdRender = 50 * time.Millisecond
-
 // answerFirst holds back the page's render of a new stroke (the set cleared, the link, the status) until the
 // stroke's amortised answers have come (onWorker renders once they are painted), or holdRender has passed: that
 // render and the browser's layout of it are 10–25 ms of the page's thread, and on two cores they delayed the
@@ -150,14 +147,7 @@ func (e *Explainer) answerFirst(ctx app.Context) {
 	if e.in.InspectAt < 0 { // no answers on their way
 		return
 	}
-	ctx.PreventUpdate()
-	e.held = true
-	ctx.After(holdRender, func(ctx app.Context) {
-		if !e.held { // the answers came, and with them the render
-			ctx.PreventUpdate()
-		}
-		e.held = false
-	})
+	e.amortised.hold(ctx)
 }
 
 func (e *Explainer) undo(ctx app.Context, _ app.Event) {

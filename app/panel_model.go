@@ -24,7 +24,7 @@ type modelView struct {
 }
 
 func (e *Explainer) modelView() modelView {
-	return modelView{HasInput: e.in.X0 != nil, Inspect: e.in.Inspect, Starting: e.work.ReadyCount() == 0 && e.poolErr == "",
+	return modelView{HasInput: e.in.X0 != nil, Inspect: e.in.Inspect, Starting: e.work.ReadyCount() == 0 && e.workers.err == "",
 		Loading: e.models.assets == nil, Loaded: e.models.loaded, Total: e.models.total, HThreshold: e.settings.Params.HThreshold}
 }
 

@@ -197,7 +197,7 @@ func (s *sweepRun) finishedPrefix() []clue.SweepStep {
 // runSweep starts the ladder's searches: every radius's restarts shared among the ready workers, all queued at
 // once, so that each worker works through its shares in increasing δ.
 func (e *Explainer) runSweep(ctx app.Context, l clue.Ladder) {
-	if e.in.X0 == nil || !e.settings.OK || e.pool == nil || e.sweep.run.running() || e.running() {
+	if e.in.X0 == nil || !e.settings.OK || e.workers.pool == nil || e.sweep.run.running() || e.running() {
 		return
 	}
 	cmds, ok := e.work.StartSweep(e.in.X0, e.settings.Params, l, time.Now())

@@ -9,6 +9,13 @@ import (
 	"github.com/deltaclue/deltaclue/app/searchworker"
 )
 
+// searchWorkers is the search workers as the page holds them (what it knows of them is work, package core's).
+type searchWorkers struct {
+	pool  *pool     // the workers themselves; nil until the models' assets are loaded
+	err   string    // why the pool failed, if it did
+	early *earlyRun // the loader's run of the address's link, until the page opens the link (early.go)
+}
+
 // pool runs the search workers: one dedicated Web Worker each, every one its own Go WASM instance
 // (web/worker.js starting worker.wasm). Messages are searchworker's binary wire format, one transferred
 // ArrayBuffer each.

@@ -21,10 +21,10 @@ import (
 // orderKey reads).
 func (e *Explainer) ordered() []clue.Explanation {
 	key := orderKey(e.sel, e.work.Run.Results)
-	if e.order.out == nil || e.order.key != key {
-		e.order.key, e.order.out = key, e.sel.Ordered(e.work.Run.Results)
+	if e.set.order.out == nil || e.set.order.key != key {
+		e.set.order.key, e.set.order.out = key, e.sel.Ordered(e.work.Run.Results)
 	}
-	return e.order.out
+	return e.set.order.out
 }
 
 // gridOrder is the grid's order as ordered last made it.
@@ -204,17 +204,17 @@ func (e *Explainer) publish() {
 		"workerSeconds": fmt.Sprint(e.work.Run.WorkerSeconds),
 		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.links.Err, "linkNote": e.links.Note, "workersNote": e.settings.WorkersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
 		"funcs": liveFuncs, "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.models.stale,
-		"runError": e.work.Run.Err, "poolError": e.poolErr, "inputError": e.in.Err, "costly": e.costlyState(),
+		"runError": e.work.Run.Err, "poolError": e.workers.err, "inputError": e.in.Err, "costly": e.costlyState(),
 	}
-	if e.pool != nil {
-		state["workers"] = len(e.pool.workers)
+	if e.workers.pool != nil {
+		state["workers"] = len(e.workers.pool.workers)
 	}
 	timing := map[string]any{} // syscall/js takes map[string]any, not map[string]float64
-	for k, v := range e.timing {
+	for k, v := range e.models.timing {
 		timing[k] = v
 	}
 	state["timing"] = timing
-	state["amortised"] = map[string]any{"ms": e.amortised.Ms, "count": e.amortised.Count, "heard": e.amortised.Heard, "shown": e.amortised.Shown}
+	state["amortised"] = map[string]any{"ms": e.amortised.latest.Ms, "count": e.amortised.latest.Count, "heard": e.amortised.latest.Heard, "shown": e.amortised.latest.Shown}
 	state["global"] = map[string]any{"loaded": e.global.data != nil, "parseMs": e.global.parseMs, "error": e.global.err}
 	state["slowest"] = slowest
 	state["renders"] = renders

@@ -35,7 +35,7 @@ func (e *Explainer) run(ctx app.Context) {
 // start runs a search with parameters p on every ready worker, each with its share of the restarts. It replaces
 // a live preview still running (with a newer preview, or with the full set); nothing interrupts a full set.
 func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
-	if e.in.X0 == nil || !e.settings.OK || e.pool == nil || e.sweep.run.running() || (e.running() && !e.work.Run.Preview) ||
+	if e.in.X0 == nil || !e.settings.OK || e.workers.pool == nil || e.sweep.run.running() || (e.running() && !e.work.Run.Preview) ||
 		e.work.ReadyCount() == 0 {
 		return
 	}

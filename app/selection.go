@@ -35,11 +35,11 @@ func (e *Explainer) requestTrace(ctx app.Context) {
 	restart := e.sel.Restart
 	ctx.After(150*time.Millisecond, func(ctx app.Context) {
 		ks := e.work.ReadyWorkers()
-		if e.pool == nil || e.in.X0 == nil || len(ks) == 0 || !e.sel.TraceWanted(restart, e.work.NewID()) {
+		if e.workers.pool == nil || e.in.X0 == nil || len(ks) == 0 || !e.sel.TraceWanted(restart, e.work.NewID()) {
 			return
 		}
 		p := e.work.Run.Params
-		e.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.sel.TraceID, X0: e.in.X0, Params: &p, Restart: restart})
+		e.workers.pool.post(ks[len(ks)-1], searchworker.Request{Type: "trace", ID: e.sel.TraceID, X0: e.in.X0, Params: &p, Restart: restart})
 	})
 }
 

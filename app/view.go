@@ -102,7 +102,7 @@ type noticesView struct {
 
 func (e *Explainer) noticesView() noticesView {
 	return noticesView{Stale: e.models.stale, LinkErr: e.links.Err, LinkNote: e.links.Note, Costly: e.costlyView(),
-		WorkersNote: e.settings.WorkersNote, PoolErr: e.poolErr}
+		WorkersNote: e.settings.WorkersNote, PoolErr: e.workers.err}
 }
 
 // noticesPanel is the banners above the stage: a new version, a link's fault or note, a costly link's question,

@@ -114,10 +114,20 @@ func global(args []string) error {
 	if err := writeGlobal(*out, rep); err != nil {
 		return err
 	}
-	fmt.Printf("GLAM-CLUE: %d translations; on %s (%s where δ-CLUE reached b): coverage %.0f %% (δ-CLUE: 100 %%), mean d %.1f against δ-CLUE's %.1f, ‖k·t‖ %.2f against ρ %.2f; %.2f ms per answer against %.0f ms per search\n",
-		len(ts), plural.Count(len(idx), "uncertain test digit"), plural.Count(t.Cases, "case"), 100*t.Coverage, t.MeanDistance, t.MeanSearchDistance, t.MeanShift, t.MeanSearchRho, t.AnswerMs, t.SearchMs)
+	fmt.Println(globalSummary(len(ts), len(idx), *t))
 	fmt.Printf("wrote %s\n", filepath.Join(*out, "{groups.json,groups.csv,coverage.svg}"))
 	return nil
+}
+
+// globalSummary is the totals in a sentence. With none of the cases made sure, the answers have no mean d nor
+// ‖k·t‖ (the totals' 0 is for want of answers): it says so rather than "mean d 0.0".
+func globalSummary(translations, digits int, t globalTotals) string {
+	cost := fmt.Sprintf("mean d %.1f against δ-CLUE's %.1f, ‖k·t‖ %.2f against ρ %.2f", t.MeanDistance, t.MeanSearchDistance, t.MeanShift, t.MeanSearchRho)
+	if t.Coverage <= 0 {
+		cost = fmt.Sprintf("none made sure, so no mean d (δ-CLUE's %.1f, ρ %.2f)", t.MeanSearchDistance, t.MeanSearchRho)
+	}
+	return fmt.Sprintf("GLAM-CLUE: %d translations; on %s (%s where δ-CLUE reached b): coverage %.0f %% (δ-CLUE: 100 %%), %s; %.2f ms per answer against %.0f ms per search",
+		translations, plural.Count(digits, "uncertain test digit"), plural.Count(t.Cases, "case"), 100*t.Coverage, cost, t.AnswerMs, t.SearchMs)
 }
 
 // writeGlobal writes groups.json (the whole report), groups.csv (a row per group) and coverage.svg (the
