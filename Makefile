@@ -40,6 +40,8 @@ test-native:
 test-wasm:
 	$(WASMEXEC) $(GO) test $(WASM_PKGS)
 	$(WASMSIMD) ./engine/...
+	# The image layers against gomlx in WASM too (gomlx compiled into this test binary only).
+	$(WASMEXEC) $(GO) test -tags gomlxwasm -run 'Gomlx' ./engine/
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -11,16 +11,6 @@ import (
 	"github.com/deltaclue/deltaclue/training"
 )
 
-// relErr is ‖a − b‖ / max(‖b‖, floor).
-func relErr(a []float32, b []float64, floor float64) float64 {
-	var d, n float64
-	for i := range b {
-		d += (float64(a[i]) - b[i]) * (float64(a[i]) - b[i])
-		n += b[i] * b[i]
-	}
-	return math.Sqrt(d) / math.Max(math.Sqrt(n), floor)
-}
-
 func heldOutImage(t testing.TB, i int) []float32 {
 	t.Helper()
 	s, err := mnist.HeldOut()
@@ -28,14 +18,6 @@ func heldOutImage(t testing.TB, i int) []float32 {
 		t.Fatal(err)
 	}
 	return s.Float(i, nil)
-}
-
-func f64(s []float32) []float64 {
-	out := make([]float64, len(s))
-	for i, v := range s {
-		out[i] = float64(v)
-	}
-	return out
 }
 
 // nearKink moves z along the first decoder layer's weight column of unit j so that unit's pre-activation

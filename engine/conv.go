@@ -1,0 +1,333 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/deltaclue/deltaclue/engine/kernel"
+)
+
+// Images in a tensor: each row is one image, channel-major (C, then H, then W: PyTorch's NCHW without the N), so
+// a flatten or a reshape moves no data, and a dense layer reads the image as it lies.
+
+// Shape is the geometry of an image: channels, height, width.
+type Shape struct{ C, H, W int }
+
+// Size is the number of values of an image of shape s (a tensor row's width).
+func (s Shape) Size() int { return s.C * s.H * s.W }
+
+func (s Shape) String() string { return fmt.Sprintf("%d×%d×%d", s.C, s.H, s.W) }
+
+// Window is a 2-D sliding window: kernel size, stride and zero padding on each side, per axis.
+type Window struct {
+	KH, KW           int
+	StrideH, StrideW int
+	PadH, PadW       int
+	OutPadH, OutPadW int // a transposed convolution's extra rows and columns at the bottom and right (output_padding)
+}
+
+// out is the output length along one axis of a window sliding over n values (floor: PyTorch's ceil_mode=False).
+func windowOut(n, k, stride, pad int) int { return (n+2*pad-k)/stride + 1 }
+
+// check says what is wrong with a window over an input of in, or nil.
+func (w Window) check(in Shape) error {
+	switch {
+	case in.C < 1 || in.H < 1 || in.W < 1:
+		return fmt.Errorf("input %v: every dimension must be at least 1", in)
+	case w.KH < 1 || w.KW < 1 || w.StrideH < 1 || w.StrideW < 1:
+		return fmt.Errorf("kernel %d×%d with stride %d×%d: each must be at least 1", w.KH, w.KW, w.StrideH, w.StrideW)
+	case w.PadH < 0 || w.PadW < 0:
+		return fmt.Errorf("padding %d×%d: must not be negative", w.PadH, w.PadW)
+	case w.OutPadH < 0 || w.OutPadW < 0 || w.OutPadH >= max(w.StrideH, 1) || w.OutPadW >= max(w.StrideW, 1):
+		return fmt.Errorf("output padding %d×%d with stride %d×%d: need 0 ≤ output padding < stride", w.OutPadH, w.OutPadW, w.StrideH, w.StrideW)
+	}
+	return nil
+}
+
+// ---- the window's gather (im2col) and scatter (col2im) ----
+
+// geometry is one image's window positions: for a window over an image of shape in with outH × outW
+// positions, column p = oy·outW + ox of the gathered matrix [in.C·KH·KW, outH·outW] holds, in row
+// (c·KH + ky)·KW + kx, the input value at (c, oy·sH − pH + ky, ox·sW − pW + kx), or 0 outside the image.
+type geometry struct {
+	in         Shape
+	w          Window
+	outH, outW int
+}
+
+func (g geometry) rows() int { return g.in.C * g.w.KH * g.w.KW }
+func (g geometry) cols() int { return g.outH * g.outW }
+
+// gather fills col [rows·cols] from the image x (im2col), with +0 outside the image.
+func (g geometry) gather(col, x []float32) {
+	in, w, P := g.in, g.w, g.cols()
+	r := 0
+	for c := 0; c < in.C; c++ {
+		plane := x[c*in.H*in.W : (c+1)*in.H*in.W]
+		for ky := 0; ky < w.KH; ky++ {
+			for kx := 0; kx < w.KW; kx++ {
+				row := col[r*P : (r+1)*P]
+				r++
+				for oy := 0; oy < g.outH; oy++ {
+					dst := row[oy*g.outW : (oy+1)*g.outW]
+					iy := oy*w.StrideH - w.PadH + ky
+					if iy < 0 || iy >= in.H {
+						clear(dst)
+						continue
+					}
+					src := plane[iy*in.W : (iy+1)*in.W]
+					for ox := range dst {
+						ix := ox*w.StrideW - w.PadW + kx
+						if ix >= 0 && ix < in.W {
+							dst[ox] = src[ix]
+						} else {
+							dst[ox] = 0
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// scatter adds col [rows·cols] into the image x (col2im), the adjoint of gather: each value to the input
+// position it was gathered from, in the order of col's rows and then columns (a fixed order: the same bits on
+// every platform).
+func (g geometry) scatter(x, col []float32) {
+	in, w, P := g.in, g.w, g.cols()
+	r := 0
+	for c := 0; c < in.C; c++ {
+		plane := x[c*in.H*in.W : (c+1)*in.H*in.W]
+		for ky := 0; ky < w.KH; ky++ {
+			for kx := 0; kx < w.KW; kx++ {
+				row := col[r*P : (r+1)*P]
+				r++
+				for oy := 0; oy < g.outH; oy++ {
+					iy := oy*w.StrideH - w.PadH + ky
+					if iy < 0 || iy >= in.H {
+						continue
+					}
+					src := row[oy*g.outW : (oy+1)*g.outW]
+					dst := plane[iy*in.W : (iy+1)*in.W]
+					for ox, v := range src {
+						if ix := ox*w.StrideW - w.PadW + kx; ix >= 0 && ix < in.W {
+							dst[ix] += v
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// addInto adds src to dst elementwise. (A product lands in a scratch buffer that starts at +0 and is then
+// added: the matmul kernels' contract wants an accumulator free of -0, which a shared gradient may hold.)
+func addInto(dst, src []float32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] += v
+	}
+}
+
+// ---- 2-D convolution: out = W ⋆ x + b ----
+
+// Conv is a 2-D convolution layer (cross-correlation, as PyTorch's Conv2d with groups = 1): weights
+// W [Out.C, In.C·KH·KW] (PyTorch's [out, in, kh, kw], row-major), and their transpose for the backward pass.
+type Conv struct {
+	In, Out Shape
+	Window  Window
+	W, WT   []float32
+	B       []float32 // [Out.C]
+}
+
+// NewConv prepares a convolution over images of shape in with outC channels, from weights [outC·in.C·KH·KW]
+// and biases [outC] (-0 biases become +0, as NewLayer's).
+func NewConv(in Shape, outC int, win Window, w, b []float32) (Conv, error) {
+	if err := win.check(in); err != nil {
+		return Conv{}, fmt.Errorf("conv2d: %w", err)
+	}
+	if win.OutPadH != 0 || win.OutPadW != 0 {
+		return Conv{}, fmt.Errorf("conv2d: output padding is a transposed convolution's")
+	}
+	oh, ow := windowOut(in.H, win.KH, win.StrideH, win.PadH), windowOut(in.W, win.KW, win.StrideW, win.PadW)
+	k := in.C * win.KH * win.KW
+	switch {
+	case outC < 1:
+		return Conv{}, fmt.Errorf("conv2d: %d output channels", outC)
+	case oh < 1 || ow < 1:
+		return Conv{}, fmt.Errorf("conv2d: a %d×%d kernel does not fit a %v input with padding %d×%d", win.KH, win.KW, in, win.PadH, win.PadW)
+	case len(w) != outC*k || len(b) != outC:
+		return Conv{}, fmt.Errorf("conv2d: %d weights and %d biases for %d×%d×%d×%d and %d", len(w), len(b), outC, in.C, win.KH, win.KW, outC)
+	}
+	c := Conv{In: in, Out: Shape{outC, oh, ow}, Window: win, W: w, WT: make([]float32, len(w)), B: make([]float32, outC)}
+	kernel.Transpose(c.WT, w, outC, k)
+	for j, v := range b {
+		c.B[j] = v + 0
+	}
+	return c, nil
+}
+
+func (c *Conv) geometry() geometry {
+	return geometry{in: c.In, w: c.Window, outH: c.Out.H, outW: c.Out.W}
+}
+
+// MultiplyAdds is the layer's multiply-adds per image, forward.
+func (c *Conv) MultiplyAdds() int { return c.Out.Size() * c.In.C * c.Window.KH * c.Window.KW }
+
+type convOp struct {
+	x, out *Tensor
+	l      *Conv
+	geo    geometry
+	col    []float32 // one image's gathered windows [K, P]
+	dx     []float32 // one image's input gradient, before it is added
+}
+
+// Conv2D applies the convolution l to every row of x (an image of shape l.In).
+func (g *Graph) Conv2D(x *Tensor, l *Conv) *Tensor {
+	if x.Cols != l.In.Size() {
+		panic(fmt.Sprintf("engine: Conv2D input width %d, the layer takes %v", x.Cols, l.In))
+	}
+	out := g.newTensor(l.Out.Size(), x.PerPoint, x.Grad != nil)
+	geo := l.geometry()
+	o := &convOp{x: x, out: out, l: l, geo: geo, col: make([]float32, geo.rows()*geo.cols())}
+	if x.Grad != nil {
+		o.dx = make([]float32, l.In.Size())
+	}
+	out.producer = o
+	g.use(x, o)
+	g.add(o)
+	return out
+}
+
+func (o *convOp) forward() {
+	K, P, C := o.geo.rows(), o.geo.cols(), o.l.Out.C
+	for r := 0; r < o.x.Rows(); r++ {
+		y := o.out.Row(r)
+		for c := 0; c < C; c++ {
+			b, plane := o.l.B[c], y[c*P:(c+1)*P]
+			for i := range plane {
+				plane[i] = b
+			}
+		}
+		o.geo.gather(o.col, o.x.Row(r))
+		kernel.MatMulAdd(o.l.W, o.col, y, C, K, P)
+	}
+}
+
+// backward: ∂x = scatter(Wᵀ·∂out), image by image.
+func (o *convOp) backward() {
+	if o.x.Grad == nil {
+		return
+	}
+	K, P, C := o.geo.rows(), o.geo.cols(), o.l.Out.C
+	in, outW := o.l.In.Size(), o.l.Out.Size()
+	for r := 0; r < o.x.Rows(); r++ {
+		clear(o.col)
+		kernel.MatMulAdd(o.l.WT, o.out.Grad[r*outW:(r+1)*outW], o.col, K, C, P)
+		clear(o.dx)
+		o.geo.scatter(o.dx, o.col)
+		addInto(o.x.Grad[r*in:(r+1)*in], o.dx)
+	}
+}
+
+// ---- 2-D transposed convolution: the adjoint of a convolution's input map, plus a bias ----
+
+// ConvTranspose is a 2-D transposed convolution (PyTorch's ConvTranspose2d with groups = 1 and dilation 1):
+// weights W [In.C, Out.C·KH·KW] (PyTorch's [in, out, kh, kw], row-major), and their transpose.
+type ConvTranspose struct {
+	In, Out Shape
+	Window  Window
+	W, WT   []float32
+	B       []float32 // [Out.C]
+}
+
+// NewConvTranspose prepares a transposed convolution over images of shape in with outC channels, whose output
+// is (in.H−1)·stride − 2·pad + kernel + output padding high (and likewise wide).
+func NewConvTranspose(in Shape, outC int, win Window, w, b []float32) (ConvTranspose, error) {
+	if err := win.check(in); err != nil {
+		return ConvTranspose{}, fmt.Errorf("conv-transpose2d: %w", err)
+	}
+	oh := (in.H-1)*win.StrideH - 2*win.PadH + win.KH + win.OutPadH
+	ow := (in.W-1)*win.StrideW - 2*win.PadW + win.KW + win.OutPadW
+	k := outC * win.KH * win.KW
+	switch {
+	case outC < 1:
+		return ConvTranspose{}, fmt.Errorf("conv-transpose2d: %d output channels", outC)
+	case oh < 1 || ow < 1:
+		return ConvTranspose{}, fmt.Errorf("conv-transpose2d: output %d×%d from a %v input", oh, ow, in)
+	case len(w) != in.C*k || len(b) != outC:
+		return ConvTranspose{}, fmt.Errorf("conv-transpose2d: %d weights and %d biases for %d×%d×%d×%d and %d", len(w), len(b), in.C, outC, win.KH, win.KW, outC)
+	}
+	c := ConvTranspose{In: in, Out: Shape{outC, oh, ow}, Window: win, W: w, WT: make([]float32, len(w)), B: make([]float32, outC)}
+	kernel.Transpose(c.WT, w, in.C, k)
+	for j, v := range b {
+		c.B[j] = v + 0
+	}
+	return c, nil
+}
+
+// geometry is the window over the layer's output: a transposed convolution scatters what a convolution over
+// its output would gather, and gathers what that one would scatter.
+func (c *ConvTranspose) geometry() geometry {
+	return geometry{in: c.Out, w: c.Window, outH: c.In.H, outW: c.In.W}
+}
+
+// MultiplyAdds is the layer's multiply-adds per image, forward.
+func (c *ConvTranspose) MultiplyAdds() int { return c.In.Size() * c.Out.C * c.Window.KH * c.Window.KW }
+
+type convTransposeOp struct {
+	x, out *Tensor
+	l      *ConvTranspose
+	geo    geometry
+	col    []float32 // one image's windows [Out.C·KH·KW, In.H·In.W]
+	dx     []float32
+}
+
+// ConvTranspose2D applies the transposed convolution l to every row of x (an image of shape l.In).
+func (g *Graph) ConvTranspose2D(x *Tensor, l *ConvTranspose) *Tensor {
+	if x.Cols != l.In.Size() {
+		panic(fmt.Sprintf("engine: ConvTranspose2D input width %d, the layer takes %v", x.Cols, l.In))
+	}
+	out := g.newTensor(l.Out.Size(), x.PerPoint, x.Grad != nil)
+	geo := l.geometry()
+	o := &convTransposeOp{x: x, out: out, l: l, geo: geo, col: make([]float32, geo.rows()*geo.cols())}
+	if x.Grad != nil {
+		o.dx = make([]float32, l.In.Size())
+	}
+	out.producer = o
+	g.use(x, o)
+	g.add(o)
+	return out
+}
+
+// forward: out = b + scatter(Wᵀ·x), image by image.
+func (o *convTransposeOp) forward() {
+	K, P, C := o.geo.rows(), o.geo.cols(), o.l.In.C
+	outP := o.l.Out.H * o.l.Out.W
+	for r := 0; r < o.x.Rows(); r++ {
+		y := o.out.Row(r)
+		for c := 0; c < o.l.Out.C; c++ {
+			b, plane := o.l.B[c], y[c*outP:(c+1)*outP]
+			for i := range plane {
+				plane[i] = b
+			}
+		}
+		clear(o.col)
+		kernel.MatMulAdd(o.l.WT, o.x.Row(r), o.col, K, C, P)
+		o.geo.scatter(y, o.col)
+	}
+}
+
+// backward: ∂x = W·gather(∂out), image by image.
+func (o *convTransposeOp) backward() {
+	if o.x.Grad == nil {
+		return
+	}
+	K, P, C := o.geo.rows(), o.geo.cols(), o.l.In.C
+	in, outW := o.l.In.Size(), o.l.Out.Size()
+	for r := 0; r < o.x.Rows(); r++ {
+		o.geo.gather(o.col, o.out.Grad[r*outW:(r+1)*outW])
+		clear(o.dx)
+		kernel.MatMulAdd(o.l.W, o.col, o.dx, C, K, P)
+		addInto(o.x.Grad[r*in:(r+1)*in], o.dx)
+	}
+}
