@@ -89,16 +89,22 @@ const (
 // Bundle is the models of an opened bundle; Global is nil when the bundle has no translations.
 type Bundle struct {
 	VAE, BNN, Anchors, Global *File
+	// Description says what the models explain, checked against the files: the bundle's own (DescriptionFile),
+	// or, for a bundle made before descriptions, the digits' (DigitsDescription).
+	Description *Description
+	// Files are every weights file of the bundle by name.
+	Files map[string]*File
 }
 
 // OpenBundleFiles decodes and checks every model of a bundle, as OpenBundle (hashed false) or OpenHashedBundle
-// (hashed true) does, including the optional translations.
+// (hashed true) does, including the optional translations, and the description against them.
 func OpenBundleFiles(data []byte, hashed bool) (*Bundle, error) {
-	found, err := openBundle(data, hashed)
+	found, desc, err := openBundleDescribed(data, hashed)
 	if err != nil {
 		return nil, err
 	}
-	return &Bundle{VAE: found[BundleVAE], BNN: found[BundleBNN], Anchors: found[BundleAnchors], Global: found[BundleGlobal]}, nil
+	return &Bundle{VAE: found[BundleVAE], BNN: found[BundleBNN], Anchors: found[BundleAnchors], Global: found[BundleGlobal],
+		Description: desc, Files: found}, nil
 }
 
 // OpenBundle decodes and checks the VAE, BNN and anchors of a bundle.
@@ -123,23 +129,46 @@ func three(found map[string]*File, err error) (vae, bnn, anchors *File, _ error)
 
 // openBundle decodes every file of a bundle by name, and checks that the three the search needs are there.
 func openBundle(data []byte, hashed bool) (map[string]*File, error) {
+	found, _, err := openBundleDescribed(data, hashed)
+	return found, err
+}
+
+// openBundleDescribed is openBundle with the bundle's description, checked against its files.
+func openBundleDescribed(data []byte, hashed bool) (map[string]*File, *Description, error) {
 	files, err := DecodeBundle(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	found := map[string]*File{}
+	var desc *Description
 	for _, f := range files {
-		if _, dup := found[f.Name]; dup {
-			return nil, fmt.Errorf("the models bundle holds %s twice", f.Name)
+		if _, dup := found[f.Name]; dup || (f.Name == DescriptionFile && desc != nil) {
+			return nil, nil, fmt.Errorf("the models bundle holds %s twice", f.Name)
+		}
+		if f.Name == DescriptionFile {
+			if desc, err = ParseDescription(f.Data); err != nil {
+				return nil, nil, fmt.Errorf("the models bundle's %s: %w", DescriptionFile, err)
+			}
+			continue
 		}
 		if found[f.Name], err = decode("models bundle: "+f.Name, f.Data, hashed); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+	}
+	own := desc != nil
+	if !own {
+		desc = DigitsDescription()
+	}
+	if err := desc.Check(found); err != nil {
+		if !own {
+			return nil, nil, fmt.Errorf("the models bundle has no %s, and is not the digits' models: %w", DescriptionFile, err)
+		}
+		return nil, nil, fmt.Errorf("the models bundle's %s: %w", DescriptionFile, err)
 	}
 	for _, name := range []string{BundleVAE, BundleBNN, BundleAnchors} {
 		if found[name] == nil {
-			return nil, fmt.Errorf("the models bundle has no %s", name)
+			return nil, nil, fmt.Errorf("the models bundle has no %s", name)
 		}
 	}
-	return found, nil
+	return found, desc, nil
 }

@@ -4,5 +4,5 @@ package weights
 // Shipped functions, it is the only reference to the embedded bytes, so a binary that never calls it (the
 // search worker, which receives the bundle from the page) does not carry the models.
 func ShippedBundle() []byte {
-	return EncodeBundle([]BundleFile{{BundleVAE, vaeBytes}, {BundleBNN, bnnBytes}, {BundleAnchors, anchorBytes}, {BundleGlobal, globalBytes}})
+	return EncodeBundle([]BundleFile{{DescriptionFile, digitsJSON}, {BundleVAE, vaeBytes}, {BundleBNN, bnnBytes}, {BundleAnchors, anchorBytes}, {BundleGlobal, globalBytes}})
 }

@@ -1,0 +1,488 @@
+package weights
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A Description says what a models bundle explains and how its networks are built: the input (its size,
+// channels, range and how to draw it), the classes and their names, the classifier and its uncertainty (MC
+// dropout with K fixed masks, or a deep ensemble of K members), and the VAE (its encoder to the latent mean and
+// its decoder to the image). Each network is a list of layers whose tensors live in the bundle's weights files.
+// Everything else in the project reads the model from here, and trusts it only after Check.
+//
+// A bundle carries it as DescriptionFile (JSON); a bundle made before descriptions existed (the digits' of
+// issues 1–28) has none, and DescribeFiles makes one from its files' manifests, the same networks to the bit.
+type Description struct {
+	Format     int        `json:"format"` // DescriptionFormat
+	Name       string     `json:"name"`   // what links and the page call the model: "digits"
+	Title      string     `json:"title"`  // what the page shows: "Handwritten digits (MNIST)"
+	Input      Input      `json:"input"`
+	Classes    []string   `json:"classes"` // the classifier's outputs in order
+	Classifier Classifier `json:"classifier"`
+	VAE        VAE        `json:"vae"`
+}
+
+// DescriptionFormat is the newest format of a Description.
+const DescriptionFormat = 1
+
+// DescriptionFile is the name of a bundle's description.
+const DescriptionFile = "model.json"
+
+// MaxDescription bounds a description's size, so that a corrupt bundle cannot make the reader allocate much.
+const MaxDescription = 1 << 20
+
+// Input is the images a model takes.
+type Input struct {
+	Height   int        `json:"height"`
+	Width    int        `json:"width"`
+	Channels int        `json:"channels"` // 1 (grey) or 3 (RGB)
+	Range    [2]float64 `json:"range"`    // the values' range: [0, 1]
+	// Drawing is how an input is shown: DrawInk (grey ink, white on black, as the digits are) or DrawColour.
+	Drawing string `json:"drawing"`
+	// Noun is what the page calls one input: "digit", "garment", "image".
+	Noun string `json:"noun"`
+}
+
+// How inputs are drawn.
+const (
+	DrawInk    = "ink"    // one channel, 0 black and 1 white ink
+	DrawColour = "colour" // three channels, RGB
+)
+
+// Size is the number of values of one input.
+func (in Input) Size() int { return in.Height * in.Width * in.Channels }
+
+// Classifier is the model whose uncertainty is explained.
+type Classifier struct {
+	// Uncertainty is UncertaintyMCDropout (one network, Samples fixed dropout masks drawn from MaskSeed) or
+	// UncertaintyEnsemble (Samples members, each a network of its own).
+	Uncertainty string    `json:"uncertainty"`
+	Samples     int       `json:"samples"`
+	MaskSeed    uint64    `json:"mask_seed,omitempty"`
+	Networks    []Network `json:"networks"` // one for MC dropout; Samples for an ensemble
+}
+
+// The kinds of a classifier's uncertainty.
+const (
+	UncertaintyMCDropout = "mc-dropout"
+	UncertaintyEnsemble  = "ensemble"
+)
+
+// VAE is the generative model the search moves in.
+type VAE struct {
+	Latent int `json:"latent"`
+	// Encoder maps an input to the latent mean μφ(x); Decoder maps a latent point to the image's logits
+	// (Bernoulli: the image is their sigmoid) or to the image itself (Gaussian mean).
+	Encoder    Network `json:"encoder"`
+	Decoder    Network `json:"decoder"`
+	Likelihood string  `json:"likelihood"` // LikelihoodBernoulli or LikelihoodGaussian
+}
+
+// The VAE's likelihoods.
+const (
+	LikelihoodBernoulli = "bernoulli"
+	LikelihoodGaussian  = "gaussian"
+)
+
+// Network is a list of layers applied in order; their tensors are in the bundle's weights file File.
+type Network struct {
+	File   string  `json:"file"`
+	Layers []Layer `json:"layers"`
+}
+
+// Layer is one step of a network. Op says which; the other fields are its settings, those an op does not use
+// left out. A layer's weights are int8 with a float32 scale per output unit or channel (or float32), named
+// Weights and Bias in the network's file.
+type Layer struct {
+	Op string `json:"op"`
+	// dense: Out units, weights [in, Out] (row-major, y = x·W + b), bias [Out].
+	// conv2d: Out channels, weights [Out, in, kh, kw]; conv-transpose2d: weights [in, Out, kh, kw] (PyTorch's).
+	Out     int    `json:"out,omitempty"`
+	Weights string `json:"weights,omitempty"`
+	Bias    string `json:"bias,omitempty"`
+	// conv2d, conv-transpose2d, max-pool, avg-pool: the window (height, width).
+	Kernel        [2]int  `json:"kernel,omitzero"`
+	Stride        [2]int  `json:"stride,omitzero"`
+	Padding       [2]int  `json:"padding,omitzero"`
+	OutputPadding [2]int  `json:"output_padding,omitzero"` // conv-transpose2d
+	Scale         [2]int  `json:"scale,omitzero"`          // upsample (nearest), by whole factors
+	Shape         []int   `json:"shape,omitempty"`         // reshape: [channels, height, width]
+	Slope         float64 `json:"slope,omitempty"`         // leaky-relu: the negative slope
+	// dropout (MC dropout's): each unit, or each channel of an image, kept with probability 1 − Rate in every
+	// posterior sample's fixed mask.
+	Rate float64 `json:"rate,omitempty"`
+}
+
+// The layers a network may hold.
+const (
+	OpDense         = "dense"
+	OpConv          = "conv2d"
+	OpConvTranspose = "conv-transpose2d"
+	OpMaxPool       = "max-pool"
+	OpAvgPool       = "avg-pool"
+	OpUpsample      = "upsample"
+	OpFlatten       = "flatten"
+	OpReshape       = "reshape"
+	OpReLU          = "relu"
+	OpLeakyReLU     = "leaky-relu"
+	OpSigmoid       = "sigmoid"
+	OpTanh          = "tanh"
+	OpDropout       = "dropout"
+)
+
+// Ops lists every layer a network may hold, in the order the documentation gives them.
+var Ops = []string{OpDense, OpConv, OpConvTranspose, OpMaxPool, OpAvgPool, OpUpsample, OpFlatten, OpReshape,
+	OpReLU, OpLeakyReLU, OpSigmoid, OpTanh, OpDropout}
+
+// Shape is the shape of what flows between two layers: an image (C, H, W), or a vector of C values (H = W = 1,
+// Flat): a vector is laid out as an image of one pixel per value, and an image flattens channel-major.
+type Shape struct {
+	C, H, W int
+	Flat    bool
+}
+
+// Size is the number of values.
+func (s Shape) Size() int { return s.C * s.H * s.W }
+
+func (s Shape) String() string {
+	if s.Flat {
+		return fmt.Sprintf("%d values", s.C)
+	}
+	return fmt.Sprintf("%d×%d×%d", s.C, s.H, s.W)
+}
+
+// Vector is a shape of n values.
+func Vector(n int) Shape { return Shape{C: n, H: 1, W: 1, Flat: true} }
+
+// Image is an image's shape.
+func Image(c, h, w int) Shape { return Shape{C: c, H: h, W: w} }
+
+// InputShape is the shape of the model's input, an image.
+func (d *Description) InputShape() Shape {
+	return Image(d.Input.Channels, d.Input.Height, d.Input.Width)
+}
+
+// Check says, in one sentence naming where, what makes the description one the project cannot run, or nil:
+// every field in range, every layer one the engine runs with its settings, shapes that chain from the input
+// through each network (the encoder to the latent size, the decoder back to the input, the classifier to the
+// classes), and every tensor in the file the network names with the shape its layer needs. files maps the
+// bundle's weights files by name.
+func (d *Description) Check(files map[string]*File) error {
+	switch {
+	case d.Format < 1 || d.Format > DescriptionFormat:
+		return fmt.Errorf("the model description is format %d; this build reads 1 to %d", d.Format, DescriptionFormat)
+	case !validName(d.Name):
+		return fmt.Errorf("the model's name %q must be 1 to 32 lowercase letters, digits and hyphens", d.Name)
+	case d.Input.Height < 1 || d.Input.Width < 1 || d.Input.Height > 512 || d.Input.Width > 512:
+		return fmt.Errorf("the input is %d×%d: each side must be 1 to 512 pixels", d.Input.Height, d.Input.Width)
+	case d.Input.Channels != 1 && d.Input.Channels != 3:
+		return fmt.Errorf("the input has %d channels: 1 (grey) or 3 (colour)", d.Input.Channels)
+	case !(d.Input.Range[0] < d.Input.Range[1]) || isBad(d.Input.Range[0]) || isBad(d.Input.Range[1]):
+		return fmt.Errorf("the input's range %v is not an interval", d.Input.Range)
+	case d.Input.Drawing != DrawInk && d.Input.Drawing != DrawColour:
+		return fmt.Errorf("the input's drawing %q: %q or %q", d.Input.Drawing, DrawInk, DrawColour)
+	case d.Input.Drawing == DrawInk && d.Input.Channels != 1, d.Input.Drawing == DrawColour && d.Input.Channels != 3:
+		return fmt.Errorf("the input is drawn as %q with %d channels: ink has 1, colour 3", d.Input.Drawing, d.Input.Channels)
+	case d.Input.Noun == "" || len(d.Input.Noun) > 32:
+		return fmt.Errorf("the input's noun %q must be 1 to 32 bytes", d.Input.Noun)
+	case len(d.Classes) < 2 || len(d.Classes) > 1000:
+		return fmt.Errorf("the model has %d classes: 2 to 1000", len(d.Classes))
+	}
+	seen := map[string]bool{}
+	for i, c := range d.Classes {
+		if c == "" || len(c) > 64 || strings.ContainsAny(c, "\n\r\t") {
+			return fmt.Errorf("class %d's name %q must be 1 to 64 bytes on one line", i, c)
+		}
+		if seen[c] {
+			return fmt.Errorf("class %d's name %q is given twice", i, c)
+		}
+		seen[c] = true
+	}
+	c := d.Classifier
+	switch c.Uncertainty {
+	case UncertaintyMCDropout:
+		if len(c.Networks) != 1 {
+			return fmt.Errorf("an MC-dropout classifier has one network, not %d", len(c.Networks))
+		}
+	case UncertaintyEnsemble:
+		if len(c.Networks) != c.Samples {
+			return fmt.Errorf("an ensemble of %d members names %d networks", c.Samples, len(c.Networks))
+		}
+	default:
+		return fmt.Errorf("the classifier's uncertainty %q: %q or %q", c.Uncertainty, UncertaintyMCDropout, UncertaintyEnsemble)
+	}
+	if c.Samples < 1 || c.Samples > 1000 {
+		return fmt.Errorf("the classifier has %d samples: 1 to 1000", c.Samples)
+	}
+	for i, n := range c.Networks {
+		where := "the classifier"
+		if c.Uncertainty == UncertaintyEnsemble {
+			where = fmt.Sprintf("ensemble member %d", i)
+		}
+		out, dropouts, err := n.Chain(where, d.InputShape(), files)
+		if err != nil {
+			return err
+		}
+		if out.Size() != len(d.Classes) {
+			return fmt.Errorf("%s ends in %v, not the %d classes", where, out, len(d.Classes))
+		}
+		if c.Uncertainty == UncertaintyMCDropout && dropouts == 0 {
+			return fmt.Errorf("the MC-dropout classifier has no dropout layer")
+		}
+		if c.Uncertainty == UncertaintyEnsemble && dropouts > 0 {
+			return fmt.Errorf("%s has a dropout layer: an ensemble's members are deterministic", where)
+		}
+	}
+	v := d.VAE
+	if v.Latent < 1 || v.Latent > 4096 {
+		return fmt.Errorf("the VAE's latent size %d: 1 to 4096", v.Latent)
+	}
+	if v.Likelihood != LikelihoodBernoulli && v.Likelihood != LikelihoodGaussian {
+		return fmt.Errorf("the VAE's likelihood %q: %q or %q", v.Likelihood, LikelihoodBernoulli, LikelihoodGaussian)
+	}
+	out, dropouts, err := v.Encoder.Chain("the VAE's encoder", d.InputShape(), files)
+	if err != nil {
+		return err
+	}
+	if out.Size() != v.Latent || dropouts > 0 {
+		return fmt.Errorf("the VAE's encoder ends in %v, not the latent size %d (or has dropout)", out, v.Latent)
+	}
+	out, dropouts, err = v.Decoder.Chain("the VAE's decoder", Vector(v.Latent), files)
+	if err != nil {
+		return err
+	}
+	if in := d.InputShape(); out.Size() != in.Size() || (!out.Flat && out != in) || dropouts > 0 {
+		return fmt.Errorf("the VAE's decoder ends in %v, not the classifier's input %v (or has dropout)", out, in)
+	}
+	return nil
+}
+
+func isBad(v float64) bool { return v != v || v > 1e30 || v < -1e30 }
+
+func validName(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Chain walks the network's layers from a value of shape in, checking each layer's settings and, when files is
+// not nil, its tensors, and returns the shape it ends in and how many dropout layers it has. where names the
+// network in errors.
+func (n Network) Chain(where string, in Shape, files map[string]*File) (Shape, int, error) {
+	var f *File
+	if files != nil {
+		if f = files[n.File]; f == nil {
+			return Shape{}, 0, fmt.Errorf("%s's weights are in %q, which the bundle does not hold", where, n.File)
+		}
+	}
+	if len(n.Layers) == 0 || len(n.Layers) > 256 {
+		return Shape{}, 0, fmt.Errorf("%s has %d layers: 1 to 256", where, len(n.Layers))
+	}
+	s, dropouts := in, 0
+	for i, l := range n.Layers {
+		out, err := l.outShape(s)
+		if err == nil && f != nil {
+			err = l.checkTensors(f, s, out)
+		}
+		if err != nil {
+			return Shape{}, 0, fmt.Errorf("%s, layer %d (%s): %w", where, i, l.Op, err)
+		}
+		if out.Size() < 1 || out.Size() > 1<<24 {
+			return Shape{}, 0, fmt.Errorf("%s, layer %d (%s): its output, %v, is out of range", where, i, l.Op, out)
+		}
+		if l.Op == OpDropout {
+			dropouts++
+		}
+		s = out
+	}
+	return s, dropouts, nil
+}
+
+// outShape is the shape the layer makes of in, or why it cannot take in.
+func (l Layer) outShape(in Shape) (Shape, error) {
+	image := func() error {
+		if in.Flat {
+			return fmt.Errorf("it takes an image, not %v (reshape first)", in)
+		}
+		return nil
+	}
+	window := func(transposed bool) error {
+		k, s, p, op := l.Kernel, l.Stride, l.Padding, l.OutputPadding
+		for a := range 2 {
+			switch {
+			case k[a] < 1 || k[a] > 64 || s[a] < 1 || s[a] > 64:
+				return fmt.Errorf("kernel %v and stride %v: each 1 to 64", k, s)
+			case p[a] < 0 || p[a] > 64:
+				return fmt.Errorf("padding %v: 0 to 64", p)
+			case op[a] < 0 || op[a] >= s[a] || (op[a] > 0 && !transposed):
+				return fmt.Errorf("output padding %v: a transposed convolution's, below its stride %v", op, s)
+			}
+		}
+		return nil
+	}
+	switch l.Op {
+	case OpDense:
+		if l.Out < 1 {
+			return Shape{}, fmt.Errorf("%d units", l.Out)
+		}
+		return Vector(l.Out), nil
+	case OpConv, OpConvTranspose:
+		if err := image(); err != nil {
+			return Shape{}, err
+		}
+		if err := window(l.Op == OpConvTranspose); err != nil {
+			return Shape{}, err
+		}
+		if l.Out < 1 {
+			return Shape{}, fmt.Errorf("%d output channels", l.Out)
+		}
+		var h, w int
+		if l.Op == OpConv {
+			h = (in.H+2*l.Padding[0]-l.Kernel[0])/l.Stride[0] + 1
+			w = (in.W+2*l.Padding[1]-l.Kernel[1])/l.Stride[1] + 1
+			if in.H+2*l.Padding[0] < l.Kernel[0] || in.W+2*l.Padding[1] < l.Kernel[1] {
+				h, w = 0, 0
+			}
+		} else {
+			h = (in.H-1)*l.Stride[0] - 2*l.Padding[0] + l.Kernel[0] + l.OutputPadding[0]
+			w = (in.W-1)*l.Stride[1] - 2*l.Padding[1] + l.Kernel[1] + l.OutputPadding[1]
+		}
+		if h < 1 || w < 1 {
+			return Shape{}, fmt.Errorf("a %v kernel with stride %v and padding %v makes nothing of %v", l.Kernel, l.Stride, l.Padding, in)
+		}
+		return Image(l.Out, h, w), nil
+	case OpMaxPool, OpAvgPool:
+		if err := image(); err != nil {
+			return Shape{}, err
+		}
+		if err := window(false); err != nil {
+			return Shape{}, err
+		}
+		if 2*l.Padding[0] > l.Kernel[0] || 2*l.Padding[1] > l.Kernel[1] {
+			return Shape{}, fmt.Errorf("padding %v is more than half the kernel %v", l.Padding, l.Kernel)
+		}
+		if in.H+2*l.Padding[0] < l.Kernel[0] || in.W+2*l.Padding[1] < l.Kernel[1] {
+			return Shape{}, fmt.Errorf("a %v window does not fit %v", l.Kernel, in)
+		}
+		return Image(in.C, (in.H+2*l.Padding[0]-l.Kernel[0])/l.Stride[0]+1, (in.W+2*l.Padding[1]-l.Kernel[1])/l.Stride[1]+1), nil
+	case OpUpsample:
+		if err := image(); err != nil {
+			return Shape{}, err
+		}
+		if l.Scale[0] < 1 || l.Scale[1] < 1 || l.Scale[0] > 64 || l.Scale[1] > 64 {
+			return Shape{}, fmt.Errorf("scale %v: whole factors from 1 to 64", l.Scale)
+		}
+		return Image(in.C, in.H*l.Scale[0], in.W*l.Scale[1]), nil
+	case OpFlatten:
+		return Vector(in.Size()), nil
+	case OpReshape:
+		if len(l.Shape) != 3 || l.Shape[0] < 1 || l.Shape[1] < 1 || l.Shape[2] < 1 || l.Shape[0] > 1<<24 || l.Shape[1] > 1<<24 || l.Shape[2] > 1<<24 {
+			return Shape{}, fmt.Errorf("shape %v: [channels, height, width], each at least 1", l.Shape)
+		}
+		out := Image(l.Shape[0], l.Shape[1], l.Shape[2])
+		if out.Size() != in.Size() {
+			return Shape{}, fmt.Errorf("%v cannot become %v: %d values against %d", in, out, in.Size(), out.Size())
+		}
+		return out, nil
+	case OpReLU, OpSigmoid, OpTanh:
+		return in, nil
+	case OpLeakyReLU:
+		if !(l.Slope >= 0 && l.Slope < 1) {
+			return Shape{}, fmt.Errorf("slope %v: from 0 to below 1", l.Slope)
+		}
+		return in, nil
+	case OpDropout:
+		if !(l.Rate > 0 && l.Rate < 1) {
+			return Shape{}, fmt.Errorf("rate %v: above 0 and below 1", l.Rate)
+		}
+		return in, nil
+	}
+	return Shape{}, fmt.Errorf("the engine does not run %q: it runs %s", l.Op, strings.Join(Ops, ", "))
+}
+
+// checkTensors checks that f holds the layer's weights and bias with the shapes its op needs.
+func (l Layer) checkTensors(f *File, in, out Shape) error {
+	var w, b []int
+	switch l.Op {
+	case OpDense:
+		w, b = []int{in.Size(), l.Out}, []int{l.Out}
+	case OpConv:
+		w, b = []int{l.Out, in.C, l.Kernel[0], l.Kernel[1]}, []int{l.Out}
+	case OpConvTranspose:
+		w, b = []int{in.C, l.Out, l.Kernel[0], l.Kernel[1]}, []int{l.Out}
+	default:
+		if l.Weights != "" || l.Bias != "" {
+			return errors.New("it has no weights, but names some")
+		}
+		return nil
+	}
+	for _, t := range []struct {
+		name  string
+		shape []int
+	}{{l.Weights, w}, {l.Bias, b}} {
+		if t.name == "" {
+			return errors.New("its weights and bias must be named")
+		}
+		if err := f.hasTensor(t.name, t.shape); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hasTensor says whether the file holds the named tensor with the shape given (a dense layer's weights may be
+// stored [in, out] for any image shape of its input: only the count matters).
+func (f *File) hasTensor(name string, shape []int) error {
+	for _, t := range f.Manifest.Tensors {
+		if t.Name == name {
+			if !slices.Equal(t.Shape, shape) {
+				return fmt.Errorf("tensor %q is %v in %s, the layer needs %v", name, t.Shape, f.Name, shape)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%s has no tensor %q", f.Name, name)
+}
+
+// ParseDescription reads a description (JSON, unknown fields refused) without checking it against files.
+func ParseDescription(data []byte) (*Description, error) {
+	if len(data) > MaxDescription {
+		return nil, fmt.Errorf("the model description is %d bytes, more than %d", len(data), MaxDescription)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	var d Description
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("the model description is not one this build reads: %v", err)
+	}
+	if dec.More() {
+		return nil, errors.New("the model description has more after its JSON object")
+	}
+	return &d, nil
+}
+
+// The digits' description: what a bundle without one (every bundle made before descriptions) is taken to be,
+// once it checks against the bundle's files. Reached only from DigitsDescription's body (see shipped.go).
+//
+//go:embed digits.json
+var digitsJSON []byte
+
+// DigitsDescription returns the shipped digits models' description (weights/digits.json), parsed afresh.
+func DigitsDescription() *Description {
+	d, err := ParseDescription(digitsJSON)
+	if err != nil {
+		panic("weights/digits.json: " + err.Error()) // a build whose own file does not parse is broken
+	}
+	return d
+}
