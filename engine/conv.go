@@ -331,3 +331,78 @@ func (o *convTransposeOp) backward() {
 		addInto(o.x.Grad[r*in:(r+1)*in], o.dx)
 	}
 }
+
+// ---- a convolution per MC sample: block k = conv_k(x(k)) ----
+
+type convSamplesOp struct {
+	x, out *Tensor
+	layers []Conv
+	geo    geometry
+	col    []float32
+	dx     []float32
+}
+
+// ConvSamples applies layer k to sample k's rows of x (to x itself when it is per point: every sample reads
+// the same rows), giving a per-sample tensor: what a convolution after an MC-dropout layer is, the sample's mask
+// folded into its input channels' weights.
+func (g *Graph) ConvSamples(x *Tensor, layers []Conv) *Tensor {
+	if x.PerPoint != 1 && x.PerPoint != len(layers) {
+		panic("engine: ConvSamples input is neither per point nor per sample")
+	}
+	for i := range layers {
+		if layers[i].In != layers[0].In || layers[i].Out != layers[0].Out || layers[i].Window != layers[0].Window || x.Cols != layers[i].In.Size() {
+			panic("engine: ConvSamples layers do not match each other or the input")
+		}
+	}
+	out := g.newTensor(layers[0].Out.Size(), len(layers), x.Grad != nil)
+	geo := layers[0].geometry()
+	o := &convSamplesOp{x: x, out: out, layers: layers, geo: geo, col: make([]float32, geo.rows()*geo.cols())}
+	if x.Grad != nil {
+		o.dx = make([]float32, layers[0].In.Size())
+	}
+	out.producer = o
+	g.use(x, o)
+	g.add(o)
+	return out
+}
+
+func (o *convSamplesOp) forward() {
+	b := o.x.g.batch
+	K, P, C := o.geo.rows(), o.geo.cols(), o.layers[0].Out.C
+	in, outW := o.layers[0].In.Size(), o.layers[0].Out.Size()
+	for k := range o.layers {
+		l := &o.layers[k]
+		x, y := block(o.x, k, false), block(o.out, k, false)
+		for r := 0; r < b; r++ {
+			yr := y[r*outW : (r+1)*outW]
+			for c := 0; c < C; c++ {
+				bias, plane := l.B[c], yr[c*P:(c+1)*P]
+				for i := range plane {
+					plane[i] = bias
+				}
+			}
+			o.geo.gather(o.col, x[r*in:(r+1)*in])
+			kernel.MatMulAdd(l.W, o.col, yr, C, K, P)
+		}
+	}
+}
+
+// backward: ∂x(k) += scatter(W_kᵀ·∂out_k); a shared x sums the samples' contributions in order k = 0, 1, ….
+func (o *convSamplesOp) backward() {
+	if o.x.Grad == nil {
+		return
+	}
+	b := o.x.g.batch
+	K, P, C := o.geo.rows(), o.geo.cols(), o.layers[0].Out.C
+	in, outW := o.layers[0].In.Size(), o.layers[0].Out.Size()
+	for k := range o.layers {
+		dy, dx := block(o.out, k, true), block(o.x, k, true)
+		for r := 0; r < b; r++ {
+			clear(o.col)
+			kernel.MatMulAdd(o.layers[k].WT, dy[r*outW:(r+1)*outW], o.col, K, C, P)
+			clear(o.dx)
+			o.geo.scatter(o.dx, o.col)
+			addInto(dx[r*in:(r+1)*in], o.dx)
+		}
+	}
+}

@@ -123,7 +123,7 @@ func TestLoadRejectsWrongArchitecture(t *testing.T) {
 
 func TestObjectiveRejectsBadInput(t *testing.T) {
 	v, b := loadShipped(t)
-	x0 := make([]float32, Pixels)
+	x0 := make([]float32, b.Input.Size())
 	if _, err := NewObjective(v, b, 4, LossWeights{Total: 1}, x0[:10], nil); err == nil {
 		t.Error("a short x0 was accepted")
 	}

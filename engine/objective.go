@@ -20,18 +20,18 @@ type LossWeights struct {
 type Objective struct {
 	Graph    *Graph
 	Z        *Tensor    // latent points [batch, Latent], with gradient
-	Logits   *Tensor    // decoder logits [batch, 784]
-	Image    *Tensor    // decoded images μθ(z) [batch, 784]
+	Logits   *Tensor    // decoder logits [batch, Image.Size()]
+	Image    *Tensor    // decoded images μθ(z) [batch, Image.Size()]
 	Pred     Prediction // the BNN on the decoded images
 	Distance *Tensor    // summed L1 distance to x0 [batch, 1], whatever the loss's normalisation
 	Cost     *Tensor    // L(z) [batch, 1]
 }
 
-// NewObjective builds the objective for batches of up to capacity points around the image x0 (784 values),
+// NewObjective builds the objective for batches of up to capacity points around the image x0 (one image of the VAE's and the classifier's shape),
 // whose BNN prediction is y0 (its p̄, used by the λy term; may be nil when LambdaY = 0).
 func NewObjective(v *VAE, b *BNN, capacity int, w LossWeights, x0, y0 []float32) (*Objective, error) {
-	if len(x0) != Pixels {
-		return nil, fmt.Errorf("x0 has %d values, want %d", len(x0), Pixels)
+	if len(x0) != v.Image.Size() || v.Image != b.Input {
+		return nil, fmt.Errorf("x0 has %d values; the VAE decodes %v images and the classifier reads %v", len(x0), v.Image, b.Input)
 	}
 	if w.LambdaY != 0 && len(y0) != b.Classes {
 		return nil, fmt.Errorf("y0 has %d values, want %d classes", len(y0), b.Classes)
@@ -55,7 +55,7 @@ func NewObjective(v *VAE, b *BNN, capacity int, w LossWeights, x0, y0 []float32)
 	if w.LambdaX != 0 {
 		lx := w.LambdaX
 		if w.DistanceMean {
-			lx /= Pixels
+			lx /= float32(v.Image.Size())
 		}
 		terms = append(terms, Term{lx, o.Distance})
 	}
@@ -75,14 +75,14 @@ func (o *Objective) Forward() { o.Graph.Forward() }
 // Backward computes ∂L_i/∂z_i for every live point into Z.Grad, after Forward.
 func (o *Objective) Backward() { o.Graph.Backward(o.Cost, nil) }
 
-// Encode returns the encoder means μφ(x) of images [n·784] as [n·Latent].
+// Encode returns the encoder means μφ(x) of images [n·Image.Size()] as [n·Latent].
 func (v *VAE) Encode(images []float32) []float32 {
 	var out []float32
-	v.encodes.forward(images, Pixels, func(s *oneShot) { out = append([]float32(nil), s.out.Live()...) })
+	v.encodes.forward(images, v.Image.Size(), func(s *oneShot) { out = append([]float32(nil), s.out.Live()...) })
 	return out
 }
 
-// DecodeImages returns the decoded images μθ(z) [n·784] of latent points [n·Latent].
+// DecodeImages returns the decoded images μθ(z) [n·Image.Size()] of latent points [n·Latent].
 func (v *VAE) DecodeImages(z []float32) []float32 {
 	var out []float32
 	v.decodes.forward(z, v.Latent, func(s *oneShot) { out = append([]float32(nil), s.out.Live()...) })
@@ -108,10 +108,10 @@ func (u Uncertainty) Label() int {
 	return best
 }
 
-// Classify returns the BNN's prediction for each of the images [n·784].
+// Classify returns the BNN's prediction for each of the images [n·Input.Size()].
 func (b *BNN) Classify(images []float32) []Uncertainty {
-	out := make([]Uncertainty, len(images)/Pixels)
-	b.classifies.forward(images, Pixels, func(s *oneShot) {
+	out := make([]Uncertainty, len(images)/b.Input.Size())
+	b.classifies.forward(images, b.Input.Size(), func(s *oneShot) {
 		for i := range out {
 			out[i] = Uncertainty{Probs: append([]float32(nil), s.p.Probs.Row(i)...),
 				Total: s.p.Total.Data[i], Aleatoric: s.p.Aleatoric.Data[i], Epistemic: s.p.Epistemic.Data[i]}

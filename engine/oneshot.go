@@ -60,7 +60,7 @@ func (o *oneShots) forward(data []float32, cols int, read func(*oneShot)) {
 func (v *VAE) initOneShots() {
 	v.encodes = &oneShots{build: func(capacity int) *oneShot {
 		g := NewGraph(capacity)
-		x := g.Input(Pixels, false)
+		x := g.Input(v.Image.Size(), false)
 		return &oneShot{g: g, in: x, out: v.EncodeMean(g, x)}
 	}}
 	v.decodes = &oneShots{build: func(capacity int) *oneShot {
@@ -74,7 +74,7 @@ func (v *VAE) initOneShots() {
 func (b *BNN) initOneShots() {
 	b.classifies = &oneShots{build: func(capacity int) *oneShot {
 		g := NewGraph(capacity)
-		x := g.Input(Pixels, false)
+		x := g.Input(b.Input.Size(), false)
 		return &oneShot{g: g, in: x, p: b.Predict(g, x, nil)}
 	}}
 }

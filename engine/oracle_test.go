@@ -23,7 +23,7 @@ func heldOutImage(t testing.TB, i int) []float32 {
 // nearKink moves z along the first decoder layer's weight column of unit j so that unit's pre-activation
 // becomes exactly target (computed in float64): a point where a ReLU sits next to its kink.
 func nearKink(v *VAE, z []float32, j int, target float64) []float32 {
-	l := v.decoder[0]
+	l := v.decoder.steps[0].dense
 	pre := float64(l.B[j])
 	var norm2 float64
 	for i := 0; i < l.In; i++ {
@@ -90,7 +90,7 @@ func TestObjectiveAgreesWithGomlx(t *testing.T) {
 					}
 				}
 				lat, c := v.Latent, b.Classes
-				check("image", relErr(o.Image.Row(i), ref.Image[i*Pixels:(i+1)*Pixels], 1e-6))
+				check("image", relErr(o.Image.Row(i), ref.Image[i*v.Image.Size():(i+1)*v.Image.Size()], 1e-6))
 				check("p̄", relErr(o.Pred.Probs.Row(i), ref.Probs[i*c:(i+1)*c], 1e-6))
 				check("∂L/∂z", relErr(o.Z.Grad[i*lat:(i+1)*lat], ref.Grad[i*lat:(i+1)*lat], 1e-6))
 				for _, sc := range []struct {

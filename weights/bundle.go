@@ -157,7 +157,7 @@ func openBundleDescribed(data []byte, hashed bool) (map[string]*File, *Descripti
 	}
 	own := desc != nil
 	if !own {
-		desc = DigitsDescription()
+		desc = DescribeFiles(found[BundleVAE], found[BundleBNN])
 	}
 	if err := desc.Check(found); err != nil {
 		if !own {

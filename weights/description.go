@@ -173,6 +173,14 @@ func (d *Description) InputShape() Shape {
 // classes), and every tensor in the file the network names with the shape its layer needs. files maps the
 // bundle's weights files by name.
 func (d *Description) Check(files map[string]*File) error {
+	if err := d.CheckClassifier(files); err != nil {
+		return err
+	}
+	return d.CheckVAE(files)
+}
+
+// checkHeader checks the format, the name, the input and the classes.
+func (d *Description) checkHeader() error {
 	switch {
 	case d.Format < 1 || d.Format > DescriptionFormat:
 		return fmt.Errorf("the model description is format %d; this build reads 1 to %d", d.Format, DescriptionFormat)
@@ -202,6 +210,14 @@ func (d *Description) Check(files map[string]*File) error {
 			return fmt.Errorf("class %d's name %q is given twice", i, c)
 		}
 		seen[c] = true
+	}
+	return nil
+}
+
+// CheckClassifier is Check's part for the header and the classifier alone.
+func (d *Description) CheckClassifier(files map[string]*File) error {
+	if err := d.checkHeader(); err != nil {
+		return err
 	}
 	c := d.Classifier
 	switch c.Uncertainty {
@@ -237,6 +253,14 @@ func (d *Description) Check(files map[string]*File) error {
 		if c.Uncertainty == UncertaintyEnsemble && dropouts > 0 {
 			return fmt.Errorf("%s has a dropout layer: an ensemble's members are deterministic", where)
 		}
+	}
+	return nil
+}
+
+// CheckVAE is Check's part for the header and the VAE alone.
+func (d *Description) CheckVAE(files map[string]*File) error {
+	if err := d.checkHeader(); err != nil {
+		return err
 	}
 	v := d.VAE
 	if v.Latent < 1 || v.Latent > 4096 {
@@ -290,10 +314,32 @@ func (n Network) Chain(where string, in Shape, files map[string]*File) (Shape, i
 		return Shape{}, 0, fmt.Errorf("%s has %d layers: 1 to 256", where, len(n.Layers))
 	}
 	s, dropouts := in, 0
+	var masked *Shape // what the last dropout layer masked, until a weighted layer takes its masks
 	for i, l := range n.Layers {
-		out, err := l.outShape(s)
+		out, err := l.OutShape(s)
 		if err == nil && f != nil {
 			err = l.checkTensors(f, s, out)
+		}
+		// A dropout's fixed masks are folded into the weights of the layer after it (per input unit of a dense
+		// layer, per input channel of a convolution): so that layer must be one, with only a flatten or a reshape
+		// between, and a convolution's dropout must have masked channels.
+		if err == nil && masked != nil {
+			switch l.Op {
+			case OpFlatten, OpReshape:
+			case OpDense:
+				masked = nil
+			case OpConv:
+				if masked.Flat || s.C != masked.C {
+					err = errors.New("the dropout before a convolution must mask its input channels, not a vector's units")
+				}
+				masked = nil
+			default:
+				err = errors.New("a dropout layer must come right before a dense or conv2d layer (a flatten or a reshape may stand between)")
+			}
+		}
+		if err == nil && l.Op == OpDropout {
+			at := s
+			masked = &at
 		}
 		if err != nil {
 			return Shape{}, 0, fmt.Errorf("%s, layer %d (%s): %w", where, i, l.Op, err)
@@ -306,11 +352,14 @@ func (n Network) Chain(where string, in Shape, files map[string]*File) (Shape, i
 		}
 		s = out
 	}
+	if masked != nil {
+		return Shape{}, 0, fmt.Errorf("%s ends in a dropout layer", where)
+	}
 	return s, dropouts, nil
 }
 
-// outShape is the shape the layer makes of in, or why it cannot take in.
-func (l Layer) outShape(in Shape) (Shape, error) {
+// OutShape is the shape the layer makes of in, or why it cannot take in (its settings alone: not its tensors).
+func (l Layer) OutShape(in Shape) (Shape, error) {
 	image := func() error {
 		if in.Flat {
 			return fmt.Errorf("it takes an image, not %v (reshape first)", in)
@@ -483,6 +532,48 @@ func DigitsDescription() *Description {
 	d, err := ParseDescription(digitsJSON)
 	if err != nil {
 		panic("weights/digits.json: " + err.Error()) // a build whose own file does not parse is broken
+	}
+	return d
+}
+
+// DescribeFiles is the description of a bundle made before descriptions: the digits' (its input, classes and
+// names), with the networks its files' manifests state (MLP widths, the BNN's dropout rate, samples and mask
+// seed). Either file may be nil: its part is then the digits' own. Check says whether the files are the digits'.
+func DescribeFiles(vae, bnn *File) *Description {
+	d := DigitsDescription()
+	if bnn != nil {
+		a := bnn.Manifest.Architecture
+		n := Network{File: BundleBNN, Layers: []Layer{{Op: OpFlatten}}}
+		for i := 0; i+1 < len(a.Layers); i++ {
+			n.Layers = append(n.Layers, Layer{Op: OpDense, Out: a.Layers[i+1], Weights: LayerName(StackBNN, i) + "/weights", Bias: LayerName(StackBNN, i) + "/biases"})
+			if i+2 < len(a.Layers) {
+				n.Layers = append(n.Layers, Layer{Op: OpReLU}, Layer{Op: OpDropout, Rate: a.Dropout})
+			}
+		}
+		d.Classifier = Classifier{Uncertainty: UncertaintyMCDropout, Samples: a.MCSamples, MaskSeed: a.MaskSeed, Networks: []Network{n}}
+	}
+	if vae != nil {
+		a := vae.Manifest.Architecture
+		enc := Network{File: BundleVAE, Layers: []Layer{{Op: OpFlatten}}}
+		for i := 0; i+1 < len(a.Layers); i++ {
+			enc.Layers = append(enc.Layers, Layer{Op: OpDense, Out: a.Layers[i+1], Weights: LayerName(StackEncoder, i) + "/weights", Bias: LayerName(StackEncoder, i) + "/biases"},
+				Layer{Op: OpReLU})
+		}
+		enc.Layers = append(enc.Layers, Layer{Op: OpDense, Out: a.Latent, Weights: LayerName(StackEncoderMean, 0) + "/weights", Bias: LayerName(StackEncoderMean, 0) + "/biases"})
+		dec := Network{File: BundleVAE}
+		for i := 0; i+1 < len(a.Decoder); i++ {
+			if i > 0 {
+				dec.Layers = append(dec.Layers, Layer{Op: OpReLU})
+			}
+			dec.Layers = append(dec.Layers, Layer{Op: OpDense, Out: a.Decoder[i+1], Weights: LayerName(StackDecoder, i) + "/weights", Bias: LayerName(StackDecoder, i) + "/biases"})
+		}
+		in := d.Input
+		dec.Layers = append(dec.Layers, Layer{Op: OpReshape, Shape: []int{in.Channels, in.Height, in.Width}})
+		likelihood := LikelihoodBernoulli
+		if a.Output != "sigmoid" {
+			likelihood = a.Output // refused by Check, with its name
+		}
+		d.VAE = VAE{Latent: a.Latent, Encoder: enc, Decoder: dec, Likelihood: likelihood}
 	}
 	return d
 }

@@ -36,6 +36,13 @@ func TestDigitsDescription(t *testing.T) {
 	if b.Description.Name != "digits" || len(b.Files) != 4 {
 		t.Errorf("the shipped bundle opens to %q with %d weights files", b.Description.Name, len(b.Files))
 	}
+	// Made from the files' manifests, the description is the shipped one, field for field.
+	files := shippedFiles(t)
+	made, _ := json.Marshal(DescribeFiles(files[BundleVAE], files[BundleBNN]))
+	shipped, _ := json.Marshal(d)
+	if string(made) != string(shipped) {
+		t.Errorf("the description made from the files' manifests:\n%s\nthe shipped one:\n%s", made, shipped)
+	}
 	old := EncodeBundle([]BundleFile{{BundleVAE, vaeBytes}, {BundleBNN, bnnBytes}, {BundleAnchors, anchorBytes}})
 	if b, err := OpenBundleFiles(old, false); err != nil || b.Description.Name != "digits" {
 		t.Errorf("a bundle made before descriptions: %v", err)
@@ -80,6 +87,13 @@ func TestDescriptionRefusals(t *testing.T) {
 		{"a name with spaces", func(d *Description) { d.Name = "my model" }, `the model's name "my model"`},
 		{"a future format", func(d *Description) { d.Format = 9 }, "format 9"},
 		{"weights on a ReLU", func(d *Description) { d.Classifier.Networks[0].Layers[2].Weights = "bnn/0/weights" }, "it has no weights, but names some"},
+		{"a dropout before a ReLU", func(d *Description) {
+			l := d.Classifier.Networks[0].Layers
+			l[2], l[3] = l[3], l[2]
+		}, "a dropout layer must come right before a dense or conv2d layer"},
+		{"a dropout at the end", func(d *Description) {
+			d.Classifier.Networks[0].Layers = append(d.Classifier.Networks[0].Layers, Layer{Op: OpDropout, Rate: 0.5})
+		}, "ends in a dropout layer"},
 		{"a reshape that loses values", func(d *Description) {
 			d.VAE.Decoder.Layers[len(d.VAE.Decoder.Layers)-1].Shape = []int{1, 28, 27}
 		}, "784 values cannot become 1×28×27: 784 values against 756"},

@@ -70,10 +70,11 @@ type Problem struct {
 	z0     []float64
 }
 
-// NewProblem checks x0 (784 finite intensities in [0, 1], not blank) and encodes and classifies it.
+// NewProblem checks x0 (the classifier's input: finite intensities in [0, 1], not blank) and encodes and
+// classifies it.
 func NewProblem(m *Models, x0 []float32) (*Problem, error) {
-	if len(x0) != engine.Pixels {
-		return nil, fmt.Errorf("the image has %d pixels, want %d (28×28)", len(x0), engine.Pixels)
+	if in := m.BNN.Input; len(x0) != in.Size() {
+		return nil, fmt.Errorf("the image has %d values, want %d (%d×%d, %d channels)", len(x0), in.Size(), in.H, in.W, in.C)
 	}
 	var ink float64
 	for i, v := range x0 {

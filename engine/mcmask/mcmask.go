@@ -17,15 +17,26 @@ import (
 // alone: a.MCSamples masks of the shape a.MaskWidths(), sample k drawn from its own stream of a.MaskSeed.
 func Draw(a weights.Architecture) [][][]float32 {
 	hidden := a.MaskWidths()
-	keep := float32(1 / (1 - a.Dropout))
-	masks := make([][][]float32, a.MCSamples)
+	rates := make([]float64, len(hidden))
+	for l := range rates {
+		rates[l] = a.Dropout
+	}
+	return DrawLayers(a.MaskSeed, a.MCSamples, hidden, rates)
+}
+
+// DrawLayers returns the fixed masks of a network's dropout layers: masks[k][l] is dropout layer l's mask in
+// posterior sample k, widths[l] values (units, or an image's channels), each kept (1/(1−rates[l])) or dropped
+// (0); sample k is drawn from its own stream of seed, its layers in order. Draw is DrawLayers with one rate.
+func DrawLayers(seed uint64, samples int, widths []int, rates []float64) [][][]float32 {
+	masks := make([][][]float32, samples)
 	for k := range masks {
-		r := rng.New(rng.Derive(a.MaskSeed, uint64(k)))
-		masks[k] = make([][]float32, len(hidden))
-		for l, width := range hidden {
+		r := rng.New(rng.Derive(seed, uint64(k)))
+		masks[k] = make([][]float32, len(widths))
+		for l, width := range widths {
+			keep := float32(1 / (1 - rates[l]))
 			m := make([]float32, width)
 			for j := range m {
-				if r.Float64() >= a.Dropout {
+				if r.Float64() >= rates[l] {
 					m[j] = keep
 				}
 			}

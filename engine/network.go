@@ -1,0 +1,359 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/deltaclue/deltaclue/engine/kernel"
+	"github.com/deltaclue/deltaclue/engine/mcmask"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// A network of a model description (weights.Network), built on the engine: each layer a step that adds its ops
+// to a graph. An MC-dropout layer is no op of its own: each posterior sample's fixed mask is folded into the
+// input rows (dense) or input channels (convolution) of the layer after it, which then runs once per sample
+// (DenseSamples, ConvSamples), and everything after it on per-sample tensors. (h ⊙ m)·W = h·(diag(m)·W): the
+// digits' BNN has always been built so, and the same bits come out of the same description.
+
+// step is one layer of a built network.
+type step struct {
+	op      string
+	dense   *Layer
+	samples []Layer // dense per MC sample
+	keep    bool    // the per-sample dense computes only the rows the next per-sample dense keeps (compaction)
+	conv    *Conv
+	convK   []Conv // convolution per MC sample
+	convT   *ConvTranspose
+	pool    *Pool
+	up      *Upsample
+	slope   float32
+}
+
+// network is a built network: its steps, what it takes and what it gives.
+type network struct {
+	in, out weights.Shape
+	steps   []step
+}
+
+// apply adds the network's ops to g, from x.
+func (n *network) apply(g *Graph, x *Tensor) *Tensor {
+	for i := range n.steps {
+		s := &n.steps[i]
+		switch s.op {
+		case weights.OpDense:
+			x = g.Dense(x, s.dense)
+		case "dense-samples":
+			var keep [][]int32
+			if s.keep {
+				next := n.nextSamples(i)
+				for k := range next.samples {
+					keep = append(keep, next.samples[k].nzRows) // nil: all
+				}
+			}
+			x = g.denseSamples(x, s.samples, keep)
+		case weights.OpConv:
+			x = g.Conv2D(x, s.conv)
+		case "conv-samples":
+			x = g.ConvSamples(x, s.convK)
+		case weights.OpConvTranspose:
+			x = g.ConvTranspose2D(x, s.convT)
+		case weights.OpMaxPool:
+			x = g.MaxPool2D(x, s.pool)
+		case weights.OpAvgPool:
+			x = g.AvgPool2D(x, s.pool)
+		case weights.OpUpsample:
+			x = g.Upsample2D(x, s.up)
+		case weights.OpReLU:
+			x = g.ReLU(x)
+		case weights.OpLeakyReLU:
+			x = g.LeakyReLU(x, s.slope)
+		case weights.OpSigmoid:
+			x = g.Sigmoid(x)
+		case weights.OpTanh:
+			x = g.Tanh(x)
+		}
+	}
+	return x
+}
+
+// nextSamples is the per-sample dense step after step i.
+func (n *network) nextSamples(i int) *step {
+	for j := i + 1; j < len(n.steps); j++ {
+		if n.steps[j].op == "dense-samples" {
+			return &n.steps[j]
+		}
+	}
+	return nil
+}
+
+// multiplyAdds counts the network's multiply-adds per input, forward: a per-sample layer's K times.
+func (n *network) multiplyAdds() int {
+	total := 0
+	for _, s := range n.steps {
+		switch {
+		case s.dense != nil:
+			total += s.dense.In * s.dense.Out
+		case s.samples != nil:
+			total += len(s.samples) * s.samples[0].In * s.samples[0].Out
+		case s.conv != nil:
+			total += s.conv.MultiplyAdds()
+		case s.convK != nil:
+			total += len(s.convK) * s.convK[0].MultiplyAdds()
+		case s.convT != nil:
+			total += s.convT.MultiplyAdds()
+		}
+	}
+	return total
+}
+
+func engineShape(s weights.Shape) Shape { return Shape{s.C, s.H, s.W} }
+
+// buildNetwork builds a description's network from its file, starting from a value of shape in; masks are the
+// MC-dropout masks of its dropout layers in order (masks[k][l]: sample k, dropout layer l), nil for none.
+func buildNetwork(where string, n weights.Network, f *weights.File, in weights.Shape, masks [][][]float32) (*network, error) {
+	net := &network{in: in}
+	s := in
+	dropout := -1 // the dropout layer whose masks wait for the next weighted layer
+	dropouts := 0
+	for i, l := range n.Layers {
+		fail := func(err error) (*network, error) {
+			return nil, fmt.Errorf("%s, layer %d (%s): %w", where, i, l.Op, err)
+		}
+		out, err := l.OutShape(s)
+		if err != nil {
+			return fail(err)
+		}
+		tensors := func(wShape []int) (w, b []float32, err error) {
+			if w, err = f.Tensor(l.Weights, wShape...); err != nil {
+				return nil, nil, err
+			}
+			b, err = f.Tensor(l.Bias, l.Out)
+			return w, b, err
+		}
+		// The masks of the dropout before this layer, per unit of its input (a channel's mask over its pixels
+		// once the image is flat), or nil.
+		var inputMasks [][]float32
+		if dropout >= 0 {
+			for k := range masks {
+				inputMasks = append(inputMasks, masks[k][dropout])
+			}
+		}
+		switch l.Op {
+		case weights.OpDense:
+			w, b, err := tensors([]int{s.Size(), l.Out})
+			if err != nil {
+				return fail(err)
+			}
+			if inputMasks == nil {
+				d := NewLayer(s.Size(), l.Out, w, b)
+				net.steps = append(net.steps, step{op: l.Op, dense: &d})
+				break
+			}
+			per := make([]Layer, len(inputMasks))
+			for k, m := range inputMasks {
+				unit := perUnit(m, s, maskChannels(n, dropout, in))
+				folded := make([]float32, len(w))
+				kernel.ScaleRows(folded, w, unit, s.Size(), l.Out)
+				per[k] = NewLayer(s.Size(), l.Out, folded, b)
+			}
+			net.steps = append(net.steps, step{op: "dense-samples", samples: per})
+			dropout = -1
+		case weights.OpConv:
+			win := window(l)
+			w, b, err := tensors([]int{l.Out, s.C, l.Kernel[0], l.Kernel[1]})
+			if err != nil {
+				return fail(err)
+			}
+			if inputMasks == nil {
+				c, err := NewConv(engineShape(s), l.Out, win, w, b)
+				if err != nil {
+					return fail(err)
+				}
+				net.steps = append(net.steps, step{op: l.Op, conv: &c})
+				break
+			}
+			per := make([]Conv, len(inputMasks))
+			for k, m := range inputMasks {
+				folded := make([]float32, len(w))
+				kk := l.Kernel[0] * l.Kernel[1]
+				for o := 0; o < l.Out; o++ { // scale input channel c's kernels by its mask
+					for c := 0; c < s.C; c++ {
+						src, dst := w[(o*s.C+c)*kk:(o*s.C+c+1)*kk], folded[(o*s.C+c)*kk:(o*s.C+c+1)*kk]
+						for j, v := range src {
+							dst[j] = v * m[c]
+						}
+					}
+				}
+				if per[k], err = NewConv(engineShape(s), l.Out, win, folded, b); err != nil {
+					return fail(err)
+				}
+			}
+			net.steps = append(net.steps, step{op: "conv-samples", convK: per})
+			dropout = -1
+		case weights.OpConvTranspose:
+			if inputMasks != nil {
+				return fail(fmt.Errorf("dropout before a transposed convolution is not supported"))
+			}
+			w, b, err := tensors([]int{s.C, l.Out, l.Kernel[0], l.Kernel[1]})
+			if err != nil {
+				return fail(err)
+			}
+			c, err := NewConvTranspose(engineShape(s), l.Out, window(l), w, b)
+			if err != nil {
+				return fail(err)
+			}
+			net.steps = append(net.steps, step{op: l.Op, convT: &c})
+		case weights.OpMaxPool, weights.OpAvgPool:
+			p, err := NewPool(engineShape(s), window(l))
+			if err != nil {
+				return fail(err)
+			}
+			net.steps = append(net.steps, step{op: l.Op, pool: &p})
+		case weights.OpUpsample:
+			u, err := NewUpsample(engineShape(s), l.Scale[0], l.Scale[1])
+			if err != nil {
+				return fail(err)
+			}
+			net.steps = append(net.steps, step{op: l.Op, up: &u})
+		case weights.OpFlatten, weights.OpReshape:
+			// a row is already the image channel-major: nothing moves
+		case weights.OpReLU, weights.OpSigmoid, weights.OpTanh:
+			net.steps = append(net.steps, step{op: l.Op})
+		case weights.OpLeakyReLU:
+			net.steps = append(net.steps, step{op: l.Op, slope: float32(l.Slope)})
+		case weights.OpDropout:
+			if masks == nil {
+				return fail(fmt.Errorf("a dropout layer in a network without MC dropout"))
+			}
+			dropout = dropouts
+			dropouts++
+		}
+		if dropout >= 0 && l.Op != weights.OpDropout && l.Op != weights.OpFlatten && l.Op != weights.OpReshape {
+			return fail(fmt.Errorf("a dropout layer must come right before a dense or conv2d layer (flatten or reshape may stand between)"))
+		}
+		s = out
+	}
+	if dropout >= 0 {
+		return nil, fmt.Errorf("%s ends in a dropout layer", where)
+	}
+	// Compaction: a per-sample dense whose output reaches the next per-sample dense through a ReLU alone
+	// computes only the units that layer's mask keeps, as the digits' BNN always has.
+	for i := range net.steps {
+		if net.steps[i].op != "dense-samples" {
+			continue
+		}
+		if i+2 < len(net.steps) && net.steps[i+1].op == weights.OpReLU && net.steps[i+2].op == "dense-samples" {
+			net.steps[i].keep = true
+		}
+	}
+	net.out = s
+	return net, nil
+}
+
+// window is a layer's window.
+func window(l weights.Layer) Window {
+	return Window{KH: l.Kernel[0], KW: l.Kernel[1], StrideH: l.Stride[0], StrideW: l.Stride[1], PadH: l.Padding[0], PadW: l.Padding[1],
+		OutPadH: l.OutputPadding[0], OutPadW: l.OutputPadding[1]}
+}
+
+// maskChannels is the shape the dropout layer d (counting dropout layers) acted on: its mask has one value per
+// unit of a vector, or per channel of an image.
+func maskChannels(n weights.Network, d int, in weights.Shape) weights.Shape {
+	s, seen := in, 0
+	for _, l := range n.Layers {
+		if l.Op == weights.OpDropout {
+			if seen == d {
+				return s
+			}
+			seen++
+		}
+		if out, err := l.OutShape(s); err == nil {
+			s = out
+		}
+	}
+	return s
+}
+
+// perUnit spreads a mask over the units of a value of shape s: a vector's mask is per unit already; an image
+// mask (per channel of the shape the dropout acted on, at) gives each pixel its channel's value.
+func perUnit(m []float32, s, at weights.Shape) []float32 {
+	if at.Flat || len(m) == s.Size() {
+		return m
+	}
+	unit := make([]float32, s.Size())
+	hw := at.H * at.W
+	for j := range unit {
+		unit[j] = m[j/hw]
+	}
+	return unit
+}
+
+// dropoutWidths lists what each dropout layer of the network masks: units of a vector, channels of an image.
+func dropoutWidths(n weights.Network, in weights.Shape) (widths []int, rates []float64) {
+	s := in
+	for _, l := range n.Layers {
+		if l.Op == weights.OpDropout {
+			widths, rates = append(widths, s.C), append(rates, l.Rate)
+		}
+		if out, err := l.OutShape(s); err == nil {
+			s = out
+		}
+	}
+	return widths, rates
+}
+
+// Load builds the VAE and the classifier a description describes, from the bundle's weights files, after
+// checking it against them.
+func Load(d *weights.Description, files map[string]*weights.File) (*VAE, *BNN, error) {
+	if err := d.Check(files); err != nil {
+		return nil, nil, err
+	}
+	v, err := loadVAE(d, files)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := loadClassifier(d, files)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, b, nil
+}
+
+// loadVAE builds the VAE of a description whose VAE part has been checked.
+func loadVAE(d *weights.Description, files map[string]*weights.File) (*VAE, error) {
+	in := d.InputShape()
+	v := &VAE{Latent: d.VAE.Latent, Image: engineShape(in), bernoulli: d.VAE.Likelihood == weights.LikelihoodBernoulli}
+	var err error
+	if v.encoder, err = buildNetwork("the VAE's encoder", d.VAE.Encoder, files[d.VAE.Encoder.File], in, nil); err != nil {
+		return nil, err
+	}
+	if v.decoder, err = buildNetwork("the VAE's decoder", d.VAE.Decoder, files[d.VAE.Decoder.File], weights.Vector(d.VAE.Latent), nil); err != nil {
+		return nil, err
+	}
+	v.initOneShots()
+	return v, nil
+}
+
+// loadClassifier builds the classifier of a description whose classifier part has been checked, drawing an
+// MC-dropout network's fixed masks.
+func loadClassifier(d *weights.Description, files map[string]*weights.File) (*BNN, error) {
+	in := d.InputShape()
+	c := d.Classifier
+	b := &BNN{Classes: len(d.Classes), K: c.Samples, Input: engineShape(in), ensemble: c.Uncertainty == weights.UncertaintyEnsemble}
+	for i, n := range c.Networks {
+		var masks [][][]float32
+		where := "the classifier"
+		if b.ensemble {
+			where = fmt.Sprintf("ensemble member %d", i)
+		} else {
+			widths, rates := dropoutWidths(n, in)
+			masks = mcmask.DrawLayers(c.MaskSeed, c.Samples, widths, rates)
+		}
+		net, err := buildNetwork(where, n, files[n.File], in, masks)
+		if err != nil {
+			return nil, err
+		}
+		b.nets = append(b.nets, net)
+	}
+	b.initOneShots()
+	return b, nil
+}
