@@ -2,8 +2,11 @@ package weights
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // A models bundle carries the weights files the search needs in one download, so that a page fetches them once
@@ -165,10 +168,42 @@ func openBundleDescribed(data []byte, hashed bool) (map[string]*File, *Descripti
 		}
 		return nil, nil, fmt.Errorf("the models bundle's %s: %w", DescriptionFile, err)
 	}
-	for _, name := range []string{BundleVAE, BundleBNN, BundleAnchors} {
+	// A bundle made before descriptions has always had the anchors of scheme S2; one with its own description
+	// may leave them out (S2 is then unavailable).
+	required := []string{BundleVAE, BundleBNN, BundleAnchors}
+	if own {
+		required = nil
+	}
+	for _, name := range required {
 		if found[name] == nil {
 			return nil, nil, fmt.Errorf("the models bundle has no %s", name)
 		}
 	}
 	return found, desc, nil
+}
+
+// Fingerprint identifies the bundle's models, as share links carry it: a bundle whose description is the one
+// its files' manifests imply (the digits', made before descriptions or not) keeps the fingerprint its links
+// have always carried, Fingerprint(VAE, BNN, anchors); any other mixes in its description and every file it
+// holds, so that the same weights described otherwise (other class names, another network) are other models.
+func (b *Bundle) Fingerprint() uint32 {
+	if b.VAE != nil && b.BNN != nil && b.Anchors != nil {
+		implied, _ := json.Marshal(DescribeFiles(b.VAE, b.BNN))
+		own, _ := json.Marshal(b.Description)
+		if string(implied) == string(own) {
+			return Fingerprint(b.VAE, b.BNN, b.Anchors)
+		}
+	}
+	own, _ := json.Marshal(b.Description)
+	names := make([]string, 0, len(b.Files))
+	for name := range b.Files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	files := make([]*File, 0, len(names)+1)
+	files = append(files, &File{Manifest: Manifest{PayloadSHA: fmt.Sprintf("%x", sha256.Sum256(own))}})
+	for _, name := range names {
+		files = append(files, b.Files[name])
+	}
+	return Fingerprint(files...)
 }

@@ -155,3 +155,33 @@ func FuzzDescription(f *testing.F) {
 		}
 	})
 }
+
+// TestBundleFingerprint: the digits' bundle keeps the fingerprint its links have always carried, with its
+// model.json or without; the same weights described otherwise are other models.
+func TestBundleFingerprint(t *testing.T) {
+	want, err := ShippedFingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenBundleFiles(ShippedBundle(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := OpenBundleFiles(EncodeBundle([]BundleFile{{BundleVAE, vaeBytes}, {BundleBNN, bnnBytes}, {BundleAnchors, anchorBytes}}), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Fingerprint() != want || old.Fingerprint() != want {
+		t.Errorf("fingerprints %08x (with model.json) and %08x (without), want %08x", b.Fingerprint(), old.Fingerprint(), want)
+	}
+	d := DigitsDescription()
+	d.Classes[0] = "zero"
+	raw, _ := json.Marshal(d)
+	renamed, err := OpenBundleFiles(EncodeBundle([]BundleFile{{DescriptionFile, raw}, {BundleVAE, vaeBytes}, {BundleBNN, bnnBytes}, {BundleAnchors, anchorBytes}}), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if renamed.Fingerprint() == want {
+		t.Error("the digits' weights with another class's name keep the digits' fingerprint")
+	}
+}

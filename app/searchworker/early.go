@@ -58,8 +58,8 @@ func (w *Worker) EarlyLink(e Early, send func(Response)) bool {
 	return true
 }
 
-// WarmUp runs a small search that nobody asked for, on a digit the models themselves make (the decoded anchor
-// of a 4, or a blank when the bundle has no anchors), so that the browser optimises the search's code while
+// WarmUp runs a small search that nobody asked for, on an image the models themselves make (the decoded anchor
+// of class 4, or the decoded origin of the latent space when the bundle has no anchors), so that the browser optimises the search's code while
 // the worker would be idle anyway: its first real search then runs at the speed of its later ones. It takes the
 // path a real search takes (an inspection, the results in batches, every message encoded for the wire) and
 // drops what it would send, so that all of that code is optimised too, not only the steps. It returns at once
@@ -68,10 +68,11 @@ func (w *Worker) WarmUp(restarts, steps int) {
 	if w.models == nil || restarts <= 0 || steps <= 0 {
 		return
 	}
-	x0 := make([]float32, 784)
+	centre := make([]float32, w.models.VAE.Latent) // the latent space's origin, where there are no anchors
 	if a, d := w.models.Anchors, w.models.VAE.Latent; len(a) > 4 && len(a[4]) >= d {
-		x0 = w.models.VAE.DecodeImages(a[4][:d])
+		centre = a[4][:d]
 	}
+	x0 := w.models.VAE.DecodeImages(centre)
 	p := clue.Defaults()
 	p.N, p.MaxSteps, p.MinSteps, p.RelTol, p.AbsTol = restarts, steps, min(p.MinSteps, steps), 0, 0
 	drop := func(r Response) { MarshalResponse(r) }

@@ -162,7 +162,7 @@ func newFromBundle(version string, bundle []byte, hashed bool) (*Worker, Respons
 	w := &Worker{version: version, cancels: map[int]context.CancelFunc{}, cancelled: map[int]bool{}}
 	b, err := weights.OpenBundleFiles(bundle, hashed)
 	if err == nil {
-		w.models, err = clue.LoadModels(b.VAE, b.BNN, b.Anchors)
+		w.models, err = clue.LoadBundle(b)
 	}
 	if err == nil && b.Global != nil {
 		if latent := b.Global.Manifest.Architecture.Latent; latent != w.models.VAE.Latent {
@@ -176,7 +176,7 @@ func newFromBundle(version string, bundle []byte, hashed bool) (*Worker, Respons
 		w.models, w.translations = nil, nil
 		return w, Response{Type: "error", Version: version, Error: "the models failed to load: " + err.Error()}
 	}
-	w.fingerprint = weights.Fingerprint(b.VAE, b.BNN, b.Anchors)
+	w.fingerprint = b.Fingerprint()
 	return w, Response{Type: "ready", Version: version, Fingerprint: w.fingerprint}
 }
 

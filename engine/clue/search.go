@@ -44,6 +44,24 @@ func LoadModels(vae, bnn, anchors *weights.File) (*Models, error) {
 	return m, nil
 }
 
+// LoadBundle builds the models of an opened bundle from its description; without anchors S2 is unavailable.
+func LoadBundle(b *weights.Bundle) (*Models, error) {
+	v, c, err := engine.Load(b.Description, b.Files)
+	if err != nil {
+		return nil, err
+	}
+	m := &Models{VAE: v, BNN: c}
+	if b.Anchors != nil {
+		if m.Anchors, err = b.Anchors.Anchors(c.Classes); err != nil {
+			return nil, err
+		}
+		if b.Anchors.Manifest.Architecture.Latent != v.Latent {
+			return nil, fmt.Errorf("%s: anchors of dimension %d for a latent space of %d", b.Anchors.Name, b.Anchors.Manifest.Architecture.Latent, v.Latent)
+		}
+	}
+	return m, nil
+}
+
 // ShippedModels loads the models the project ships (package weights).
 func ShippedModels() (*Models, error) {
 	vae, err := weights.ShippedVAE()
