@@ -80,7 +80,7 @@ func CARLAOf(x0 []float32, label0 int, exps []Explanation) CARLA {
 	return c
 }
 
-// NeighbourData is the data CARLA's yNN searches: Images [n·784], and Labels, which returns the model's labels
+// NeighbourData is the data CARLA's yNN searches: Images (of the models' input, one after another), and Labels, which returns the model's labels
 // of the images with the given indices (called once, with only the neighbours found: CARLA too labels only
 // those). Name says what the data are.
 type NeighbourData struct {
@@ -94,8 +94,6 @@ type NeighbourData struct {
 // input space, ties to the lower index) whose model label is their own label. It leaves −1 when nothing is
 // valid.
 func (c *CARLA) SetYNN(label0 int, exps []Explanation, data NeighbourData, k int) {
-	const pixels = 784
-	n := len(data.Images) / pixels
 	c.YNNData = data.Name
 	var valid []Explanation
 	for _, e := range exps {
@@ -103,7 +101,12 @@ func (c *CARLA) SetYNN(label0 int, exps []Explanation, data NeighbourData, k int
 			valid = append(valid, e)
 		}
 	}
-	if len(valid) == 0 || n == 0 {
+	if len(valid) == 0 || len(valid[0].Image) == 0 {
+		return
+	}
+	pixels := len(valid[0].Image) // an image of the models' input, as the data's are
+	n := len(data.Images) / pixels
+	if n == 0 {
 		return
 	}
 	type near struct {

@@ -82,7 +82,7 @@ func ShippedModels() (*Models, error) {
 // Problem is an image to explain, with what every search around it shares.
 type Problem struct {
 	models *Models
-	X0     []float32          // the image, 784 intensities in [0, 1]
+	X0     []float32          // the image, the classifier's input, intensities in [0, 1]
 	Z0     []float32          // its latent code μφ(x0), the centre of the ball
 	Pred0  engine.Uncertainty // the BNN on x0
 	z0     []float64
@@ -122,7 +122,7 @@ type Explanation struct {
 	Restart    int       `json:"restart"`
 	Start      []float32 `json:"start"` // latent starting point
 	Z          []float32 `json:"z"`     // latent result
-	Image      []float32 `json:"image"` // μθ(z), 784 intensities
+	Image      []float32 `json:"image"` // μθ(z), an image of the classifier's input
 	Label      int       `json:"label"` // the BNN's most probable class on Image
 	Probs      []float32 `json:"probs"` // the BNN's p̄ on Image
 	HTotal     float32   `json:"h_total"`
@@ -398,7 +398,7 @@ func (prob *Problem) explanation(obj *engine.Objective, r int, s *restart, p Par
 	return e
 }
 
-// MostUncertain returns the indices of the k images [n·784] on which the BNN's predictive entropy H_total is
+// MostUncertain returns the indices of the k images (of the classifier's input, one after another) on which the BNN's predictive entropy H_total is
 // highest, most uncertain first (ties by index).
 func MostUncertain(b *engine.BNN, images []float32, k int) []int {
 	preds := b.Classify(images)

@@ -32,14 +32,15 @@ type Case struct {
 	FirstSureDistance float32 `json:"first_sure_distance"`
 }
 
-// Evaluate answers every digit of rs (images [·784], codes by the VAE) towards every label b with a translation
+// Evaluate answers every image of rs (images of the models' input, one after another; codes by the VAE) towards every label b with a translation
 // from the label read on it, and notes for the curves the first sure rung of CurveLadder: the answer's own rung
 // when it is sure (Ladder is CurveLadder's start, and a rung's bits do not depend on the batch it is in), else
 // the first sure one beyond the cap, the only rungs decoded again.
 func Evaluate(m *clue.Models, ts []Translation, images []float32, rs []Reached, hThreshold float64) []Case {
 	var cases []Case
+	size := m.BNN.Input.Size()
 	for _, r := range rs {
-		x0 := images[r.Index*784 : (r.Index+1)*784]
+		x0 := images[r.Index*size : (r.Index+1)*size]
 		z0 := m.VAE.Encode(x0)
 		for _, t := range ts {
 			if t.From != r.Read {

@@ -55,7 +55,7 @@ type Answer struct {
 	K        float32   // the ladder's scale taken (its last when none made the model sure)
 	Shift    float32   // ‖K·t‖₂, the latent distance from z0
 	Z        []float32 // z0 + K·t
-	Image    []float32 // μθ(Z), 784 intensities
+	Image    []float32 // μθ(Z), an image of the models' input
 	Label    int       // the BNN's most probable class on Image
 	Probs    []float32 // its p̄
 	HTotal   float32
@@ -109,7 +109,8 @@ func rungs(m *clue.Models, ts []*Translation, x0, z0 []float32, ks []float32) []
 		if out[i] == nil {
 			out[i] = make([]Rung, len(ks))
 		}
-		img := images[n*784 : (n+1)*784]
+		size := m.VAE.Image.Size()
+		img := images[n*size : (n+1)*size]
 		out[i][r] = Rung{K: ks[r], Shift: float32(float64(ks[r]) * norms[i]), Z: z[n*latent : (n+1)*latent], Image: img,
 			Label: u.Label(), Probs: u.Probs, HTotal: u.Total, Distance: l1(img, x0)}
 	}
@@ -120,7 +121,7 @@ func rungs(m *clue.Models, ts []*Translation, x0, z0 []float32, ks []float32) []
 // on the test split's uncertain digits sure (docs/global.md).
 const firstRound = 4
 
-// Explain returns the amortised answers for x0 (784 intensities) with code z0, towards each label of targets for
+// Explain returns the amortised answers for x0 (an image of the models' input) with code z0, towards each label of targets for
 // which a translation from the label read on x0 (from) exists, in the order of targets: the first rung of Ladder
 // that makes the BNN sure of the target (H_total < hThreshold) is the answer; if none does, the last rung, marked
 // not sure. The ladder is tried in two rounds, each one batch for every target: its first rungs (k ≤ 1), then the

@@ -33,7 +33,7 @@ func (r Reached) Best(b int) (distance, rho float32, ok bool) {
 	return 0, 0, false
 }
 
-// Uncertain returns the indices of the images [n·784] whose predictive entropy H_total is above hThreshold,
+// Uncertain returns the indices of the images (of the models' input, one after another) whose predictive entropy H_total is above hThreshold,
 // with the label the BNN reads on each.
 func Uncertain(m *clue.Models, images []float32, hThreshold float64) (idx, read []int) {
 	for i, u := range m.BNN.Classify(images) {
@@ -44,12 +44,13 @@ func Uncertain(m *clue.Models, images []float32, hThreshold float64) (idx, read 
 	return idx, read
 }
 
-// Reach runs δ-CLUE with p on each image idx[i] of images [·784] (read[i] is the label read on it) on up to
+// Reach runs δ-CLUE with p on each image idx[i] of images (of the models' input, one after another) (read[i] is the label read on it) on up to
 // workers goroutines, and returns what each reached, in the order of idx. Each search's result depends only on
 // its image and p, so the answer does not depend on workers.
 func Reach(ctx context.Context, m *clue.Models, images []float32, idx, read []int, p clue.Params, workers int) ([]Reached, error) {
 	out := make([]Reached, len(idx))
 	errs := make([]error, len(idx))
+	size := m.BNN.Input.Size()
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < max(workers, 1); w++ {
@@ -57,7 +58,7 @@ func Reach(ctx context.Context, m *clue.Models, images []float32, idx, read []in
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = reach(ctx, m, images[idx[i]*784:(idx[i]+1)*784], idx[i], read[i], p)
+				out[i], errs[i] = reach(ctx, m, images[idx[i]*size:(idx[i]+1)*size], idx[i], read[i], p)
 			}
 		}()
 	}
