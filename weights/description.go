@@ -300,6 +300,10 @@ func validName(s string) bool {
 	return true
 }
 
+// MaxLayerValues bounds what one layer may give for one image (4 MB of float32): a model that needs more would
+// not run in a browser's worker at a useful speed, and a description that asks for more is refused.
+const MaxLayerValues = 1 << 20
+
 // Chain walks the network's layers from a value of shape in, checking each layer's settings and, when files is
 // not nil, its tensors, and returns the shape it ends in and how many dropout layers it has. where names the
 // network in errors.
@@ -344,8 +348,8 @@ func (n Network) Chain(where string, in Shape, files map[string]*File) (Shape, i
 		if err != nil {
 			return Shape{}, 0, fmt.Errorf("%s, layer %d (%s): %w", where, i, l.Op, err)
 		}
-		if out.Size() < 1 || out.Size() > 1<<24 {
-			return Shape{}, 0, fmt.Errorf("%s, layer %d (%s): its output, %v, is out of range", where, i, l.Op, out)
+		if out.Size() < 1 || out.Size() > MaxLayerValues {
+			return Shape{}, 0, fmt.Errorf("%s, layer %d (%s): its output, %v, has %d values; a layer may give 1 to %d", where, i, l.Op, out, out.Size(), MaxLayerValues)
 		}
 		if l.Op == OpDropout {
 			dropouts++
