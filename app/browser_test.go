@@ -354,7 +354,7 @@ func TestBrowserBadLinks(t *testing.T) {
 	srv := serve(buildSite(t))
 	defer srv.Close()
 	ctx := browser(t, chrome)
-	good := sharelink.Encode(sharelink.State{Image: [784]uint8{300 % 256: 200, 301: 255, 330: 255}, Params: clue.Defaults(), Model: 12345})
+	good := sharelink.Encode(sharelink.State{Image: (&[784]uint8{300 % 256: 200, 301: 255, 330: 255})[:], Params: clue.Defaults(), Model: 12345})
 	// Every fault's sentence is core.Links' (TestEveryBadLinkSaysItsFault); here, what needs the page: a link
 	// that looks like markup is shown as text, and a link made with other models is refused once the workers say
 	// which models they run; after each, the page works.

@@ -50,6 +50,7 @@ type modelsState struct {
 	total       int        // its size
 	version     string     // the page's build
 	fingerprint uint32     // the models' fingerprint, as the workers report it
+	name        string     // the models' name (their description's), as the workers report it
 	stale       bool       // a worker runs another build than the page
 	offline     offlineUse // whether the browser lets the page be kept for offline use (web/loader.js)
 	// when the page mounted, loaded and checked the models, had every worker ready, adopted the loader's early
@@ -289,7 +290,7 @@ func (e *Explainer) onReady(ctx app.Context, k int, r searchworker.Response) {
 	if e.work.ReadyCount() == len(e.work.Workers) && e.models.timing != nil && e.models.timing["ready"] == 0 {
 		_, e.models.timing["ready"] = e.work.ReadySpan() // when they said it: an early worker's message waited for the page
 	}
-	e.models.fingerprint = r.Fingerprint
+	e.models.fingerprint, e.models.name = r.Fingerprint, r.Models
 	if r.Version != e.models.version {
 		e.models.stale = true
 	}

@@ -4,20 +4,18 @@ package app
 
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
-
-	"github.com/deltaclue/deltaclue/app/sharelink"
 )
 
 // setInput makes a (quantised) image the input, and asks a worker for the models' view of it, first of all:
 // its amortised answers are what the visitor sees next (a stroke's, within a frame).
-func (e *Explainer) setInput(ctx app.Context, q [sharelink.Pixels]uint8, source string) {
+func (e *Explainer) setInput(ctx app.Context, q []uint8, source string) {
 	e.in.Take(q, source)
 	e.requestInspect()
 	e.tookInput(ctx)
 }
 
 // takeInput makes a (quantised) image the input, asking the workers nothing yet.
-func (e *Explainer) takeInput(ctx app.Context, q [sharelink.Pixels]uint8, source string) {
+func (e *Explainer) takeInput(ctx app.Context, q []uint8, source string) {
 	e.in.Take(q, source)
 	e.tookInput(ctx)
 }

@@ -18,7 +18,7 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 	if e.workers.pool == nil {
 		return
 	}
-	link, due, refused := e.links.Due(&e.work, e.models.fingerprint)
+	link, due, refused := e.links.Due(&e.work, e.models.name, e.models.fingerprint)
 	if refused != nil {
 		e.workers.dropEarly()
 	}
@@ -90,7 +90,7 @@ func (e *Explainer) updateLink() {
 	if l, bad := e.ladderInput(); e.sweep.inLink && bad == "" {
 		sweep = &l
 	}
-	st, ok := core.Shared(e.in, e.settings, e.sel, e.models.fingerprint, sweep)
+	st, ok := core.Shared(e.in, e.settings, e.sel, e.models.name, e.models.fingerprint, sweep)
 	if !ok {
 		return
 	}

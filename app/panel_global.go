@@ -240,9 +240,7 @@ func (e *Explainer) openMember(ctx app.Context, index int) {
 		e.global.err = fmt.Sprintf("test digit %d has no 784 pixels", d.Index)
 		return
 	}
-	var q [sharelink.Pixels]uint8
-	copy(q[:], px)
-	e.setInput(ctx, q, fmt.Sprintf("test digit %d (true label %d)", d.Index, d.Label))
+	e.setInput(ctx, px, fmt.Sprintf("test digit %d (true label %d)", d.Index, d.Label))
 	// Back to the top, the keyboard's focus on the answer (a button may be disabled while the preview runs): the
 	// digit, the model's view and the answer are there.
 	e.focusOn(ctx, "answer", func(app.Value) {

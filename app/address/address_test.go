@@ -18,7 +18,7 @@ func link(t testing.TB) string {
 	for i := 300; i < 420; i++ {
 		img[i] = 255
 	}
-	return sharelink.Encode(sharelink.State{Image: img, Params: clue.Defaults(), Model: 7, Selected: sharelink.NoSelection})
+	return sharelink.Encode(sharelink.State{Image: img[:], Params: clue.Defaults(), Model: 7, Selected: sharelink.NoSelection})
 }
 
 func TestRead(t *testing.T) {

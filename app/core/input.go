@@ -31,7 +31,7 @@ type Input struct {
 func NewInput() Input { return Input{Tab: "draw", Live: true, InspectAt: -1} }
 
 // Take makes a quantised image the input: the models' view of the previous one no longer holds.
-func (in *Input) Take(q [sharelink.Pixels]uint8, source string) {
+func (in *Input) Take(q []uint8, source string) {
 	s := sharelink.State{Image: q}
 	in.X0, in.Source, in.Inspect, in.Err = s.Float(), source, nil, ""
 }

@@ -14,7 +14,7 @@ func TestInputAsksForTheModelsViewOnce(t *testing.T) {
 	}
 	var q [sharelink.Pixels]uint8
 	q[100] = 255
-	in.Take(q, "a drawing")
+	in.Take(q[:], "a drawing")
 	if in.X0[100] != 1 || in.Source != "a drawing" {
 		t.Fatalf("taken: x0[100] %v, source %q", in.X0[100], in.Source)
 	}
@@ -31,7 +31,7 @@ func TestInputAsksForTheModelsViewOnce(t *testing.T) {
 	}
 	// A new input while the first question is out: the first answer is about another digit.
 	q[200] = 128
-	in.Take(q, "a drawing")
+	in.Take(q[:], "a drawing")
 	second, _ := in.Ask([]int{0})
 	if in.Inspected(first.Request.ID, &searchworker.Inspection{}) || in.Inspect != nil {
 		t.Error("an answer about the earlier input was taken")
@@ -43,7 +43,7 @@ func TestInputAsksForTheModelsViewOnce(t *testing.T) {
 		t.Error("asked again with the view at hand")
 	}
 	// A refusal of the last question ends it and says why; a refusal of an older one only says why.
-	in.Take(q, "an upload")
+	in.Take(q[:], "an upload")
 	third, _ := in.Ask([]int{0})
 	in.Refused(third.Request.ID-1, "older")
 	if in.InspectAt != 0 || in.Err != "older" {

@@ -30,15 +30,16 @@ func (l *Links) Read(fragment string) (sharelink.State, bool) {
 }
 
 // Due takes the held link once it may open: every worker that will start has said ready (so that it gets the
-// whole pool) and no run is under way. A link made with other models than the workers' (fingerprint) is not
+// whole pool) and no run is under way. A link made for other models than the workers' (their name and
+// fingerprint) is not
 // opened: it returns the error, also in Err, and the caller drops whatever it had started for the link.
-func (l *Links) Due(p *Pool, fingerprint uint32) (link sharelink.State, due bool, err error) {
+func (l *Links) Due(p *Pool, models string, fingerprint uint32) (link sharelink.State, due bool, err error) {
 	if l.Pending == nil || !p.AllStarted() || p.Run.Active() {
 		return sharelink.State{}, false, nil
 	}
 	link = *l.Pending
 	l.Pending = nil
-	if err := sharelink.CheckModel(link, fingerprint); err != nil {
+	if err := sharelink.CheckModel(link, models, fingerprint); err != nil {
 		l.Err = err.Error()
 		return sharelink.State{}, false, err
 	}
@@ -49,11 +50,11 @@ func (l *Links) Due(p *Pool, fingerprint uint32) (link sharelink.State, due bool
 // restart if the parameters' set has it, and the sweep's ladder if one was run on this input (sweep, nil
 // otherwise). ok is false when there is nothing to share yet: no input, refused parameters, or models not yet
 // known (model 0).
-func Shared(in Input, s Settings, sel Selection, model uint32, sweep *clue.Ladder) (st sharelink.State, ok bool) {
+func Shared(in Input, s Settings, sel Selection, models string, model uint32, sweep *clue.Ladder) (st sharelink.State, ok bool) {
 	if in.X0 == nil || !s.OK || model == 0 {
 		return sharelink.State{}, false
 	}
-	st = sharelink.State{Image: sharelink.Quantize(in.X0), Params: s.Params, Model: model, Selected: sharelink.NoSelection}
+	st = sharelink.State{Models: models, Image: sharelink.Quantize(in.X0), Params: s.Params, Model: model, Selected: sharelink.NoSelection}
 	if sel.Restart >= 0 && sel.Restart < s.Params.Restarts() {
 		st.Selected = sel.Restart
 	}

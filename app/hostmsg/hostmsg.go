@@ -33,9 +33,9 @@ const (
 
 // Message is what a host asked for.
 type Message struct {
-	Type   string                  // Open or Digit
-	Link   string                  // Open: the link's fragment (what follows #)
-	Pixels [sharelink.Pixels]uint8 // Digit: the intensities, quantised as a share link holds them
+	Type   string  // Open or Digit
+	Link   string  // Open: the link's fragment (what follows #)
+	Pixels []uint8 // Digit: the intensities, quantised as a share link holds them
 	// ID is the message's id, to be sent back with what answers it: a string or a number as the host wrote it
 	// (JSON), or nil.
 	ID json.RawMessage

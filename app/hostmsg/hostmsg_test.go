@@ -14,7 +14,7 @@ func aLink(t testing.TB) string {
 	for i := 300; i < 500; i++ {
 		img[i] = 200
 	}
-	return sharelink.Encode(sharelink.State{Image: img, Params: clue.Defaults(), Model: 7, Selected: sharelink.NoSelection})
+	return sharelink.Encode(sharelink.State{Image: img[:], Params: clue.Defaults(), Model: 7, Selected: sharelink.NoSelection})
 }
 
 func pixels(v float64) string {

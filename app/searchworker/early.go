@@ -18,10 +18,10 @@ type Early struct {
 }
 
 // OpensEarly says whether a link is run by the workers on their own as the page loads: it must be for these
-// models (fingerprint), not costly (the page asks first), and not coupled by the diversity term (λd > 0 runs
+// models (their name and fingerprint), not costly (the page asks first), and not coupled by the diversity term (λd > 0 runs
 // every restart on one worker). The page and the worker both decide with it, so they agree.
-func OpensEarly(s sharelink.State, fingerprint uint32) bool {
-	return sharelink.CheckModel(s, fingerprint) == nil && !s.Costly() && s.Params.LambdaD == 0
+func OpensEarly(s sharelink.State, models string, fingerprint uint32) bool {
+	return sharelink.CheckModel(s, models, fingerprint) == nil && !s.Costly() && s.Params.LambdaD == 0
 }
 
 // Share is worker k's share of a search's restarts when n workers split it, as the page splits it: restart i
@@ -42,7 +42,7 @@ func (w *Worker) EarlyLink(e Early, send func(Response)) bool {
 		return false
 	}
 	s, err := sharelink.Decode(e.Link)
-	if err != nil || !OpensEarly(s, w.fingerprint) {
+	if err != nil || !OpensEarly(s, w.modelsName, w.fingerprint) {
 		return false
 	}
 	x0 := s.Float()

@@ -70,6 +70,7 @@ type Response struct {
 	ID           int                `json:"id,omitempty"`
 	Version      string             `json:"version,omitempty"`
 	Fingerprint  uint32             `json:"fingerprint,omitempty"`
+	Models       string             `json:"models,omitempty"` // ready: the models' name (their description's)
 	Error        string             `json:"error,omitempty"`
 	Inspection   *Inspection        `json:"inspection,omitempty"`
 	Explanations []clue.Explanation `json:"explanations,omitempty"` // a batch of finished restarts
@@ -121,6 +122,7 @@ type Worker struct {
 	models       *clue.Models
 	translations []glam.Translation // GLAM-CLUE's, when the bundle has them
 	fingerprint  uint32
+	modelsName   string // the models' name, their description's: a share link names the models it was made for
 	// Yield, if set, is called between the steps of a search: the browser worker gives its event loop a turn
 	// there (spaced by a Pacer), which is what lets a "cancel" message in while Go computes.
 	Yield func()
@@ -176,8 +178,8 @@ func newFromBundle(version string, bundle []byte, hashed bool) (*Worker, Respons
 		w.models, w.translations = nil, nil
 		return w, Response{Type: "error", Version: version, Error: "the models failed to load: " + err.Error()}
 	}
-	w.fingerprint = b.Fingerprint()
-	return w, Response{Type: "ready", Version: version, Fingerprint: w.fingerprint}
+	w.fingerprint, w.modelsName = b.Fingerprint(), b.Description.Name
+	return w, Response{Type: "ready", Version: version, Fingerprint: w.fingerprint, Models: w.modelsName}
 }
 
 // amortise adds GLAM-CLUE's answers to an inspection: towards each plausible label with a translation from the

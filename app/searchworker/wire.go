@@ -21,7 +21,7 @@ import (
 //	                 results: count u16, count × explanation (a search worker's results, passed on: summary.go)
 //	                 summarize: floats x0, floats z0, classes i32, label0 i32, params, count u32, count × explanation,
 //	                            figures u8, count u32, count × floats (a traced path)
-//	response bodies: ready: string version, fingerprint u32, at f64;  error: string;
+//	response bodies: ready: string version, fingerprint u32, at f64, string models;  error: string;
 //	                 inspected: inspection, count u32, count × (to i32, label i32, sure u8, k, shift, h, d f32,
 //	                            floats image) (GLAM-CLUE's answers), amortised ms f64;
 //	                 results: count u16, count × explanation;  traced: trajectory;  done: seconds f64, string error, heap u64, sys u64;

@@ -16,6 +16,7 @@ func MarshalResponse(p Response) []byte {
 		w.str(p.Version)
 		w.u32(p.Fingerprint)
 		w.f64(p.At)
+		w.str(p.Models)
 	case "error":
 		w.str(p.Error)
 	case "inspected":
@@ -91,7 +92,7 @@ func unmarshalResponse(b []byte, shared bool) (Response, error) {
 	p.Type, p.ID = r.typ(), r.i32()
 	switch p.Type {
 	case "ready":
-		p.Version, p.Fingerprint, p.At = r.str(), r.u32(), r.f64()
+		p.Version, p.Fingerprint, p.At, p.Models = r.str(), r.u32(), r.f64(), r.str()
 	case "error":
 		p.Error = r.str()
 	case "inspected":

@@ -20,9 +20,10 @@ func inflate(in io.Reader, limit int) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(flate.NewReader(in), int64(limit)+1))
 }
 
-// Decode reads a link of version 1 or 2: a whole URL, a fragment with or without "#". Every failure is an
-// *Error; for a v2 link whose characters were changed, cut or added to, its text says "it was changed or
-// damaged". A v1 link decodes with Version 1, no sweep and Selected = NoSelection.
+// Decode reads a link of version 1, 2 or 3: a whole URL, a fragment with or without "#". Every failure is an
+// *Error; for a v2 or v3 link whose characters were changed, cut or added to, its text says "it was changed or
+// damaged". A v1 link decodes with Version 1, no sweep and Selected = NoSelection; v1 and v2 links are the
+// digits' (Models DigitsModels, a 28×28 grey image: Height 0).
 func Decode(link string) (State, error) {
 	if i := strings.IndexByte(link, '#'); i >= 0 {
 		link = link[i+1:]
@@ -36,9 +37,11 @@ func Decode(link string) (State, error) {
 		return decodeV1(link[len(prefix):])
 	case strings.HasPrefix(link, prefix2):
 		return decodeV2(link[len(prefix2):])
+	case strings.HasPrefix(link, prefix3):
+		return decodeV3(link[len(prefix3):])
 	}
 	if v, ok := versionOf(link); ok {
-		return State{}, fail("it was made by another version of deltaclue (%s), this page reads v1 and v2", v)
+		return State{}, fail("it was made by another version of deltaclue (%s), this page reads v1 to v3", v)
 	}
 	return State{}, fail("it is not a deltaclue link")
 }
@@ -58,7 +61,7 @@ func versionOf(link string) (string, bool) {
 }
 
 func decodeV2(body string) (State, error) {
-	s := State{Version: Latest}
+	s := State{Version: 2, Models: DigitsModels}
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(body)
 	if err != nil {
 		return s, damaged("it is not URL-safe base64")
@@ -101,7 +104,7 @@ func decodeV2(body string) (State, error) {
 	} else if n != 0 {
 		return s, fail("its δ sweep is invalid (it has no radii but n = %d)", n)
 	}
-	copy(s.Image[:], r.next(Pixels))
+	s.Image = bytes.Clone(r.next(Pixels))
 	if err := check(&s, flags); err != nil {
 		return s, err
 	}
@@ -109,6 +112,89 @@ func decodeV2(body string) (State, error) {
 		s.Params.Convergence = clue.CLUERule
 	}
 	return s, nil
+}
+
+// decodeV3 reads a v3 link: the models' name, the fields v2 has, then the image's shape and its bytes.
+func decodeV3(body string) (State, error) {
+	s := State{Version: 3}
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(body)
+	if err != nil {
+		return s, damaged("it is not URL-safe base64")
+	}
+	in := bytes.NewReader(raw)
+	data, err := inflate(in, maxDecoded3)
+	switch {
+	case err != nil:
+		return s, damaged("%s", inflateFault(err))
+	case len(data) > maxDecoded3:
+		return s, damaged("it decompresses to more than %d bytes", maxDecoded3)
+	case len(data) < 4+crcLength:
+		return s, damaged("%d bytes where a v3 link holds more", len(data))
+	case in.Len() != 0:
+		return s, damaged("it has %d bytes after its end", in.Len())
+	}
+	payload := data[:len(data)-crcLength]
+	if crc32.ChecksumIEEE(payload) != binary.LittleEndian.Uint32(data[len(payload):]) {
+		return s, damaged("its checksum does not match")
+	}
+	if string(payload[:2]) != "DC" || payload[2] != 3 {
+		return s, damaged("bad header")
+	}
+	nameLen := int(payload[3])
+	fixed := 4 + nameLen + payload2Length - 3 - Pixels + 5 // header, name, the shared fields without radii, the shape
+	if len(payload) < fixed {
+		return s, damaged("%d bytes where a v3 link holds at least %d", len(payload), fixed)
+	}
+	s.Models = string(payload[4 : 4+nameLen])
+	if !validModels(s.Models) {
+		return s, fail("its models' name %q is not one a model can have", s.Models)
+	}
+	r := reader{b: payload[4+nameLen:]}
+	flags := r.common(&s)
+	clueRule := flags&8 != 0
+	flags &^= 8
+	s.Selected = int(int16(r.u16()))
+	count := int(r.u8())
+	n := int(r.u16())
+	if len(r.b) < 8*count+5 {
+		return s, damaged("it ends inside its δ sweep")
+	}
+	if count > 0 {
+		s.Sweep = clue.Ladder{Radii: make([]float64, count), N: n}
+		for i := range s.Sweep.Radii {
+			s.Sweep.Radii[i] = r.f64()
+		}
+	} else if n != 0 {
+		return s, fail("its δ sweep is invalid (it has no radii but n = %d)", n)
+	}
+	s.Channels, s.Height, s.Width = int(r.u8()), int(r.u16()), int(r.u16())
+	if s.Channels != 1 && s.Channels != 3 || s.Height < 1 || s.Width < 1 || s.Height > MaxSide || s.Width > MaxSide {
+		return s, fail("its image is %d×%d with %d channels: 1 to %d pixels a side, 1 or 3 channels", s.Height, s.Width, s.Channels, MaxSide)
+	}
+	if size := s.Height * s.Width * s.Channels; len(r.b) != size {
+		return s, damaged("its image has %d bytes where a %d×%d image of %d channels has %d", len(r.b), s.Height, s.Width, s.Channels, size)
+	}
+	s.Image = bytes.Clone(r.b)
+	if err := check(&s, flags); err != nil {
+		return s, err
+	}
+	if clueRule {
+		s.Params.Convergence = clue.CLUERule
+	}
+	return s, nil
+}
+
+// validModels says whether a name is one a model description may give (weights.Description.Check).
+func validModels(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // inflateFault says why DEFLATE data did not decompress: it ends before the stream does (a link cut short), or

@@ -6,7 +6,7 @@ import (
 )
 
 func decodeV1(body string) (State, error) {
-	s := State{Version: 1, Selected: NoSelection}
+	s := State{Version: 1, Selected: NoSelection, Models: DigitsModels}
 	raw, err := base64.RawURLEncoding.DecodeString(body)
 	if err != nil {
 		return s, fail("it is damaged (it is not URL-safe base64)")
@@ -23,7 +23,7 @@ func decodeV1(body string) (State, error) {
 	}
 	r := reader{b: payload[3:]}
 	flags := r.common(&s)
-	copy(s.Image[:], r.next(Pixels))
+	s.Image = bytes.Clone(r.next(Pixels))
 	if err := check(&s, flags); err != nil {
 		return s, err
 	}

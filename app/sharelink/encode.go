@@ -28,14 +28,36 @@ func u16(v int) uint16 {
 	return uint16(v)
 }
 
-// Encode returns the fragment (without "#") for s, in version 2. It does not check s: Decode rejects a link
-// made from an invalid state.
+// Encode returns the fragment (without "#") for s: version 2 for the digits' models and image (their links stay
+// what they were), version 3 for any other model. It does not check s: Decode rejects a link made from an
+// invalid state.
 func Encode(s State) string {
+	if s.isDigits() {
+		b := make([]byte, 0, payload2Length+8*len(s.Sweep.Radii)+crcLength)
+		b = append(b, 'D', 'C', 2)
+		b = appendFields(b, s)
+		b = append(b, s.Image...)
+		return prefix2 + compress(b)
+	}
+	le := binary.LittleEndian
+	h, w, c := s.Shape()
+	name := s.ModelsName()
+	b := make([]byte, 0, 4+len(name)+payload2Length-Pixels+8*len(s.Sweep.Radii)+5+len(s.Image)+crcLength)
+	b = append(b, 'D', 'C', 3, u8(len(name)))
+	b = append(b, name...)
+	b = appendFields(b, s)
+	b = append(b, u8(c))
+	b = le.AppendUint16(b, u16(h))
+	b = le.AppendUint16(b, u16(w))
+	b = append(b, s.Image...)
+	return prefix3 + compress(b)
+}
+
+// appendFields writes the fields v2 and v3 share, from the model fingerprint to the sweep's radii.
+func appendFields(b []byte, s State) []byte {
 	le := binary.LittleEndian
 	f64 := func(b []byte, v float64) []byte { return le.AppendUint64(b, math.Float64bits(v)) }
 	p := s.Params
-	b := make([]byte, 0, payload2Length+8*len(s.Sweep.Radii)+crcLength)
-	b = append(b, 'D', 'C', 2)
 	b = le.AppendUint32(b, s.Model)
 	b = f64(b, p.Delta)
 	b = le.AppendUint16(b, u16(p.N))
@@ -84,8 +106,12 @@ func Encode(s State) string {
 	for _, r := range radii {
 		b = f64(b, r)
 	}
-	b = append(b, s.Image[:]...)
-	b = le.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return b
+}
+
+// compress appends the payload's CRC-32 and returns it DEFLATEd, in URL-safe base64 without padding.
+func compress(b []byte) string {
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	var z bytes.Buffer
 	deflater.Lock()
 	deflater.make()
@@ -93,7 +119,7 @@ func Encode(s State) string {
 	deflater.w.Write(b)
 	deflater.w.Close()
 	deflater.Unlock()
-	return prefix2 + base64.RawURLEncoding.EncodeToString(z.Bytes())
+	return base64.RawURLEncoding.EncodeToString(z.Bytes())
 }
 
 // deflater is the compressor kept for every link: a new one at BestCompression allocates and clears about a

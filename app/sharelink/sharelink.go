@@ -3,7 +3,9 @@
 // shares, and decodes it back with a clear error for anything malformed, truncated, changed, too large or from
 // another version.
 //
-// Encode writes version 2. A v2 link's fragment is "#" + "v2." + base64url (no padding) of
+// Encode writes version 2 for the digits' models (weights/digits.json) and their 28×28 grey image, so that
+// their links stay what they have been, and version 3 for any other model. A v2 link's fragment is "#" + "v2." +
+// base64url (no padding) of
 //
 //	DEFLATE(payload2 | CRC-32 (IEEE) of payload2 u32)
 //
@@ -21,6 +23,15 @@
 // without the CRC a link with one character changed could decode to another image and run without a word;
 // with it, such a link fails with "This link cannot be opened: it was changed or damaged (…)". A typical link (default parameters, a
 // drawn digit, no sweep) is about 380 characters; with the default sweep and a selection, about 410.
+//
+// A v3 link is "v3." + base64url (no padding) of DEFLATE(payload3 | CRC-32 of payload3 u32), where payload3 is
+//
+//	"DC" | version 3 | name length u8 | the models' name (a model description's: 1 to 32 of a–z, 0–9, "-") |
+//	the fields of v2 from the model fingerprint to the radii | channels u8 (1 or 3) | height u16 | width u16 |
+//	channels·height·width pixel bytes (channel by channel, row by row; intensity k/255)
+//
+// so that a link names the models it was made for: opened where others are served, it is refused by their name
+// (CheckModel), in one sentence. An 8×8 colour image's link is about 410 characters.
 //
 // Decode also reads version 1 links, written before the sweep and the selection were shared: "v1." +
 // base64url (no padding) of DEFLATE of
@@ -40,8 +51,17 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-// Pixels is the number of pixels in a link's image.
+// Pixels is the number of values of a v1 or v2 link's image: the digits' 28×28.
 const Pixels = 784
+
+// DigitsModels is the name of the models v1 and v2 links were made for (weights/digits.json).
+const DigitsModels = "digits"
+
+// The digits' image, which v1 and v2 links hold.
+const digitsHeight, digitsWidth, digitsChannels = 28, 28, 1
+
+// MaxSide bounds a v3 link's image (as a model description bounds its input).
+const MaxSide = 512
 
 // MaxLinkLength is the most characters of a fragment Decode reads.
 const MaxLinkLength = 8192
@@ -64,16 +84,28 @@ const (
 const (
 	prefix  = "v1."
 	prefix2 = "v2."
+	prefix3 = "v3."
 )
+
+// maxDecoded3 bounds what a v3 link may decompress to: its header with the longest name, the most radii, and
+// the largest image a link of MaxLinkLength characters could carry compressed 250 to 1 (more is a damaged or
+// hostile stream, refused before it fills memory).
+const maxDecoded3 = 4 + 255 + payload2Length - Pixels + 8*255 + 5 + MaxLinkLength*250 + crcLength
 
 // changed is what every v2 link that fails its structural checks (base64, DEFLATE, length, checksum) says.
 const changed = "it was changed or damaged"
 
 // State is everything a link carries.
 type State struct {
-	Image  [Pixels]uint8 // x0 quantised: intensity = value/255
-	Params clue.Params
-	Model  uint32 // fingerprint of the models the explanation was made with
+	// Models names the models the link was made for (a model description's name; DigitsModels for v1 and v2
+	// links), and Model is their fingerprint.
+	Models string
+	Model  uint32
+	// The image, x0 quantised (value = byte/255), channel by channel, each row by row: Height·Width·Channels
+	// bytes. A State whose Height is 0 is the digits' 28×28 grey image (what v1 and v2 links hold).
+	Height, Width, Channels int
+	Image                   []uint8
+	Params                  clue.Params
 
 	// Sweep is the δ sweep the sender had planned; the zero Ladder (no radii) means no sweep, and its N is then
 	// not stored. Decode checks a sweep with Ladder.Validate.
@@ -83,16 +115,42 @@ type State struct {
 	// Params.Restarts()-1, or NoSelection. Note that a State built without setting it selects restart 0.
 	Selected int
 
-	// Version is the link format Decode read (1 or 2). Encode ignores it and always writes version 2.
+	// Version is the link format Decode read (1, 2 or 3). Encode ignores it: it writes version 2 for the digits'
+	// models and image, so that their links stay what they were, and version 3 for any other.
 	Version int
 }
 
-// Latest is the link format Encode writes.
+// Latest is the link format Encode writes for the digits; any other model's links are version 3.
 const Latest = 2
+
+// Shape is the image's height, width and channels, the digits' when Height is 0.
+func (s State) Shape() (h, w, c int) {
+	if s.Height == 0 {
+		return digitsHeight, digitsWidth, digitsChannels
+	}
+	return s.Height, s.Width, s.Channels
+}
+
+// ModelsName is the models' name, the digits' when Models is empty.
+func (s State) ModelsName() string {
+	if s.Models == "" {
+		return DigitsModels
+	}
+	return s.Models
+}
+
+// isDigits says whether a v2 link can hold s: the digits' models and a 28×28 grey image.
+func (s State) isDigits() bool {
+	h, w, c := s.Shape()
+	return s.ModelsName() == DigitsModels && h == digitsHeight && w == digitsWidth && c == digitsChannels && len(s.Image) == Pixels
+}
 
 // Same says whether s and t make the same link (Encode ignores Version).
 func (s State) Same(t State) bool {
-	return s.Image == t.Image && s.Params == t.Params && s.Model == t.Model && s.Selected == t.Selected &&
+	sh, sw, sc := s.Shape()
+	th, tw, tc := t.Shape()
+	return slices.Equal(s.Image, t.Image) && sh == th && sw == tw && sc == tc && s.ModelsName() == t.ModelsName() &&
+		s.Params == t.Params && s.Model == t.Model && s.Selected == t.Selected &&
 		s.Sweep.N == t.Sweep.N && slices.Equal(s.Sweep.Radii, t.Sweep.Radii)
 }
 
@@ -111,9 +169,9 @@ func damaged(format string, args ...any) error {
 
 // Quantize rounds an image's intensities to the k/255 grid a link stores; the page explains the quantised
 // image, so that a link reproduces its explanations exactly.
-func Quantize(x []float32) [Pixels]uint8 {
-	var q [Pixels]uint8
-	for i, v := range x[:Pixels] {
+func Quantize(x []float32) []uint8 {
+	q := make([]uint8, len(x))
+	for i, v := range x {
 		q[i] = uint8(math.Round(float64(min(max(v, 0), 1)) * 255))
 	}
 	return q
@@ -121,7 +179,7 @@ func Quantize(x []float32) [Pixels]uint8 {
 
 // Float returns the link's image as intensities in [0, 1].
 func (s *State) Float() []float32 {
-	x := make([]float32, Pixels)
+	x := make([]float32, len(s.Image))
 	for i, v := range s.Image {
 		x[i] = float32(v) / 255
 	}
@@ -138,24 +196,34 @@ var AnchorsOnly = map[uint32]uint32{0x59b7fce4: 0x4388f9eb}
 var ErrModel = errors.New("made with other models")
 
 // modelError is CheckModel's error: one sentence, which errors.Is matches to ErrModel.
-type modelError struct{ link, page uint32 }
+type modelError struct {
+	linkName, pageName string
+	link, page         uint32
+}
 
 func (e *modelError) Error() string {
+	if e.linkName != e.pageName {
+		return fmt.Sprintf("This link was made for the %q models, and this page runs the %q models: open it where %q is served.",
+			e.linkName, e.pageName, e.linkName)
+	}
 	return fmt.Sprintf("This link was made with other models (%08x) than this page runs (%08x), so its explanations would differ: "+
 		"open it on the version of deltaclue that made it.", e.link, e.page)
 }
 
 func (e *modelError) Is(target error) bool { return target == ErrModel }
 
-// CheckModel returns an error if the link was made with models other than those with this fingerprint:
-// its explanations would not be the same. A link of an earlier set that differs only in its anchors
-// (AnchorsOnly) passes when its scheme is not S2.
-func CheckModel(s State, fingerprint uint32) error {
+// CheckModel returns an error if the link was made for models other than those with this name and
+// fingerprint: its explanations would not be the same (a link for other models altogether is told so by name).
+// A link of an earlier set that differs only in its anchors (AnchorsOnly) passes when its scheme is not S2.
+func CheckModel(s State, models string, fingerprint uint32) error {
+	if s.ModelsName() != models {
+		return &modelError{s.ModelsName(), models, s.Model, fingerprint}
+	}
 	if later, ok := AnchorsOnly[s.Model]; ok && later == fingerprint && s.Params.Scheme != clue.S2 {
 		return nil
 	}
 	if s.Model != fingerprint {
-		return &modelError{s.Model, fingerprint}
+		return &modelError{models, models, s.Model, fingerprint}
 	}
 	return nil
 }

@@ -90,14 +90,12 @@ const (
 )
 
 // hexImage reads 28 rows of 56 hex digits.
-func hexImage(t testing.TB, rows string) [Pixels]uint8 {
-	var img [Pixels]uint8
+func hexImage(t testing.TB, rows string) []uint8 {
 	b, err := hex.DecodeString(strings.Join(strings.Fields(rows), ""))
 	if err != nil || len(b) != Pixels {
 		t.Fatalf("a fixture's image: %d bytes, %v", len(b), err)
 	}
-	copy(img[:], b)
-	return img
+	return b
 }
 
 // v1Fixtures are the v1 links and the states they must decode to.
@@ -185,7 +183,7 @@ func TestNonDefaultParams(t *testing.T) {
 }
 
 func sampleState() State {
-	var s State
+	s := State{Models: DigitsModels, Image: make([]uint8, Pixels)}
 	for i := range s.Image {
 		if i%28 > 8 && i%28 < 20 && i/28 > 5 && i/28 < 22 {
 			s.Image[i] = uint8(40 + i%200)
@@ -211,8 +209,10 @@ func withVersion(s State, v int) State {
 	return s
 }
 
-// same says whether two states are identical: every field, floats bit for bit.
+// same says whether two states are identical, every field and floats bit for bit (an empty models name is the
+// digits'), and make the same link.
 func same(a, b State) bool {
+	a.Models, b.Models = a.ModelsName(), b.ModelsName()
 	return reflect.DeepEqual(a, b) && Encode(a) == Encode(b)
 }
 
@@ -270,24 +270,24 @@ func TestRoundTrip(t *testing.T) {
 		})
 	}
 	s := sampleState()
-	if err := CheckModel(s, 0xdeadbeef); err != nil {
+	if err := CheckModel(s, DigitsModels, 0xdeadbeef); err != nil {
 		t.Error(err)
 	}
-	if err := CheckModel(s, 1); !errors.Is(err, ErrModel) {
+	if err := CheckModel(s, DigitsModels, 1); !errors.Is(err, ErrModel) {
 		t.Errorf("another model's link: %v", err)
 	}
 	// A link of the models before the anchors were regenerated opens, unless it starts from the anchors (S2).
 	for earlier, later := range AnchorsOnly {
 		s.Model = earlier
 		s.Params.Scheme = clue.S1
-		if err := CheckModel(s, later); err != nil {
+		if err := CheckModel(s, DigitsModels, later); err != nil {
 			t.Errorf("an S1 link of %08x on %08x: %v", earlier, later, err)
 		}
 		s.Params.Scheme = clue.S2
-		if err := CheckModel(s, later); !errors.Is(err, ErrModel) {
+		if err := CheckModel(s, DigitsModels, later); !errors.Is(err, ErrModel) {
 			t.Errorf("an S2 link of %08x on %08x: %v", earlier, later, err)
 		}
-		if err := CheckModel(State{Model: later, Params: s.Params}, earlier); !errors.Is(err, ErrModel) {
+		if err := CheckModel(State{Model: later, Params: s.Params}, DigitsModels, earlier); !errors.Is(err, ErrModel) {
 			t.Errorf("a link of %08x on the earlier %08x: %v", later, earlier, err)
 		}
 	}
@@ -413,7 +413,7 @@ func TestEveryMalformedForm(t *testing.T) {
 	}
 	flipCRC := edit(full2, func(b []byte) { b[len(b)-1] ^= 1 })
 	empty := sampleState()
-	empty.Image = [Pixels]uint8{}
+	empty.Image = make([]uint8, Pixels)
 	const v2 = changed + " ("
 	cases := []struct{ name, link, want string }{
 		// Any link.
@@ -422,7 +422,7 @@ func TestEveryMalformedForm(t *testing.T) {
 		{"foreign", "hello-world", "not a deltaclue link"},
 		{"html", "<img src=x onerror=alert(1)>", "not a deltaclue link"},
 		{"v and a word", "vx.AAAA", "not a deltaclue link"},
-		{"newer version", "v3.AAAA", "another version of deltaclue (v3), this page reads v1 and v2"},
+		{"newer version", "v4.AAAA", "another version of deltaclue (v4), this page reads v1 to v3"},
 		{"much newer version", "#v12.AAAA", "another version of deltaclue (v12)"},
 		{"v0", "v0.AAAA", "another version"},
 		{"too large", prefix2 + strings.Repeat("A", MaxLinkLength), "characters long"},
@@ -613,7 +613,7 @@ func valid(s State) error {
 		return errors.New("no sweep, yet a ladder n")
 	case s.Selected < NoSelection || s.Selected >= s.Params.Restarts():
 		return errors.New("selection out of range")
-	case s.Image == [Pixels]uint8{}:
+	case !slices.ContainsFunc(s.Image, func(v uint8) bool { return v != 0 }):
 		return errors.New("an empty image")
 	}
 	if err := s.Params.Validate(); err != nil {
@@ -637,6 +637,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add("v2.")
 	f.Add("#v2.AAAA")
 	f.Add("v3.AAAA")
+	f.Add(Encode(otherState()))
 	link := Encode(rich)
 	f.Add(link[:len(link)/2])
 	f.Add(link[:40] + "A" + link[41:])
@@ -695,7 +696,7 @@ func TestErrorSentences(t *testing.T) {
 	if len(seen) < 5 {
 		t.Errorf("only %d different messages: %v", len(seen), seen)
 	}
-	err := CheckModel(State{Model: 1}, 2)
+	err := CheckModel(State{Model: 1}, DigitsModels, 2)
 	if msg := err.Error(); !errors.Is(err, ErrModel) || !strings.HasPrefix(msg, "This link was made with other models (00000001) than this page runs (00000002)") ||
 		strings.Count(msg, ". ") > 0 || !strings.HasSuffix(msg, ".") {
 		t.Errorf("CheckModel: %q", msg)
@@ -784,9 +785,83 @@ func TestSameIsTheSameLink(t *testing.T) {
 	} {
 		c := a
 		c.Sweep.Radii = slices.Clone(a.Sweep.Radii)
+		c.Image = slices.Clone(a.Image)
 		change(&c)
 		if a.Same(c) || Encode(a) == Encode(c) {
 			t.Errorf("%s changed: Same %v, links equal %v", name, a.Same(c), Encode(a) == Encode(c))
 		}
+	}
+}
+
+// otherState is a state for another model than the digits: a colour 8×8 image of the "colour-test" models.
+func otherState() State {
+	s := State{Models: "colour-test", Model: 0xc0105, Height: 8, Width: 8, Channels: 3, Image: make([]uint8, 8*8*3),
+		Params: clue.Defaults(), Selected: 3, Sweep: clue.Ladder{Radii: []float64{1, 2}, N: 20}}
+	for i := range s.Image {
+		s.Image[i] = uint8(i * 37 % 256)
+	}
+	return s
+}
+
+// TestV3: a link for any model carries the models' name, the image's shape and its bytes, and decodes to the
+// same state; a digits state still makes a v2 link, byte for byte the link it always made; a link for other
+// models is refused by name, in one sentence.
+func TestV3(t *testing.T) {
+	s := otherState()
+	link := Encode(s)
+	if !strings.HasPrefix(link, "v3.") {
+		t.Fatalf("a colour model's link: %.20s…", link)
+	}
+	got, err := Decode(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !same(got, withVersion(s, 3)) {
+		t.Fatalf("decoded %+v, want %+v", got, s)
+	}
+	t.Logf("a colour 8×8 link: %d characters", len(link))
+	grey := State{Models: "grey-test", Model: 7, Height: 12, Width: 12, Channels: 1, Image: make([]uint8, 144), Params: clue.Defaults(), Selected: NoSelection}
+	grey.Image[70] = 255
+	if g, err := Decode(Encode(grey)); err != nil || !same(g, withVersion(grey, 3)) {
+		t.Errorf("a grey 12×12 link: %+v, %v", g, err)
+	}
+	// The digits: a v2 link, whether the state names them and their shape or leaves them out.
+	d := sampleState()
+	named := d
+	named.Height, named.Width, named.Channels = 28, 28, 1
+	if Encode(d) != Encode(named) || !strings.HasPrefix(Encode(d), "v2.") {
+		t.Error("a digits state named in full does not make the digits' v2 link")
+	}
+	// Refusals, each one sentence.
+	err = CheckModel(s, DigitsModels, 0x4388f9eb)
+	if !errors.Is(err, ErrModel) || !strings.Contains(err.Error(), `made for the "colour-test" models, and this page runs the "digits" models`) {
+		t.Errorf("a colour link where the digits are served: %v", err)
+	}
+	if err := CheckModel(s, "colour-test", s.Model); err != nil {
+		t.Errorf("a colour link where it was made: %v", err)
+	}
+	if err := CheckModel(d, "colour-test", d.Model); !errors.Is(err, ErrModel) || !strings.Contains(err.Error(), `made for the "digits" models`) {
+		t.Errorf("a digits link where the colour models are served: %v", err)
+	}
+	for name, change := range map[string]func(*State){
+		"two channels":       func(s *State) { s.Channels = 2; s.Image = s.Image[:128] },
+		"too wide":           func(s *State) { s.Width, s.Height = 600, 1; s.Image = make([]uint8, 1800) },
+		"a name in capitals": func(s *State) { s.Models = "Colour" },
+		"an empty image":     func(s *State) { clear(s.Image) },
+		"a selection beyond": func(s *State) { s.Selected = 500 },
+	} {
+		c := otherState()
+		change(&c)
+		if _, err := Decode(Encode(c)); err == nil || !strings.HasPrefix(err.Error(), "This link cannot be opened: ") {
+			t.Errorf("%s: %v", name, err)
+		} else {
+			t.Logf("%s: %v", name, err)
+		}
+	}
+	// A short image: the bytes do not match the shape.
+	short := otherState()
+	short.Image = short.Image[:100]
+	if _, err := Decode(Encode(short)); err == nil || !strings.Contains(err.Error(), changed) {
+		t.Errorf("an image shorter than its shape: %v", err)
 	}
 }

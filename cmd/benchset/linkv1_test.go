@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
@@ -25,7 +26,7 @@ func TestEncodeV1(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", p, err)
 		}
-		if s.Version != 1 || s.Model != 0xdeadbeef || s.Image != img || s.Params != p || s.Selected != sharelink.NoSelection {
+		if s.Version != 1 || s.Model != 0xdeadbeef || !bytes.Equal(s.Image, img[:]) || s.Params != p || s.Selected != sharelink.NoSelection {
 			t.Errorf("decoded %+v (version %d, model %x, selected %d), want %+v", s.Params, s.Version, s.Model, s.Selected, p)
 		}
 	}

@@ -51,7 +51,7 @@ func (b *build) link(img [784]uint8, p clue.Params) string {
 	if b.LinkFormat == "v1" {
 		return encodeV1(img, p, b.Fingerprint)
 	}
-	return sharelink.Encode(sharelink.State{Image: img, Params: p, Model: b.Fingerprint, Selected: sharelink.NoSelection})
+	return sharelink.Encode(sharelink.State{Image: img[:], Params: p, Model: b.Fingerprint, Selected: sharelink.NoSelection})
 }
 
 func moduleRoot() (string, error) {

@@ -96,7 +96,7 @@ func fromLink(link string) (sharelink.State, error) {
 	if err != nil {
 		return sharelink.State{}, err
 	}
-	if err := sharelink.CheckModel(s, fingerprint); err != nil {
+	if err := sharelink.CheckModel(s, sharelink.DigitsModels, fingerprint); err != nil { // the CLI runs the shipped digits
 		return sharelink.State{}, err
 	}
 	return s, nil
