@@ -213,6 +213,8 @@ func withVersion(s State, v int) State {
 // digits'), and make the same link.
 func same(a, b State) bool {
 	a.Models, b.Models = a.ModelsName(), b.ModelsName()
+	a.Height, a.Width, a.Channels = a.Shape()
+	b.Height, b.Width, b.Channels = b.Shape()
 	return reflect.DeepEqual(a, b) && Encode(a) == Encode(b)
 }
 
@@ -605,8 +607,12 @@ func TestEveryCharacterChanged(t *testing.T) {
 // valid checks what Decode returned is a state a link may hold.
 func valid(s State) error {
 	switch {
-	case s.Version != 1 && s.Version != 2:
+	case s.Version != 1 && s.Version != 2 && s.Version != 3:
 		return errors.New("version " + strconv.Itoa(s.Version))
+	case s.Version < 3 && (s.ModelsName() != DigitsModels || s.Height != 0 || len(s.Image) != Pixels):
+		return errors.New("a v1 or v2 link that is not the digits'")
+	case s.Version == 3 && (len(s.Image) != s.Height*s.Width*s.Channels || !validModels(s.Models)):
+		return errors.New("a v3 link whose image does not fit its shape, or whose models' name is not one")
 	case s.Version == 1 && (s.Selected != NoSelection || s.Sweep.Radii != nil || s.Sweep.N != 0):
 		return errors.New("a v1 link with a sweep or a selection")
 	case s.Sweep.Radii == nil && s.Sweep.N != 0:
@@ -655,7 +661,8 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("decoded an invalid state: %v", err)
 		}
 		again, err := Decode(Encode(s))
-		if err != nil || again.Version != 2 {
+		// Re-encoded, the digits' state (whatever link it came from) makes a v2 link, any other a v3 one.
+		if err != nil || (again.Version == 2) != s.isDigits() {
 			t.Fatalf("a decoded state does not survive re-encoding: %v", err)
 		}
 		again.Version = s.Version
@@ -831,6 +838,16 @@ func TestV3(t *testing.T) {
 	named.Height, named.Width, named.Channels = 28, 28, 1
 	if Encode(d) != Encode(named) || !strings.HasPrefix(Encode(d), "v2.") {
 		t.Error("a digits state named in full does not make the digits' v2 link")
+	}
+	// A v3 link that names the digits and their shape is read (Encode writes v2 for it).
+	named.Models = DigitsModels
+	b := []byte{'D', 'C', 3, byte(len(DigitsModels))}
+	b = append(b, DigitsModels...)
+	b = appendFields(b, named)
+	b = append(b, 1, 28, 0, 28, 0)
+	b = append(b, named.Image...)
+	if g, err := Decode(prefix3 + compress(b)); err != nil || g.Version != 3 || !same(g, withVersion(d, 3)) || !strings.HasPrefix(Encode(g), "v2.") {
+		t.Errorf("a v3 link of the digits: %v", err)
 	}
 	// Refusals, each one sentence.
 	err = CheckModel(s, DigitsModels, 0x4388f9eb)
