@@ -36,6 +36,8 @@ vet:
 # a loaded machine.
 test-native:
 	$(GO) test -timeout 30m ./...
+	# The digits' site ships a worker built for dense models (engine's build tag denseonly): the same bits.
+	$(GO) test -tags denseonly -run 'DenseOnly|Golden|Agrees' ./engine/
 
 test-wasm:
 	$(WASMEXEC) $(GO) test $(WASM_PKGS)

@@ -20,12 +20,9 @@ type step struct {
 	dense   *Layer
 	samples []Layer // dense per MC sample
 	keep    bool    // the per-sample dense computes only the rows the next per-sample dense keeps (compaction)
-	conv    *Conv
-	convK   []Conv // convolution per MC sample
-	convT   *ConvTranspose
-	pool    *Pool
-	up      *Upsample
-	slope   float32
+	// An image layer's ops (network_image.go), and its multiply-adds per input.
+	run   func(g *Graph, x *Tensor) *Tensor
+	madds int
 }
 
 // network is a built network: its steps, what it takes and what it gives.
@@ -50,26 +47,12 @@ func (n *network) apply(g *Graph, x *Tensor) *Tensor {
 				}
 			}
 			x = g.denseSamples(x, s.samples, keep)
-		case weights.OpConv:
-			x = g.Conv2D(x, s.conv)
-		case "conv-samples":
-			x = g.ConvSamples(x, s.convK)
-		case weights.OpConvTranspose:
-			x = g.ConvTranspose2D(x, s.convT)
-		case weights.OpMaxPool:
-			x = g.MaxPool2D(x, s.pool)
-		case weights.OpAvgPool:
-			x = g.AvgPool2D(x, s.pool)
-		case weights.OpUpsample:
-			x = g.Upsample2D(x, s.up)
 		case weights.OpReLU:
 			x = g.ReLU(x)
-		case weights.OpLeakyReLU:
-			x = g.LeakyReLU(x, s.slope)
 		case weights.OpSigmoid:
 			x = g.Sigmoid(x)
-		case weights.OpTanh:
-			x = g.Tanh(x)
+		default:
+			x = s.run(g, x)
 		}
 	}
 	return x
@@ -94,12 +77,8 @@ func (n *network) multiplyAdds() int {
 			total += s.dense.In * s.dense.Out
 		case s.samples != nil:
 			total += len(s.samples) * s.samples[0].In * s.samples[0].Out
-		case s.conv != nil:
-			total += s.conv.MultiplyAdds()
-		case s.convK != nil:
-			total += len(s.convK) * s.convK[0].MultiplyAdds()
-		case s.convT != nil:
-			total += s.convT.MultiplyAdds()
+		default:
+			total += s.madds
 		}
 	}
 	return total
@@ -157,69 +136,21 @@ func buildNetwork(where string, n weights.Network, f *weights.File, in weights.S
 			}
 			net.steps = append(net.steps, step{op: "dense-samples", samples: per})
 			dropout = -1
-		case weights.OpConv:
-			win := window(l)
-			w, b, err := tensors([]int{l.Out, s.C, l.Kernel[0], l.Kernel[1]})
+		case weights.OpConv, weights.OpConvTranspose, weights.OpMaxPool, weights.OpAvgPool, weights.OpUpsample,
+			weights.OpLeakyReLU, weights.OpTanh:
+			st, err := imageStep(l, s, inputMasks, func(shape []int) ([]float32, []float32, error) { return tensors(shape) },
+				maskChannels(n, max(dropout, 0), in))
 			if err != nil {
 				return fail(err)
 			}
-			if inputMasks == nil {
-				c, err := NewConv(engineShape(s), l.Out, win, w, b)
-				if err != nil {
-					return fail(err)
-				}
-				net.steps = append(net.steps, step{op: l.Op, conv: &c})
-				break
-			}
-			per := make([]Conv, len(inputMasks))
-			for k, m := range inputMasks {
-				folded := make([]float32, len(w))
-				kk := l.Kernel[0] * l.Kernel[1]
-				for o := 0; o < l.Out; o++ { // scale input channel c's kernels by its mask
-					for c := 0; c < s.C; c++ {
-						src, dst := w[(o*s.C+c)*kk:(o*s.C+c+1)*kk], folded[(o*s.C+c)*kk:(o*s.C+c+1)*kk]
-						for j, v := range src {
-							dst[j] = v * m[c]
-						}
-					}
-				}
-				if per[k], err = NewConv(engineShape(s), l.Out, win, folded, b); err != nil {
-					return fail(err)
-				}
-			}
-			net.steps = append(net.steps, step{op: "conv-samples", convK: per})
-			dropout = -1
-		case weights.OpConvTranspose:
+			net.steps = append(net.steps, st)
 			if inputMasks != nil {
-				return fail(fmt.Errorf("dropout before a transposed convolution is not supported"))
+				dropout = -1
 			}
-			w, b, err := tensors([]int{s.C, l.Out, l.Kernel[0], l.Kernel[1]})
-			if err != nil {
-				return fail(err)
-			}
-			c, err := NewConvTranspose(engineShape(s), l.Out, window(l), w, b)
-			if err != nil {
-				return fail(err)
-			}
-			net.steps = append(net.steps, step{op: l.Op, convT: &c})
-		case weights.OpMaxPool, weights.OpAvgPool:
-			p, err := NewPool(engineShape(s), window(l))
-			if err != nil {
-				return fail(err)
-			}
-			net.steps = append(net.steps, step{op: l.Op, pool: &p})
-		case weights.OpUpsample:
-			u, err := NewUpsample(engineShape(s), l.Scale[0], l.Scale[1])
-			if err != nil {
-				return fail(err)
-			}
-			net.steps = append(net.steps, step{op: l.Op, up: &u})
 		case weights.OpFlatten, weights.OpReshape:
 			// a row is already the image channel-major: nothing moves
-		case weights.OpReLU, weights.OpSigmoid, weights.OpTanh:
+		case weights.OpReLU, weights.OpSigmoid:
 			net.steps = append(net.steps, step{op: l.Op})
-		case weights.OpLeakyReLU:
-			net.steps = append(net.steps, step{op: l.Op, slope: float32(l.Slope)})
 		case weights.OpDropout:
 			if masks == nil {
 				return fail(fmt.Errorf("a dropout layer in a network without MC dropout"))
@@ -247,12 +178,6 @@ func buildNetwork(where string, n weights.Network, f *weights.File, in weights.S
 	}
 	net.out = s
 	return net, nil
-}
-
-// window is a layer's window.
-func window(l weights.Layer) Window {
-	return Window{KH: l.Kernel[0], KW: l.Kernel[1], StrideH: l.Stride[0], StrideW: l.Stride[1], PadH: l.Padding[0], PadW: l.Padding[1],
-		OutPadH: l.OutputPadding[0], OutPadW: l.OutputPadding[1]}
 }
 
 // maskChannels is the shape the dropout layer d (counting dropout layers) acted on: its mask has one value per

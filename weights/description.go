@@ -300,6 +300,22 @@ func validName(s string) bool {
 	return true
 }
 
+// DenseOnly says whether every network of the description is of the dense family (dense, ReLU, sigmoid, MC
+// dropout, flatten, reshape): such models run on a worker built without the image layers (engine's denseonly).
+func (d *Description) DenseOnly() bool {
+	nets := append([]Network{d.VAE.Encoder, d.VAE.Decoder}, d.Classifier.Networks...)
+	for _, n := range nets {
+		for _, l := range n.Layers {
+			switch l.Op {
+			case OpDense, OpReLU, OpSigmoid, OpDropout, OpFlatten, OpReshape:
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // MaxLayerValues bounds what one layer may give for one image (4 MB of float32): a model that needs more would
 // not run in a browser's worker at a useful speed, and a description that asks for more is refused.
 const MaxLayerValues = 1 << 20

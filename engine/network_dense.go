@@ -1,0 +1,19 @@
+//go:build denseonly
+
+package engine
+
+import (
+	"fmt"
+
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// DenseOnly says that this build runs only the dense family of layers (dense, ReLU, sigmoid, MC dropout, flatten,
+// reshape): a worker for models that need no more (the digits'), smaller for its first visit. cmd/site builds it
+// when every model it serves is such (weights.Description.DenseOnly).
+const DenseOnly = true
+
+// imageStep refuses an image layer: this build leaves them out.
+func imageStep(l weights.Layer, _ weights.Shape, _ [][]float32, _ func([]int) ([]float32, []float32, error), _ weights.Shape) (step, error) {
+	return step{}, fmt.Errorf("this worker was built for dense models and does not run %s layers (the site serves its full worker for models that need them)", l.Op)
+}
