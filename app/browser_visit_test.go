@@ -240,7 +240,7 @@ func waitCached(t *testing.T, ctx context.Context) {
 		const urls = (await cache.keys()).map(r => new URL(r.url).pathname);
 		const scope = new URL((await navigator.serviceWorker.ready).scope).pathname;
 		const need = ["web/app.wasm", "web/worker.wasm", "web/matmul.wasm", "web/models.bin", "web/worker.js", "web/loader.js",
-			"web/wasm_exec.js", "web/app.css", "web/icon.svg", "app.js", "wasm_exec.js", "app.css", "manifest.webmanifest"];
+			"web/app.css", "web/icon.svg", "app.js", "wasm_exec.js", "app.css", "manifest.webmanifest"];
 		return urls.includes(scope) && need.every(n => urls.includes(scope + n)) && urls.length;
 	})()`, time.Minute)
 }

@@ -1,10 +1,11 @@
 // The search worker: runs worker.wasm (Go) in this dedicated Web Worker with the engine's SIMD matmul kernel.
 // The page downloads and compiles worker.wasm and matmul.wasm once, and fetches and checks the models bundle
 // once; its first message hands this worker the compiled modules and a copy of the bundle, so that no worker
-// downloads anything but this script and wasm_exec.js. worker.wasm says its version in its ready message, so
+// downloads anything but this script and wasm_exec.js (the site's copy beside the page, which the page loads
+// too: one download for both). worker.wasm says its version in its ready message, so
 // the page notices if a cache ever mixes two builds.
 "use strict";
-importScripts("wasm_exec.js");
+importScripts("../wasm_exec.js");
 
 // fail tells the page in the worker's wire format (app/searchworker/wire.go): "DW", version 1, type 6 (error),
 // id 0, then the text's length (u32, little-endian) and its UTF-8 bytes.

@@ -23,7 +23,7 @@ if (!web) {
 	console.error("usage: node worker_start.js <site's web folder>");
 	process.exit(2);
 }
-require(path.resolve(web, "wasm_exec.js"));
+require(path.resolve(web, "..", "wasm_exec.js")); // the site's, beside the page (web/worker.js loads the same)
 
 globalThis.self = globalThis;
 const models = fs.readFileSync(path.join(web, "models.bin"));
