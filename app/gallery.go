@@ -5,6 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"sync"
+
+	"github.com/deltaclue/deltaclue/app/raster"
+	"github.com/deltaclue/deltaclue/mnist"
 )
 
 // GalleryDigit is a test digit the BNN is unsure about, offered on the page.
@@ -14,7 +17,6 @@ type GalleryDigit struct {
 	Pred   int     `json:"pred"`   // the BNN's label
 	H      float32 `json:"h"`      // the BNN's predictive entropy, nats
 	Pixels string  `json:"pixels"` // 784 bytes (intensity k/255), base64
-	Thumb  string  `json:"thumb"`  // the digit as a PNG data URL, dark on light
 }
 
 // Image returns the digit's 784 intensities.
@@ -43,11 +45,14 @@ var gallery = sync.OnceValue(func() []GalleryDigit {
 	return g
 })
 
-// galleryThumbs are the gallery's PNG data URLs, listed once.
+// galleryThumbs are the gallery's digits as PNG data URLs, dark on light, drawn once when the gallery's tab is
+// first opened (app/raster's writer: gallery.json carried them before, 6 KB gzipped of app.wasm).
 var galleryThumbs = sync.OnceValue(func() []string {
 	var out []string
 	for _, d := range gallery() {
-		out = append(out, d.Thumb)
+		img := raster.New(mnist.Side, mnist.Side)
+		raster.DrawDigit(img, 0, 0, d.Image(), 1)
+		out = append(out, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(raster.PNG(img)))
 	}
 	return out
 })

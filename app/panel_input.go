@@ -62,15 +62,10 @@ func (p *inputPanel) Render() app.UI {
 				app.Span().ID("live-help").Class("hint").Text(fmt.Sprintf("%d restarts after each stroke", PreviewRestarts)),
 			),
 		),
+		// The gallery's thumbnails are made only while its tab is open: the prerendered page (index.html) would
+		// otherwise carry them all for a tab a first visit may never open (7 KB of its 12 gzipped).
 		app.Div().Class("tab-panel gallery").Hidden(v.Tab != "gallery").Body(
-			app.Range(galleryImages()).Slice(func(i int) app.UI {
-				d := gallery()[i]
-				return app.Button().Class("thumb").Title(fmt.Sprintf("test digit %d: true label %d, the model says %d with H = %.2f", d.Index, d.Label, d.Pred, d.H)).
-					OnClick(func(ctx app.Context, _ app.Event) {
-						e.setInput(ctx, sharelink.Quantize(d.Image()), fmt.Sprintf("test digit %d (true label %d)", d.Index, d.Label))
-					}).Body(app.Img().Src(galleryImages()[i]).Alt(fmt.Sprintf("test digit %d", d.Index)),
-					app.Span().Text(fmt.Sprintf("H %.2f", d.H)))
-			}),
+			app.If(v.Tab == "gallery", func() app.UI { return p.galleryThumbs() }),
 		),
 		app.Div().Class("tab-panel").Hidden(v.Tab != "upload").Body(
 			app.Label().For("upload").Text("An image of one digit, any size; dark on light or light on dark:"),
@@ -78,6 +73,19 @@ func (p *inputPanel) Render() app.UI {
 		),
 		app.If(v.Err != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(v.Err) }),
 	)
+}
+
+// galleryThumbs is the gallery: a button per uncertain test digit, its thumbnail and its entropy.
+func (p *inputPanel) galleryThumbs() app.UI {
+	e := p.Page
+	return app.Range(galleryImages()).Slice(func(i int) app.UI {
+		d := gallery()[i]
+		return app.Button().Class("thumb").Title(fmt.Sprintf("test digit %d: true label %d, the model says %d with H = %.2f", d.Index, d.Label, d.Pred, d.H)).
+			OnClick(func(ctx app.Context, _ app.Event) {
+				e.setInput(ctx, sharelink.Quantize(d.Image()), fmt.Sprintf("test digit %d (true label %d)", d.Index, d.Label))
+			}).Body(app.Img().Src(galleryImages()[i]).Alt(fmt.Sprintf("test digit %d", d.Index)),
+			app.Span().Text(fmt.Sprintf("H %.2f", d.H)))
+	})
 }
 
 // galleryImages are the gallery's digits as PNG data URLs (made when gallery.json is, so that the page's
