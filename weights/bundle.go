@@ -160,7 +160,7 @@ func openBundleDescribed(data []byte, hashed bool) (map[string]*File, *Descripti
 	}
 	own := desc != nil
 	if !own {
-		desc = DescribeFiles(found[BundleVAE], found[BundleBNN])
+		desc = DigitsDescription() // every bundle made before descriptions was the digits'
 	}
 	if err := desc.Check(found); err != nil {
 		if !own {
@@ -182,13 +182,13 @@ func openBundleDescribed(data []byte, hashed bool) (map[string]*File, *Descripti
 	return found, desc, nil
 }
 
-// Fingerprint identifies the bundle's models, as share links carry it: a bundle whose description is the one
-// its files' manifests imply (the digits', made before descriptions or not) keeps the fingerprint its links
-// have always carried, Fingerprint(VAE, BNN, anchors); any other mixes in its description and every file it
-// holds, so that the same weights described otherwise (other class names, another network) are other models.
+// Fingerprint identifies the bundle's models, as share links carry it: a bundle described as the digits are
+// (weights/digits.json: the shipped bundle, and every bundle made before descriptions) keeps the fingerprint its
+// links have always carried, Fingerprint(VAE, BNN, anchors); any other mixes in its description and every file
+// it holds, so that the same weights described otherwise (other class names, another network) are other models.
 func (b *Bundle) Fingerprint() uint32 {
 	if b.VAE != nil && b.BNN != nil && b.Anchors != nil {
-		implied, _ := json.Marshal(DescribeFiles(b.VAE, b.BNN))
+		implied, _ := json.Marshal(DigitsDescription())
 		own, _ := json.Marshal(b.Description)
 		if string(implied) == string(own) {
 			return Fingerprint(b.VAE, b.BNN, b.Anchors)
