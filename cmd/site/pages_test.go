@@ -54,7 +54,8 @@ func TestPages(t *testing.T) {
 			}
 		}
 
-		// Every URL in the page is a data: URL or under the site's root; the gallery's 24 thumbnails are data: URLs.
+		// Every URL in the page is a data: URL or under the site's root. The gallery's thumbnails are drawn when its
+		// tab opens, not prerendered: a first visit does not download them (7 KB of index.html gzipped).
 		thumbs := 0
 		for _, m := range urlAttr.FindAllStringSubmatch(page, -1) {
 			u := m[2]
@@ -68,8 +69,8 @@ func TestPages(t *testing.T) {
 				t.Errorf("%s: %s=%q is not under the site's root", root, m[1], u)
 			}
 		}
-		if thumbs != 24 {
-			t.Errorf("%s: %d thumbnails with a data: URL, want 24", root, thumbs)
+		if thumbs != 0 {
+			t.Errorf("%s: %d thumbnails with a data: URL prerendered, want none (the gallery draws them when opened)", root, thumbs)
 		}
 
 		// Without a public address, no og:url or og:image (they would not be absolute); the other og: tags stay.
