@@ -184,7 +184,7 @@ func (d *Description) checkHeader() error {
 	switch {
 	case d.Format < 1 || d.Format > DescriptionFormat:
 		return fmt.Errorf("the model description is format %d; this build reads 1 to %d", d.Format, DescriptionFormat)
-	case !validName(d.Name):
+	case !ValidName(d.Name):
 		return fmt.Errorf("the model's name %q must be 1 to 32 lowercase letters, digits and hyphens", d.Name)
 	case d.Input.Height < 1 || d.Input.Width < 1 || d.Input.Height > 512 || d.Input.Width > 512:
 		return fmt.Errorf("the input is %d×%d: each side must be 1 to 512 pixels", d.Input.Height, d.Input.Width)
@@ -288,7 +288,8 @@ func (d *Description) CheckVAE(files map[string]*File) error {
 
 func isBad(v float64) bool { return v != v || v > 1e30 || v < -1e30 }
 
-func validName(s string) bool {
+// ValidName says whether s is a name a model may have: 1 to 32 of a–z, 0–9 and "-" (share links carry it).
+func ValidName(s string) bool {
 	if s == "" || len(s) > 32 {
 		return false
 	}

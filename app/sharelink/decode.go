@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // inflate decompresses a link's bytes read from in, at most limit+1 of them (so that a caller tells a stream
@@ -62,28 +63,9 @@ func versionOf(link string) (string, bool) {
 
 func decodeV2(body string) (State, error) {
 	s := State{Version: 2, Models: DigitsModels}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(body)
+	payload, err := unpack(body, 2, maxDecoded, payload2Length)
 	if err != nil {
-		return s, damaged("it is not URL-safe base64")
-	}
-	in := bytes.NewReader(raw) // an io.ByteReader: flate reads no further than its stream's end
-	data, err := inflate(in, maxDecoded)
-	switch {
-	case err != nil:
-		return s, damaged("%s", inflateFault(err))
-	case len(data) > maxDecoded:
-		return s, damaged("it decompresses to more than %d bytes", maxDecoded)
-	case len(data) < payload2Length+crcLength:
-		return s, damaged("%d bytes where a v2 link holds at least %d", len(data), payload2Length+crcLength)
-	case in.Len() != 0:
-		return s, damaged("it has %d bytes after its end", in.Len())
-	}
-	payload := data[:len(data)-crcLength]
-	if crc32.ChecksumIEEE(payload) != binary.LittleEndian.Uint32(data[len(payload):]) {
-		return s, damaged("its checksum does not match")
-	}
-	if string(payload[:2]) != "DC" || payload[2] != 2 {
-		return s, damaged("bad header")
+		return s, err
 	}
 	r := reader{b: payload[3:]}
 	flags := r.common(&s)
@@ -96,13 +78,8 @@ func decodeV2(body string) (State, error) {
 	if want := payload2Length + 8*count; len(payload) != want {
 		return s, damaged("%d bytes where a v2 link with %d radii holds %d", len(payload), count, want)
 	}
-	if count > 0 {
-		s.Sweep = clue.Ladder{Radii: make([]float64, count), N: n}
-		for i := range s.Sweep.Radii {
-			s.Sweep.Radii[i] = r.f64()
-		}
-	} else if n != 0 {
-		return s, fail("its δ sweep is invalid (it has no radii but n = %d)", n)
+	if err := r.ladder(&s, count, n); err != nil {
+		return s, err
 	}
 	s.Image = bytes.Clone(r.next(Pixels))
 	if err := check(&s, flags); err != nil {
@@ -117,28 +94,9 @@ func decodeV2(body string) (State, error) {
 // decodeV3 reads a v3 link: the models' name, the fields v2 has, then the image's shape and its bytes.
 func decodeV3(body string) (State, error) {
 	s := State{Version: 3}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(body)
+	payload, err := unpack(body, 3, maxDecoded3, 4)
 	if err != nil {
-		return s, damaged("it is not URL-safe base64")
-	}
-	in := bytes.NewReader(raw)
-	data, err := inflate(in, maxDecoded3)
-	switch {
-	case err != nil:
-		return s, damaged("%s", inflateFault(err))
-	case len(data) > maxDecoded3:
-		return s, damaged("it decompresses to more than %d bytes", maxDecoded3)
-	case len(data) < 4+crcLength:
-		return s, damaged("%d bytes where a v3 link holds more", len(data))
-	case in.Len() != 0:
-		return s, damaged("it has %d bytes after its end", in.Len())
-	}
-	payload := data[:len(data)-crcLength]
-	if crc32.ChecksumIEEE(payload) != binary.LittleEndian.Uint32(data[len(payload):]) {
-		return s, damaged("its checksum does not match")
-	}
-	if string(payload[:2]) != "DC" || payload[2] != 3 {
-		return s, damaged("bad header")
+		return s, err
 	}
 	nameLen := int(payload[3])
 	fixed := 4 + nameLen + payload2Length - 3 - Pixels + 5 // header, name, the shared fields without radii, the shape
@@ -159,13 +117,8 @@ func decodeV3(body string) (State, error) {
 	if len(r.b) < 8*count+5 {
 		return s, damaged("it ends inside its δ sweep")
 	}
-	if count > 0 {
-		s.Sweep = clue.Ladder{Radii: make([]float64, count), N: n}
-		for i := range s.Sweep.Radii {
-			s.Sweep.Radii[i] = r.f64()
-		}
-	} else if n != 0 {
-		return s, fail("its δ sweep is invalid (it has no radii but n = %d)", n)
+	if err := r.ladder(&s, count, n); err != nil {
+		return s, err
 	}
 	s.Channels, s.Height, s.Width = int(r.u8()), int(r.u16()), int(r.u16())
 	if s.Channels != 1 && s.Channels != 3 || s.Height < 1 || s.Width < 1 || s.Height > MaxSide || s.Width > MaxSide {
@@ -184,17 +137,51 @@ func decodeV3(body string) (State, error) {
 	return s, nil
 }
 
-// validModels says whether a name is one a model description may give (weights.Description.Check).
-func validModels(s string) bool {
-	if s == "" || len(s) > 32 {
-		return false
+// validModels says whether a name is one a model description may give.
+func validModels(s string) bool { return weights.ValidName(s) }
+
+// unpack reads a v2 or v3 link's body: base64, then DEFLATE (at most limit bytes), then the checksum and the
+// header "DC" and the version; the payload, without its checksum, holds at least least bytes.
+func unpack(body string, version byte, limit, least int) ([]byte, error) {
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(body)
+	if err != nil {
+		return nil, damaged("it is not URL-safe base64")
 	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
-			return false
+	in := bytes.NewReader(raw) // an io.ByteReader: flate reads no further than its stream's end
+	data, err := inflate(in, limit)
+	switch {
+	case err != nil:
+		return nil, damaged("%s", inflateFault(err))
+	case len(data) > limit:
+		return nil, damaged("it decompresses to more than %d bytes", limit)
+	case len(data) < least+crcLength:
+		return nil, damaged("%d bytes where a v%d link holds at least %d", len(data), version, least+crcLength)
+	case in.Len() != 0:
+		return nil, damaged("it has %d bytes after its end", in.Len())
+	}
+	payload := data[:len(data)-crcLength]
+	if crc32.ChecksumIEEE(payload) != binary.LittleEndian.Uint32(data[len(payload):]) {
+		return nil, damaged("its checksum does not match")
+	}
+	if string(payload[:2]) != "DC" || payload[2] != version {
+		return nil, damaged("bad header")
+	}
+	return payload, nil
+}
+
+// ladder reads a sweep's count radii (count 0: no sweep, whose n must be 0).
+func (r *reader) ladder(s *State, count, n int) error {
+	if count == 0 {
+		if n != 0 {
+			return fail("its δ sweep is invalid (it has no radii but n = %d)", n)
 		}
+		return nil
 	}
-	return true
+	s.Sweep = clue.Ladder{Radii: make([]float64, count), N: n}
+	for i := range s.Sweep.Radii {
+		s.Sweep.Radii[i] = r.f64()
+	}
+	return nil
 }
 
 // inflateFault says why DEFLATE data did not decompress: it ends before the stream does (a link cut short), or
