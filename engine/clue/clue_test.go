@@ -86,6 +86,7 @@ func TestValidateNamesTheBadParameter(t *testing.T) {
 		{"h_threshold", func(p *Params) { p.HThreshold = 0 }},
 		{"window", func(p *Params) { p.Window = 0 }},
 		{"rho", func(p *Params) { p.Rho = 5 }},
+		{"dedup_l1", func(p *Params) { p.DedupL1 = MaxImageValues + 1 }},
 	}
 	for _, c := range cases {
 		p := Defaults()
@@ -94,6 +95,12 @@ func TestValidateNamesTheBadParameter(t *testing.T) {
 		if err := p.Validate(); !errors.As(err, &pe) || pe.Field != c.field {
 			t.Errorf("want an error naming %s, got %v", c.field, err)
 		}
+	}
+	// A distance beyond a 28×28 image's (784) is one a larger model's images can have.
+	p := Defaults()
+	p.DedupL1 = 1000
+	if err := p.Validate(); err != nil {
+		t.Errorf("dedup_l1 1000: %v", err)
 	}
 }
 

@@ -192,6 +192,10 @@ type Params struct {
 	Seed       uint64  `json:"seed"`
 }
 
+// MaxImageValues is the most values an input may have (512×512, three channels: a model description's bound):
+// the largest L1 distance between two images of intensities in [0, 1], so the most DedupL1 can mean.
+const MaxImageValues = 512 * 512 * 3
+
 // Defaults returns the default parameters: the paper's Distance Random variant (L_H+d with λx = 0.03 on the
 // summed L1 distance, scheme S1, projected onto the L2 ball) at δ = DefaultDelta with n = 100; Adam with
 // learning rate 0.1 for at most 100 steps; the Spread convergence rule with CLUE's settings (window 3, 1 % or
@@ -255,7 +259,7 @@ func (p Params) Validate() error {
 		num("abs_tol", p.AbsTol, 0, 1000, false),
 		integer("min_steps", p.MinSteps, 0, 10000),
 		num("h_threshold", p.HThreshold, 0, 100, true),
-		num("dedup_l1", p.DedupL1, 0, 784, false),
+		num("dedup_l1", p.DedupL1, 0, MaxImageValues, false),
 	}
 	for _, err := range checks {
 		if err != nil {
