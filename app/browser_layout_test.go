@@ -162,9 +162,12 @@ func TestBrowserAnswerInFirstViewport(t *testing.T) {
 			clickInView(t, ctx, "clear")
 			waitFor(t, ctx, "the cleared pad", `window.deltaclue.state == "" && document.getElementById("sentence").textContent == ""`, 10*time.Second)
 			for i, s := range fourStrokes {
+				// The stroke's own preview, not the last stroke's (still "Preview:" and done until the new one
+				// starts): a run newer than the one before the stroke.
+				before := eval[int](t, ctx, `window.deltaclue.runID || 0`)
 				strokeInView(t, ctx, s)
 				when := fmt.Sprintf("drawing, after stroke %d", i+1)
-				waitFor(t, ctx, "a preview", `window.deltaclue.preview && document.getElementById("status").textContent.startsWith("Preview:")`, 30*time.Second)
+				waitFor(t, ctx, "a preview", fmt.Sprintf(`window.deltaclue.preview && window.deltaclue.runID > %d && document.getElementById("status").textContent.startsWith("Preview:")`, before), 30*time.Second)
 				measureFirst(t, ctx).inView(t, when+" (the preview under way)", vp.W, vp.H, "#pad", "#status")
 				answerShown(t, ctx, "the preview of stroke "+fmt.Sprint(i+1), true)
 				v := measureFirst(t, ctx)
