@@ -18,18 +18,15 @@ import (
 type step struct {
 	op      string
 	dense   *Layer
-	samples []Layer // dense per MC sample
-	keep    bool    // the per-sample dense computes only the rows the next per-sample dense keeps (compaction)
+	samples []Layer   // dense per MC sample
+	keep    [][]int32 // a per-sample dense's rows the next per-sample dense keeps, per sample (compaction); nil: all
 	// An image layer's ops (network_image.go), and its multiply-adds per input.
 	run   func(g *Graph, x *Tensor) *Tensor
 	madds int
 }
 
-// network is a built network: its steps, what it takes and what it gives.
-type network struct {
-	in, out weights.Shape
-	steps   []step
-}
+// network is a built network: its steps.
+type network struct{ steps []step }
 
 // apply adds the network's ops to g, from x.
 func (n *network) apply(g *Graph, x *Tensor) *Tensor {
@@ -39,14 +36,7 @@ func (n *network) apply(g *Graph, x *Tensor) *Tensor {
 		case weights.OpDense:
 			x = g.Dense(x, s.dense)
 		case "dense-samples":
-			var keep [][]int32
-			if s.keep {
-				next := n.nextSamples(i)
-				for k := range next.samples {
-					keep = append(keep, next.samples[k].nzRows) // nil: all
-				}
-			}
-			x = g.denseSamples(x, s.samples, keep)
+			x = g.denseSamples(x, s.samples, s.keep)
 		case weights.OpReLU:
 			x = g.ReLU(x)
 		case weights.OpSigmoid:
@@ -56,16 +46,6 @@ func (n *network) apply(g *Graph, x *Tensor) *Tensor {
 		}
 	}
 	return x
-}
-
-// nextSamples is the per-sample dense step after step i.
-func (n *network) nextSamples(i int) *step {
-	for j := i + 1; j < len(n.steps); j++ {
-		if n.steps[j].op == "dense-samples" {
-			return &n.steps[j]
-		}
-	}
-	return nil
 }
 
 // multiplyAdds counts the network's multiply-adds per input, forward: a per-sample layer's K times.
@@ -87,11 +67,14 @@ func (n *network) multiplyAdds() int {
 func engineShape(s weights.Shape) Shape { return Shape{s.C, s.H, s.W} }
 
 // buildNetwork builds a description's network from its file, starting from a value of shape in; masks are the
-// MC-dropout masks of its dropout layers in order (masks[k][l]: sample k, dropout layer l), nil for none.
+// MC-dropout masks of its dropout layers in order (masks[k][l]: sample k, dropout layer l), nil for none. The
+// description has been checked (weights.Description.Check): every layer's settings, the shapes, the tensors, and
+// where dropout stands (right before a dense or conv2d layer, a flatten or reshape between).
 func buildNetwork(where string, n weights.Network, f *weights.File, in weights.Shape, masks [][][]float32) (*network, error) {
-	net := &network{in: in}
+	net := &network{}
 	s := in
-	dropout := -1 // the dropout layer whose masks wait for the next weighted layer
+	dropout := -1            // the dropout layer whose masks wait for the next weighted layer
+	var masked weights.Shape // what that dropout layer acted on: its masks are per unit of a vector or per channel
 	dropouts := 0
 	for i, l := range n.Layers {
 		fail := func(err error) (*network, error) {
@@ -129,7 +112,7 @@ func buildNetwork(where string, n weights.Network, f *weights.File, in weights.S
 			}
 			per := make([]Layer, len(inputMasks))
 			for k, m := range inputMasks {
-				unit := perUnit(m, s, maskChannels(n, dropout, in))
+				unit := perUnit(m, s, masked)
 				folded := make([]float32, len(w))
 				kernel.ScaleRows(folded, w, unit, s.Size(), l.Out)
 				per[k] = NewLayer(s.Size(), l.Out, folded, b)
@@ -138,8 +121,7 @@ func buildNetwork(where string, n weights.Network, f *weights.File, in weights.S
 			dropout = -1
 		case weights.OpConv, weights.OpConvTranspose, weights.OpMaxPool, weights.OpAvgPool, weights.OpUpsample,
 			weights.OpLeakyReLU, weights.OpTanh:
-			st, err := imageStep(l, s, inputMasks, func(shape []int) ([]float32, []float32, error) { return tensors(shape) },
-				maskChannels(n, max(dropout, 0), in))
+			st, err := imageStep(l, s, inputMasks, tensors)
 			if err != nil {
 				return fail(err)
 			}
@@ -152,56 +134,30 @@ func buildNetwork(where string, n weights.Network, f *weights.File, in weights.S
 		case weights.OpReLU, weights.OpSigmoid:
 			net.steps = append(net.steps, step{op: l.Op})
 		case weights.OpDropout:
-			if masks == nil {
-				return fail(fmt.Errorf("a dropout layer in a network without MC dropout"))
-			}
-			dropout = dropouts
+			dropout, masked = dropouts, s
 			dropouts++
-		}
-		if dropout >= 0 && l.Op != weights.OpDropout && l.Op != weights.OpFlatten && l.Op != weights.OpReshape {
-			return fail(fmt.Errorf("a dropout layer must come right before a dense or conv2d layer (flatten or reshape may stand between)"))
 		}
 		s = out
 	}
-	if dropout >= 0 {
-		return nil, fmt.Errorf("%s ends in a dropout layer", where)
-	}
 	// Compaction: a per-sample dense whose output reaches the next per-sample dense through a ReLU alone
-	// computes only the units that layer's mask keeps, as the digits' BNN always has.
-	for i := range net.steps {
-		if net.steps[i].op != "dense-samples" {
-			continue
-		}
-		if i+2 < len(net.steps) && net.steps[i+1].op == weights.OpReLU && net.steps[i+2].op == "dense-samples" {
-			net.steps[i].keep = true
-		}
-	}
-	net.out = s
-	return net, nil
-}
-
-// maskChannels is the shape the dropout layer d (counting dropout layers) acted on: its mask has one value per
-// unit of a vector, or per channel of an image.
-func maskChannels(n weights.Network, d int, in weights.Shape) weights.Shape {
-	s, seen := in, 0
-	for _, l := range n.Layers {
-		if l.Op == weights.OpDropout {
-			if seen == d {
-				return s
+	// computes only the units that layer's mask keeps (the rows of its folded weights that are not all zero), as
+	// the digits' BNN always has.
+	for i := 0; i+2 < len(net.steps); i++ {
+		if net.steps[i].op == "dense-samples" && net.steps[i+1].op == weights.OpReLU && net.steps[i+2].op == "dense-samples" {
+			next := net.steps[i+2].samples
+			net.steps[i].keep = make([][]int32, len(next))
+			for k := range next {
+				net.steps[i].keep[k] = next[k].nzRows // nil: all
 			}
-			seen++
-		}
-		if out, err := l.OutShape(s); err == nil {
-			s = out
 		}
 	}
-	return s
+	return net, nil
 }
 
 // perUnit spreads a mask over the units of a value of shape s: a vector's mask is per unit already; an image
 // mask (per channel of the shape the dropout acted on, at) gives each pixel its channel's value.
 func perUnit(m []float32, s, at weights.Shape) []float32 {
-	if at.Flat || len(m) == s.Size() {
+	if at.Flat {
 		return m
 	}
 	unit := make([]float32, s.Size())
@@ -266,14 +222,11 @@ func loadClassifier(d *weights.Description, files map[string]*weights.File) (*BN
 	b := &BNN{Classes: len(d.Classes), K: c.Samples, Input: engineShape(in), ensemble: c.Uncertainty == weights.UncertaintyEnsemble}
 	for i, n := range c.Networks {
 		var masks [][][]float32
-		where := "the classifier"
-		if b.ensemble {
-			where = fmt.Sprintf("ensemble member %d", i)
-		} else {
+		if !b.ensemble {
 			widths, rates := dropoutWidths(n, in)
 			masks = mcmask.DrawLayers(c.MaskSeed, c.Samples, widths, rates)
 		}
-		net, err := buildNetwork(where, n, files[n.File], in, masks)
+		net, err := buildNetwork(c.NetworkName(i), n, files[n.File], in, masks)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,6 @@ import (
 const DenseOnly = true
 
 // imageStep refuses an image layer: this build leaves them out.
-func imageStep(l weights.Layer, _ weights.Shape, _ [][]float32, _ func([]int) ([]float32, []float32, error), _ weights.Shape) (step, error) {
+func imageStep(l weights.Layer, _ weights.Shape, _ [][]float32, _ func([]int) ([]float32, []float32, error)) (step, error) {
 	return step{}, fmt.Errorf("this worker was built for dense models and does not run %s layers (the site serves its full worker for models that need them)", l.Op)
 }

@@ -9,11 +9,11 @@ import (
 )
 
 // imageStep builds an image layer (conv2d, conv-transpose2d, the pools, upsampling) or leaky ReLU or tanh for
-// a network, from a value of shape s. inputMasks are the MC-dropout masks of the dropout before it (per channel
-// of masked, the shape it acted on), nil for none; tensors gives the layer's weights and bias with the weights'
-// shape. A build with the tag denseonly leaves these layers out (network_dense.go): the digits' site ships such a
+// a network, from a value of shape s. inputMasks are the MC-dropout masks of the dropout before it (per input
+// channel: the description was checked), nil for none; tensors gives the layer's weights and bias with the
+// weights' shape. A build with the tag denseonly leaves these layers out (network_dense.go): the digits' site ships such a
 // worker, whose models need none of them.
-func imageStep(l weights.Layer, s weights.Shape, inputMasks [][]float32, tensors func([]int) ([]float32, []float32, error), masked weights.Shape) (step, error) {
+func imageStep(l weights.Layer, s weights.Shape, inputMasks [][]float32, tensors func([]int) ([]float32, []float32, error)) (step, error) {
 	in := engineShape(s)
 	switch l.Op {
 	case weights.OpConv:
@@ -28,9 +28,6 @@ func imageStep(l weights.Layer, s weights.Shape, inputMasks [][]float32, tensors
 				return step{}, err
 			}
 			return step{op: l.Op, madds: c.MultiplyAdds(), run: func(g *Graph, x *Tensor) *Tensor { return g.Conv2D(x, &c) }}, nil
-		}
-		if masked.Flat {
-			return step{}, fmt.Errorf("the dropout before a convolution must mask its input channels, not a vector's units")
 		}
 		per := make([]Conv, len(inputMasks))
 		kk := l.Kernel[0] * l.Kernel[1]
@@ -50,9 +47,6 @@ func imageStep(l weights.Layer, s weights.Shape, inputMasks [][]float32, tensors
 		}
 		return step{op: "conv-samples", madds: len(per) * per[0].MultiplyAdds(), run: func(g *Graph, x *Tensor) *Tensor { return g.ConvSamples(x, per) }}, nil
 	case weights.OpConvTranspose:
-		if inputMasks != nil {
-			return step{}, fmt.Errorf("dropout before a transposed convolution is not supported")
-		}
 		w, b, err := tensors([]int{s.C, l.Out, l.Kernel[0], l.Kernel[1]})
 		if err != nil {
 			return step{}, err

@@ -173,10 +173,37 @@ func (d *Description) InputShape() Shape {
 // classes), and every tensor in the file the network names with the shape its layer needs. files maps the
 // bundle's weights files by name.
 func (d *Description) Check(files map[string]*File) error {
-	if err := d.CheckClassifier(files); err != nil {
+	if err := d.checkHeader(); err != nil {
 		return err
 	}
-	return d.CheckVAE(files)
+	if err := d.checkClassifier(files); err != nil {
+		return err
+	}
+	return d.checkVAE(files)
+}
+
+// CheckClassifier is Check's part for the header and the classifier alone.
+func (d *Description) CheckClassifier(files map[string]*File) error {
+	if err := d.checkHeader(); err != nil {
+		return err
+	}
+	return d.checkClassifier(files)
+}
+
+// CheckVAE is Check's part for the header and the VAE alone.
+func (d *Description) CheckVAE(files map[string]*File) error {
+	if err := d.checkHeader(); err != nil {
+		return err
+	}
+	return d.checkVAE(files)
+}
+
+// NetworkName is how errors name the classifier's network i: "the classifier", or "ensemble member i".
+func (c Classifier) NetworkName(i int) string {
+	if c.Uncertainty == UncertaintyEnsemble {
+		return fmt.Sprintf("ensemble member %d", i)
+	}
+	return "the classifier"
 }
 
 // checkHeader checks the format, the name, the input and the classes.
@@ -214,11 +241,8 @@ func (d *Description) checkHeader() error {
 	return nil
 }
 
-// CheckClassifier is Check's part for the header and the classifier alone.
-func (d *Description) CheckClassifier(files map[string]*File) error {
-	if err := d.checkHeader(); err != nil {
-		return err
-	}
+// checkClassifier checks the classifier's networks.
+func (d *Description) checkClassifier(files map[string]*File) error {
 	c := d.Classifier
 	switch c.Uncertainty {
 	case UncertaintyMCDropout:
@@ -236,10 +260,7 @@ func (d *Description) CheckClassifier(files map[string]*File) error {
 		return fmt.Errorf("the classifier has %d samples: 1 to 1000", c.Samples)
 	}
 	for i, n := range c.Networks {
-		where := "the classifier"
-		if c.Uncertainty == UncertaintyEnsemble {
-			where = fmt.Sprintf("ensemble member %d", i)
-		}
+		where := c.NetworkName(i)
 		out, dropouts, err := n.Chain(where, d.InputShape(), files)
 		if err != nil {
 			return err
@@ -257,11 +278,8 @@ func (d *Description) CheckClassifier(files map[string]*File) error {
 	return nil
 }
 
-// CheckVAE is Check's part for the header and the VAE alone.
-func (d *Description) CheckVAE(files map[string]*File) error {
-	if err := d.checkHeader(); err != nil {
-		return err
-	}
+// checkVAE checks the VAE's networks.
+func (d *Description) checkVAE(files map[string]*File) error {
 	v := d.VAE
 	if v.Latent < 1 || v.Latent > 4096 {
 		return fmt.Errorf("the VAE's latent size %d: 1 to 4096", v.Latent)
