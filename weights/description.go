@@ -213,8 +213,8 @@ func (d *Description) checkHeader() error {
 		return fmt.Errorf("the model description is format %d; this build reads 1 to %d", d.Format, DescriptionFormat)
 	case !ValidName(d.Name):
 		return fmt.Errorf("the model's name %q must be 1 to 32 lowercase letters, digits and hyphens", d.Name)
-	case d.Input.Height < 1 || d.Input.Width < 1 || d.Input.Height > 512 || d.Input.Width > 512:
-		return fmt.Errorf("the input is %d×%d: each side must be 1 to 512 pixels", d.Input.Height, d.Input.Width)
+	case d.Input.Height < 1 || d.Input.Width < 1 || d.Input.Height > MaxInputSide || d.Input.Width > MaxInputSide:
+		return fmt.Errorf("the input is %d×%d: each side must be 1 to %d pixels", d.Input.Height, d.Input.Width, MaxInputSide)
 	case d.Input.Channels != 1 && d.Input.Channels != 3:
 		return fmt.Errorf("the input has %d channels: 1 (grey) or 3 (colour)", d.Input.Channels)
 	case !(d.Input.Range[0] < d.Input.Range[1]) || isBad(d.Input.Range[0]) || isBad(d.Input.Range[1]):
@@ -334,6 +334,12 @@ func (d *Description) DenseOnly() bool {
 	}
 	return true
 }
+
+// MaxInputSide bounds an input's height and width; with at most 3 channels, MaxInputValues bounds its size.
+const (
+	MaxInputSide   = 512
+	MaxInputValues = MaxInputSide * MaxInputSide * 3
+)
 
 // MaxLayerValues bounds what one layer may give for one image (4 MB of float32): a model that needs more would
 // not run in a browser's worker at a useful speed, and a description that asks for more is refused.

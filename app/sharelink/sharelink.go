@@ -49,6 +49,7 @@ import (
 	"slices"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // Pixels is the number of values of a v1 or v2 link's image: the digits' 28×28.
@@ -61,7 +62,7 @@ const DigitsModels = "digits"
 const digitsHeight, digitsWidth, digitsChannels = 28, 28, 1
 
 // MaxSide bounds a v3 link's image (as a model description bounds its input).
-const MaxSide = 512
+const MaxSide = weights.MaxInputSide
 
 // MaxLinkLength is the most characters of a fragment Decode reads.
 const MaxLinkLength = 8192

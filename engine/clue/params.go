@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // Scheme is an initialisation scheme (the paper's appendix C).
@@ -192,9 +194,9 @@ type Params struct {
 	Seed       uint64  `json:"seed"`
 }
 
-// MaxImageValues is the most values an input may have (512×512, three channels: a model description's bound):
-// the largest L1 distance between two images of intensities in [0, 1], so the most DedupL1 can mean.
-const MaxImageValues = 512 * 512 * 3
+// MaxImageValues is the most values an input may have (a model description's bound): the largest L1 distance
+// between two images of intensities in [0, 1], so the most DedupL1 can mean.
+const MaxImageValues = weights.MaxInputValues
 
 // Defaults returns the default parameters: the paper's Distance Random variant (L_H+d with λx = 0.03 on the
 // summed L1 distance, scheme S1, projected onto the L2 ball) at δ = DefaultDelta with n = 100; Adam with
