@@ -173,12 +173,62 @@ func (c *Conv) geometry() geometry {
 // MultiplyAdds is the layer's multiply-adds per image, forward.
 func (c *Conv) MultiplyAdds() int { return c.Out.Size() * c.In.C * c.Window.KH * c.Window.KW }
 
+// convScratch is what a convolution's op keeps for its calls: its windows' geometry, one image's windows, and
+// one image's input gradient before it is added (nil without a gradient).
+type convScratch struct {
+	geo geometry
+	col []float32
+	dx  []float32
+}
+
+func newConvScratch(geo geometry, in int, grad bool) convScratch {
+	s := convScratch{geo: geo, col: make([]float32, geo.rows()*geo.cols())}
+	if grad {
+		s.dx = make([]float32, in)
+	}
+	return s
+}
+
+// fillBias sets each plane of P values of y to its channel's bias: where a convolution's sums start.
+func fillBias(y, b []float32, P int) {
+	for c, v := range b {
+		plane := y[c*P : (c+1)*P]
+		for i := range plane {
+			plane[i] = v
+		}
+	}
+}
+
+// conv runs the convolution l on n images x (rows of l.In.Size()) into y (rows of l.Out.Size()), image by image:
+// the biases, then W·gather(x).
+func (s *convScratch) conv(l *Conv, x, y []float32, n int) {
+	K, P, C := s.geo.rows(), s.geo.cols(), l.Out.C
+	in, outW := l.In.Size(), l.Out.Size()
+	for r := 0; r < n; r++ {
+		yr := y[r*outW : (r+1)*outW]
+		fillBias(yr, l.B, P)
+		s.geo.gather(s.col, x[r*in:(r+1)*in])
+		kernel.MatMulAdd(l.W, s.col, yr, C, K, P)
+	}
+}
+
+// convGrad adds the input gradients of n images, scatter(Wᵀ·∂out) image by image, from dy into dx.
+func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int) {
+	K, P, C := s.geo.rows(), s.geo.cols(), l.Out.C
+	in, outW := l.In.Size(), l.Out.Size()
+	for r := 0; r < n; r++ {
+		clear(s.col)
+		kernel.MatMulAdd(l.WT, dy[r*outW:(r+1)*outW], s.col, K, C, P)
+		clear(s.dx)
+		s.geo.scatter(s.dx, s.col)
+		addInto(dx[r*in:(r+1)*in], s.dx)
+	}
+}
+
 type convOp struct {
 	x, out *Tensor
 	l      *Conv
-	geo    geometry
-	col    []float32 // one image's gathered windows [K, P]
-	dx     []float32 // one image's input gradient, before it is added
+	convScratch
 }
 
 // Conv2D applies the convolution l to every row of x (an image of shape l.In).
@@ -187,45 +237,20 @@ func (g *Graph) Conv2D(x *Tensor, l *Conv) *Tensor {
 		panic(fmt.Sprintf("engine: Conv2D input width %d, the layer takes %v", x.Cols, l.In))
 	}
 	out := g.newTensor(l.Out.Size(), x.PerPoint, x.Grad != nil)
-	geo := l.geometry()
-	o := &convOp{x: x, out: out, l: l, geo: geo, col: make([]float32, geo.rows()*geo.cols())}
-	if x.Grad != nil {
-		o.dx = make([]float32, l.In.Size())
-	}
+	o := &convOp{x: x, out: out, l: l, convScratch: newConvScratch(l.geometry(), l.In.Size(), x.Grad != nil)}
 	out.producer = o
 	g.use(x, o)
 	g.add(o)
 	return out
 }
 
-func (o *convOp) forward() {
-	K, P, C := o.geo.rows(), o.geo.cols(), o.l.Out.C
-	for r := 0; r < o.x.Rows(); r++ {
-		y := o.out.Row(r)
-		for c := 0; c < C; c++ {
-			b, plane := o.l.B[c], y[c*P:(c+1)*P]
-			for i := range plane {
-				plane[i] = b
-			}
-		}
-		o.geo.gather(o.col, o.x.Row(r))
-		kernel.MatMulAdd(o.l.W, o.col, y, C, K, P)
-	}
-}
+func (o *convOp) forward() { o.conv(o.l, o.x.Live(), o.out.Live(), o.x.Rows()) }
 
 // backward: ∂x = scatter(Wᵀ·∂out), image by image.
 func (o *convOp) backward() {
-	if o.x.Grad == nil {
-		return
-	}
-	K, P, C := o.geo.rows(), o.geo.cols(), o.l.Out.C
-	in, outW := o.l.In.Size(), o.l.Out.Size()
-	for r := 0; r < o.x.Rows(); r++ {
-		clear(o.col)
-		kernel.MatMulAdd(o.l.WT, o.out.Grad[r*outW:(r+1)*outW], o.col, K, C, P)
-		clear(o.dx)
-		o.geo.scatter(o.dx, o.col)
-		addInto(o.x.Grad[r*in:(r+1)*in], o.dx)
+	if o.x.Grad != nil {
+		n := o.x.Rows()
+		o.convGrad(o.l, o.out.Grad[:n*o.out.Cols], o.x.Grad[:n*o.x.Cols], n)
 	}
 }
 
@@ -275,11 +300,9 @@ func (c *ConvTranspose) geometry() geometry {
 func (c *ConvTranspose) MultiplyAdds() int { return c.In.Size() * c.Out.C * c.Window.KH * c.Window.KW }
 
 type convTransposeOp struct {
-	x, out *Tensor
-	l      *ConvTranspose
-	geo    geometry
-	col    []float32 // one image's windows [Out.C·KH·KW, In.H·In.W]
-	dx     []float32
+	x, out      *Tensor
+	l           *ConvTranspose
+	convScratch // its windows over the output: [Out.C·KH·KW, In.H·In.W] an image
 }
 
 // ConvTranspose2D applies the transposed convolution l to every row of x (an image of shape l.In).
@@ -288,11 +311,7 @@ func (g *Graph) ConvTranspose2D(x *Tensor, l *ConvTranspose) *Tensor {
 		panic(fmt.Sprintf("engine: ConvTranspose2D input width %d, the layer takes %v", x.Cols, l.In))
 	}
 	out := g.newTensor(l.Out.Size(), x.PerPoint, x.Grad != nil)
-	geo := l.geometry()
-	o := &convTransposeOp{x: x, out: out, l: l, geo: geo, col: make([]float32, geo.rows()*geo.cols())}
-	if x.Grad != nil {
-		o.dx = make([]float32, l.In.Size())
-	}
+	o := &convTransposeOp{x: x, out: out, l: l, convScratch: newConvScratch(l.geometry(), l.In.Size(), x.Grad != nil)}
 	out.producer = o
 	g.use(x, o)
 	g.add(o)
@@ -305,12 +324,7 @@ func (o *convTransposeOp) forward() {
 	outP := o.l.Out.H * o.l.Out.W
 	for r := 0; r < o.x.Rows(); r++ {
 		y := o.out.Row(r)
-		for c := 0; c < o.l.Out.C; c++ {
-			b, plane := o.l.B[c], y[c*outP:(c+1)*outP]
-			for i := range plane {
-				plane[i] = b
-			}
-		}
+		fillBias(y, o.l.B, outP)
 		clear(o.col)
 		kernel.MatMulAdd(o.l.WT, o.x.Row(r), o.col, K, C, P)
 		o.geo.scatter(y, o.col)
@@ -337,9 +351,7 @@ func (o *convTransposeOp) backward() {
 type convSamplesOp struct {
 	x, out *Tensor
 	layers []Conv
-	geo    geometry
-	col    []float32
-	dx     []float32
+	convScratch
 }
 
 // ConvSamples applies layer k to sample k's rows of x (to x itself when it is per point: every sample reads
@@ -355,11 +367,7 @@ func (g *Graph) ConvSamples(x *Tensor, layers []Conv) *Tensor {
 		}
 	}
 	out := g.newTensor(layers[0].Out.Size(), len(layers), x.Grad != nil)
-	geo := layers[0].geometry()
-	o := &convSamplesOp{x: x, out: out, layers: layers, geo: geo, col: make([]float32, geo.rows()*geo.cols())}
-	if x.Grad != nil {
-		o.dx = make([]float32, layers[0].In.Size())
-	}
+	o := &convSamplesOp{x: x, out: out, layers: layers, convScratch: newConvScratch(layers[0].geometry(), layers[0].In.Size(), x.Grad != nil)}
 	out.producer = o
 	g.use(x, o)
 	g.add(o)
@@ -367,23 +375,8 @@ func (g *Graph) ConvSamples(x *Tensor, layers []Conv) *Tensor {
 }
 
 func (o *convSamplesOp) forward() {
-	b := o.x.g.batch
-	K, P, C := o.geo.rows(), o.geo.cols(), o.layers[0].Out.C
-	in, outW := o.layers[0].In.Size(), o.layers[0].Out.Size()
 	for k := range o.layers {
-		l := &o.layers[k]
-		x, y := block(o.x, k, false), block(o.out, k, false)
-		for r := 0; r < b; r++ {
-			yr := y[r*outW : (r+1)*outW]
-			for c := 0; c < C; c++ {
-				bias, plane := l.B[c], yr[c*P:(c+1)*P]
-				for i := range plane {
-					plane[i] = bias
-				}
-			}
-			o.geo.gather(o.col, x[r*in:(r+1)*in])
-			kernel.MatMulAdd(l.W, o.col, yr, C, K, P)
-		}
+		o.conv(&o.layers[k], block(o.x, k, false), block(o.out, k, false), o.x.g.batch)
 	}
 }
 
@@ -392,17 +385,7 @@ func (o *convSamplesOp) backward() {
 	if o.x.Grad == nil {
 		return
 	}
-	b := o.x.g.batch
-	K, P, C := o.geo.rows(), o.geo.cols(), o.layers[0].Out.C
-	in, outW := o.layers[0].In.Size(), o.layers[0].Out.Size()
 	for k := range o.layers {
-		dy, dx := block(o.out, k, true), block(o.x, k, true)
-		for r := 0; r < b; r++ {
-			clear(o.col)
-			kernel.MatMulAdd(o.layers[k].WT, dy[r*outW:(r+1)*outW], o.col, K, C, P)
-			clear(o.dx)
-			o.geo.scatter(o.dx, o.col)
-			addInto(dx[r*in:(r+1)*in], o.dx)
-		}
+		o.convGrad(&o.layers[k], block(o.out, k, true), block(o.x, k, true), o.x.g.batch)
 	}
 }
