@@ -14,8 +14,8 @@ const deltaclueBase = document.currentScript ? document.currentScript.src : loca
 // for this page only, by one kept in memory, and the service worker is not asked for (its registration would
 // be refused, and go-app would log it as an error): the page explains as usual, and only offline use is lost.
 // deltaclueOffline resolves to "" once this page is kept for offline use (the service worker registered, the
-// Cache API answering), or to the reason it is not; the page says so in its "What am I looking at?" and an
-// embed in its ready message.
+// Cache API answering), or to the reason it is not; the page says which in its "What am I looking at?" (an
+// embed says nothing of it).
 const deltaclueStorageDenied = (() => {
   const denied = [];
   for (const name of ["localStorage", "sessionStorage"]) {
