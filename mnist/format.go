@@ -187,3 +187,9 @@ func Read(r io.Reader) (*Set, error) {
 	}
 	return s, nil
 }
+
+// Size is the number of values of one digit (Pixels), as dataset.Items has it.
+func (s *Set) Size() int { return Pixels }
+
+// Label is digit i's label, as dataset.Items has it.
+func (s *Set) Label(i int) int { return int(s.Labels[i]) }

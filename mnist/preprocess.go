@@ -16,11 +16,16 @@ var ErrEmpty = errors.New("the image is empty: it has no ink to read as a digit"
 type FileError struct {
 	Name string
 	Err  error
+	Noun string // what the image should show ("digit" when empty)
 }
 
 func (e *FileError) Error() string {
 	if errors.Is(e.Err, ErrEmpty) {
-		return e.Name + " is empty: it has no ink to read as a digit."
+		noun := e.Noun
+		if noun == "" {
+			noun = "digit"
+		}
+		return e.Name + " is empty: it has no ink to read as " + article(noun) + " " + noun + "."
 	}
 	return e.Name + " could not be read: " + strings.TrimSuffix(e.Err.Error(), ".") + "."
 }
@@ -34,9 +39,17 @@ const InkThreshold = 0.05
 // row-major) into an MNIST-style 28×28 image, as MNIST itself was made: the ink's bounding box is scaled,
 // keeping its aspect ratio, so its longer side is 20 pixels (anti-aliased by area averaging), and the result is
 // placed in the 28×28 field so that its centre of mass falls on the centre (rounded to whole pixels).
-func Preprocess(img []float32, w, h int) ([]float32, error) {
+func Preprocess(img []float32, w, h int) ([]float32, error) { return Frame(img, w, h, Side, Side) }
+
+// Frame is Preprocess for a field of any size tw×th: the ink's longer side is scaled to 20/28 of the field's
+// shorter side (rounded), and its centre of mass placed on the field's centre. For 28×28 it is Preprocess, bit
+// for bit.
+func Frame(img []float32, w, h, tw, th int) ([]float32, error) {
 	if w <= 0 || h <= 0 || len(img) != w*h {
 		return nil, errors.New("the image's size does not match its pixels")
+	}
+	if tw <= 0 || th <= 0 {
+		return nil, errors.New("the field to frame the image in is empty")
 	}
 	x0, y0, x1, y1 := w, h, -1, -1
 	for y := 0; y < h; y++ {
@@ -53,30 +66,41 @@ func Preprocess(img []float32, w, h int) ([]float32, error) {
 	if x1 < 0 {
 		return nil, ErrEmpty
 	}
+	box := max(1, int(math.Round(float64(min(tw, th))*20/28))) // 20 for MNIST's 28
 	bw, bh := x1-x0+1, y1-y0+1
-	scale := 20 / float64(max(bw, bh))
-	tw, th := max(1, int(math.Round(float64(bw)*scale))), max(1, int(math.Round(float64(bh)*scale)))
-	box := areaResample(img, w, x0, y0, bw, bh, tw, th)
+	scale := float64(box) / float64(max(bw, bh))
+	bx, by := max(1, int(math.Round(float64(bw)*scale))), max(1, int(math.Round(float64(bh)*scale)))
+	ink := areaResample(img, w, x0, y0, bw, bh, bx, by)
 	var mass, mx, my float64
-	for y := 0; y < th; y++ {
-		for x := 0; x < tw; x++ {
-			v := float64(box[y*tw+x])
+	for y := 0; y < by; y++ {
+		for x := 0; x < bx; x++ {
+			v := float64(ink[y*bx+x])
 			mass += v
 			mx += v * float64(x)
 			my += v * float64(y)
 		}
 	}
-	ox := int(math.Round(13.5 - mx/mass)) // pixel centres: the field's centre is at 13.5
-	oy := int(math.Round(13.5 - my/mass))
-	out := make([]float32, Pixels)
-	for y := 0; y < th; y++ {
-		for x := 0; x < tw; x++ {
-			if u, v := x+ox, y+oy; u >= 0 && v >= 0 && u < Side && v < Side {
-				out[v*Side+u] = box[y*tw+x]
+	// pixel centres: the field's centre is at 13.5 for MNIST's 28
+	ox := int(math.Round(float64(tw-1)/2 - mx/mass))
+	oy := int(math.Round(float64(th-1)/2 - my/mass))
+	out := make([]float32, tw*th)
+	for y := 0; y < by; y++ {
+		for x := 0; x < bx; x++ {
+			if u, v := x+ox, y+oy; u >= 0 && v >= 0 && u < tw && v < th {
+				out[v*tw+u] = ink[y*bx+x]
 			}
 		}
 	}
 	return out, nil
+}
+
+// Resample scales a whole w×h image (values in [0, 1], row-major) to tw×th by area averaging, as Frame scales
+// the ink's box, without keeping the aspect ratio.
+func Resample(img []float32, w, h, tw, th int) ([]float32, error) {
+	if w <= 0 || h <= 0 || len(img) != w*h || tw <= 0 || th <= 0 {
+		return nil, errors.New("the image's size does not match its pixels")
+	}
+	return areaResample(img, w, 0, 0, w, h, tw, th), nil
 }
 
 // areaResample scales the bw×bh box at (x0, y0) of a w-wide image to tw×th, each output pixel the average of
@@ -169,3 +193,11 @@ var opaqueGrey = func() (t [256]float32) {
 	}
 	return t
 }()
+
+// article is "an" before a noun that starts with a vowel, else "a".
+func article(noun string) string {
+	if strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an"
+	}
+	return "a"
+}

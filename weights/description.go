@@ -219,6 +219,10 @@ func (d *Description) checkHeader() error {
 		return fmt.Errorf("the input has %d channels: 1 (grey) or 3 (colour)", d.Input.Channels)
 	case !(d.Input.Range[0] < d.Input.Range[1]) || isBad(d.Input.Range[0]) || isBad(d.Input.Range[1]):
 		return fmt.Errorf("the input's range %v is not an interval", d.Input.Range)
+	case d.Input.Range != [2]float64{0, 1}:
+		// Links, the pad and the figures hold values as k/255 of [0, 1]; a model normalised otherwise takes
+		// that as its first layer's scale and bias when the bundle is made.
+		return fmt.Errorf("the input's range is %v: the engine takes [0, 1] (fold other scaling into the first layer)", d.Input.Range)
 	case d.Input.Drawing != DrawInk && d.Input.Drawing != DrawColour:
 		return fmt.Errorf("the input's drawing %q: %q or %q", d.Input.Drawing, DrawInk, DrawColour)
 	case d.Input.Drawing == DrawInk && d.Input.Channels != 1, d.Input.Drawing == DrawColour && d.Input.Channels != 3:
