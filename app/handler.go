@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // Routes registers the page's components (the same in the browser and in the static-site generator).
@@ -22,19 +24,24 @@ var WorkerFiles = []string{"/web/worker.js", "/web/worker.wasm", "/web/matmul.wa
 var serviceWorker string
 
 // Handler describes the site to go-app. repo, if non-empty, makes a site for GitHub Pages under /<repo>/;
-// version is the build's content hash, the service worker's cache key.
-func Handler(repo, version string) *app.Handler {
+// version is the build's content hash, the service worker's cache key; models is the description of the models
+// the site serves, which the page reads from go-app's environment (ModelEnv).
+func Handler(repo, version string, models *weights.Description) *app.Handler {
+	page := PageDescription(models)
+	servedOnce.Do(func() { servedDesc = readModel(page) }) // what the pre-rendered page shows
 	var res app.ResourceResolver = app.LocalDir("")
 	if repo != "" {
 		res = app.GitHubPages(repo)
 	}
 	res = resources{res}
 	return &app.Handler{
-		Name:        "deltaclue",
-		ShortName:   "deltaclue",
-		Title:       "deltaclue: why is the model unsure?",
-		Description: "δ-CLUE in the browser: diverse, nearby, confident alternatives that explain a Bayesian neural network's uncertainty about a handwritten digit.",
-		Lang:        "en",
+		Name:      "deltaclue",
+		ShortName: "deltaclue",
+		Title:     "deltaclue: why is the model unsure?",
+		Description: "δ-CLUE in the browser: diverse, nearby, confident alternatives that explain a Bayesian neural network's uncertainty about " +
+			served().aNoun() + " (" + models.Title + ").",
+		Env:  map[string]string{ModelEnv: page},
+		Lang: "en",
 		// The icon keeps its drawing inside the central circle a maskable icon needs; go-app lists the maskable
 		// icon as 512×512, so it must be the large one.
 		Icon:                  app.Icon{Default: "/web/icon-192.png", Large: "/web/icon-512.png", Maskable: "/web/icon-512.png", SVG: "/web/icon.svg"},

@@ -135,7 +135,7 @@ func build(out, repo string, base *url.URL) error {
 			return err
 		}
 	}
-	if err := writePages(out, repo, base, version); err != nil {
+	if err := writePages(out, repo, base, version, b.Description); err != nil {
 		return err
 	}
 	// The workers load the page's wasm_exec.js (go-app writes it at the site's root): it must be this Go's, the

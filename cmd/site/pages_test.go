@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // site writes go-app's pages as cmd/site does, for /<repo>/ (or the root) and a public address (or none).
@@ -17,7 +19,7 @@ func site(t *testing.T, repo, baseURL string) (page string, manifest map[string]
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if err := writePages(out, repo, base, "test"); err != nil {
+	if err := writePages(out, repo, base, "test", weights.DigitsDescription()); err != nil {
 		t.Fatal(err)
 	}
 	read := func(name string) string {

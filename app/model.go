@@ -1,0 +1,135 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// The models the site serves, as their description says (weights.Description): the input's shape and how it
+// is drawn, the classes' names, what one input is called. cmd/site passes the description's page part (not its
+// networks) in go-app's environment, so that the page is laid out for the models before their bundle arrives;
+// the workers then report the name of what they run, and a mismatch is refused (pool.go).
+
+// ModelEnv is the environment variable (go-app's, set by Handler) holding the served models' description.
+const ModelEnv = "DELTACLUE_MODEL"
+
+// PageDescription is the part of d the page reads: the models' name, title, input and classes.
+func PageDescription(d *weights.Description) string {
+	b, _ := json.Marshal(struct {
+		Format  int           `json:"format"`
+		Name    string        `json:"name"`
+		Title   string        `json:"title"`
+		Input   weights.Input `json:"input"`
+		Classes []string      `json:"classes"`
+	}{d.Format, d.Name, d.Title, d.Input, d.Classes})
+	return string(b)
+}
+
+// pageModel is the served models as the page shows them.
+type pageModel struct {
+	weights.Input
+	name, title string
+	classes     []string
+	err         string // why the environment's description could not be read ("" if it was)
+}
+
+var (
+	servedOnce sync.Once
+	servedDesc pageModel
+)
+
+// served is the models the site serves: the environment's description, or the digits' when it has none (a
+// page built before descriptions, and the unit tests).
+func served() *pageModel {
+	servedOnce.Do(func() { servedDesc = readModel(app.Getenv(ModelEnv)) })
+	return &servedDesc
+}
+
+// readModel reads a page description; one that is not sound leaves the digits' with the reason why.
+func readModel(s string) pageModel {
+	d := weights.DigitsDescription()
+	m := pageModel{Input: d.Input, name: d.Name, title: d.Title, classes: d.Classes}
+	if s == "" {
+		return m
+	}
+	var got pageModel
+	var raw struct {
+		Name    string        `json:"name"`
+		Title   string        `json:"title"`
+		Input   weights.Input `json:"input"`
+		Classes []string      `json:"classes"`
+	}
+	err := json.Unmarshal([]byte(s), &raw)
+	if err == nil {
+		got = pageModel{Input: raw.Input, name: raw.Name, title: raw.Title, classes: raw.Classes}
+		err = got.check()
+	}
+	if err != nil {
+		m.err = "The page's description of its models is damaged (" + err.Error() + "): reload the page; if this persists, the site is damaged."
+		return m
+	}
+	return got
+}
+
+// check is what the page relies on of a description (weights.Description.Check has checked the whole of it
+// when the site was built).
+func (m pageModel) check() error {
+	in := m.Input
+	switch {
+	case !weights.ValidName(m.name):
+		return fmt.Errorf("the name %q", m.name)
+	case in.Height < 1 || in.Width < 1 || in.Height > weights.MaxInputSide || in.Width > weights.MaxInputSide:
+		return fmt.Errorf("an input of %d×%d", in.Height, in.Width)
+	case in.Channels != 1 && in.Channels != 3:
+		return fmt.Errorf("%d channels", in.Channels)
+	case len(m.classes) < 2:
+		return fmt.Errorf("%d classes", len(m.classes))
+	}
+	return nil
+}
+
+// class is class k's name.
+func (m *pageModel) class(k int) string {
+	if k >= 0 && k < len(m.classes) {
+		return m.classes[k]
+	}
+	return fmt.Sprint(k)
+}
+
+// noun is what one input is called ("digit"); nouns is its plural.
+func (m *pageModel) noun() string {
+	if m.Noun == "" {
+		return "image"
+	}
+	return m.Noun
+}
+
+func (m *pageModel) nouns() string {
+	n := m.noun()
+	if strings.HasSuffix(n, "s") || strings.HasSuffix(n, "x") || strings.HasSuffix(n, "ch") || strings.HasSuffix(n, "sh") {
+		return n + "es"
+	}
+	return n + "s"
+}
+
+// aNoun is the noun with its article: "a digit", "an image".
+func (m *pageModel) aNoun() string {
+	if n := m.noun(); strings.ContainsRune("aeiou", rune(n[0])) {
+		return "an " + n
+	}
+	return "a " + m.noun()
+}
+
+// colour says whether inputs are drawn in colour (three channels) rather than as ink.
+func (m *pageModel) colour() bool { return m.Channels == 3 }
+
+// magnification is the whole factor that shows an input about side px on its longer side (at least 1).
+func (m *pageModel) magnification(side int) int {
+	return max(1, (side+max(m.Height, m.Width)/2)/max(m.Height, m.Width))
+}
