@@ -9,7 +9,7 @@ import (
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
-// ModeCard is one way the set reads the digit: a mode (cluster) within a label, shown by its representative.
+// ModeCard is one way the set reads the input: a mode (cluster) within a label, shown by its representative.
 type ModeCard struct {
 	Label          int     `json:"label"`
 	Mode           int     `json:"mode"`           // the mode's index within its label
@@ -32,8 +32,12 @@ func (c ModeCard) FormText() string {
 }
 
 // Sentence says in one sentence what the card shows, for a screen reader; restarts is the set's size.
-func (c ModeCard) Sentence(restarts int) string {
-	what := fmt.Sprintf("%s %d", strings.ToUpper(article(c.Label)[:1])+article(c.Label)[1:], c.Label)
+func (c ModeCard) Sentence(restarts int) string { return Words{}.CardSentence(c, restarts) }
+
+// CardSentence is ModeCard.Sentence in these words.
+func (w Words) CardSentence(c ModeCard, restarts int) string {
+	what := w.A(c.Label)
+	what = strings.ToUpper(what[:1]) + what[1:]
 	if f := c.FormText(); f != "" {
 		what += ", " + f + ","
 	}
@@ -110,31 +114,28 @@ func ModeCards(exps []Explanation, s Summary) []ModeCard {
 	return out
 }
 
-// article is "an" for the digits whose names start with a vowel sound (8, 11, 18, …), else "a".
-func article(label int) string {
-	if label == 8 || label == 11 || label == 18 || (label >= 80 && label <= 89) {
-		return "an"
-	}
-	return "a"
-}
-
 // Describe says in plain words what the set shows: what the model reads, and which confident readings lie
 // nearby with how many restarts found each and how far the cheapest explanation of each is (the one its card
 // shows; the closest may be another, costlier one). exps are the set's explanations (after
 // Summarize), pred0 the model on x0.
 func Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params) string {
+	return Words{}.Describe(pred0, exps, s, p)
+}
+
+// Describe is the package's Describe in these words.
+func (w Words) Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params) string {
 	label0 := pred0.Label()
 	var b strings.Builder
-	fmt.Fprintf(&b, "The model reads %s %d (p %.2f, H %.2f nats).", article(label0), label0, pred0.Probs[label0], pred0.Total)
+	fmt.Fprintf(&b, "The model reads %s (p %.2f, H %.2f nats).", w.A(label0), pred0.Probs[label0], pred0.Total)
 	if float64(pred0.Total) < p.HThreshold {
-		fmt.Fprintf(&b, " It is already sure (H is below the threshold %g), so the explanations are near copies of the digit.", p.HThreshold)
+		fmt.Fprintf(&b, " It is already sure (H is below the threshold %g), so the explanations are near copies of the %s.", p.HThreshold, w.noun())
 	}
 	if s.Accepted == 0 {
 		if s.Restarts > 0 && s.Failed == s.Restarts {
 			fmt.Fprintf(&b, " Every restart failed (its cost became NaN or infinite): try a smaller learning rate than %g.", p.LearningRate)
 		} else if len(exps) > 0 {
-			fmt.Fprintf(&b, " Within δ = %g no restart reached a digit the model is sure of (H below %g): try a larger δ or a higher threshold.",
-				p.Delta, p.HThreshold)
+			fmt.Fprintf(&b, " Within δ = %g no restart reached %s the model is sure of (H below %g): try a larger δ or a higher threshold.",
+				p.Delta, article(w.noun())+" "+w.noun(), p.HThreshold)
 		}
 		return b.String()
 	}
@@ -162,7 +163,7 @@ func Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params)
 	})
 	parts := make([]string, len(labels))
 	for i, c := range labels {
-		parts[i] = fmt.Sprintf("%s %d (%s", article(c), c, plural.Of(s.LabelCounts[c], s.Restarts, "restart"))
+		parts[i] = fmt.Sprintf("%s (%s", w.A(c), plural.Of(s.LabelCounts[c], s.Restarts, "restart"))
 		if c < len(s.Modes) && s.Modes[c] > 1 {
 			parts[i] += fmt.Sprintf(" in %d forms", s.Modes[c])
 		}

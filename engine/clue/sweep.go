@@ -64,13 +64,18 @@ func Reaches(steps []SweepStep) []Reach {
 // DescribeReaches says how far each label is, in a sentence: "Within δ ≤ 4: a confident 9 is 1 away, a 4 is
 // 1.5 away, an 8 needs 3; no other label appears." label0 is the model's reading of x0.
 func DescribeReaches(reaches []Reach, l Ladder, label0 int) string {
+	return Words{}.DescribeReaches(reaches, l, label0)
+}
+
+// DescribeReaches is the package's DescribeReaches in these words.
+func (w Words) DescribeReaches(reaches []Reach, l Ladder, label0 int) string {
 	if len(reaches) == 0 {
-		return fmt.Sprintf("Up to δ = %g, no restart reached a digit the model is sure of: try larger radii or a higher threshold.",
-			l.Radii[len(l.Radii)-1])
+		return fmt.Sprintf("Up to δ = %g, no restart reached %s the model is sure of: try larger radii or a higher threshold.",
+			l.Radii[len(l.Radii)-1], article(w.noun())+" "+w.noun())
 	}
 	parts := make([]string, len(reaches))
 	for i, r := range reaches {
-		what := fmt.Sprintf("%s %d", article(r.Label), r.Label)
+		what := w.A(r.Label)
 		if i == 0 {
 			what = "a confident " + strings.TrimPrefix(strings.TrimPrefix(what, "an "), "a ")
 		}
@@ -84,12 +89,12 @@ func DescribeReaches(reaches []Reach, l Ladder, label0 int) string {
 		parts[i] = what + " " + verb
 	}
 	s := fmt.Sprintf("Up to δ = %g: %s", l.Radii[len(l.Radii)-1], strings.Join(parts, ", "))
-	if n := len(reaches); n < 10 {
+	if n, k := len(reaches), w.classes(); n < k {
 		verb := "do"
 		if n == 1 {
 			verb = "does"
 		}
-		s += fmt.Sprintf("; no other label appears (%d of 10 %s)", n, verb)
+		s += fmt.Sprintf("; no other label appears (%d of %d %s)", n, k, verb)
 	}
 	return s + "."
 }

@@ -1,0 +1,58 @@
+package clue
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Words are what sentences call the models' classes and one input: the description's class names and noun.
+// The zero value is the digits': classes named by their number, an input called a digit.
+type Words struct {
+	Classes []string // class k's name; a class beyond them is named by its number
+	Noun    string   // what one input is called ("digit" when empty)
+}
+
+// NewWords are the words of a description's classes and noun.
+func NewWords(classes []string, noun string) Words { return Words{Classes: classes, Noun: noun} }
+
+// Class is class k's name.
+func (w Words) Class(k int) string {
+	if k >= 0 && k < len(w.Classes) {
+		return w.Classes[k]
+	}
+	return strconv.Itoa(k)
+}
+
+// classes is how many classes there are: the names', or the digits' ten.
+func (w Words) classes() int {
+	if len(w.Classes) > 0 {
+		return len(w.Classes)
+	}
+	return 10
+}
+
+// noun is what one input is called.
+func (w Words) noun() string {
+	if w.Noun == "" {
+		return "digit"
+	}
+	return w.Noun
+}
+
+// A is class k's name with its article ("a 7", "an 8", "an ankle boot").
+func (w Words) A(k int) string { return article(w.Class(k)) + " " + w.Class(k) }
+
+// article is "an" before a name said with a vowel sound: the numbers 8, 11, 18 and 80–89, and words that
+// start with a vowel; else "a".
+func article(name string) string {
+	if n, err := strconv.Atoi(name); err == nil {
+		if n == 8 || n == 11 || n == 18 || (n >= 80 && n <= 89) {
+			return "an"
+		}
+		return "a"
+	}
+	if name != "" && strings.ContainsRune("aeiouAEIOU", rune(name[0])) {
+		return "an"
+	}
+	return "a"
+}
