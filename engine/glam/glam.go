@@ -300,6 +300,26 @@ func Attach(m *clue.Models, ts []Translation) {
 	}
 }
 
+// LoadBundle builds the search's models of an opened bundle (clue.LoadBundle) with its translations, if it has
+// them (weights.BundleGlobal), decoded and attached (scheme S6 available); without them, ts is nil and S6
+// unavailable.
+func LoadBundle(b *weights.Bundle) (m *clue.Models, ts []Translation, err error) {
+	if m, err = clue.LoadBundle(b); err != nil {
+		return nil, nil, err
+	}
+	if b.Global == nil {
+		return m, nil, nil
+	}
+	if latent := b.Global.Manifest.Architecture.Latent; latent != m.VAE.Latent {
+		return nil, nil, fmt.Errorf("%s: translations of dimension %d for a latent space of %d", b.Global.Name, latent, m.VAE.Latent)
+	}
+	if ts, err = Decode(b.Global); err != nil {
+		return nil, nil, err
+	}
+	Attach(m, ts)
+	return m, ts, nil
+}
+
 // ShippedModels is clue.ShippedModels with the shipped translations attached (scheme S6 available).
 func ShippedModels() (*clue.Models, error) {
 	m, err := clue.ShippedModels()

@@ -253,3 +253,50 @@ func BenchmarkExplain(b *testing.B) {
 		Explain(m, ts, x0, z0, u.Label(), targets, clue.Defaults().HThreshold)
 	}
 }
+
+// TestLoadBundle: the shipped bundle loads into the models and translations the shipped files give, bit for bit
+// (the CLI's -models digits runs on what it always ran on), and a bundle without translations loads without S6.
+func TestLoadBundle(t *testing.T) {
+	b, err := weights.OpenBundleFiles(weights.ShippedBundle(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ts, err := LoadBundle(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ShippedModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped, _ := Shipped()
+	if !reflect.DeepEqual(ts, shipped) || m.Amortised == nil || !reflect.DeepEqual(m.Anchors, want.Anchors) {
+		t.Fatal("the bundle's translations or anchors differ from the shipped ones")
+	}
+	set, _ := mnist.HeldOut()
+	for _, i := range []int{0, 42, 1735} {
+		x := set.Float(i, nil)
+		z := m.VAE.Encode(x)
+		if !reflect.DeepEqual(z, want.VAE.Encode(x)) || !reflect.DeepEqual(m.BNN.Classify(x), want.BNN.Classify(x)) {
+			t.Errorf("digit %d: the bundle's models encode or classify it otherwise", i)
+		}
+		from := m.BNN.Classify(x)[0].Label()
+		if !reflect.DeepEqual(m.Amortised(x, z, from), want.Amortised(x, z, from)) {
+			t.Errorf("digit %d: other amortised points", i)
+		}
+	}
+	files, _ := weights.DecodeBundle(weights.ShippedBundle())
+	var kept []weights.BundleFile
+	for _, f := range files {
+		if f.Name != weights.BundleGlobal {
+			kept = append(kept, f)
+		}
+	}
+	b, err = weights.OpenBundleFiles(weights.EncodeBundle(kept), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ts, err = LoadBundle(b); err != nil || ts != nil || m.Amortised != nil {
+		t.Errorf("a bundle without translations: %v, %d translations", err, len(ts))
+	}
+}
