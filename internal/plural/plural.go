@@ -2,7 +2,10 @@
 // The page, the CLI and the engine's summaries all count things in messages to users, so they share it.
 package plural
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Count writes n and the noun in the form n takes: "1 worker", "2 workers". The plural is the noun with
 // an "s", or the irregular form when one is given: Count(3, "radius", "radii") is "3 radii".
@@ -11,13 +14,23 @@ func Count(n int, noun string, irregular ...string) string {
 }
 
 // Word is the noun alone in the form n takes, for counts written apart from their noun ("4 of 100 restarts",
-// where the noun agrees with 100): Word(1, "restart") is "restart", Word(100, "restart") "restarts".
+// where the noun agrees with 100): Word(1, "restart") is "restart", Word(100, "restart") "restarts". The
+// regular plural adds "es" after a hissing end (s, x, z, ch, sh: "sketches") and makes a consonant's "y" "ies"
+// ("entries"), so that a noun a model's description gives (what one input is called) reads right.
 func Word(n int, noun string, irregular ...string) string {
 	if n == 1 || n == -1 {
 		return noun
 	}
 	if len(irregular) > 0 {
 		return irregular[0]
+	}
+	for _, end := range []string{"s", "x", "z", "ch", "sh"} {
+		if strings.HasSuffix(noun, end) {
+			return noun + "es"
+		}
+	}
+	if len(noun) > 1 && noun[len(noun)-1] == 'y' && !strings.ContainsRune("aeiouAEIOU", rune(noun[len(noun)-2])) {
+		return noun[:len(noun)-1] + "ies"
 	}
 	return noun + "s"
 }

@@ -14,6 +14,13 @@ func TestCounts(t *testing.T) {
 		{Of(4, 100, "restart"), "4 of 100 restarts"},
 		{Of(1, 1, "restart"), "1 of 1 restart"},
 		{Of(0, 1, "explanation"), "0 of 1 explanation"},
+		{Word(2, "sketch"), "sketches"},
+		{Word(2, "box"), "boxes"},
+		{Word(2, "bus"), "buses"},
+		{Word(2, "entry"), "entries"},
+		{Word(2, "toy"), "toys"},
+		{Word(2, "digit"), "digits"},
+		{Word(1, "sketch"), "sketch"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
