@@ -1,12 +1,13 @@
-// Command anchors makes weights/anchors.dcw from the shipped VAE and BNN and the training split of `make data`
-// (what `make anchors` runs, and `make compact` after converting the models):
+// Command anchors makes weights/anchors.dcw from the shipped VAE and BNN and the digits' training split of `make
+// data` (what `make anchors` runs, and `make compact` after converting the models):
 //
 //	go run ./cmd/anchors -data data -out weights/anchors.dcw
 //
 // The anchors are the latent codes of the training digits that the shipped (int8) BNN classifies correctly with
-// predictive entropy below 0.05, encoded by the shipped VAE, per class, stored as int8 with a scale per code
-// (package engine/anchors). The engine computes them, so the file is the same bytes on every machine;
-// engine/anchors' test checks that the committed file is what this command makes.
+// predictive entropy below -max-entropy (0.05, anchors.MaxEntropy), encoded by the shipped VAE, per class, stored
+// as int8 with a scale per code (package engine/anchors, which makes them for any bundle's models and items).
+// The engine computes them, so the file is the same bytes on every machine; engine/anchors' test checks that the
+// committed file is what this command makes.
 package main
 
 import (
@@ -22,27 +23,25 @@ import (
 func main() {
 	data := flag.String("data", "data", "folder written by `make data`")
 	out := flag.String("out", filepath.Join("weights", weights.BundleAnchors), "the anchors file to write")
+	maxEntropy := flag.Float64("max-entropy", anchors.MaxEntropy, "a correctly classified training digit below this predictive entropy (nats) is an anchor")
 	flag.Parse()
-	if err := run(*data, *out); err != nil {
+	if err := run(*data, *out, *maxEntropy); err != nil {
 		fmt.Fprintln(os.Stderr, "anchors:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dataDir, out string) error {
-	vae, err := weights.ShippedVAE()
+func run(dataDir, out string, maxEntropy float64) error {
+	models, err := weights.OpenBundleFiles(weights.ShippedBundle(), false)
 	if err != nil {
 		return err
 	}
-	bnn, err := weights.ShippedBNN()
+	split := models.VAE.Manifest.Dataset
+	train, err := anchors.ReadTrain(dataDir, split)
 	if err != nil {
 		return err
 	}
-	train, err := anchors.ReadTrain(dataDir, vae.Manifest.Dataset)
-	if err != nil {
-		return err
-	}
-	b, err := anchors.Make(vae, bnn, train, vae.Manifest.Dataset)
+	b, err := anchors.Make(models, train, split, maxEntropy)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/deltaclue/deltaclue/engine/anchors"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/training"
@@ -141,10 +142,9 @@ func run(dataDir, outDir, only string, maxEpochs int) error {
 }
 
 // writeAnchors stores the latent codes (encoder means) of the training digits the BNN classifies correctly
-// with predictive entropy below anchorEntropy, per class: the "low-uncertainty training points" that the
-// nearest-neighbour initialisation scheme S2 walks towards.
+// with predictive entropy below anchors.MaxEntropy, per class (anchors.Collect): the "low-uncertainty training
+// points" that the nearest-neighbour initialisation scheme S2 walks towards, in float32.
 func writeAnchors(path, vaePath, bnnPath string, train *mnist.Set, dataset weights.Dataset) error {
-	const anchorEntropy = 0.05
 	vf, err := load(vaePath)
 	if err != nil {
 		return err
@@ -157,30 +157,19 @@ func writeAnchors(path, vaePath, bnnPath string, train *mnist.Set, dataset weigh
 	if err != nil {
 		return err
 	}
-	vae, bnn := models.VAE, models.BNN
-	images := make([]float32, train.Len()*mnist.Pixels)
-	for i := 0; i < train.Len(); i++ {
-		train.Float(i, images[i*mnist.Pixels:(i+1)*mnist.Pixels])
-	}
-	codes := vae.Encode(images)
-	preds := bnn.Classify(images)
-	perClass := make([][]float32, mnist.Classes)
-	for i, p := range preds {
-		if p.Label() == int(train.Labels[i]) && p.Total < anchorEntropy {
-			perClass[p.Label()] = append(perClass[p.Label()], codes[i*vae.Latent:(i+1)*vae.Latent]...)
-		}
+	latent := models.VAE.Latent
+	perClass, err := anchors.Collect(models.VAE, models.BNN, weights.DigitsDescription(), train, anchors.MaxEntropy)
+	if err != nil {
+		return err
 	}
 	var named []weights.Named
 	counts := map[string]int{}
 	for c, z := range perClass {
-		if len(z) == 0 {
-			return fmt.Errorf("no training digit of class %d has entropy below %v", c, anchorEntropy)
-		}
-		named = append(named, weights.Named{Name: weights.AnchorTensor(c), Shape: []int{len(z) / vae.Latent, vae.Latent}, Values: z})
-		counts[fmt.Sprint(c)] = len(z) / vae.Latent
+		named = append(named, weights.Named{Name: weights.AnchorTensor(c), Shape: []int{len(z) / latent, latent}, Values: z})
+		counts[fmt.Sprint(c)] = len(z) / latent
 	}
-	man := weights.Manifest{Model: "anchors", Architecture: weights.Architecture{Latent: vae.Latent}, Dataset: dataset,
-		Training: map[string]any{"what": "encoder means of correctly classified training digits", "max_entropy": anchorEntropy,
+	man := weights.Manifest{Model: "anchors", Architecture: weights.Architecture{Latent: latent}, Dataset: dataset,
+		Training: map[string]any{"what": "encoder means of correctly classified training digits", "max_entropy": anchors.MaxEntropy,
 			"vae_payload_sha256": vf.Manifest.PayloadSHA, "bnn_payload_sha256": bf.Manifest.PayloadSHA},
 		Metrics: map[string]any{"per_class": counts}}
 	b, err := weights.Encode(man, named)

@@ -1,9 +1,9 @@
-// Package anchors makes the anchors file (weights/anchors.dcw) from the models it serves and the training split:
-// per class, the latent codes (encoder means) of the training digits the BNN classifies correctly with
-// predictive entropy below MaxEntropy, the "low-uncertainty training points" scheme S2 walks towards and yNN's
-// neighbours. It computes them with the engine, which gives the same bits on every platform, from the models the
-// page runs (the shipped int8 files), so that what S2 and yNN use is what these models make of the training
-// digits.
+// Package anchors makes the anchors file (weights/anchors.dcw for the digits) from the models it serves and their
+// training items: per class, the latent codes (encoder means) of the training items the classifier classifies
+// correctly with predictive entropy below a threshold (MaxEntropy for the digits), the "low-uncertainty training
+// points" scheme S2 walks towards and yNN's neighbours. It computes them with the engine, which gives the same
+// bits on every platform, from the models the page runs (for the digits, the shipped int8 files), so that what
+// S2 and yNN use is what these models make of the training items.
 package anchors
 
 import (
@@ -14,46 +14,37 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
-	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/internal/dataset"
+	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
-// MaxEntropy is the predictive entropy (nats) below which a correctly classified training digit is an anchor.
+// MaxEntropy is the predictive entropy (nats) below which a correctly classified training digit is an anchor of
+// the digits' models (the shipped anchors, and cmd/anchors' default).
 const MaxEntropy = 0.05
 
-// Make returns the anchors of vae and bnn on the training split train, stored as int8 with a scale per code (the
-// shipped form), with a manifest naming the models' payloads and the split: the same inputs give the same
-// bytes on every machine.
-func Make(vae, bnn *weights.File, train *mnist.Set, dataset weights.Dataset) ([]byte, error) {
-	models, err := clue.LoadModels(vae, bnn, nil) // no anchors yet: these are what it makes
+// Make returns the anchors of the bundle's models (from its description; any anchors it holds are not read) on
+// the training items train, with entropy below maxEntropy, stored as int8 with a scale per code (the shipped
+// form), with a manifest naming the models' payloads and the split: the same inputs give the same bytes on
+// every machine.
+func Make(b *weights.Bundle, train dataset.Items, split weights.Dataset, maxEntropy float64) ([]byte, error) {
+	d := b.Description
+	vae, bnn, err := engine.Load(d, b.Files)
 	if err != nil {
 		return nil, err
 	}
-	latent := models.VAE.Latent
-	perClass := make([][]float32, models.BNN.Classes)
-	const batch = 500 // bounds the memory of one pass; rows are independent, so the bits do not depend on it
-	images := make([]float32, batch*mnist.Pixels)
-	for lo := 0; lo < train.Len(); lo += batch {
-		hi := min(lo+batch, train.Len())
-		x := images[:(hi-lo)*mnist.Pixels]
-		for i := lo; i < hi; i++ {
-			train.Float(i, x[(i-lo)*mnist.Pixels:(i-lo+1)*mnist.Pixels])
-		}
-		codes := models.VAE.Encode(x)
-		for k, p := range models.BNN.Classify(x) {
-			if y := p.Label(); y == int(train.Labels[lo+k]) && p.Total < MaxEntropy {
-				perClass[y] = append(perClass[y], codes[k*latent:(k+1)*latent]...)
-			}
-		}
+	perClass, err := Collect(vae, bnn, d, train, maxEntropy)
+	if err != nil {
+		return nil, err
 	}
+	latent := vae.Latent
 	var named []weights.Named
 	counts := map[string]any{}
 	for c, z := range perClass {
-		if len(z) == 0 {
-			return nil, fmt.Errorf("no training digit of class %d has entropy below %v", c, MaxEntropy)
-		}
 		named = append(named, weights.Named{Name: weights.AnchorTensor(c), Shape: []int{len(z) / latent, latent}, Values: z,
 			DType: weights.Int8, ScaleAxis: 0})
 		counts[fmt.Sprint(c)] = len(z) / latent
@@ -62,12 +53,64 @@ func Make(vae, bnn *weights.File, train *mnist.Set, dataset weights.Dataset) ([]
 	if err != nil {
 		return nil, err
 	}
-	man := weights.Manifest{Model: "anchors", Architecture: weights.Architecture{Latent: latent}, Dataset: dataset,
-		Training: map[string]any{"what": "encoder means of correctly classified training digits", "max_entropy": MaxEntropy,
+	clf := make([]string, len(d.Classifier.Networks))
+	for i, n := range d.Classifier.Networks {
+		clf[i] = n.File
+	}
+	man := weights.Manifest{Model: "anchors", Architecture: weights.Architecture{Latent: latent}, Dataset: split,
+		Training: map[string]any{"what": "encoder means of correctly classified training " + plural.Word(2, d.Input.Noun), "max_entropy": maxEntropy,
 			"tool":               "cmd/anchors (engine/anchors), with the engine on the models below",
-			"vae_payload_sha256": vae.Manifest.PayloadSHA, "bnn_payload_sha256": bnn.Manifest.PayloadSHA},
+			"vae_payload_sha256": payloads(b.Files, d.VAE.Encoder.File, d.VAE.Decoder.File), "bnn_payload_sha256": payloads(b.Files, clf...)},
 		Metrics: map[string]any{"per_class": counts, "max_abs_error": maxAbs, "rms_error": rms}}
 	return weights.Encode(man, named)
+}
+
+// payloads is the payload SHA-256 of the named files, each once: the one's alone (as the digits' VAE and BNN,
+// each in a file of its own, have always been named), or the list of several.
+func payloads(files map[string]*weights.File, names ...string) any {
+	var shas []string
+	for _, name := range names {
+		if sha := files[name].Manifest.PayloadSHA; !slices.Contains(shas, sha) {
+			shas = append(shas, sha)
+		}
+	}
+	if len(shas) == 1 {
+		return shas[0]
+	}
+	return shas
+}
+
+// Collect returns, per class of bnn, the latent codes (vae's encoder means, one after another) of the items of
+// train that bnn classifies correctly with predictive entropy below maxEntropy. d names the items and the
+// classes in the sentence that refuses a class without any.
+func Collect(vae *engine.VAE, bnn *engine.BNN, d *weights.Description, train dataset.Items, maxEntropy float64) ([][]float32, error) {
+	size := bnn.Input.Size()
+	if train.Size() != size || vae.Image.Size() != size {
+		return nil, fmt.Errorf("the training %s have %d values each, and the models read %d", plural.Word(2, d.Input.Noun), train.Size(), size)
+	}
+	latent := vae.Latent
+	perClass := make([][]float32, bnn.Classes)
+	const batch = 500 // bounds the memory of one pass; rows are independent, so the bits do not depend on it
+	images := make([]float32, batch*size)
+	for lo := 0; lo < train.Len(); lo += batch {
+		hi := min(lo+batch, train.Len())
+		x := images[:(hi-lo)*size]
+		for i := lo; i < hi; i++ {
+			train.Float(i, x[(i-lo)*size:(i-lo+1)*size])
+		}
+		codes := vae.Encode(x)
+		for k, p := range bnn.Classify(x) {
+			if y := p.Label(); y == train.Label(lo+k) && p.Total < float32(maxEntropy) {
+				perClass[y] = append(perClass[y], codes[k*latent:(k+1)*latent]...)
+			}
+		}
+	}
+	for c, z := range perClass {
+		if len(z) == 0 {
+			return nil, fmt.Errorf("no training %s of class %s is classified correctly with entropy below %v", d.Input.Noun, d.Classes[c], maxEntropy)
+		}
+	}
+	return perClass, nil
 }
 
 // conversionError is the largest and the root-mean-square difference between the float32 codes and what their
@@ -97,7 +140,8 @@ func conversionError(named []weights.Named) (maxAbs, rms float64, err error) {
 	return maxAbs, math.Sqrt(sum / float64(max(n, 1))), nil
 }
 
-// ReadTrain reads the training split of `make data` and checks it is the split the models were trained on.
+// ReadTrain reads the digits' training split of `make data` and checks it is the split the models were trained
+// on.
 func ReadTrain(dir string, dataset weights.Dataset) (*mnist.Set, error) {
 	var split struct {
 		SHA string `json:"split_sha256"`

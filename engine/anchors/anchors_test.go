@@ -2,11 +2,16 @@ package anchors
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/internal/testbundle"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -17,14 +22,11 @@ func TestShippedAnchorsAreWhatTheShippedModelsMake(t *testing.T) {
 		t.Skip("SKIPPED: native only (7,000 digits through the models; the engine's bits are checked in WASM elsewhere)")
 	}
 	root := filepath.Join("..", "..")
-	vae, err := weights.ShippedVAE()
+	b, err := weights.OpenBundleFiles(weights.ShippedBundle(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bnn, err := weights.ShippedBNN()
-	if err != nil {
-		t.Fatal(err)
-	}
+	vae, bnn := b.VAE, b.BNN
 	train, err := ReadTrain(filepath.Join(root, "data"), vae.Manifest.Dataset)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -32,7 +34,7 @@ func TestShippedAnchorsAreWhatTheShippedModelsMake(t *testing.T) {
 		}
 		t.Skipf("SKIPPED: cannot check the shipped anchors without the training split: %v", err)
 	}
-	got, err := Make(vae, bnn, train, vae.Manifest.Dataset)
+	got, err := Make(b, train, vae.Manifest.Dataset, MaxEntropy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +52,151 @@ func TestShippedAnchorsAreWhatTheShippedModelsMake(t *testing.T) {
 	if f.Manifest.Training["vae_payload_sha256"] != vae.Manifest.PayloadSHA || f.Manifest.Training["bnn_payload_sha256"] != bnn.Manifest.PayloadSHA {
 		t.Error("the anchors do not name the shipped models they were made with")
 	}
-	again, _ := Make(vae, bnn, train, vae.Manifest.Dataset)
+	again, _ := Make(b, train, vae.Manifest.Dataset, MaxEntropy)
 	if !bytes.Equal(got, again) {
 		t.Error("two runs made different anchors")
+	}
+}
+
+// items is a labelled set of seeded random inputs: each item's values are 0 or 1, on with a chance drawn per
+// item (per channel of a colour input), so that an untrained model reads them as more than one class.
+type items struct {
+	size   int
+	x      []float32
+	labels []int
+}
+
+func randomItems(in weights.Input, n int, seed uint64) *items {
+	r := rng.New(seed)
+	s := &items{size: in.Size(), x: make([]float32, n*in.Size()), labels: make([]int, n)}
+	per := in.Height * in.Width
+	for i := range n {
+		on := make([]float64, in.Channels)
+		for c := range on {
+			on[c] = r.Float64()
+		}
+		for j := range s.size {
+			if q := on[j/per]; r.Float64() < q*q {
+				s.x[i*s.size+j] = 1
+			}
+		}
+	}
+	return s
+}
+
+func (s *items) Len() int        { return len(s.labels) }
+func (s *items) Size() int       { return s.size }
+func (s *items) Label(i int) int { return s.labels[i] }
+func (s *items) Float(i int, dst []float32) []float32 {
+	if dst == nil {
+		dst = make([]float32, s.size)
+	}
+	copy(dst, s.x[i*s.size:(i+1)*s.size])
+	return dst
+}
+
+// TestMakeOnAnotherBundle makes the anchors of the grey test bundle (1×12×12, four classes, MC dropout, a
+// convolutional VAE) from seeded random items, some labelled as the classifier reads them and some not: the
+// anchors are the codes of exactly the items read correctly below the threshold, per class, within int8's
+// rounding, the same bytes twice, and the manifest speaks of the bundle's noun and files. Its untrained models
+// are unsure of most items, so the threshold is theirs (0.95 nats of log 4 = 1.39), not the digits' 0.05; at the
+// digits' threshold, or with a class no item is labelled, Make refuses in a sentence that names the class.
+func TestMakeOnAnotherBundle(t *testing.T) {
+	tb, err := testbundle.Grey(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := weights.OpenBundleFiles(tb.Bytes, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vae, bnn, err := engine.Load(b.Description, b.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := randomItems(b.Description.Input, 300, 3)
+	preds, codes := bnn.Classify(train.x), vae.Encode(train.x)
+	const maxEntropy = 0.95
+	want := make([][][]float32, bnn.Classes)
+	for i, p := range preds {
+		train.labels[i] = p.Label()
+		if i%5 == 1 { // wrong: never an anchor, however sure
+			train.labels[i] = (p.Label() + 1) % bnn.Classes
+			continue
+		}
+		if p.Total < maxEntropy {
+			want[p.Label()] = append(want[p.Label()], codes[i*vae.Latent:(i+1)*vae.Latent])
+		}
+	}
+	split := weights.Dataset{Source: "seeded random sketches", Train: train.Len()}
+	got, err := Make(b, train, split, maxEntropy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := Make(b, train, split, maxEntropy); !bytes.Equal(got, again) {
+		t.Error("two runs made different anchors")
+	}
+	f, err := weights.Decode("anchors", got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors, err := f.Anchors(bnn.Classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, rows := range want {
+		if len(rows) == 0 {
+			t.Fatalf("class %d has no item below %v: pick other items", c, maxEntropy)
+		}
+		if len(anchors[c]) != len(rows)*vae.Latent {
+			t.Errorf("class %d: %d anchors, want %d", c, len(anchors[c])/vae.Latent, len(rows))
+			continue
+		}
+		for k, row := range rows {
+			var scale float64
+			for _, v := range row {
+				scale = max(scale, math.Abs(float64(v)))
+			}
+			for j, v := range row {
+				if d := math.Abs(float64(anchors[c][k*vae.Latent+j]) - float64(v)); d > scale/254*1.001+1e-7 {
+					t.Errorf("class %d, anchor %d, coordinate %d: %v, want %v (int8 of a code of largest %v)", c, k, j, anchors[c][k*vae.Latent+j], v, scale)
+				}
+			}
+		}
+	}
+	tr := f.Manifest.Training
+	if tr["what"] != "encoder means of correctly classified training sketches" || tr["max_entropy"] != maxEntropy {
+		t.Errorf("the manifest says %q below %v", tr["what"], tr["max_entropy"])
+	}
+	if tr["vae_payload_sha256"] != b.VAE.Manifest.PayloadSHA || tr["bnn_payload_sha256"] != b.BNN.Manifest.PayloadSHA {
+		t.Error("the anchors do not name the bundle's files they were made with")
+	}
+	if f.Manifest.Dataset != split {
+		t.Errorf("the manifest's dataset is %+v, want %+v", f.Manifest.Dataset, split)
+	}
+
+	for _, c := range []struct {
+		name       string
+		label      func(i int) int
+		maxEntropy float64
+		want       string
+	}{
+		{"the digits' threshold", nil, MaxEntropy, "no training sketch of class ring is classified correctly with entropy below 0.05"},
+		{"no item labelled cross", func(i int) int { return min(train.labels[i], 1) }, maxEntropy,
+			"no training sketch of class cross is classified correctly with entropy below 0.95"},
+	} {
+		refused := &items{size: train.size, x: train.x, labels: slices.Clone(train.labels)}
+		if c.label != nil {
+			for i := range refused.labels {
+				refused.labels[i] = c.label(i)
+			}
+		}
+		if _, err := Make(b, refused, split, c.maxEntropy); err == nil || err.Error() != c.want {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+	wrongSize := &items{size: 28 * 28, x: make([]float32, 28*28), labels: []int{0}}
+	if _, err := Make(b, wrongSize, split, maxEntropy); err == nil || err.Error() != "the training sketches have 784 values each, and the models read 144" {
+		t.Errorf("items of another size: got %v", err)
 	}
 }
