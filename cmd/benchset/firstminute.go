@@ -5,13 +5,13 @@ package main
 // The first minute (issue 15): what a visitor meets before the page is warm, in Chromium with 2 workers, each
 // run in a fresh browser context (a new profile: cold HTTP cache, no service worker, no storage):
 //
-//   - the default share link of the digit opened cold → the finished set on screen, with its phases on the
+//   - the default share link of the test digit opened cold → the finished set on screen, with its phases on the
 //     page's clock (window.deltaclue.timing: mounted, loaded, checked, ready, and whatever other keys it
 //     publishes; the first result; the set done; the frame after it, "on screen"), all in ms since
 //     navigation; then the same search clicked again (Explain) in that page, and then a second visit: the
 //     same link opened again in the same profile (warm HTTP cache and service worker);
 //   - the no-early-stop set's link (n = 100 × 100 steps) opened cold, and clicked again;
-//   - a cold load without a link: the digit picked from the gallery, Explain pressed, and pressed again;
+//   - a cold load without a link: a test digit picked from the gallery, Explain pressed, and pressed again;
 //   - a phone: the CPU throttled 4× (Emulation.setCPUThrottlingRate) at 390×844, the default link opened cold;
 //   - the live preview: strokes drawn with the mouse on a page without a link, pen-up → the preview on screen.
 //
@@ -40,7 +40,7 @@ import (
 const (
 	fLink    = "default link"       // cold open, clicked again, second visit
 	fNoStop  = "no-early-stop link" // cold open, clicked again
-	fExplain = "cold load, Explain" // the digit from the gallery, Explain, again
+	fExplain = "cold load, Explain" // a test digit from the gallery, Explain, again
 	fPhone   = "phone, default link"
 	fPreview = "live preview"
 )
@@ -421,13 +421,13 @@ func pickFromGallery(ctx context.Context, digit int, timeout time.Duration) erro
 	found, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("tab-gallery").click(), `+pickDigit(digit)+`)`))
 	switch {
 	case err != nil:
-		return fmt.Errorf("picking the digit: %w", err)
+		return fmt.Errorf("picking the test digit: %w", err)
 	case found == "":
 		return fmt.Errorf("digit %d is not in this build's gallery", digit)
 	}
 	ready := fmt.Sprintf(`(() => { const r = document.getElementById("run"); return !!r && !r.disabled && location.hash.length > 4 && location.hash != %q; })()`, found)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](ready, chromedp.WithPollingTimeout(30*time.Second), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
-		return fmt.Errorf("the page did not take the digit: %w", err)
+		return fmt.Errorf("the page did not take the test digit: %w", err)
 	}
 	return nil
 }

@@ -92,7 +92,7 @@ func galleryRun(ctx context.Context, s *Sample, b *build, digit int, timeout tim
 	found, err := chromedp.Run(ctx, chromedp.Evaluate[string](pickDigit(digit)))
 	switch {
 	case err != nil:
-		s.Error = "picking the digit: " + err.Error()
+		s.Error = "picking the test digit: " + err.Error()
 		return
 	case found == "":
 		s.Error = fmt.Sprintf("digit %d is not in this build's gallery", digit)
@@ -101,7 +101,7 @@ func galleryRun(ctx context.Context, s *Sample, b *build, digit int, timeout tim
 	// The input is taken once the link changes, and Explain is enabled once the page has rendered.
 	ready := fmt.Sprintf(`(() => { const r = document.getElementById("run"); return !!r && !r.disabled && location.hash.length > 4 && location.hash != %q; })()`, found)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](ready, chromedp.WithPollingTimeout(30*time.Second), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
-		s.Error = "the page did not take the digit: " + err.Error()
+		s.Error = "the page did not take the test digit: " + err.Error()
 		return
 	}
 	// The mark goes with the current window.deltaclue: every later publication replaces the object, so a set

@@ -10,6 +10,7 @@ import (
 	"math"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/mnist"
 )
 
 // encodeV1 writes a share link (the fragment, without "#") in the first format, v1, which every build of the
@@ -20,10 +21,10 @@ import (
 //	"DC" | version 1 | model fingerprint u32 | delta f64 | n u16 | scheme u8 | w_total f64 | w_aleatoric f64 |
 //	w_epistemic f64 | lambda_x f64 | flags u8 (1 distance_mean, 2 rho = linf, 4 constraint = filter) |
 //	lambda_y f64 | lambda_d f64 | learning_rate f64 | max_steps u16 | window u8 | rel_tol f64 | abs_tol f64 |
-//	min_steps u16 | h_threshold f64 | dedup_l1 f64 | seed u64 | 784 pixel bytes (intensity k/255)
+//	min_steps u16 | h_threshold f64 | dedup_l1 f64 | seed u64 | 784 pixel bytes (a digit's 28×28, k/255)
 //
-// all little-endian (904 bytes, no checksum).
-func encodeV1(image [784]uint8, p clue.Params, model uint32) string {
+// all little-endian (904 bytes, no checksum). A v1 link holds one of the digits, as every link did then.
+func encodeV1(image [mnist.Pixels]uint8, p clue.Params, model uint32) string {
 	le := binary.LittleEndian
 	f64 := func(b []byte, v float64) []byte { return le.AppendUint64(b, math.Float64bits(v)) }
 	b := make([]byte, 0, 904)

@@ -9,11 +9,12 @@ import (
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/cmd/benchset/nativebench"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/mnist"
 )
 
 // TestEncodeV1: this tree's sharelink.Decode, which still reads v1, reads back what encodeV1 wrote.
 func TestEncodeV1(t *testing.T) {
-	var img [784]uint8
+	var img [mnist.Pixels]uint8
 	for i := range img {
 		img[i] = uint8(i * 7)
 	}

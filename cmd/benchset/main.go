@@ -1,8 +1,9 @@
 //go:build !js
 
-// Command benchset measures, on this machine, how fast one δ-CLUE set is computed end to end (`make bench-set`):
-// digit 1735 of the shipped test split, n = 100 restarts of exactly 100 Adam steps (no early stopping), every
-// other parameter the default, timed
+// Command benchset measures, on this machine, how fast one δ-CLUE set is computed end to end (`make bench-set`)
+// on the digits' site (the shipped models, and MNIST's images, mnist.Pixels bytes each): test digit 1735 of the
+// shipped test split, n = 100 restarts of exactly 100 Adam steps (no early stopping), every other parameter the
+// default, timed
 //
 //   - in headless Chromium, through the real page, with 1 and with 2 search workers: a fresh page load per run
 //     opens the set's share link (?workers=N#v2.…), which runs the search once every worker is ready, and the
@@ -24,9 +25,9 @@
 //
 // and the first minute (firstminute.go, -first-minute, on by default): what a visitor meets before the page is
 // warm, in Chromium with 2 workers, each run in a fresh browser context (cold cache, no service worker): the
-// default share link of the digit opened cold → the set on screen, with its phases in ms since navigation
+// default share link of the test digit opened cold → the set on screen, with its phases in ms since navigation
 // (every key of window.deltaclue.timing, the first result, the set); that search clicked again; a second visit
-// in the same profile; the no-early-stop set's link cold and again; a cold load without a link, the digit
+// in the same profile; the no-early-stop set's link cold and again; a cold load without a link, a test digit
 // picked from the gallery and Explain pressed, and again; a phone (CPU throttled 4×, 390×844) opening the link
 // cold; and pen-up → live preview on screen. The cold link, again and the second visit also run in every
 // engine (firstengines.go), a new browser per run.
@@ -182,7 +183,7 @@ func run(ctx context.Context, o options) (err error) {
 	if o.digit < 0 || o.digit >= set.Len() {
 		return fmt.Errorf("-digit %d is outside the test split (0..%d)", o.digit, set.Len()-1)
 	}
-	var digit [784]uint8
+	var digit [mnist.Pixels]uint8
 	copy(digit[:], set.Image(o.digit))
 	var gallery []galleryDigit
 	if o.gallery {
@@ -409,7 +410,7 @@ func run(ctx context.Context, o options) (err error) {
 
 // runEnginesOnly is -engines-only: the engine comparison of this tree, after one untimed native run that
 // counts the set's objective evaluations (every page run must make as many).
-func runEnginesOnly(ctx context.Context, o options, rep *Report, head *build, engines []string, chrome string, digit [784]uint8, start time.Time) error {
+func runEnginesOnly(ctx context.Context, o options, rep *Report, head *build, engines []string, chrome string, digit [mnist.Pixels]uint8, start time.Time) error {
 	var s Sample
 	nativeRun(ctx, &s, head, o.digit, 2)
 	if s.Error != "" {

@@ -22,6 +22,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/cmd/benchset/nativebench"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/mnist"
 )
 
 // build is one tree under test: this one, or the base's worktree.
@@ -46,8 +47,8 @@ func (b *build) gflop() float64 {
 	return 2 * float64(b.Evaluations) * float64(b.MultiplyAdds) / 1e9
 }
 
-// link is the share link (fragment, without "#") for an image and parameters, in the build's format.
-func (b *build) link(img [784]uint8, p clue.Params) string {
+// link is the share link (fragment, without "#") for a test digit and parameters, in the build's format.
+func (b *build) link(img [mnist.Pixels]uint8, p clue.Params) string {
 	if b.LinkFormat == "v1" {
 		return encodeV1(img, p, b.Fingerprint)
 	}

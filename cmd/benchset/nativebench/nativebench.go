@@ -57,7 +57,7 @@ func SetParams(n, maxSteps int) clue.Params {
 func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("benchset -native-only", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	digit := fs.Int("digit", 1735, "index of the digit in the shipped test split (mnist.HeldOut)")
+	digit := fs.Int("digit", 1735, "index of the test digit in the digits' shipped test split (mnist.HeldOut)")
 	n := fs.Int("n", 100, "restarts")
 	steps := fs.Int("steps", 100, "Adam steps per restart (no early stopping)")
 	workers := fs.Int("workers", 1, "goroutines to split the restarts over")
