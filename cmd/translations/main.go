@@ -1,5 +1,5 @@
-// Command translations makes weights/global.dcw, GLAM-CLUE's translations, from the shipped VAE and BNN and the
-// training split of `make data` (what `make translations` runs, and `make train` after the anchors):
+// Command translations makes weights/global.dcw, the digits' GLAM-CLUE translations, from the shipped VAE and BNN
+// and MNIST's training split of `make data` (what `make translations` runs, and `make train` after the anchors):
 //
 //	go run ./cmd/translations -data data -out weights/global.dcw
 //
@@ -22,6 +22,7 @@ import (
 	"github.com/deltaclue/deltaclue/engine/anchors"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
+	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/training"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -72,9 +73,9 @@ func run(dataDir, out string, minMembers, maxMembers int) error {
 	losses := map[string]any{}
 	for _, g := range groups {
 		members := g.Members[:min(len(g.Members), maxMembers)]
-		x := make([]float32, 0, len(members)*784)
+		x := make([]float32, 0, len(members)*mnist.Pixels) // the members' digits, one after another
 		for _, i := range members {
-			x = append(x, images[i*784:(i+1)*784]...)
+			x = append(x, images[i*mnist.Pixels:(i+1)*mnist.Pixels]...)
 		}
 		z := m.VAE.Encode(x)
 		t, loss, err := training.TrainTranslation(backend, vae, bnn, z, x, len(members), g.To, cfg)
