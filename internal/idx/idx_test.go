@@ -1,4 +1,4 @@
-package idx
+package idx_test
 
 import (
 	"bytes"
@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltaclue/deltaclue/engine/rng"
+	. "github.com/deltaclue/deltaclue/internal/idx"
+	"github.com/deltaclue/deltaclue/internal/testbundle"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -70,31 +71,28 @@ func TestReadRefuses(t *testing.T) {
 	}
 }
 
-// greyInput is testbundle.Grey's input.
-var greyInput = weights.Input{Height: 12, Width: 12, Channels: 1, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: "sketch"}
-
-// seeded makes n items of input in with seeded random values and labels below classes.
-func seeded(n int, in weights.Input, classes int, seed uint64) *Items {
-	r := rng.New(seed)
-	s := &Items{Input: in, Labels: make([]uint8, n), Values: make([]uint8, n*in.Size())}
-	for i := range s.Labels {
-		s.Labels[i] = uint8(r.IntN(classes))
+// bundles are the test bundles, grey (1×12×12, 4 classes) and colour (3×8×8, 3 classes).
+func bundles(t *testing.T) (grey, colour *testbundle.Bundle) {
+	t.Helper()
+	grey, err := testbundle.Grey(3)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := range s.Values {
-		s.Values[i] = uint8(r.IntN(256))
+	if colour, err = testbundle.Colour(3); err != nil {
+		t.Fatal(err)
 	}
-	return s
+	return grey, colour
 }
 
 func TestItemsRoundTrip(t *testing.T) {
-	colour := weights.Input{Height: 8, Width: 8, Channels: 3, Range: [2]float64{0, 1}, Drawing: weights.DrawColour}
-	for _, in := range []weights.Input{greyInput, colour} {
-		dir := t.TempDir()
-		want := seeded(5, in, 4, 7)
+	grey, colour := bundles(t)
+	for _, b := range []*testbundle.Bundle{grey, colour} {
+		in, dir := b.Description.Input, t.TempDir()
+		want := b.Items(5, 7)
 		if err := WriteItems(dir, in, want); err != nil {
 			t.Fatal(err)
 		}
-		got, err := ReadItems(dir, in, 4)
+		got, err := ReadItems(dir, in, len(b.Description.Classes))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +152,9 @@ func TestReadItemsRefuses(t *testing.T) {
 		}
 		return b
 	}
-	good := seeded(3, greyInput, 4, 1)
+	grey, _ := bundles(t)
+	greyInput := grey.Description.Input
+	good := grey.Items(3, 1)
 	images := enc(&Array{Dims: []int{3, 12, 12}, Data: good.Values})
 	labels := enc(&Array{Dims: []int{3}, Data: good.Labels})
 	for _, c := range []struct {

@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -163,4 +164,19 @@ func Colour(seed uint64) (*Bundle, error) {
 	}
 	return assemble(d, map[string][]*builder{weights.BundleVAE: {enc, dec}, weights.BundleBNN: {clf}},
 		map[string]string{weights.BundleVAE: "vae", weights.BundleBNN: "bnn"})
+}
+
+// Items makes n test items for b's models from seed: each value a random k/255, each label a random class. With
+// modelsource.WriteDir(dir, b.Bytes, b.Items(n, seed)) they make a models folder a command's -models reads.
+func (b *Bundle) Items(n int, seed uint64) *idx.Items {
+	r := rng.New(seed)
+	in := b.Description.Input
+	s := &idx.Items{Input: in, Labels: make([]uint8, n), Values: make([]uint8, n*in.Size())}
+	for i := range s.Labels {
+		s.Labels[i] = uint8(r.IntN(len(b.Description.Classes)))
+	}
+	for i := range s.Values {
+		s.Values[i] = uint8(r.IntN(256))
+	}
+	return s
 }

@@ -1,0 +1,182 @@
+// Package modelsource opens the models a command is told to use (its -models flag): the shipped digits by
+// name, a models bundle file (models.bin as the site serves it), or a folder holding model.json, its weights
+// files (*.dcw) and, optionally, test items (package idx: test-images.idx and test-labels.idx).
+package modelsource
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/deltaclue/deltaclue/internal/dataset"
+	"github.com/deltaclue/deltaclue/internal/idx"
+	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// Digits is the name of the shipped models, the default. It is the only name known: any other models are
+// given as a file or a folder (a folder called "digits" as ./digits).
+const Digits = "digits"
+
+// Help is what a command's -models flag says.
+const Help = `the models to explain with: "digits" (the shipped ones), a models bundle file (models.bin), or a folder holding model.json, its *.dcw files and optionally test items (test-images.idx, test-labels.idx)`
+
+// Models are opened models.
+type Models struct {
+	// Spec is what the command was told: Digits, or the file's or folder's path.
+	Spec string
+	// Bytes is the bundle as the site serves it (web/models.bin): a folder's model.json and then its .dcw
+	// files in name order, so that the same folder gives the same bytes.
+	Bytes []byte
+	// Bundle is the opened bundle, its description checked against its files.
+	Bundle *weights.Bundle
+	// Test is the models' test items: the digits' held-out test split for the digits' models, a folder's
+	// test items if it has them, else nil.
+	Test dataset.Items
+	// ShippedDigits says that the models are the shipped digits' (by name and fingerprint, from wherever they
+	// were opened): the digits' own data (the test split -digit indexes, `make data`) is theirs.
+	ShippedDigits bool
+}
+
+// Description is the models' description.
+func (m *Models) Description() *weights.Description { return m.Bundle.Description }
+
+// Name is the models' name, as links carry it.
+func (m *Models) Name() string { return m.Bundle.Description.Name }
+
+// Open opens the models spec names: "" or Digits (the shipped models), a bundle file, or a folder. Its error
+// is one sentence naming the file and what is wrong.
+func Open(spec string) (*Models, error) {
+	if spec == "" || spec == Digits {
+		return open(Digits, weights.ShippedBundle(), "the shipped models", nil)
+	}
+	info, err := os.Stat(spec)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && weights.ValidName(spec):
+		return nil, fmt.Errorf("there are no models called %q: the known models are %q; others are given as a models bundle file or a folder holding model.json", spec, Digits)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist: give %q, a models bundle file or a folder holding model.json", spec, Digits)
+	case err != nil:
+		return nil, err
+	case info.IsDir():
+		return openDir(spec)
+	}
+	b, err := os.ReadFile(spec)
+	if err != nil {
+		return nil, err
+	}
+	return open(spec, b, spec, nil)
+}
+
+// openDir reads a folder's model.json and weights files, checks them, bundles them and reads its test items.
+func openDir(dir string) (*Models, error) {
+	descPath := filepath.Join(dir, weights.DescriptionFile)
+	raw, err := os.ReadFile(descPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: a models folder holds %s (the models' description), its weights files (*.dcw) and optionally test items",
+			dir, weights.DescriptionFile, weights.DescriptionFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	desc, err := weights.ParseDescription(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", descPath, err)
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*"+weightsExt))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	if len(names)+1 > weights.MaxBundleFiles {
+		return nil, fmt.Errorf("%s holds %d weights files: a bundle holds at most %d besides %s", dir, len(names), weights.MaxBundleFiles-1, weights.DescriptionFile)
+	}
+	members := []weights.BundleFile{{Name: weights.DescriptionFile, Data: raw}}
+	files := map[string]*weights.File{}
+	for _, path := range names {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		name := filepath.Base(path)
+		if files[name], err = weights.Decode(path, b); err != nil {
+			return nil, err // Decode's error names the file
+		}
+		members = append(members, weights.BundleFile{Name: name, Data: b})
+	}
+	if err := desc.Check(files); err != nil {
+		return nil, fmt.Errorf("%s: %w", descPath, err)
+	}
+	items, err := idx.ReadItems(dir, desc.Input, len(desc.Classes))
+	switch {
+	case errors.Is(err, idx.ErrNoItems):
+		items = nil
+	case err != nil:
+		return nil, err
+	}
+	return open(dir, weights.EncodeBundle(members), dir, items)
+}
+
+// weightsExt is how a weights file's name ends.
+const weightsExt = ".dcw"
+
+// open opens bundle as the models spec names (where names them in an error), with their test items: items
+// when not nil, else the held-out test split for the shipped digits.
+func open(spec string, bundle []byte, where string, items *idx.Items) (*Models, error) {
+	b, err := weights.OpenBundleFiles(bundle, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", where, err)
+	}
+	shipped, err := weights.ShippedFingerprint()
+	if err != nil {
+		return nil, err
+	}
+	m := &Models{Spec: spec, Bytes: bundle, Bundle: b, ShippedDigits: b.Description.Name == Digits && b.Fingerprint() == shipped}
+	switch {
+	case items != nil:
+		m.Test = items
+	case m.ShippedDigits:
+		if m.Test, err = mnist.HeldOut(); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// WriteDir writes a models folder that Open reads back: the bundle's files (its model.json, which it must
+// have, and its weights files) and, when items is not nil, the test items (idx.WriteItems: each value rounded
+// to k/255). dir is created if need be.
+func WriteDir(dir string, bundle []byte, items dataset.Items) error {
+	b, err := weights.OpenBundleFiles(bundle, false)
+	if err != nil {
+		return err
+	}
+	files, err := weights.DecodeBundle(bundle)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if f.Name != weights.DescriptionFile && (!strings.HasSuffix(f.Name, weightsExt) || strings.ContainsAny(f.Name, `/\`)) {
+			return fmt.Errorf("the bundle's file %q is not a weights file (*%s) a folder can hold", f.Name, weightsExt)
+		}
+	}
+	if !slices.ContainsFunc(files, func(f weights.BundleFile) bool { return f.Name == weights.DescriptionFile }) {
+		return fmt.Errorf("the bundle has no %s (it was made before descriptions): a models folder needs one", weights.DescriptionFile)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	if items == nil {
+		return nil
+	}
+	return idx.WriteItems(dir, b.Description.Input, items)
+}

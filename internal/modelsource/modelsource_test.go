@@ -1,0 +1,177 @@
+package modelsource_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deltaclue/deltaclue/internal/idx"
+	. "github.com/deltaclue/deltaclue/internal/modelsource"
+	"github.com/deltaclue/deltaclue/internal/testbundle"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+func TestOpenDigits(t *testing.T) {
+	for _, spec := range []string{"", "digits"} {
+		m, err := Open(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(m.Bytes, weights.ShippedBundle()) || !m.ShippedDigits || m.Name() != "digits" || m.Test == nil || m.Test.Len() != 2000 {
+			t.Errorf("Open(%q): %d bytes, digits %v, name %q", spec, len(m.Bytes), m.ShippedDigits, m.Name())
+		}
+	}
+	// The digits' models written as a folder without test items are still the digits, with their test split.
+	dir := t.TempDir()
+	if err := WriteDir(dir, weights.ShippedBundle(), nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.ShippedDigits || m.Test == nil || m.Test.Len() != 2000 {
+		t.Errorf("the digits as a folder: digits %v", m.ShippedDigits)
+	}
+}
+
+// greyDir writes testbundle.Grey(seed) as a models folder with n test items.
+func greyDir(t *testing.T, n int) (string, *testbundle.Bundle) {
+	t.Helper()
+	b, err := testbundle.Grey(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var items *idx.Items
+	if n > 0 {
+		items = b.Items(n, 11)
+	}
+	if items == nil {
+		err = WriteDir(dir, b.Bytes, nil)
+	} else {
+		err = WriteDir(dir, b.Bytes, items)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, b
+}
+
+func TestOpenDirAndFile(t *testing.T) {
+	dir, b := greyDir(t, 4)
+	m, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := weights.OpenBundleFiles(b.Bytes, false)
+	if m.ShippedDigits || m.Name() != "grey-test" || m.Bundle.Fingerprint() != want.Fingerprint() || m.Test == nil || m.Test.Len() != 4 {
+		t.Fatalf("the grey folder: name %q, fingerprint %08x (want %08x), digits %v", m.Name(), m.Bundle.Fingerprint(), want.Fingerprint(), m.ShippedDigits)
+	}
+	items := b.Items(4, 11)
+	for i := range 4 {
+		if got, w := m.Test.Float(i, nil), items.Float(i, nil); !equal(got, w) || m.Test.Label(i) != items.Label(i) {
+			t.Errorf("test item %d differs from the one written", i)
+		}
+	}
+	// The same folder gives the same bytes: model.json, then the weights files in name order.
+	again, err := Open(dir)
+	if err != nil || !bytes.Equal(again.Bytes, m.Bytes) {
+		t.Fatalf("opened again: %v, the same bytes %v", err, bytes.Equal(again.Bytes, m.Bytes))
+	}
+	files, _ := weights.DecodeBundle(m.Bytes)
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, " ") != "model.json bnn.dcw vae.dcw" {
+		t.Errorf("the folder's bundle holds %v", names)
+	}
+	// A bundle file opens as the models it holds, without test items.
+	path := filepath.Join(t.TempDir(), "models.bin")
+	os.WriteFile(path, m.Bytes, 0o644)
+	f, err := Open(path)
+	if err != nil || f.Bundle.Fingerprint() != m.Bundle.Fingerprint() || f.Test != nil || !bytes.Equal(f.Bytes, m.Bytes) {
+		t.Errorf("the bundle file: %v", err)
+	}
+	// Without test items a folder has none.
+	bare, _ := greyDir(t, 0)
+	if m, err := Open(bare); err != nil || m.Test != nil {
+		t.Errorf("a folder without test items: %v", err)
+	}
+}
+
+func equal(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestOpenRefuses: every fault is one sentence that names the file or the name.
+func TestOpenRefuses(t *testing.T) {
+	dir, b := greyDir(t, 3)
+	mangle := func(t *testing.T, f func(dir string)) string {
+		d := t.TempDir()
+		if err := WriteDir(d, b.Bytes, b.Items(3, 1)); err != nil {
+			t.Fatal(err)
+		}
+		f(d)
+		return d
+	}
+	var desc map[string]any
+	raw, _ := os.ReadFile(filepath.Join(dir, "model.json"))
+	json.Unmarshal(raw, &desc)
+	desc["classes"] = []string{"ring", "bar", "cross"}
+	fewer, _ := json.Marshal(desc)
+	garbage := filepath.Join(t.TempDir(), "models.bin")
+	os.WriteFile(garbage, []byte("not a bundle at all"), 0o644)
+	for _, c := range []struct {
+		name, spec string
+		want       []string
+	}{
+		{"unknown name", "mnist", []string{`no models called "mnist"`, `"digits"`}},
+		{"no such path", filepath.Join(dir, "nope", "models.bin"), []string{"nope/models.bin does not exist"}},
+		{"no model.json", mangle(t, func(d string) { os.Remove(filepath.Join(d, "model.json")) }), []string{"has no model.json"}},
+		{"model.json not JSON", mangle(t, func(d string) { os.WriteFile(filepath.Join(d, "model.json"), []byte("{"), 0o644) }), []string{"model.json: "}},
+		{"model.json fails its check", mangle(t, func(d string) { os.WriteFile(filepath.Join(d, "model.json"), fewer, 0o644) }), []string{"model.json: the classifier"}},
+		{"no weights file", mangle(t, func(d string) { os.Remove(filepath.Join(d, "bnn.dcw")) }), []string{"model.json: ", "bnn.dcw"}},
+		{"a corrupt weights file", mangle(t, func(d string) {
+			p := filepath.Join(d, "vae.dcw")
+			w, _ := os.ReadFile(p)
+			w[len(w)-1] ^= 1
+			os.WriteFile(p, w, 0o644)
+		}), []string{"vae.dcw: ", "corrupt"}},
+		{"a cut IDX", mangle(t, func(d string) {
+			p := filepath.Join(d, idx.ImagesFile)
+			w, _ := os.ReadFile(p)
+			os.WriteFile(p, w[:len(w)-5], 0o644)
+		}), []string{"test-images.idx: ", "cut short"}},
+		{"labels alone", mangle(t, func(d string) { os.Remove(filepath.Join(d, idx.ImagesFile)) }), []string{"no test-images.idx"}},
+		{"not a bundle", garbage, []string{"models.bin: ", "not one"}},
+	} {
+		_, err := Open(c.spec)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		msg := err.Error()
+		t.Logf("%s: %s", c.name, msg)
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q lacks %q", c.name, msg, w)
+			}
+		}
+		if strings.Contains(msg, "\n") || (c.spec != "mnist" && !strings.Contains(msg, c.spec)) {
+			t.Errorf("%s: %q is not one sentence naming %s", c.name, msg, c.spec)
+		}
+	}
+}
