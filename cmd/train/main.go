@@ -1,6 +1,6 @@
 // Command train trains the digits' shipped models with gomlx (what `make train` runs): the MC-dropout BNN, then
-// the VAE, from the MNIST data `make data` writes, with fixed seeds. It measures both on the test split and writes the
-// float32 export, bnn.dcw, vae.dcw (with the encoder's log-variance head) and anchors.dcw with their
+// the VAE, from the MNIST data `make data` writes, with fixed seeds. It measures both on the test split and
+// writes the float32 export, bnn.dcw, vae.dcw (with the encoder's log-variance head) and anchors.dcw with their
 // manifests, into -out (build/weights-f32); `make train` then runs cmd/compact, which converts the export into
 // the compact files shipped in weights/, and cmd/anchors, which remakes the shipped anchors.dcw from the
 // compact models (the float32 anchors written here only feed cmd/compact's checks).
