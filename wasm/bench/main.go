@@ -1,9 +1,9 @@
 //go:build js && wasm
 
-// Command bench measures the engine inside a browser's dedicated Web Worker: the matmul kernel at the model's
-// shapes and the full δ-CLUE point-step (forward and backward at 100 points and at 1). It posts one message,
-// {type: "result", json: "<the JSON below>"}, to the page, and exits. cmd/browserbench builds it (with
-// -tags wasmsimd for the SIMD kernel), serves it with web/bench/ and drives Chromium; see there.
+// Command bench measures the engine inside a browser's dedicated Web Worker on the digits' shipped models: the
+// matmul kernel at their shapes and the full δ-CLUE point-step (forward and backward at 100 points and at 1).
+// It posts one message, {type: "result", json: "<the JSON below>"}, to the page, and exits. cmd/browserbench
+// builds it (with -tags wasmsimd for the SIMD kernel), serves it with web/bench/ and drives Chromium; see there.
 //
 // Chromium coarsens performance.now(), which Go's clock uses in WASM, to 100 µs, so everything is timed by
 // repetition: each measurement repeats its work until at least minSeconds have passed, and is taken trials
@@ -30,10 +30,11 @@ const (
 	trials     = 3
 )
 
-// shapes are the model's matrix products (m, k, n), as in engine/kernel's BenchmarkMatMulAdd.
+// shapes are the digits' models' matrix products (m, k, n), as in engine/kernel's BenchmarkMatMulAdd: a
+// digit's mnist.Pixels values, its mnist.Classes labels.
 var shapes = [][3]int{
-	{100, 16, 256}, {100, 256, 512}, {100, 512, 784}, {100, 784, 512}, {100, 784, 256},
-	{2000, 256, 128}, {2000, 128, 10}, {2000, 10, 128}, {2000, 128, 256}, {100, 256, 784},
+	{100, 16, 256}, {100, 256, 512}, {100, 512, mnist.Pixels}, {100, mnist.Pixels, 512}, {100, mnist.Pixels, 256},
+	{2000, 256, 128}, {2000, 128, mnist.Classes}, {2000, mnist.Classes, 128}, {2000, 128, 256}, {100, 256, mnist.Pixels},
 }
 
 // Result is the JSON the worker posts.
@@ -124,8 +125,8 @@ func benchKernel(m, k, n int) Kernel {
 	return res
 }
 
-// objective is engine's benchObjective: the loss around held-out digit 0 with Total 1, λx 0.03, λy 0.1, and
-// n points scattered around the digit's code with standard deviation 0.5 per coordinate (seed 9).
+// objective is engine's benchObjective: the loss around test digit 0 of the digits' held-out split with Total 1,
+// λx 0.03, λy 0.1, and n points scattered around its code with standard deviation 0.5 per coordinate (seed 9).
 func objective(v *engine.VAE, b *engine.BNN, n int) (*engine.Objective, error) {
 	s, err := mnist.HeldOut()
 	if err != nil {
