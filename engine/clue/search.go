@@ -15,7 +15,7 @@ import (
 type Models struct {
 	VAE     *engine.VAE
 	BNN     *engine.BNN
-	Anchors [][]float32 // per class, latent codes of low-uncertainty training digits (scheme S2)
+	Anchors [][]float32 // per class, latent codes of low-uncertainty training inputs (scheme S2)
 	// Amortised gives scheme S6 its centres: GLAM-CLUE's amortised points for x0 (code z0, read as label from),
 	// one per target label with a learned translation from that label. Package glam sets it (glam.Attach);
 	// nil when the models have no translations, and then S6 is unavailable.

@@ -7,13 +7,13 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-// Case is one uncertain digit's amortised answer towards b, by the translation a→b of the label a read on it,
+// Case is one uncertain input's amortised answer towards b, by the translation a→b of the label a read on it,
 // beside what δ-CLUE found for it.
 type Case struct {
-	Digit int `json:"digit"` // its index in its set
+	Digit int `json:"digit"` // its index in its set (named "digit" since the digits' first files)
 	From  int `json:"from"`
 	To    int `json:"to"`
-	// Member: δ-CLUE reached b on this digit, so it is one of the group's members on this set; then
+	// Member: δ-CLUE reached b on this input, so it is one of the group's members on this set; then
 	// SearchDistance and SearchRho are its cheapest accepted explanation of b.
 	Member         bool    `json:"member"`
 	SearchDistance float32 `json:"search_distance"`
@@ -71,8 +71,8 @@ func Evaluate(m *clue.Models, ts []Translation, images []float32, rs []Reached, 
 	return cases
 }
 
-// GroupResult is a translation's record on a set: how many digits read as a, how many of them are members (δ-CLUE
-// reached b), the share of members its answers make sure of b (coverage) and of all the digits read
+// GroupResult is a translation's record on a set: how many inputs read as a, how many of them are members (δ-CLUE
+// reached b), the share of members its answers make sure of b (coverage) and of all the inputs read
 // as a, and the mean costs: d of its sure answers on members, d of δ-CLUE's cheapest b on the same members, and
 // ‖k·t‖ of its sure answers.
 type GroupResult struct {

@@ -1,10 +1,10 @@
 // Package glam is GLAM-CLUE (Ley, Bhatt & Weller, "Diverse, Global and Amortised Counterfactual Explanations
-// for Uncertainty Estimates", AAAI 2022) on the engine: mappings learned once for groups of uncertain digits that
-// take a member, in one function call, to a digit the model is sure about.
+// for Uncertainty Estimates", AAAI 2022) on the engine: mappings learned once for groups of uncertain inputs that
+// take a member, in one function call, to an input the model is sure about.
 //
-// A group a→b is the uncertain training digits the BNN reads as a whose δ-CLUEs reach a confident b (Groups). Its
+// A group a→b is the uncertain training inputs the BNN reads as a whose δ-CLUEs reach a confident b (Groups). Its
 // mapping is one translation t ∈ ℝ^latent of the VAE's latent space, learned with gomlx (training.TrainTranslation)
-// to minimise the group's mean δ-CLUE loss towards b. At use, a digit's amortised answer towards b is
+// to minimise the group's mean δ-CLUE loss towards b. At use, an input's amortised answer towards b is
 // z0 + k·t for the smallest k on a short ladder (Ladder, k ≤ 2) that makes the BNN sure of b (the scale per input
 // is GLOBE-CE's, Ley, Mishra & Magazzeni, ICML 2023).
 //
@@ -24,7 +24,7 @@ import (
 )
 
 // Ladder is the scales k tried for an answer, smallest first: the first that makes the model sure of the
-// target is the answer. It stops at 2, the cap that keeps an answer near: on the test split's uncertain digits
+// target is the answer. It stops at 2, the cap that keeps an answer near: on the digits' uncertain test digits
 // (docs/global.md) a cap at ‖k·t‖ ≤ δ (the ball δ-CLUE searches) made only 53 % of them sure of the target, k ≤ 2
 // makes 97 % sure, and k up to 3 (CurveLadder) adds 1.6 points.
 var Ladder = []float32{0.25, 0.5, 0.75, 1, 1.25, 1.5, 2}
@@ -37,7 +37,7 @@ type Translation struct {
 	From    int       `json:"from"`    // a: the label the BNN reads on the members
 	To      int       `json:"to"`      // b: the label their δ-CLUEs reach
 	T       []float32 `json:"t"`       // the translation, one value per latent dimension
-	Members int       `json:"members"` // how many training digits it was learned on
+	Members int       `json:"members"` // how many training inputs it was learned on
 }
 
 // Norm is ‖t‖₂.
@@ -118,7 +118,7 @@ func rungs(m *clue.Models, ts []*Translation, x0, z0 []float32, ks []float32) []
 }
 
 // firstRound is how many of Ladder's rungs Explain tries before the rest: k ≤ 1 made 362 of the 425 sure answers
-// on the test split's uncertain digits sure (docs/global.md).
+// on the digits' uncertain test digits sure (docs/global.md).
 const firstRound = 4
 
 // Explain returns the amortised answers for x0 (an image of the models' input) with code z0, towards each label of targets for
@@ -279,7 +279,7 @@ func Decode(f *weights.File) ([]Translation, error) {
 }
 
 // Attach gives the models GLAM-CLUE's amortised points (clue.Models.Amortised), which scheme S6 starts from:
-// for a digit read as a, its answer (Explain, at the explainer's default threshold, so the points are the
+// for an input read as a, its answer (Explain, at the explainer's default threshold, so the points are the
 // amortised answers the page shows) towards every label b with a translation a→b, in the order of b.
 func Attach(m *clue.Models, ts []Translation) {
 	if len(ts) == 0 {

@@ -10,10 +10,10 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-// Reached is what δ-CLUE made of one uncertain digit: the label the BNN reads on it and the labels its accepted
+// Reached is what δ-CLUE made of one uncertain input: the label the BNN reads on it and the labels its accepted
 // explanations reach (ascending, each once).
 type Reached struct {
-	Index  int   `json:"index"` // the digit's index in its set
+	Index  int   `json:"index"` // the input's index in its set
 	Read   int   `json:"read"`
 	Labels []int `json:"labels"`
 	// Distance and Rho are, for each of Labels, the L1 distance d and the latent distance ρ of the cheapest
@@ -69,7 +69,7 @@ func Reach(ctx context.Context, m *clue.Models, images []float32, idx, read []in
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("digit %d: %w", idx[i], err)
+			return nil, fmt.Errorf("input %d: %w", idx[i], err)
 		}
 	}
 	return out, ctx.Err()
@@ -113,14 +113,14 @@ func Nearest(xs []clue.Explanation) map[int]clue.Explanation {
 	return best
 }
 
-// Group is the digits (their indices in their set) that read as From and whose δ-CLUEs reach To.
+// Group is the inputs (their indices in their set) that read as From and whose δ-CLUEs reach To.
 type Group struct {
 	From    int   `json:"from"`
 	To      int   `json:"to"`
 	Members []int `json:"members"`
 }
 
-// Groups collects the groups a→b of what δ-CLUE reached, a digit in every group of a label it reached, and keeps
+// Groups collects the groups a→b of what δ-CLUE reached, an input in every group of a label it reached, and keeps
 // those with at least min members, ordered by a, then b.
 func Groups(rs []Reached, min int) []Group {
 	byPair := map[[2]int][]int{}
