@@ -11,6 +11,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/internal/testbundle"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -58,41 +59,25 @@ func TestShippedAnchorsAreWhatTheShippedModelsMake(t *testing.T) {
 	}
 }
 
-// items is a labelled set of seeded random inputs: each item's values are 0 or 1, on with a chance drawn per
-// item (per channel of a colour input), so that an untrained model reads them as more than one class.
-type items struct {
-	size   int
-	x      []float32
-	labels []int
-}
-
-func randomItems(in weights.Input, n int, seed uint64) *items {
+// randomItems is n seeded random inputs: each value 0 or 1, on with a chance drawn per item (per channel of a
+// colour input), so that an untrained model reads them as more than one class (uniform values it reads as one);
+// they are labelled 0.
+func randomItems(in weights.Input, n int, seed uint64) *idx.Items {
 	r := rng.New(seed)
-	s := &items{size: in.Size(), x: make([]float32, n*in.Size()), labels: make([]int, n)}
+	s := &idx.Items{Input: in, Labels: make([]uint8, n), Values: make([]uint8, n*in.Size())}
 	per := in.Height * in.Width
 	for i := range n {
 		on := make([]float64, in.Channels)
 		for c := range on {
 			on[c] = r.Float64()
 		}
-		for j := range s.size {
+		for j := range in.Size() {
 			if q := on[j/per]; r.Float64() < q*q {
-				s.x[i*s.size+j] = 1
+				s.Values[i*in.Size()+j] = 255
 			}
 		}
 	}
 	return s
-}
-
-func (s *items) Len() int        { return len(s.labels) }
-func (s *items) Size() int       { return s.size }
-func (s *items) Label(i int) int { return s.labels[i] }
-func (s *items) Float(i int, dst []float32) []float32 {
-	if dst == nil {
-		dst = make([]float32, s.size)
-	}
-	copy(dst, s.x[i*s.size:(i+1)*s.size])
-	return dst
 }
 
 // TestMakeOnAnotherBundle makes the anchors of the grey test bundle (1×12×12, four classes, MC dropout, a
@@ -115,13 +100,17 @@ func TestMakeOnAnotherBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	train := randomItems(b.Description.Input, 300, 3)
-	preds, codes := bnn.Classify(train.x), vae.Encode(train.x)
+	x := make([]float32, train.Len()*train.Size())
+	for i := range train.Len() {
+		train.Float(i, x[i*train.Size():(i+1)*train.Size()])
+	}
+	preds, codes := bnn.Classify(x), vae.Encode(x)
 	const maxEntropy = 0.95
 	want := make([][][]float32, bnn.Classes)
 	for i, p := range preds {
-		train.labels[i] = p.Label()
+		train.Labels[i] = uint8(p.Label())
 		if i%5 == 1 { // wrong: never an anchor, however sure
-			train.labels[i] = (p.Label() + 1) % bnn.Classes
+			train.Labels[i] = uint8((p.Label() + 1) % bnn.Classes)
 			continue
 		}
 		if p.Total < maxEntropy {
@@ -177,25 +166,25 @@ func TestMakeOnAnotherBundle(t *testing.T) {
 
 	for _, c := range []struct {
 		name       string
-		label      func(i int) int
+		label      func(i int) uint8
 		maxEntropy float64
 		want       string
 	}{
 		{"the digits' threshold", nil, MaxEntropy, "no training sketch of class ring is classified correctly with entropy below 0.05"},
-		{"no item labelled cross", func(i int) int { return min(train.labels[i], 1) }, maxEntropy,
+		{"no item labelled cross", func(i int) uint8 { return min(train.Labels[i], 1) }, maxEntropy,
 			"no training sketch of class cross is classified correctly with entropy below 0.95"},
 	} {
-		refused := &items{size: train.size, x: train.x, labels: slices.Clone(train.labels)}
+		refused := &idx.Items{Input: train.Input, Values: train.Values, Labels: slices.Clone(train.Labels)}
 		if c.label != nil {
-			for i := range refused.labels {
-				refused.labels[i] = c.label(i)
+			for i := range refused.Labels {
+				refused.Labels[i] = c.label(i)
 			}
 		}
 		if _, err := Make(b, refused, split, c.maxEntropy); err == nil || err.Error() != c.want {
 			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
 		}
 	}
-	wrongSize := &items{size: 28 * 28, x: make([]float32, 28*28), labels: []int{0}}
+	wrongSize := &idx.Items{Input: weights.Input{Height: 28, Width: 28, Channels: 1}, Values: make([]uint8, 28*28), Labels: []uint8{0}}
 	if _, err := Make(b, wrongSize, split, maxEntropy); err == nil || err.Error() != "the training sketches have 784 values each, and the models read 144" {
 		t.Errorf("items of another size: got %v", err)
 	}
