@@ -77,8 +77,8 @@ func (a *amortisedView) paint(in *core.Input, searchCards bool) bool {
 	el.Set("innerHTML", amortisedHTML(want.Amortised))
 	for _, x := range want.Amortised {
 		id := strconv.Itoa(x.To)
-		drawDigit("amortised-img-"+id, x.Image, cardScale)
-		drawDiff("amortised-diff-"+id, in.X0, x.Image, cardScale)
+		drawInput("amortised-img-"+id, x.Image, cardScale())
+		drawDiff("amortised-diff-"+id, in.X0, x.Image, cardScale())
 	}
 	a.latest.Shown = now()
 	return true

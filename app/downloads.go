@@ -46,7 +46,7 @@ func (e *Explainer) setFile(kind string) (data []byte, mime, name string, ok boo
 	xs, p := e.byRestart(), e.work.Run.Params
 	switch kind {
 	case "summary":
-		img := raster.Summary(e.in.Source, e.in.X0, e.in.Inspect.Prediction, p, xs, *e.set.summary, e.set.sentence)
+		img := raster.Summary(e.in.Source, served().rasterShape(), served().words(), e.in.X0, e.in.Inspect.Prediction, p, xs, *e.set.summary, e.set.sentence)
 		return raster.PNG(img), "image/png", "deltaclue-summary.png", true
 	case "tradeoff", "latent":
 		tradeoff, latent := figures.SetFigures(xs, len(e.in.Inspect.Prediction.Probs), e.in.Inspect.Z0, p, nil)

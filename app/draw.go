@@ -10,23 +10,39 @@ import (
 // Pixel work is done in Go into RGBA buffers and handed to canvases with putImageData; text is drawn with the
 // canvas's own fillText.
 
-// digitRGBA renders a 28×28 image (ink bright) as dark ink on white, magnified by scale.
-func digitRGBA(x []float32, scale int) []byte { return digitInto(nil, x, scale) }
+// inputRGBA renders an input as the page shows it, magnified by scale: ink (one channel) dark on white, as
+// the figures print it; colour as it is.
+func inputRGBA(x []float32, scale int) []byte { return inputInto(nil, x, scale) }
 
-// digitInto is digitRGBA written into dst's memory when it is large enough.
-func digitInto(dst []byte, x []float32, scale int) []byte {
+// inputInto is inputRGBA written into dst's memory when it is large enough.
+func inputInto(dst []byte, x []float32, scale int) []byte {
+	if m := served(); m.colour() {
+		n := m.Height * m.Width
+		return magnify(dst, scale, func(i int) (r, g, b byte) { return unit(x[i]), unit(x[n+i]), unit(x[2*n+i]) })
+	}
 	return magnify(dst, scale, func(i int) (r, g, b byte) {
 		v := byte(255 - 255*min(max(x[i], 0), 1))
 		return v, v, v
 	})
 }
 
+// unit is a value of [0, 1] as a byte (clamped).
+func unit(v float32) byte { return byte(255 * min(max(v, 0), 1)) }
+
 // diffRGBA renders what an explanation changes in x0: ink it adds in blue, ink it removes in orange (a pair
-// colour-blind readers tell apart; the page's legend names them too), over a faint x0.
+// colour-blind readers tell apart; the page's legend names them too), over a faint x0. For colour inputs the
+// change is the channels' mean, over x0's faint luminance.
 func diffRGBA(x0, e []float32, scale int) []byte {
+	m := served()
+	n := m.Height * m.Width
 	return magnify(nil, scale, func(i int) (byte, byte, byte) {
-		d := e[i] - x0[i]
-		base := 255 - 60*min(max(x0[i], 0), 1)
+		var d, v float32
+		for c := range m.Channels {
+			d += e[c*n+i] - x0[c*n+i]
+			v += min(max(x0[c*n+i], 0), 1)
+		}
+		d, v = d/float32(m.Channels), v/float32(m.Channels)
+		base := 255 - 60*v
 		r, g, b := base, base, base
 		switch {
 		case d > 0: // towards #0072B2
@@ -38,27 +54,28 @@ func diffRGBA(x0, e []float32, scale int) []byte {
 	})
 }
 
-// magnify makes the RGBA pixels of a 28×28 image magnified by scale, each of its pixels (colour(i) of pixel i)
-// a scale×scale block: the colour is worked out once per pixel, and each block row copied, rather than the
+// magnify makes the RGBA pixels of an input's image magnified by scale, each of its pixels (colour(i) of pixel
+// i) a scale×scale block: the colour is worked out once per pixel, and each block row copied, rather than the
 // colour worked out again for every pixel of the block (16 times for a card). It writes into dst's memory when
 // that is large enough.
 func magnify(dst []byte, scale int, colour func(i int) (r, g, b byte)) []byte {
-	side := 28 * scale
+	m := served()
+	w, h := m.Width*scale, m.Height*scale
 	out := dst
-	if cap(out) < side*side*4 {
-		out = make([]byte, side*side*4)
+	if cap(out) < w*h*4 {
+		out = make([]byte, w*h*4)
 	}
-	out = out[:side*side*4]
-	for y := 0; y < 28; y++ {
-		row := out[y*scale*side*4 : (y*scale+1)*side*4]
-		for u := 0; u < 28; u++ {
-			r, g, b := colour(y*28 + u)
+	out = out[:w*h*4]
+	for y := 0; y < m.Height; y++ {
+		row := out[y*scale*w*4 : (y*scale+1)*w*4]
+		for u := 0; u < m.Width; u++ {
+			r, g, b := colour(y*m.Width + u)
 			for o := u * scale * 4; o < (u+1)*scale*4; o += 4 {
 				row[o], row[o+1], row[o+2], row[o+3] = r, g, b, 255
 			}
 		}
 		for k := 1; k < scale; k++ {
-			copy(out[(y*scale+k)*side*4:(y*scale+k+1)*side*4], row)
+			copy(out[(y*scale+k)*w*4:(y*scale+k+1)*w*4], row)
 		}
 	}
 	return out
@@ -91,14 +108,15 @@ func readableCanvas2d(c app.Value) app.Value {
 	return c.Call("getContext", "2d", map[string]any{"willReadFrequently": true})
 }
 
-// drawDigit draws a 28×28 image filling the canvas with the given id (its size: 28·scale), unless it shows it
-// already; it says whether it drew.
-func drawDigit(id string, x []float32, scale int) (drew bool) {
-	if len(x) != 784 {
+// drawInput draws an input filling the canvas with the given id (its size: the input's magnified by scale),
+// unless it shows it already; it says whether it drew.
+func drawInput(id string, x []float32, scale int) (drew bool) {
+	m := served()
+	if len(x) != m.Size() {
 		return false
 	}
-	if c := unlessShown(id, fmt.Sprintf("digit %x %d", imageHash(x), scale)); c != nil {
-		putRGBA(c.Call("getContext", "2d"), digitRGBA(x, scale), 28*scale, 28*scale, 0, 0)
+	if c := unlessShown(id, fmt.Sprintf("input %x %d", imageHash(x), scale)); c != nil {
+		putRGBA(c.Call("getContext", "2d"), inputRGBA(x, scale), m.Width*scale, m.Height*scale, 0, 0)
 		return true
 	}
 	return false
@@ -107,11 +125,12 @@ func drawDigit(id string, x []float32, scale int) (drew bool) {
 // drawDiff draws the change from x0 to e into the canvas with the given id, unless it shows it already; it
 // says whether it drew.
 func drawDiff(id string, x0, e []float32, scale int) (drew bool) {
-	if len(x0) != 784 || len(e) != 784 {
+	m := served()
+	if len(x0) != m.Size() || len(e) != m.Size() {
 		return false
 	}
 	if c := unlessShown(id, fmt.Sprintf("diff %x %x %d", imageHash(x0), imageHash(e), scale)); c != nil {
-		putRGBA(c.Call("getContext", "2d"), diffRGBA(x0, e, scale), 28*scale, 28*scale, 0, 0)
+		putRGBA(c.Call("getContext", "2d"), diffRGBA(x0, e, scale), m.Width*scale, m.Height*scale, 0, 0)
 		return true
 	}
 	return false
@@ -132,3 +151,13 @@ func unlessShown(id, key string) app.Value {
 	c.Set("deltaclueShows", key)
 	return c
 }
+
+// inputCanvas is a canvas the size of an input magnified by scale (drawInput and drawDiff fill it).
+func inputCanvas(id string, scale int) app.HTMLCanvas {
+	m := served()
+	return app.Canvas().ID(id).Width(m.Width * scale).Height(m.Height * scale)
+}
+
+// Magnifications of the page's views of an input, about so many px on the longer side (the digits' 28·k).
+func detailScale() int { return served().magnification(140) }
+func thumbScale() int  { return served().magnification(56) }

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// digitRGBAPerPixel and diffRGBAPerPixel are the images as first written, each pixel of the magnified image
+// inputRGBAPerPixel and diffRGBAPerPixel are the images as first written, each pixel of the magnified image
 // worked out from its source pixel: the references magnify must match byte for byte.
-func digitRGBAPerPixel(x []float32, scale int) []byte {
+func inputRGBAPerPixel(x []float32, scale int) []byte {
 	side := 28 * scale
 	out := make([]byte, side*side*4)
 	for y := 0; y < side; y++ {
@@ -57,7 +57,7 @@ func TestMagnifiedImagesMatchThePerPixelOnes(t *testing.T) {
 	for k := range 20 {
 		x0, e := randomImage(r), randomImage(r)
 		for scale := 1; scale <= 4; scale++ {
-			if !bytes.Equal(digitRGBA(e, scale), digitRGBAPerPixel(e, scale)) {
+			if !bytes.Equal(inputRGBA(e, scale), inputRGBAPerPixel(e, scale)) {
 				t.Fatalf("image %d, scale %d: the digit differs from the per-pixel one", k, scale)
 			}
 			if !bytes.Equal(diffRGBA(x0, e, scale), diffRGBAPerPixel(x0, e, scale)) {
@@ -72,14 +72,14 @@ func BenchmarkCardImages(b *testing.B) {
 	x0, e := randomImage(r), randomImage(r)
 	b.Run("magnified", func(b *testing.B) {
 		for b.Loop() {
-			digitRGBA(e, cardScale)
-			diffRGBA(x0, e, cardScale)
+			inputRGBA(e, cardScale())
+			diffRGBA(x0, e, cardScale())
 		}
 	})
 	b.Run("per-pixel", func(b *testing.B) {
 		for b.Loop() {
-			digitRGBAPerPixel(e, cardScale)
-			diffRGBAPerPixel(x0, e, cardScale)
+			inputRGBAPerPixel(e, cardScale())
+			diffRGBAPerPixel(x0, e, cardScale())
 		}
 	})
 }

@@ -56,7 +56,8 @@ func (e *Explainer) listenToHost(ctx app.Context) {
 // onHostMessage does what a host's message asks, or answers why it cannot. What is not meant for the frame is
 // ignored.
 func (e *Explainer) onHostMessage(ctx app.Context, text, origin string, source app.Value) {
-	m, forFrame, err := hostmsg.Read(text)
+	sm := served()
+	m, forFrame, err := hostmsg.Read(text, hostmsg.Shape{Height: sm.Height, Width: sm.Width, Channels: sm.Channels})
 	if !forFrame {
 		ctx.PreventUpdate()
 		return
@@ -79,13 +80,13 @@ func (e *Explainer) onHostMessage(ctx app.Context, text, origin string, source a
 			e.embed.awaiting = false
 			e.tellHost(hostmsg.Error, map[string]any{"reason": e.links.Err}, true)
 		}
-	case hostmsg.Digit:
+	case hostmsg.Digit, hostmsg.Image:
 		e.embed.pending = &m
 		e.runHostDigit(ctx)
 	}
 }
 
-// runHostDigit explains the host's digit once a worker is ready.
+// runHostDigit explains the host's image (a deltaclue:digit or deltaclue:image) once a worker is ready.
 func (e *Explainer) runHostDigit(ctx app.Context) {
 	m := e.embed.pending
 	if m == nil || e.workers.pool == nil || e.work.ReadyCount() == 0 {
@@ -94,13 +95,13 @@ func (e *Explainer) runHostDigit(ctx app.Context) {
 	e.embed.pending = nil
 	e.links.Err, e.links.Note = "", ""
 	e.dropSweep()
-	e.setInput(ctx, m.Pixels, "the host page's digit")
+	e.setInput(ctx, m.Pixels, "the host page's "+served().noun())
 	e.showOnPad(e.in.X0)
 	e.run(ctx)
 	e.publish()
 }
 
-// onWorkersReady tells the host the frame is ready, once, and runs a digit it sent before.
+// onWorkersReady tells the host the frame is ready, once, and runs an image it sent before.
 func (e *Explainer) onWorkersReady(ctx app.Context) {
 	if !e.embed.readySent {
 		e.embed.readySent = true
@@ -184,7 +185,7 @@ func EmbedSnippet(page, fragment string) string {
 	if fragment != "" {
 		src += "#" + fragment
 	}
-	return `<iframe src="` + htmlAttr(src) + `" title="deltaclue: why is the model unsure about this digit?" loading="lazy" ` +
+	return `<iframe src="` + htmlAttr(src) + `" title="deltaclue: why is the model unsure about this ` + served().noun() + `?" loading="lazy" ` +
 		`style="width: 100%; max-width: 760px; height: 720px; border: 1px solid #e5e7eb; border-radius: 10px"></iframe>`
 }
 

@@ -113,7 +113,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.settings.Show(clue.Defaults())
 	e.models.version = app.Getenv("GOAPP_VERSION")
-	redrawPad(nil, nil)
+	redrawPad(nil, nil, nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
 	addr := currentAddress() // GuardAddress has repaired it, and says what was wrong
 	e.embed.on = addr.Embed
@@ -234,7 +234,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		}
 		e.amortised.latest = amortisedState{Ms: r.Inspection.AmortisedMs, Count: len(r.Inspection.Amortised), Heard: at}
 		recon := r.Inspection.Reconstruction // captured: a later input may clear e.in.Inspect before this runs
-		ctx.Defer(func(app.Context) { drawDigit("recon", recon, 4) })
+		ctx.Defer(func(app.Context) { drawInput("recon", recon, cardScale()) })
 		e.maybeFinish(ctx)
 		// Shown now, not at go-app's next frame; and the page's render (the model's view, and a stroke's held
 		// back by answerFirst, which need not render it now) after the browser has painted them, not in the same
@@ -291,6 +291,14 @@ func (e *Explainer) onReady(ctx app.Context, k int, r searchworker.Response) {
 		_, e.models.timing["ready"] = e.work.ReadySpan() // when they said it: an early worker's message waited for the page
 	}
 	e.models.fingerprint, e.models.name = r.Fingerprint, r.Models
+	if m := served(); r.Models != m.name && e.workers.err == "" {
+		// The page is laid out for the description it was built with; workers on other models would fill it
+		// with answers of another shape.
+		e.workers.err = fmt.Sprintf("The search workers run the %q models, but this page was built for %q: the site is damaged. Reload the page; if this persists, rebuild the site.", r.Models, m.name)
+	}
+	if m := served(); m.err != "" {
+		e.workers.err = m.err
+	}
 	if r.Version != e.models.version {
 		e.models.stale = true
 	}

@@ -16,7 +16,7 @@ type GalleryDigit struct {
 	Label  int     `json:"label"`  // the true label
 	Pred   int     `json:"pred"`   // the BNN's label
 	H      float32 `json:"h"`      // the BNN's predictive entropy, nats
-	Pixels string  `json:"pixels"` // 784 bytes (intensity k/255), base64
+	Pixels string  `json:"pixels"` // the digit's mnist.Pixels bytes (intensity k/255), base64
 }
 
 // Image returns the digit's 784 intensities.
@@ -51,7 +51,7 @@ var galleryThumbs = sync.OnceValue(func() []string {
 	var out []string
 	for _, d := range gallery() {
 		img := raster.New(mnist.Side, mnist.Side)
-		raster.DrawDigit(img, 0, 0, d.Image(), 1)
+		raster.DrawInput(img, 0, 0, d.Image(), raster.Digits, 1)
 		out = append(out, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(raster.PNG(img)))
 	}
 	return out

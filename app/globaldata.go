@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+
+	"github.com/deltaclue/deltaclue/mnist"
 )
 
 // GlobalFile is where the site serves the global view's data.
@@ -65,7 +67,7 @@ type GlobalDigit struct {
 	Label  int     `json:"label"` // the true label
 	Read   int     `json:"read"`  // the BNN's
 	H      float32 `json:"h"`
-	Pixels string  `json:"pixels"` // 784 bytes (k/255), base64
+	Pixels string  `json:"pixels"` // the digit's mnist.Pixels bytes (k/255), base64
 	Thumb  string  `json:"thumb"`  // PNG data URL
 }
 
@@ -77,8 +79,8 @@ func ParseGlobal(b []byte) (*GlobalData, error) {
 	}
 	digits := map[int]bool{}
 	for _, d := range g.Digits {
-		if px, err := base64.StdEncoding.DecodeString(d.Pixels); err != nil || len(px) != 784 {
-			return nil, fmt.Errorf("the groups' data: digit %d has no 784 pixels", d.Index)
+		if px, err := base64.StdEncoding.DecodeString(d.Pixels); err != nil || len(px) != mnist.Pixels {
+			return nil, fmt.Errorf("the groups' data: digit %d has not %d pixels", d.Index, mnist.Pixels)
 		}
 		digits[d.Index] = true
 	}

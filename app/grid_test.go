@@ -10,14 +10,14 @@ import (
 
 // TestGridLabelsSitByTheirImage: a cell's texts are nearer its own image than the next row's or column's.
 func TestGridLabelsSitByTheirImage(t *testing.T) {
-	imageBottom := imageTop + gridSide
-	ownGap := (distBase - gridAscent) - imageBottom                        // the distance's top under its image
-	nextGap := (cellH + labelBase - gridAscent) - (distBase + gridDescent) // its bottom over the next row's label
+	imageBottom := imageTop + cells().imgH
+	ownGap := (cells().distBase - gridAscent) - imageBottom                                // the distance's top under its image
+	nextGap := (cells().cellH + labelBase - gridAscent) - (cells().distBase + gridDescent) // its bottom over the next row's label
 	if ownGap < 1 || nextGap < 3*ownGap {
 		t.Errorf("distance label %d px under its image and %d px over the next row's label", ownGap, nextGap)
 	}
 	labelGap := imageTop - labelBase // the label's baseline over its image
-	if above := labelBase - gridAscent + (cellH - distBase - gridDescent); above < 3*labelGap {
+	if above := labelBase - gridAscent + (cells().cellH - cells().distBase - gridDescent); above < 3*labelGap {
 		t.Errorf("label %d px over its image and %d px under the previous row's distance", labelGap, above)
 	}
 	if gap := 2 * gridPadX; gap < 12 {

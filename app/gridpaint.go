@@ -17,28 +17,44 @@ import (
 // sits close to its own image and far from the next cell's: the rows and the columns are separated by gaps
 // wider than any gap inside a cell, so that no label reads as the neighbour's.
 const (
-	gridScale   = 2
-	gridSide    = 28 * gridScale // an image's side
-	gridFont    = 11             // px, the cell texts' font size
-	gridAscent  = 8              // px a gridFont digit reaches above its baseline
-	gridDescent = 3              // px below it (the "×" and descenders)
-	gridPadX    = 8              // px left and right of the image within its cell: 16 between neighbours' images
-	labelBase   = 13             // y of the label's baseline, from the cell's top
-	imageTop    = labelBase + 4  // the image, just under its label
-	distBase    = imageTop + gridSide + gridAscent + 3
-	cellW       = gridSide + 2*gridPadX
-	cellH       = distBase + gridDescent + 14 // 14 px of air under the distance, before the next row's label
+	gridFont    = 11            // px, the cell texts' font size
+	gridAscent  = 8             // px a gridFont digit reaches above its baseline
+	gridDescent = 3             // px below it (the "×" and descenders)
+	gridPadX    = 8             // px left and right of the image within its cell: 16 between neighbours' images
+	labelBase   = 13            // y of the label's baseline, from the cell's top
+	imageTop    = labelBase + 4 // the image, just under its label
+	gridImage   = 56            // px an image's longer side is magnified to, about (the digits' 28·2)
 )
+
+// gridGeometry is the grid's cell for the served models' input: the image magnified by a whole factor to
+// about gridImage px, centred in a cell at least wide enough for its texts.
+type gridGeometry struct {
+	scale, imgW, imgH int // the magnification and the image's size on the grid
+	imgX              int // the image's left, in its cell
+	distBase          int // y of the distance's baseline
+	cellW, cellH      int
+}
+
+func cells() gridGeometry {
+	m := served()
+	g := gridGeometry{scale: m.magnification(gridImage)}
+	g.imgW, g.imgH = m.Width*g.scale, m.Height*g.scale
+	g.cellW = max(g.imgW, gridImage) + 2*gridPadX
+	g.imgX = (g.cellW - g.imgW) / 2
+	g.distBase = imageTop + g.imgH + gridAscent + 3
+	g.cellH = g.distBase + gridDescent + 14 // 14 px of air under the distance, before the next row's label
+	return g
+}
 
 // gridSize is the canvas size for n cells in cols columns.
 func gridSize(n, cols int) (w, h int) {
 	rows := max(1, (n+cols-1)/cols)
-	return cols * cellW, rows * cellH
+	return cols * cells().cellW, rows * cells().cellH
 }
 
 // cellAt returns the cell index under canvas coordinates (x, y), or -1.
 func cellAt(x, y float64, n, cols int) int {
-	c, r := int(x)/cellW, int(y)/cellH
+	c, r := int(x)/cells().cellW, int(y)/cells().cellH
 	if x < 0 || y < 0 || c >= cols {
 		return -1
 	}
@@ -52,7 +68,7 @@ func cellAt(x, y float64, n, cols int) int {
 // cellPixels, which the next cell overwrites: the page copies it out at once, and a new buffer for each of the
 // cells of a large set (12 MB for 1000) made the page's collector run during the search.
 func cellRGBA(e clue.Explanation) []byte {
-	cellPixels = digitInto(cellPixels, e.Image, gridScale)
+	cellPixels = inputInto(cellPixels, e.Image, cells().scale)
 	d := cellPixels
 	if !e.Accepted {
 		for i := 0; i < len(d); i += 4 {
@@ -139,14 +155,14 @@ func (g *gridPainter) paint(ctx app.Context, id string, exps []clue.Explanation,
 			c.Call("remove")
 		}
 		g.el, g.cols, g.rows, g.ctxs, g.shown = el, cols, nil, nil, nil
-		el.Get("style").Set("width", fmt.Sprintf("%dpx", cols*cellW))
+		el.Get("style").Set("width", fmt.Sprintf("%dpx", cols*cells().cellW))
 	}
 	need := gridRows(len(exps), cols)
 	doc := app.Window().Get("document")
 	for len(g.rows) < need {
 		c := doc.Call("createElement", "canvas")
-		c.Set("width", cols*cellW)
-		c.Set("height", cellH)
+		c.Set("width", cols*cells().cellW)
+		c.Set("height", cells().cellH)
 		c.Get("style").Set("display", "block")
 		c.Call("setAttribute", "data-row", len(g.rows))
 		el.Call("appendChild", c)
@@ -160,7 +176,7 @@ func (g *gridPainter) paint(ctx app.Context, id string, exps []clue.Explanation,
 	g.want = g.want[:0]
 	for k, e := range exps {
 		key := cellKey{known: true, restart: e.Restart, copies: copies[e.Restart], selected: k == selected}
-		if len(e.Image) == 784 {
+		if len(e.Image) == served().Size() {
 			key.image = &e.Image[0]
 		}
 		if e.Failed != "" {
@@ -187,7 +203,7 @@ func (g *gridPainter) slice() {
 			g.queue()
 			return
 		}
-		g.ctxs[k/g.cols].Call("putImageData", g.cell(k), (k%g.cols)*cellW, 0)
+		g.ctxs[k/g.cols].Call("putImageData", g.cell(k), (k%g.cols)*cells().cellW, 0)
 		g.shown[k] = g.want[k]
 	}
 	// Done: forget the cells no longer shown.
@@ -222,7 +238,7 @@ func (g *gridPainter) at(ev app.Value, n int) int {
 	x, y := ev.Get("offsetX").Float(), ev.Get("offsetY").Float()
 	if r := ev.Get("target").Call("getAttribute", "data-row"); !r.IsNull() {
 		row, _ := strconv.Atoi(r.String())
-		y += float64(row * cellH)
+		y += float64(row * cells().cellH)
 	}
 	return cellAt(x, y, n, max(g.cols, 1))
 }
@@ -230,11 +246,11 @@ func (g *gridPainter) at(ev app.Value, n int) int {
 // image is the whole grid on one canvas (for the PNG download).
 func (g *gridPainter) image() app.Value {
 	c := app.Window().Get("document").Call("createElement", "canvas")
-	c.Set("width", g.cols*cellW)
-	c.Set("height", len(g.rows)*cellH)
+	c.Set("width", g.cols*cells().cellW)
+	c.Set("height", len(g.rows)*cells().cellH)
 	ctx := c.Call("getContext", "2d")
 	for i, r := range g.rows {
-		ctx.Call("drawImage", r, 0, i*cellH)
+		ctx.Call("drawImage", r, 0, i*cells().cellH)
 	}
 	return c
 }
@@ -250,17 +266,17 @@ func (g *gridPainter) cell(k int) app.Value {
 	}
 	if g.scratch == nil {
 		c := app.Window().Get("document").Call("createElement", "canvas")
-		c.Set("width", cellW)
-		c.Set("height", cellH)
+		c.Set("width", cells().cellW)
+		c.Set("height", cells().cellH)
 		g.scratch = readableCanvas2d(c)
 	}
 	ctx := g.scratch
 	ctx.Set("fillStyle", "#fff")
-	ctx.Call("fillRect", 0, 0, cellW, cellH)
+	ctx.Call("fillRect", 0, 0, cells().cellW, cells().cellH)
 	if key != blankCell {
 		drawCell(ctx, g.exps[k], key.copies, key.selected)
 	}
-	img := ctx.Call("getImageData", 0, 0, cellW, cellH)
+	img := ctx.Call("getImageData", 0, 0, cells().cellW, cells().cellH)
 	g.cells[key] = img
 	return img
 }
@@ -268,9 +284,10 @@ func (g *gridPainter) cell(k int) app.Value {
 // drawCell draws one grid cell at the origin of a 2-D context that is white there: its label and H above the
 // image, its distance and ×k under it, a frame when it is selected.
 func drawCell(ctx app.Value, e clue.Explanation, copies int, selected bool) {
-	x0 := gridPadX
-	if len(e.Image) == 784 {
-		ctx.Call("putImageData", imageData(cellRGBA(e), gridSide, gridSide), x0, imageTop)
+	g := cells()
+	x0 := g.imgX
+	if len(e.Image) == served().Size() {
+		ctx.Call("putImageData", imageData(cellRGBA(e), g.imgW, g.imgH), x0, imageTop)
 	}
 	ctx.Set("font", fmt.Sprintf("%dpx system-ui, sans-serif", gridFont))
 	ctx.Set("textAlign", "left")
@@ -280,25 +297,33 @@ func drawCell(ctx app.Value, e clue.Explanation, copies int, selected bool) {
 	}
 	ctx.Set("fillStyle", colour)
 	if e.Failed != "" {
-		ctx.Call("fillText", "failed", x0, imageTop+gridSide/2)
+		ctx.Call("fillText", "failed", gridPadX, imageTop+g.imgH/2)
 	} else {
-		ctx.Call("fillText", fmt.Sprintf("%d  %.2f", e.Label, e.HTotal), x0, labelBase)
-		ctx.Call("fillText", fmt.Sprintf("%.1f", e.Distance), x0, distBase)
+		ctx.Call("fillText", fmt.Sprintf("%s  %.2f", clipRunes(served().class(e.Label), 6), e.HTotal), gridPadX, labelBase)
+		ctx.Call("fillText", fmt.Sprintf("%.1f", e.Distance), gridPadX, g.distBase)
 		if copies > 1 {
 			// A grey tag flush with the image's right edge, inside the cell: it reads as this cell's, not
 			// as part of the next cell's distance.
 			text := fmt.Sprintf("×%d", copies)
 			w := ctx.Call("measureText", text).Get("width").Float()
 			ctx.Set("fillStyle", "#e5e7eb")
-			ctx.Call("fillRect", float64(x0+gridSide)-w-4, distBase-gridAscent-2, w+4, gridAscent+gridDescent+3)
+			ctx.Call("fillRect", float64(x0+g.imgW)-w-4, g.distBase-gridAscent-2, w+4, gridAscent+gridDescent+3)
 			ctx.Set("fillStyle", colour)
 			ctx.Set("textAlign", "right")
-			ctx.Call("fillText", text, x0+gridSide-2, distBase)
+			ctx.Call("fillText", text, x0+g.imgW-2, g.distBase)
 		}
 	}
 	if selected {
 		ctx.Set("strokeStyle", "#2563eb")
 		ctx.Set("lineWidth", 2)
-		ctx.Call("strokeRect", 3, 2, cellW-6, cellH-4)
+		ctx.Call("strokeRect", 3, 2, g.cellW-6, g.cellH-4)
 	}
+}
+
+// clipRunes is s cut to n runes, the cut marked "…" (a class name in a grid cell's few pixels).
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -29,7 +29,7 @@ func (e *Explainer) tookInput(ctx app.Context) {
 	e.updateLink()
 	x0 := e.in.X0
 	ctx.Defer(func(ctx app.Context) {
-		drawDigit("preview", x0, 4)
+		drawInput("preview", x0, cardScale())
 		e.repaintAmortised(ctx) // the last input's answers, dimmed until this one's come
 	})
 }

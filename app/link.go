@@ -90,7 +90,7 @@ func (e *Explainer) updateLink() {
 	if l, bad := e.ladderInput(); e.sweep.inLink && bad == "" {
 		sweep = &l
 	}
-	st, ok := core.Shared(e.in, e.settings, e.sel, e.models.name, e.models.fingerprint, sweep)
+	st, ok := core.Shared(e.in, e.settings, e.sel, e.linkModels(), sweep)
 	if !ok {
 		return
 	}

@@ -8,6 +8,9 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/raster"
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -22,12 +25,14 @@ const ModelEnv = "DELTACLUE_MODEL"
 // PageDescription is the part of d the page reads: the models' name, title, input and classes.
 func PageDescription(d *weights.Description) string {
 	b, _ := json.Marshal(struct {
-		Format  int           `json:"format"`
-		Name    string        `json:"name"`
-		Title   string        `json:"title"`
-		Input   weights.Input `json:"input"`
-		Classes []string      `json:"classes"`
-	}{d.Format, d.Name, d.Title, d.Input, d.Classes})
+		Format      int           `json:"format"`
+		Name        string        `json:"name"`
+		Title       string        `json:"title"`
+		Input       weights.Input `json:"input"`
+		Classes     []string      `json:"classes"`
+		Uncertainty string        `json:"uncertainty"`
+		Samples     int           `json:"samples"`
+	}{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty, d.Classifier.Samples})
 	return string(b)
 }
 
@@ -36,6 +41,8 @@ type pageModel struct {
 	weights.Input
 	name, title string
 	classes     []string
+	uncertainty string // the classifier's: weights.UncertaintyMCDropout or UncertaintyEnsemble
+	samples     int    // its dropout masks or members
 	err         string // why the environment's description could not be read ("" if it was)
 }
 
@@ -54,20 +61,22 @@ func served() *pageModel {
 // readModel reads a page description; one that is not sound leaves the digits' with the reason why.
 func readModel(s string) pageModel {
 	d := weights.DigitsDescription()
-	m := pageModel{Input: d.Input, name: d.Name, title: d.Title, classes: d.Classes}
+	m := pageModel{Input: d.Input, name: d.Name, title: d.Title, classes: d.Classes, uncertainty: d.Classifier.Uncertainty, samples: d.Classifier.Samples}
 	if s == "" {
 		return m
 	}
 	var got pageModel
 	var raw struct {
-		Name    string        `json:"name"`
-		Title   string        `json:"title"`
-		Input   weights.Input `json:"input"`
-		Classes []string      `json:"classes"`
+		Name        string        `json:"name"`
+		Title       string        `json:"title"`
+		Input       weights.Input `json:"input"`
+		Classes     []string      `json:"classes"`
+		Uncertainty string        `json:"uncertainty"`
+		Samples     int           `json:"samples"`
 	}
 	err := json.Unmarshal([]byte(s), &raw)
 	if err == nil {
-		got = pageModel{Input: raw.Input, name: raw.Name, title: raw.Title, classes: raw.Classes}
+		got = pageModel{Input: raw.Input, name: raw.Name, title: raw.Title, classes: raw.Classes, uncertainty: raw.Uncertainty, samples: raw.Samples}
 		err = got.check()
 	}
 	if err != nil {
@@ -132,4 +141,31 @@ func (m *pageModel) colour() bool { return m.Channels == 3 }
 // magnification is the whole factor that shows an input about side px on its longer side (at least 1).
 func (m *pageModel) magnification(side int) int {
 	return max(1, (side+max(m.Height, m.Width)/2)/max(m.Height, m.Width))
+}
+
+// words are the models' words for clue's sentences.
+func (m *pageModel) words() clue.Words { return clue.NewWords(m.classes, m.noun()) }
+
+// hasGallery says whether the page has test inputs to pick from: the gallery's (gallery.json) and the global
+// view's (web/global.json) are the digits'.
+func (m *pageModel) hasGallery() bool { return m.name == weights.DigitsDescription().Name }
+
+// classifier says in words how the classifier knows its uncertainty.
+func (m *pageModel) classifier() string {
+	if m.uncertainty == weights.UncertaintyEnsemble {
+		return fmt.Sprintf("a deep ensemble of %d networks", m.samples)
+	}
+	return fmt.Sprintf("MC dropout with %d fixed dropout masks", m.samples)
+}
+
+// linkModels are the models as a share link names them: the workers' name and fingerprint, the description's
+// input shape.
+func (e *Explainer) linkModels() core.Models {
+	m := served()
+	return core.Models{Name: e.models.name, Fingerprint: e.models.fingerprint, Height: m.Height, Width: m.Width, Channels: m.Channels}
+}
+
+// rasterShape is the input's shape for package raster.
+func (m *pageModel) rasterShape() raster.Shape {
+	return raster.Shape{Height: m.Height, Width: m.Width, Channels: m.Channels}
 }

@@ -10,25 +10,25 @@ import (
 // neighbours: the reference the faster padRGBA must match byte for byte, since a stroke drawn over a shared
 // digit is read back from these pixels into the input.
 func padRGBAPerPixel(x []float32) []byte {
-	const scale = padSize / 28
+	const scale = padSide / 28
 	at := func(r, c int) float32 {
 		if r < 0 || c < 0 || r >= 28 || c >= 28 {
 			return 0
 		}
 		return min(max(x[r*28+c], 0), 1)
 	}
-	out := make([]byte, padSize*padSize*4)
-	for py := 0; py < padSize; py++ {
+	out := make([]byte, padSide*padSide*4)
+	for py := 0; py < padSide; py++ {
 		v := (float32(py)+0.5)/scale - 0.5
 		r := int(v+1) - 1
 		fy := v - float32(r)
-		for px := 0; px < padSize; px++ {
+		for px := 0; px < padSide; px++ {
 			u := (float32(px)+0.5)/scale - 0.5
 			c := int(u+1) - 1
 			fx := u - float32(c)
 			i := (1-fy)*((1-fx)*at(r, c)+fx*at(r, c+1)) + fy*((1-fx)*at(r+1, c)+fx*at(r+1, c+1))
 			g := byte(255*i + 0.5)
-			o := (py*padSize + px) * 4
+			o := (py*padSide + px) * 4
 			out[o], out[o+1], out[o+2], out[o+3] = g, g, g, 255
 		}
 	}
@@ -57,7 +57,7 @@ func TestPadRGBAMatchesThePerPixelEnlargement(t *testing.T) {
 		if got, want := padRGBA(x), padRGBAPerPixel(x); !bytes.Equal(got, want) {
 			for i := range got {
 				if got[i] != want[i] {
-					t.Fatalf("image %d: byte %d (pixel %d, %d) is %d, want %d", k, i, i/4%padSize, i/4/padSize, got[i], want[i])
+					t.Fatalf("image %d: byte %d (pixel %d, %d) is %d, want %d", k, i, i/4%padSide, i/4/padSide, got[i], want[i])
 				}
 			}
 		}

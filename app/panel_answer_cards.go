@@ -17,8 +17,8 @@ import (
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
-// cardScale magnifies a card's images (28·4 = 112 px).
-const cardScale = 4
+// cardScale magnifies a card's images to about 112 px (the digits' 28·4).
+func cardScale() int { return served().magnification(112) }
 
 // overviewView is what the answer shows of the set.
 type overviewView struct {
@@ -37,9 +37,13 @@ func (e *Explainer) overviewView() overviewView {
 	v := overviewView{Sentence: e.set.sentence, Final: final, Cards: e.set.cards, Selected: e.sel.Restart, Total: e.work.Run.Total,
 		NoneAccepted: final && e.set.summary != nil && e.set.summary.Accepted == 0}
 	if e.set.sentence == "" && phase == core.Idle {
-		v.Hint = "Draw a digit, or pick one of the test digits the model is least sure of: the answer comes here."
+		m := served()
+		v.Hint = "Draw " + m.aNoun() + ", or pick one of the test " + m.nouns() + " the model is least sure of: the answer comes here."
+		if !m.hasGallery() {
+			v.Hint = "Draw or upload " + m.aNoun() + ": the answer comes here."
+		}
 		if e.in.X0 != nil {
-			v.Hint = "Explain searches for the digits nearby that the model is sure of."
+			v.Hint = "Explain searches for the " + m.nouns() + " nearby that the model is sure of."
 		}
 	}
 	return v
@@ -73,12 +77,12 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 						id := strconv.Itoa(c.Representative)
 						return app.Button().ID("card-"+id).Class("mode-card").Role("listitem").
 							Aria("pressed", v.Selected == c.Representative).DataSet("restart", c.Representative).
-							Aria("label", c.Sentence(v.Total)).
+							Aria("label", served().words().CardSentence(c, v.Total)).
 							OnClick(func(ctx app.Context, _ app.Event) { e.selectRestart(ctx, c.Representative) }, app.EventScope(c.Representative)).Body(
-							app.Div().Class("card-label").Body(app.Span().Class("digit").Text(strconv.Itoa(c.Label)), app.Span().Class("form").Text(c.FormText())),
+							app.Div().Class("card-label").Body(app.Span().Class("digit").Text(served().class(c.Label)), app.Span().Class("form").Text(c.FormText())),
 							app.Div().Class("card-images").Body(
-								app.Canvas().ID("card-img-"+id).Width(28*cardScale).Height(28*cardScale).Aria("label", "the explanation"),
-								app.Canvas().ID("card-diff-"+id).Width(28*cardScale).Height(28*cardScale).Aria("label", "what it changes"),
+								inputCanvas("card-img-"+id, cardScale()).Aria("label", "the explanation"),
+								inputCanvas("card-diff-"+id, cardScale()).Aria("label", "what it changes"),
 							),
 							app.Div().Class("card-p").Text(fmt.Sprintf("p(y) %.2f", c.P)),
 							app.Div().Class("card-numbers").Text(fmt.Sprintf("H %.2f · d %.1f", c.HTotal, c.Distance)),
@@ -88,7 +92,7 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 				),
 				// Under the cards, not above: on a phone the first card must stay in the first screen.
 				app.P().Class("hint").Text(fmt.Sprintf("One card per mode (%s), ordered by the label's p(y) ∝ 1 / (lowest cost of the label)², "+
-					"highest first. Each shows the mode's cheapest explanation, with its H and d, and what it changes in your digit "+
+					"highest first. Each shows the mode's cheapest explanation, with its H and d, and what it changes in your "+served().noun()+" "+
 					"(ink added in blue, removed in orange). Select one to see how it was found, in the whole set below.", status)),
 			)
 		}),
@@ -104,7 +108,7 @@ func amortisedHTML(as []searchworker.Amortised) string {
 	esc := figures.Escape
 	b.WriteString(`<div id="amortised"><div class="cards" role="list">`)
 	for _, a := range as {
-		id := strconv.Itoa(a.To)
+		id, m, k := strconv.Itoa(a.To), served(), cardScale()
 		form := fmt.Sprintf("amortised, k = %g", a.K)
 		numbers := fmt.Sprintf("H %.2f · d %.1f", a.HTotal, a.Distance)
 		if !a.Sure {
@@ -115,9 +119,9 @@ func amortisedHTML(as []searchworker.Amortised) string {
 			`<canvas id="amortised-img-%s" width="%d" height="%d" aria-label="the amortised answer"></canvas>`+
 			`<canvas id="amortised-diff-%s" width="%d" height="%d" aria-label="what it changes"></canvas></div>`+
 			`<div class="card-numbers">%s</div></div>`,
-			id, id, esc(fmt.Sprintf("%d, %s, %s", a.To, form, numbers)), id, esc(form), id, 28*cardScale, 28*cardScale, id, 28*cardScale, 28*cardScale, esc(numbers))
+			id, id, esc(fmt.Sprintf("%s, %s, %s", m.class(a.To), form, numbers)), esc(m.class(a.To)), esc(form), id, m.Width*k, m.Height*k, id, m.Width*k, m.Height*k, esc(numbers))
 	}
-	b.WriteString(`</div><p class="hint">Amortised answers, shown at once: your digit moved along the step learned for uncertain digits ` +
+	b.WriteString(`</div><p class="hint">Amortised answers, shown at once: your input moved along the step learned for uncertain inputs ` +
 		`read like it (GLAM-CLUE), towards each label the model finds plausible. The search's own results replace them.</p></div>`)
 	return b.String()
 }
@@ -138,7 +142,7 @@ func (p *answerPanel) OnUpdate(ctx app.Context) { ctx.Defer(p.Page.repaintAmorti
 // but without being sure.
 func amortisedMiss(a searchworker.Amortised) string {
 	if a.Label != a.To {
-		return fmt.Sprintf("amortised: reads %d", a.Label)
+		return "amortised: reads " + served().class(a.Label)
 	}
 	return "amortised: not sure"
 }
@@ -151,10 +155,10 @@ func (e *Explainer) drawCards() bool {
 		for i := range e.work.Run.Results {
 			if x := &e.work.Run.Results[i]; x.Restart == c.Representative && x.Image != nil {
 				id := strconv.Itoa(c.Representative)
-				if drawDigit("card-img-"+id, x.Image, cardScale) && time.Since(start) > budget {
+				if drawInput("card-img-"+id, x.Image, cardScale()) && time.Since(start) > budget {
 					return false // the frame is spent: the rest (drawn ones are skipped) in the next
 				}
-				if drawDiff("card-diff-"+id, e.in.X0, x.Image, cardScale) && time.Since(start) > budget {
+				if drawDiff("card-diff-"+id, e.in.X0, x.Image, cardScale()) && time.Since(start) > budget {
 					return false
 				}
 			}

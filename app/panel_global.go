@@ -16,6 +16,8 @@ import (
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/internal/plural"
+
+	"github.com/deltaclue/deltaclue/mnist"
 )
 
 // globalState is the global view: its data once fetched, the label filter and the group chosen.
@@ -237,7 +239,7 @@ func (e *Explainer) openMember(ctx app.Context, index int) {
 	}
 	px, err := base64.StdEncoding.DecodeString(d.Pixels)
 	if err != nil || len(px) != sharelink.Pixels {
-		e.global.err = fmt.Sprintf("test digit %d has no 784 pixels", d.Index)
+		e.global.err = fmt.Sprintf("test digit %d has not %d pixels", d.Index, mnist.Pixels)
 		return
 	}
 	e.setInput(ctx, px, fmt.Sprintf("test digit %d (true label %d)", d.Index, d.Label))

@@ -1,5 +1,5 @@
-// The input panel (1 · Your digit): the drawing pad, the gallery of uncertain test digits and the upload; its
-// events make the digit the input.
+// The input panel (1 · Your digit, or the models' noun): the drawing pad, the gallery of uncertain test inputs
+// and the upload; its events make the image the input.
 
 package app
 
@@ -13,6 +13,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/internal/picture"
 	"github.com/deltaclue/deltaclue/mnist"
 )
 
@@ -29,7 +30,8 @@ func (e *Explainer) inputView() inputView {
 		Live: e.in.Live, Err: e.in.Err}
 }
 
-// inputPanel is 1 · Your digit: the drawing pad, the gallery of uncertain test digits and the upload.
+// inputPanel is 1 · Your digit (the models' noun): the drawing pad, the gallery of uncertain test inputs and the
+// upload.
 type inputPanel struct {
 	app.Compo
 	Page *Explainer
@@ -43,13 +45,20 @@ func (p *inputPanel) Render() app.UI {
 		return app.Button().Class("tab").ID("tab-"+id).Role("tab").Aria("selected", v.Tab == id).Text(label).
 			OnClick(func(ctx app.Context, _ app.Event) { e.in.Tab = id })
 	}
+	m := served()
+	pw, ph := padSize()
 	return app.Section().ID("digit").Class("card digit").Body(
-		app.H2().Text("1 · Your digit"),
-		app.Div().Class("tabs").Role("tablist").Body(tab("draw", "Draw"), tab("gallery", "Uncertain digits"), tab("upload", "Upload")),
+		app.H2().Text("1 · Your "+m.noun()),
+		app.Div().Class("tabs").Role("tablist").Body(tab("draw", "Draw"),
+			app.If(m.hasGallery(), func() app.UI { return tab("gallery", "Uncertain "+m.nouns()) }), tab("upload", "Upload")),
 		app.Div().Class("tab-panel draw").Hidden(v.Tab != "draw").Body(
-			app.Canvas().ID("pad").Class("pad").Width(padSize).Height(padSize).Aria("label", "drawing pad: draw a digit").
+			app.Canvas().ID("pad").Class("pad").Width(pw).Height(ph).Aria("label", "drawing pad: draw "+m.aNoun()).
 				On("pointerdown", e.padDown).On("pointermove", e.padMove).On("pointerup", e.padUp).On("pointercancel", e.padUp),
 			app.Div().Class("row pad-tools").Body(
+				app.If(m.colour(), func() app.UI {
+					return app.Label().Class("check").Body(app.Text("ink "), app.Input().ID("ink").Type("color").Value(inkOr(e.in.Ink)).
+						OnInput(func(ctx app.Context, _ app.Event) { e.in.Ink = ctx.JSSrc().Get("value").String() }))
+				}),
 				app.Button().ID("undo").Text("Undo").Disabled(!v.CanUndo).OnClick(e.undo),
 				app.Button().ID("clear").Text("Clear").Disabled(!v.CanClear).OnClick(e.clearPad),
 				app.Label().Class("check").Body(
@@ -68,7 +77,7 @@ func (p *inputPanel) Render() app.UI {
 			app.If(v.Tab == "gallery", func() app.UI { return p.galleryThumbs() }),
 		),
 		app.Div().Class("tab-panel").Hidden(v.Tab != "upload").Body(
-			app.Label().For("upload").Text("An image of one digit, any size; dark on light or light on dark:"),
+			app.Label().For("upload").Text(uploadHint(m)),
 			app.Input().ID("upload").Type("file").Accept("image/*").OnChange(e.upload),
 		),
 		app.If(v.Err != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(v.Err) }),
@@ -102,7 +111,7 @@ func (e *Explainer) padDown(ctx app.Context, ev app.Event) {
 	ev.PreventDefault()
 	ctx.JSSrc().Call("setPointerCapture", ev.Get("pointerId"))
 	e.in.PenDown(e.padPoint(ev))
-	redrawPad(e.in.PadBase, e.in.Strokes)
+	redrawPad(e.in.PadBase, e.in.Strokes, e.in.Inks)
 }
 
 func (e *Explainer) padMove(ctx app.Context, ev app.Event) {
@@ -113,7 +122,7 @@ func (e *Explainer) padMove(ctx app.Context, ev app.Event) {
 	ev.PreventDefault()
 	if c := padContext(); c != nil {
 		s := e.in.Strokes[len(e.in.Strokes)-1]
-		drawStroke(c, s[len(s)-2:])
+		drawStroke(c, s[len(s)-2:], e.in.Ink)
 	}
 }
 
@@ -126,12 +135,12 @@ func (e *Explainer) padUp(ctx app.Context, ev app.Event) {
 }
 
 func (e *Explainer) padChanged(ctx app.Context) {
-	redrawPad(e.in.PadBase, e.in.Strokes)
+	redrawPad(e.in.PadBase, e.in.Strokes, e.in.Inks)
 	if e.in.BackToBase() { // back to the shared digit itself, not a redrawing of it
 		e.setInput(ctx, sharelink.Quantize(e.in.PadBase), "the shared link")
 		return
 	}
-	x, err := padDigit()
+	x, err := padInput()
 	if err != nil {
 		e.in.Drop()
 		e.dropRun()
@@ -172,7 +181,7 @@ func (e *Explainer) clearPad(ctx app.Context, _ app.Event) {
 // showOnPad puts a shared link's digit on the pad, where it can be seen and drawn on.
 func (e *Explainer) showOnPad(x []float32) {
 	e.in.ShowOnPad(x)
-	redrawPad(e.in.PadBase, nil)
+	redrawPad(e.in.PadBase, nil, nil)
 }
 
 // clearLink takes the share link out of the address: there is no input left to share.
@@ -195,14 +204,14 @@ func (e *Explainer) upload(ctx app.Context, ev app.Event) {
 		return
 	}
 	file := files.Index(0)
-	name := file.Get("name").String()
+	name, m := file.Get("name").String(), served()
 	switch size := file.Get("size").Int(); {
 	case size == 0:
-		e.in.Err = name + " is empty (0 bytes): choose an image of a digit."
+		e.in.Err = name + " is empty (0 bytes): choose an image of " + m.aNoun() + "."
 		return
 	case size > MaxUploadBytes:
-		e.in.Err = fmt.Sprintf("%s is %.0f MB, more than the %d MB this page reads: a digit needs far less, so crop or shrink it.",
-			name, float64(size)/(1<<20), MaxUploadBytes>>20)
+		e.in.Err = fmt.Sprintf("%s is %.0f MB, more than the %d MB this page reads: %s needs far less, so crop or shrink it.",
+			name, float64(size)/(1<<20), MaxUploadBytes>>20, m.aNoun())
 		return
 	}
 	e.in.Err = ""
@@ -211,21 +220,23 @@ func (e *Explainer) upload(ctx app.Context, ev app.Event) {
 		ctx.Dispatch(func(ctx app.Context) {
 			switch {
 			case err != nil:
-				e.in.Err = (&mnist.FileError{Name: name, Err: err}).Error()
+				e.in.Err = (&mnist.FileError{Name: name, Err: err, Noun: m.noun()}).Error()
 			case int64(w)*int64(h) > MaxUploadPixels:
 				e.in.Err = fmt.Sprintf("%s is a %s of %d×%d pixels, too large to decode here (at most %d megapixels): "+
-					"a digit needs far fewer, so crop or shrink it.", name, strings.ToUpper(format), w, h, MaxUploadPixels/1_000_000)
+					"%s needs far fewer, so crop or shrink it.", name, strings.ToUpper(format), w, h, MaxUploadPixels/1_000_000, m.aNoun())
 			default:
 				e.decodeUpload(ctx, file, name, w, h)
 			}
 		})
 	}, func(msg string) {
-		ctx.Dispatch(func(app.Context) { e.in.Err = (&mnist.FileError{Name: name, Err: errors.New(msg)}).Error() })
+		ctx.Dispatch(func(app.Context) {
+			e.in.Err = (&mnist.FileError{Name: name, Err: errors.New(msg), Noun: m.noun()}).Error()
+		})
 	})
 }
 
 // decodeUpload decodes an image of w×h pixels shrunk to at most 1024 on a side (createImageBitmap works off the
-// page's thread), and makes its digit the input.
+// page's thread), and makes it the input (picture.Fit: the digits' is MNIST's preprocessing).
 func (e *Explainer) decodeUpload(ctx app.Context, file app.Value, name string, w, h int) {
 	scale := min(1, 1024/float64(max(w, h)))
 	cw, ch := max(1, int(float64(w)*scale)), max(1, int(float64(h)*scale))
@@ -237,10 +248,10 @@ func (e *Explainer) decodeUpload(ctx app.Context, file app.Value, name string, w
 		c2d := readableCanvas2d(c)
 		c2d.Call("drawImage", bitmap, 0, 0)
 		bitmap.Call("close")
-		x, err := mnist.Preprocess(mnist.Intensities(canvasImage(c2d, cw, ch), cw, ch), cw, ch)
+		x, err := picture.Fit(canvasImage(c2d, cw, ch), cw, ch, served().Input)
 		ctx.Dispatch(func(ctx app.Context) {
 			if err != nil {
-				e.in.Err = (&mnist.FileError{Name: name, Err: err}).Error()
+				e.in.Err = (&mnist.FileError{Name: name, Err: err, Noun: served().noun()}).Error()
 				return
 			}
 			e.setInput(ctx, sharelink.Quantize(x), name)
@@ -274,4 +285,20 @@ func promise(p app.Value, ok func(app.Value), fail func(string)) {
 		return nil
 	})
 	p.Call("then", then, catch)
+}
+
+// inkOr is the pad's ink colour, white when none was chosen.
+func inkOr(ink string) string {
+	if ink == "" {
+		return "#ffffff"
+	}
+	return ink
+}
+
+// uploadHint says what an upload should be for the models.
+func uploadHint(m *pageModel) string {
+	if m.colour() {
+		return "An image of " + m.aNoun() + ", any size (it is resized to " + fmt.Sprintf("%d×%d", m.Width, m.Height) + "):"
+	}
+	return "An image of one " + m.noun() + ", any size; dark on light or light on dark:"
 }

@@ -5,7 +5,6 @@ package app
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/deltaclue/deltaclue/app/searchworker"
@@ -37,17 +36,20 @@ type modelPanel struct {
 
 func (p *modelPanel) Render() app.UI {
 	defer rendered("model", time.Now())
-	v := p.View
+	v, m := p.View, served()
 	in := v.Inspect
 	return app.Section().ID("model").Class("card model").Body(
 		app.H2().Text("2 · The model's view"),
 		// First, and always there: the page draws on these canvases whatever the panel says below them.
 		app.Div().Class("row views").Hidden(!v.HasInput).Body(
-			app.Figure().Body(app.Canvas().ID("preview").Width(112).Height(112), app.FigCaption().Text("what it reads (28×28)")),
-			app.Figure().Body(app.Canvas().ID("recon").Width(112).Height(112), app.FigCaption().Text("its VAE reconstruction")),
+			app.Figure().Body(inputCanvas("preview", cardScale()), app.FigCaption().Text(fmt.Sprintf("what it reads (%d×%d)", m.Width, m.Height))),
+			app.Figure().Body(inputCanvas("recon", cardScale()), app.FigCaption().Text("its VAE reconstruction")),
 		),
 		app.If(in == nil, func() app.UI {
-			msg := "Draw a digit, pick one or upload one."
+			msg := "Draw " + m.aNoun() + ", pick one or upload one."
+			if !m.hasGallery() {
+				msg = "Draw " + m.aNoun() + " or upload one."
+			}
 			if v.HasInput {
 				msg = "Asking the model …"
 			}
@@ -61,17 +63,17 @@ func (p *modelPanel) Render() app.UI {
 		}).Else(func() app.UI {
 			p := in.Prediction
 			return app.Div().ID("model-view").Body(
-				app.P().Body(app.Text("It reads "), app.Strong().ID("pred-label").Text(strconv.Itoa(argmax(p.Probs))),
+				app.P().Body(app.Text("It reads "), app.Strong().ID("pred-label").Text(m.class(argmax(p.Probs))),
 					app.Text(fmt.Sprintf(" with probability %.2f.", p.Probs[argmax(p.Probs)]))),
 				bars("pred-bars", p.Probs, "p"),
 				app.Table().Class("numbers").Body(
 					row("total uncertainty H", fmt.Sprintf("%.3f nats", p.Total)),
 					row("aleatoric (data noise)", fmt.Sprintf("%.3f nats", p.Aleatoric)),
 					row("epistemic (model ignorance)", fmt.Sprintf("%.3f nats", p.Epistemic)),
-					row("on its reconstruction", fmt.Sprintf("%d, H %.3f", argmax(in.Reconstructed.Probs), in.Reconstructed.Total)),
+					row("on its reconstruction", fmt.Sprintf("%s, H %.3f", m.class(argmax(in.Reconstructed.Probs)), in.Reconstructed.Total)),
 				),
 				app.If(float64(p.Total) < v.HThreshold, func() app.UI {
-					return app.P().ID("sure-note").Class("banner").Text(fmt.Sprintf("The model is already sure of this digit: H = %.2f nats "+
+					return app.P().ID("sure-note").Class("banner").Text(fmt.Sprintf("The model is already sure of this "+m.noun()+": H = %.2f nats "+
 						"is below the threshold of %g. There is little to explain: δ-CLUE will show near copies of it that the model "+
 						"reads the same way. Explain still works; a higher threshold or a larger δ shows other readings.", p.Total, v.HThreshold))
 				}),
@@ -88,8 +90,8 @@ func renderLoading(loaded, total int) app.UI {
 		done = fmt.Sprintf(": %s of %s MB", mb(loaded), mb(total))
 	}
 	return app.Div().ID("models-loading").Body(
-		app.P().Class("hint").Text(fmt.Sprintf("Loading the models%s. You can draw, pick or upload a digit meanwhile; "+
-			"the model reads it as soon as they are in.", done)),
+		app.P().Class("hint").Text(fmt.Sprintf("Loading the models%s. You can draw, pick or upload %s meanwhile; "+
+			"the model reads it as soon as they are in.", done, served().aNoun())),
 		app.Progress().ID("models-progress").Max(max(total, 1)).Value(min(loaded, max(total, 1))).
 			Aria("label", "the models' download"),
 	)

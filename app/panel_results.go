@@ -88,14 +88,14 @@ func (p *resultsPanel) Render() app.UI {
 				On("pointermove", e.gridPoint).On("click", e.gridPoint).OnKeyDown(e.gridKey),
 		),
 		app.Div().ID("detail").Class("row detail").Hidden(sel == nil).Body(
-			app.Figure().Body(app.Canvas().ID("detail-x0").Width(140).Height(140), app.FigCaption().Text("input")),
-			app.Figure().Body(app.Canvas().ID("detail-e").Width(140).Height(140), app.FigCaption().Text("explanation")),
-			app.Figure().Body(app.Canvas().ID("detail-diff").Width(140).Height(140), app.FigCaption().Body(
+			app.Figure().Body(inputCanvas("detail-x0", detailScale()), app.FigCaption().Text("input")),
+			app.Figure().Body(inputCanvas("detail-e", detailScale()), app.FigCaption().Text("explanation")),
+			app.Figure().Body(inputCanvas("detail-diff", detailScale()), app.FigCaption().Body(
 				app.Span().Class("added").Text("added"), app.Text(" / "), app.Span().Class("removed").Text("removed"))),
 			app.If(sel != nil, func() app.UI {
 				x := *sel
 				return app.Table().Class("numbers").Body(
-					row("label", fmt.Sprintf("%d (p = %.3f)", x.Label, x.Probs[x.Label])),
+					row("label", fmt.Sprintf("%s (p = %.3f)", served().class(x.Label), x.Probs[x.Label])),
 					row("H total / aleatoric / epistemic", fmt.Sprintf("%.3f / %.3f / %.3f", x.HTotal, x.HAleatoric, x.HEpistemic)),
 					row("distance d (L1)", fmt.Sprintf("%.1f", x.Distance)),
 					row("latent distance ρ", fmt.Sprintf("%.3f%s", x.Rho, map[bool]string{true: " (on the shell)", false: ""}[x.OnShell])),
@@ -159,7 +159,7 @@ func (e *Explainer) gridState() map[string]any {
 	if k >= 0 {
 		shown = ord[k].Restart
 	}
-	return map[string]any{"first": first, "cell": k, "restart": shown, "columns": gridColumns(), "cellW": cellW, "cellH": cellH,
+	return map[string]any{"first": first, "cell": k, "restart": shown, "columns": gridColumns(), "cells().cellW": cells().cellW, "cells().cellH": cells().cellH,
 		"painted": !grid.painting()}
 }
 

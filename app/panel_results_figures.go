@@ -77,9 +77,9 @@ func renderTrajectory(v figuresView) app.UI {
 			app.Range(t.Frames).Slice(func(i int) app.UI {
 				f := t.Frames[i]
 				return app.Figure().Body(
-					app.Canvas().ID("frame-"+strconv.Itoa(i)).Width(56).Height(56).Aria("label", fmt.Sprintf("step %d: reads %d", f.Step, f.Label)),
+					inputCanvas("frame-"+strconv.Itoa(i), thumbScale()).Aria("label", fmt.Sprintf("step %d: reads %s", f.Step, served().class(f.Label))),
 					app.FigCaption().Body(
-						app.Div().Text(fmt.Sprintf("step %d · %d", f.Step, f.Label)),
+						app.Div().Text(fmt.Sprintf("step %d · %s", f.Step, served().class(f.Label))),
 						app.Div().Text(fmt.Sprintf("H %.2f · d %.1f", f.HTotal, f.Distance)),
 					),
 				)

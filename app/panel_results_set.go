@@ -40,7 +40,7 @@ func renderSet(s clue.Summary, f setFacts) app.UI {
 	var modes []string
 	for k, m := range s.Modes {
 		if m > 0 {
-			modes = append(modes, fmt.Sprintf("%d: %d", k, m))
+			modes = append(modes, fmt.Sprintf("%s: %d", served().class(k), m))
 		}
 	}
 	var h htmlText
@@ -153,7 +153,7 @@ func countsText(c []int) string {
 	var parts []string
 	for k, n := range c {
 		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d×%d", n, k))
+			parts = append(parts, fmt.Sprintf("%d×%s", n, served().class(k)))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -93,7 +93,7 @@ func (p *sweepPanel) Render() app.UI {
 	ladderErr := v.LadderErr
 	return app.Section().ID("sweep").Class("card results").Body(
 		app.H2().Text("5 · Sweep δ: how far is each label?"),
-		app.P().Class("hint").Text("The same digit and parameters, searched again at each radius of a ladder: which labels appear as the ball grows, "+
+		app.P().Class("hint").Text("The same input and parameters, searched again at each radius of a ladder: which labels appear as the ball grows, "+
 			"and the smallest δ at which the model is sure of each."),
 		app.Div().Class("row").Body(
 			app.Div().Class("field").Body(
@@ -130,9 +130,9 @@ func (p *sweepPanel) Render() app.UI {
 						app.Div().ID("reaches").Class("strip").Body(app.Range(v.Reaches).Slice(func(i int) app.UI {
 							r := v.Reaches[i]
 							return app.Figure().Body(
-								app.Canvas().ID("reach-"+strconv.Itoa(r.Label)).Width(56).Height(56).
-									Aria("label", fmt.Sprintf("the nearest confident %d", r.Label)),
-								app.FigCaption().Body(app.Div().Text(fmt.Sprintf("%d at δ %g", r.Label, r.Delta)),
+								inputCanvas("reach-"+strconv.Itoa(r.Label), thumbScale()).
+									Aria("label", "the nearest confident "+served().class(r.Label)),
+								app.FigCaption().Body(app.Div().Text(fmt.Sprintf("%s at δ %g", served().class(r.Label), r.Delta)),
 									app.Div().Text(fmt.Sprintf("H %.2f · d %.1f", r.Explanation.HTotal, r.Explanation.Distance))),
 							)
 						})),
@@ -179,7 +179,7 @@ func (e *Explainer) reachSentence() string {
 	if e.in.Inspect != nil {
 		label0 = e.in.Inspect.Prediction.Label()
 	}
-	return clue.DescribeReaches(s.reaches, l, label0)
+	return served().words().DescribeReaches(s.reaches, l, label0)
 }
 
 // finishedPrefix is the sweep's steps up to the first radius still running: what a reach may be read from.
@@ -269,7 +269,7 @@ func (e *Explainer) drawReaches() {
 	}
 	e.sweep.drawPending = false
 	for _, r := range e.sweep.run.reaches {
-		drawDigit("reach-"+strconv.Itoa(r.Label), r.Explanation.Image, 2)
+		drawInput("reach-"+strconv.Itoa(r.Label), r.Explanation.Image, thumbScale())
 	}
 }
 

@@ -129,7 +129,7 @@ func gridColumns() int {
 }
 
 // columnsFor is gridColumns for a width of px.
-func columnsFor(px int) int { return min(10, max(3, px/cellW)) }
+func columnsFor(px int) int { return min(10, max(3, px/cells().cellW)) }
 
 // gridWidth keeps #grid-wrap's width as the browser last laid it out, told by a ResizeObserver: reading
 // clientWidth where the page has just changed makes the browser lay the whole page out first, which took up to

@@ -23,9 +23,9 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	e.publish()
 	ctx.Defer(func(app.Context) {
 		if x := e.sel.Chosen(e.work.Run.Results); x != nil {
-			drawDigit("detail-x0", e.in.X0, 5)
-			drawDigit("detail-e", x.Image, 5)
-			drawDiff("detail-diff", e.in.X0, x.Image, 5)
+			drawInput("detail-x0", e.in.X0, detailScale())
+			drawInput("detail-e", x.Image, detailScale())
+			drawDiff("detail-diff", e.in.X0, x.Image, detailScale())
 		}
 	})
 }
@@ -53,7 +53,7 @@ func (e *Explainer) onTraced(ctx app.Context) {
 	}
 	ctx.Defer(func(ctx app.Context) {
 		for i, f := range t.Frames {
-			drawDigit("frame-"+strconv.Itoa(i), f.Image, 2)
+			drawInput("frame-"+strconv.Itoa(i), f.Image, thumbScale())
 		}
 		e.drawFigures(ctx)
 		e.markSelected()

@@ -43,7 +43,8 @@ func (e *Explainer) Render() app.UI {
 		),
 		&resultsPanel{Page: e, View: e.resultsView()},
 		&sweepPanel{Page: e, View: e.sweepView()},
-		&globalPanel{Page: e, View: e.globalView()},
+		// The global view's groups (web/global.json) are the digits' test digits.
+		app.If(served().hasGallery(), func() app.UI { return &globalPanel{Page: e, View: e.globalView()} }),
 	)
 }
 
@@ -55,15 +56,16 @@ type headerPanel struct {
 
 func (p *headerPanel) Render() app.UI {
 	defer rendered("header", time.Now())
+	m := served()
 	return app.Header().Body(
 		app.H1().Text("deltaclue"),
-		app.P().Class("lede").Body(app.Text("Why is the model unsure about this digit? "),
-			app.Span().Class("lede-more").Text("δ-CLUE shows a set of nearby digits the model is sure about.")),
+		app.P().Class("lede").Body(app.Text("Why is the model unsure about this "+m.noun()+"? "),
+			app.Span().Class("lede-more").Text("δ-CLUE shows a set of nearby "+m.nouns()+" the model is sure about.")),
 		// A pop-over: opening it moves nothing on the page.
 		app.Details().Class("about").Body(
 			app.Summary().Text("What am I looking at?"),
-			app.Div().Class("about-body").Body(app.P().Text("A Bayesian neural network (an MC-dropout MLP with 20 fixed dropout masks) reads a handwritten digit and says how sure it is: its predictive entropy H, split into aleatoric (noise in the data) and epistemic (the model's own ignorance) parts."),
-				app.P().Text("When it is unsure, δ-CLUE explains why by searching the latent space of a variational autoencoder, within a ball of radius δ around the digit's code, for digits the network is confident about. Each of n searches starts elsewhere in the ball; together they show the different ways the digit could be read, how far each is from what was drawn (d, the L1 distance in pixels), and how the labels share out."),
+			app.Div().Class("about-body").Body(app.P().Text("A Bayesian neural network ("+m.classifier()+") reads "+m.aNoun()+" ("+m.title+") and says how sure it is: its predictive entropy H, split into aleatoric (noise in the data) and epistemic (the model's own ignorance) parts."),
+				app.P().Text("When it is unsure, δ-CLUE explains why by searching the latent space of a variational autoencoder, within a ball of radius δ around the "+m.noun()+"'s code, for "+m.nouns()+" the network is confident about. Each of n searches starts elsewhere in the ball; together they show the different ways the "+m.noun()+" could be read, how far each is from what was drawn (d, the L1 distance in pixels), and how the labels share out."),
 				app.P().Body(app.Text("Everything runs in your browser, in a pool of Web Workers. Method: Ley, Bhatt & Weller, "),
 					app.A().Href(PaperURL).Target("_blank").Rel("noopener").Text("δ-CLUE: Diverse Sets of Explanations for Uncertainty Estimates"), app.Text(" (2021).")),
 				app.If(p.Offline.Known, func() app.UI { return app.P().ID("offline-note").Title(p.Offline.Reason).Text(p.Offline.Sentence()) }),
@@ -140,13 +142,13 @@ func (e *Explainer) OnPreRender(app.Context) {
 	e.settings.Show(clue.Defaults())
 }
 
-// bars is a bar chart of ten probabilities, one bar per class, as HTML.
+// bars is a bar chart of the classes' probabilities, one bar per class named under it, as HTML.
 func bars(id string, vals []float32, prefix string) app.UI {
 	return app.Div().ID(id).Class("bars").Role("img").Aria("label", barsLabel(vals, prefix)).Body(
 		app.Range(vals).Slice(func(k int) app.UI {
 			return app.Div().Class("bar").Body(
-				app.Div().Class("fill").Style("height", fmt.Sprintf("%.1f%%", 100*vals[k])).Title(fmt.Sprintf("%s(%d) = %.3f", prefix, k, vals[k])),
-				app.Span().Text(strconv.Itoa(k)),
+				app.Div().Class("fill").Style("height", fmt.Sprintf("%.1f%%", 100*vals[k])).Title(fmt.Sprintf("%s(%s) = %.3f", prefix, served().class(k), vals[k])),
+				app.Span().Text(clipRunes(served().class(k), 4)),
 			)
 		}),
 	)
@@ -157,9 +159,9 @@ func barsHTML(h *htmlText, id string, vals []float32, prefix string) {
 	h.open("div", "id", id, "class", "bars", "role", "img", "aria-label", barsLabel(vals, prefix))
 	for k, v := range vals {
 		h.open("div", "class", "bar")
-		h.open("div", "class", "fill", "style", fmt.Sprintf("height: %.1f%%", 100*v), "title", fmt.Sprintf("%s(%d) = %.3f", prefix, k, v))
+		h.open("div", "class", "fill", "style", fmt.Sprintf("height: %.1f%%", 100*v), "title", fmt.Sprintf("%s(%s) = %.3f", prefix, served().class(k), v))
 		h.close("div")
-		h.elem("span", strconv.Itoa(k))
+		h.elem("span", clipRunes(served().class(k), 4))
 		h.close("div")
 	}
 	h.close("div")
@@ -169,7 +171,7 @@ func barsLabel(vals []float32, prefix string) string {
 	var parts []string
 	for k, v := range vals {
 		if v >= 0.01 {
-			parts = append(parts, fmt.Sprintf("%s(%d) = %.2f", prefix, k, v))
+			parts = append(parts, fmt.Sprintf("%s(%s) = %.2f", prefix, served().class(k), v))
 		}
 	}
 	return strings.Join(parts, ", ")

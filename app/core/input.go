@@ -1,5 +1,5 @@
-// The input: the digit being explained, how it was made (strokes on the pad over a shared link's digit, a
-// gallery digit, an upload), and the models' view of it, asked of a worker.
+// The input: the image being explained, how it was made (strokes on the pad over a shared link's image, a
+// gallery image, an upload), and the models' view of it, asked of a worker.
 
 package core
 
@@ -11,11 +11,13 @@ import (
 // Point is a point of a stroke on the pad, in the pad's pixels.
 type Point struct{ X, Y float64 }
 
-// Input is the digit the page explains and the pad it may be drawn on.
+// Input is the image the page explains and the pad it may be drawn on.
 type Input struct {
 	Tab     string                   // "draw", "gallery" or "upload"
 	Strokes [][]Point                // on the pad, in order (Undo takes the last)
-	PadBase []float32                // a shared link's digit, under the strokes on the pad (nil: a blank pad)
+	Inks    []string                 // each stroke's colour (CSS), as Strokes
+	Ink     string                   // the colour the next stroke is drawn in ("": white)
+	PadBase []float32                // a shared link's image, under the strokes on the pad (nil: a blank pad)
 	Drawing bool                     // a stroke is under way
 	Live    bool                     // a preview after every stroke
 	X0      []float32                // the input, quantised to k/255 (what a share link carries); nil: none
@@ -80,6 +82,7 @@ func (in *Input) Refused(id int, msg string) {
 func (in *Input) PenDown(p Point) {
 	in.Drawing = true
 	in.Strokes = append(in.Strokes, []Point{p})
+	in.Inks = append(in.Inks, in.Ink)
 }
 
 // PenMove extends the stroke under way to p, and says whether there is one.
@@ -105,23 +108,26 @@ func (in *Input) Undo() bool {
 		return false
 	}
 	in.Strokes = in.Strokes[:len(in.Strokes)-1]
+	in.Inks = in.Inks[:len(in.Strokes)]
 	return true
 }
 
-// ClearPad takes every stroke and the shared link's digit off the pad.
-func (in *Input) ClearPad() { in.Strokes, in.PadBase = nil, nil }
+// ClearPad takes every stroke and the shared link's image off the pad.
+func (in *Input) ClearPad() { in.Strokes, in.Inks, in.PadBase = nil, nil, nil }
 
-// ShowOnPad puts a digit (a shared link's) on the pad, where it can be seen and drawn on.
-func (in *Input) ShowOnPad(x []float32) { in.Tab, in.Strokes, in.PadBase = "draw", nil, x }
+// ShowOnPad puts an image (a shared link's) on the pad, where it can be seen and drawn on.
+func (in *Input) ShowOnPad(x []float32) {
+	in.Tab, in.Strokes, in.Inks, in.PadBase = "draw", nil, nil, x
+}
 
-// BackToBase says whether the pad shows the shared link's digit with nothing drawn on it: the input is then
-// that digit itself, not a redrawing of it.
+// BackToBase says whether the pad shows the shared link's image with nothing drawn on it: the input is then
+// that image itself, not a redrawing of it.
 func (in *Input) BackToBase() bool { return len(in.Strokes) == 0 && in.PadBase != nil }
 
-// DrawnSource is the source of a digit drawn on the pad.
+// DrawnSource is the source of an image drawn on the pad.
 func (in *Input) DrawnSource() string {
 	if in.PadBase != nil {
-		return "the shared link's digit, redrawn"
+		return "the shared link's image, redrawn"
 	}
 	return "a drawing"
 }

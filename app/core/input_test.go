@@ -80,7 +80,7 @@ func TestPadStrokesUndoAndTheSharedDigit(t *testing.T) {
 	}
 	in.PenDown(Point{5, 5})
 	in.PenUp()
-	if in.DrawnSource() != "the shared link's digit, redrawn" || in.BackToBase() {
+	if in.DrawnSource() != "the shared link's image, redrawn" || in.BackToBase() {
 		t.Errorf("drawn over the shared digit: %q", in.DrawnSource())
 	}
 	if !in.Undo() || !in.BackToBase() || in.Undo() {

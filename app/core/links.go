@@ -46,15 +46,24 @@ func (l *Links) Due(p *Pool, models string, fingerprint uint32) (link sharelink.
 	return link, true, nil
 }
 
+// Models are the models the page runs, as a link names them: their name and fingerprint (as the workers say),
+// and their input's shape (as their description says).
+type Models struct {
+	Name                    string
+	Fingerprint             uint32
+	Height, Width, Channels int
+}
+
 // Shared is the share link's state for the page as it is: the input, the parameters and the models, the chosen
 // restart if the parameters' set has it, and the sweep's ladder if one was run on this input (sweep, nil
 // otherwise). ok is false when there is nothing to share yet: no input, refused parameters, or models not yet
-// known (model 0).
-func Shared(in Input, s Settings, sel Selection, models string, model uint32, sweep *clue.Ladder) (st sharelink.State, ok bool) {
-	if in.X0 == nil || !s.OK || model == 0 {
+// known (fingerprint 0).
+func Shared(in Input, s Settings, sel Selection, m Models, sweep *clue.Ladder) (st sharelink.State, ok bool) {
+	if in.X0 == nil || !s.OK || m.Fingerprint == 0 {
 		return sharelink.State{}, false
 	}
-	st = sharelink.State{Models: models, Image: sharelink.Quantize(in.X0), Params: s.Params, Model: model, Selected: sharelink.NoSelection}
+	st = sharelink.State{Models: m.Name, Image: sharelink.Quantize(in.X0), Params: s.Params, Model: m.Fingerprint, Selected: sharelink.NoSelection,
+		Height: m.Height, Width: m.Width, Channels: m.Channels}
 	if sel.Restart >= 0 && sel.Restart < s.Params.Restarts() {
 		st.Selected = sel.Restart
 	}

@@ -90,7 +90,7 @@ var Fields = []Field{
 	numberField("w_total", "weight of total H", "The loss's weight on the total predictive entropy.", true, func(p *clue.Params) *float64 { return &p.WTotal }),
 	numberField("w_aleatoric", "weight of aleatoric H", "Weight on the aleatoric part (mean entropy of the MC samples).", true, func(p *clue.Params) *float64 { return &p.WAleatoric }),
 	numberField("w_epistemic", "weight of epistemic H", "Weight on the epistemic part (mutual information).", true, func(p *clue.Params) *float64 { return &p.WEpistemic }),
-	{Key: "distance_mean", Label: "distance as mean per pixel", Help: "CLUE's code divides the L1 distance by 784; the paper sums it.", Kind: "checkbox", Advanced: true,
+	{Key: "distance_mean", Label: "distance as mean per pixel", Help: "CLUE's code divides the L1 distance by the number of pixels (784 for the digits); the paper sums it.", Kind: "checkbox", Advanced: true,
 		get: func(p *clue.Params) string { return strconv.FormatBool(p.DistanceMean) },
 		set: func(p *clue.Params, v string) error { p.DistanceMean = v == "true"; return nil }},
 	numberField("lambda_y", "λy (prediction weight)", "Weight of the cross-entropy to the model's prediction on the input.", true, func(p *clue.Params) *float64 { return &p.LambdaY }),

@@ -58,7 +58,7 @@ func TestRead(t *testing.T) {
 		{"too large, not for the frame", `{"x":"` + strings.Repeat("a", MaxBytes) + `"}`, false, "", ""},
 	}
 	for _, c := range cases {
-		m, forFrame, err := Read(c.text)
+		m, forFrame, err := Read(c.text, Digits)
 		if forFrame != c.forFrame || (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%s: for the frame %v, error %v; want %v, %q", c.name, forFrame, err, c.forFrame, c.err)
 		}
@@ -66,23 +66,52 @@ func TestRead(t *testing.T) {
 			t.Errorf("%s: id %s, want %s", c.name, m.ID, c.id)
 		}
 	}
-	m, _, _ := Read(`{"type":"deltaclue:open","link":"https://x/#` + link + `"}`)
+	m, _, _ := Read(`{"type":"deltaclue:open","link":"https://x/#`+link+`"}`, Digits)
 	if m.Link != link {
 		t.Errorf("the link read from an address is %q", m.Link)
 	}
-	m, _, _ = Read(`{"type":"deltaclue:digit","pixels":` + pixels(0.5) + `}`)
+	m, _, _ = Read(`{"type":"deltaclue:digit","pixels":`+pixels(0.5)+`}`, Digits)
 	if m.Pixels[0] != 128 || m.Pixels[783] != 128 {
 		t.Errorf("0.5 quantised to %d", m.Pixels[0])
 	}
 }
 
+// Any model's input comes as deltaclue:image, of the frame's models' shape; deltaclue:digit is the digits' alone.
+func TestReadImage(t *testing.T) {
+	colour := Shape{2, 3, 3}
+	vals := `[0,0.5,1,0,0,0, 0,0,0,0,0,0, 1,1,1,1,1,1]`
+	m, forFrame, err := Read(`{"type":"deltaclue:image","height":2,"width":3,"channels":3,"pixels":`+vals+`,"id":"a"}`, colour)
+	if !forFrame || err != nil || len(m.Pixels) != 18 || m.Pixels[1] != 128 || m.Pixels[17] != 255 || string(m.ID) != `"a"` {
+		t.Fatalf("the image: %v %v %v %s", forFrame, err, m.Pixels, m.ID)
+	}
+	for text, want := range map[string]string{
+		`{"type":"deltaclue:image","height":3,"width":2,"channels":3,"pixels":` + vals + `}`: "the image is 3×2 colour, and this frame's models take 2×3 colour: resize it first",
+		`{"type":"deltaclue:image","height":2,"width":3,"pixels":` + vals + `}`:              `deltaclue:image needs "channels", a whole number (this frame's models take 2×3 colour)`,
+		`{"type":"deltaclue:image","height":2,"width":3,"channels":3,"pixels":[1]}`:          `deltaclue:image needs "pixels", an array of 18 numbers in [0, 1]`,
+		`{"type":"deltaclue:digit","pixels":` + pixels(0.5) + `}`:                            "deltaclue:digit sends a 28×28 digit, and this frame's models take 2×3 colour: send deltaclue:image",
+	} {
+		if _, forFrame, err := Read(text, colour); !forFrame || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%.60s…: %v, want %q", text, err, want)
+		}
+	}
+	// The digits take an image message too, of their shape.
+	if m, _, err := Read(`{"type":"deltaclue:image","height":28,"width":28,"channels":1,"pixels":`+pixels(0.5)+`}`, Digits); err != nil || len(m.Pixels) != 784 {
+		t.Errorf("the digits' image message: %v", err)
+	}
+}
+
 func FuzzRead(f *testing.F) {
+	f.Add(`{"type":"deltaclue:image","height":2,"width":2,"channels":3,"pixels":[0,0,0,0,1,1,1,1,0.5,0.5,0.5,0.5]}`)
 	f.Add(`{"type":"deltaclue:open","link":"` + aLink(f) + `","id":1}`)
 	f.Add(`{"type":"deltaclue:digit","pixels":` + pixels(0.25) + `}`)
 	f.Add(`{"type":"deltaclue:digit","pixels":[1e999]}`)
 	f.Add(`{"type":"deltaclue:x","id":[]}`)
 	f.Fuzz(func(t *testing.T, text string) {
-		m, forFrame, err := Read(text)
+		shape := Digits
+		if len(text)%2 == 1 {
+			shape = Shape{2, 2, 3}
+		}
+		m, forFrame, err := Read(text, shape)
 		if !forFrame && (err != nil || m.Type != "") {
 			t.Fatalf("a message not for the frame came back with %q, %v", m.Type, err)
 		}
@@ -92,7 +121,10 @@ func FuzzRead(f *testing.F) {
 				if _, err := sharelink.Decode(m.Link); err != nil {
 					t.Fatalf("an open message's link does not decode: %v", err)
 				}
-			case Digit:
+			case Digit, Image:
+				if len(m.Pixels) != shape.Size() {
+					t.Fatalf("%d values accepted for a %s input", len(m.Pixels), shape)
+				}
 			default:
 				t.Fatalf("type %q accepted", m.Type)
 			}

@@ -46,11 +46,30 @@ func (m *Image) At(x, y int) RGB {
 	return RGB{m.Pix[i], m.Pix[i+1], m.Pix[i+2]}
 }
 
-// DrawDigit paints a 28×28 image (ink bright) as dark ink on white, magnified by scale.
-func DrawDigit(img *Image, x0, y0 int, pixels []float32, scale int) {
-	for i, v := range pixels {
-		g := uint8(255 - 255*min(max(v, 0), 1))
-		FillRect(img, x0+(i%28)*scale, y0+(i/28)*scale, x0+(i%28+1)*scale, y0+(i/28+1)*scale, RGB{g, g, g})
+// Shape is an input's height, width and channels: one channel is ink, drawn dark on white; three are colour.
+type Shape struct{ Height, Width, Channels int }
+
+// Digits is the digits' 28×28 ink.
+var Digits = Shape{28, 28, 1}
+
+// pixel fills input pixel i (of a Shape's plane) at (x0, y0) magnified by scale.
+func (s Shape) pixel(img *Image, x0, y0, i, scale int, c RGB) {
+	x, y := i%s.Width, i/s.Width
+	FillRect(img, x0+x*scale, y0+y*scale, x0+(x+1)*scale, y0+(y+1)*scale, c)
+}
+
+// DrawInput paints an input of shape s, magnified by scale: ink (one channel) as dark ink on white, colour as
+// it is.
+func DrawInput(img *Image, x0, y0 int, pixels []float32, s Shape, scale int) {
+	n := s.Height * s.Width
+	unit := func(v float32) uint8 { return uint8(255 * min(max(v, 0), 1)) }
+	for i := range n {
+		if s.Channels == 3 {
+			s.pixel(img, x0, y0, i, scale, RGB{unit(pixels[i]), unit(pixels[n+i]), unit(pixels[2*n+i])})
+			continue
+		}
+		g := uint8(255 - 255*min(max(pixels[i], 0), 1))
+		s.pixel(img, x0, y0, i, scale, RGB{g, g, g})
 	}
 }
 

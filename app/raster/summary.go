@@ -19,12 +19,18 @@ var (
 	cardBorder = RGB{205, 205, 205}
 )
 
-// DrawDiff paints what e changes in x0, magnified by scale: blue where e adds ink, orange where it removes
-// it, over a faint x0 (the page's diffRGBA).
-func DrawDiff(img *Image, x0, y0 int, orig, e []float32, scale int) {
-	for i := range orig {
-		d := min(max(e[i]-orig[i], -1), 1)
-		base := 255 - 60*min(max(orig[i], 0), 1)
+// DrawDiff paints what e changes in x0 (of shape s), magnified by scale: blue where e adds ink, orange where
+// it removes it, over a faint x0 (the page's diffRGBA); for colour, the channels' mean change.
+func DrawDiff(img *Image, x0, y0 int, orig, e []float32, s Shape, scale int) {
+	n := s.Height * s.Width
+	for i := range n {
+		var d, v float32
+		for c := range s.Channels {
+			d += e[c*n+i] - orig[c*n+i]
+			v += min(max(orig[c*n+i], 0), 1)
+		}
+		d, v = min(max(d/float32(s.Channels), -1), 1), v/float32(s.Channels)
+		base := 255 - 60*v
 		r, g, b := base, base, base
 		switch {
 		case d > 0:
@@ -32,7 +38,7 @@ func DrawDiff(img *Image, x0, y0 int, orig, e []float32, scale int) {
 		case d < 0:
 			r, g, b = base+(float32(removedInk.R)-base)*(-d), base+(float32(removedInk.G)-base)*(-d), base+(float32(removedInk.B)-base)*(-d)
 		}
-		FillRect(img, x0+(i%28)*scale, y0+(i/28)*scale, x0+(i%28+1)*scale, y0+(i/28+1)*scale, RGB{uint8(r), uint8(g), uint8(b)})
+		s.pixel(img, x0, y0, i, scale, RGB{uint8(r), uint8(g), uint8(b)})
 	}
 }
 
@@ -74,18 +80,19 @@ func StrokeRect(img *Image, x0, y0, x1, y1 int, c RGB) {
 	FillRect(img, x1-1, y0, x1, y1, c)
 }
 
-// Summary draws the set as one figure: the input digit with the model's reading, then one card per mode
-// (clue.ModeCards' order) with its representative explanation, the change from x0, its label, H, d and how
-// many restarts landed there, and the plain-words sentence across the bottom.
-func Summary(input string, x0 []float32, pred0 engine.Uncertainty, p clue.Params, exps []clue.Explanation, sum clue.Summary, sentence string) *Image {
+// Summary draws the set as one figure: the input (of shape s) with the model's reading, then one card per mode
+// (clue.ModeCards' order) with its representative explanation, the change from x0, its label (named in w), H,
+// d and how many restarts landed there, and the plain-words sentence across the bottom.
+func Summary(input string, s Shape, w clue.Words, x0 []float32, pred0 engine.Uncertainty, p clue.Params, exps []clue.Explanation, sum clue.Summary, sentence string) *Image {
+	longer := max(s.Height, s.Width)
+	scale := max(1, (112+longer/2)/longer) // the digits' are 4: 112 px
+	sideW, side := s.Width*scale, s.Height*scale
+	cardH := 12 + max(side, 56+12+2*22) + 4 + 10 + 8
 	const (
 		pad     = 16
-		scale   = 4 // digits are 112 px
-		side    = 28 * scale
 		text    = 2 // body text: 12 px per character, 14 px high
 		lineH   = 22
 		cardW   = 500
-		cardH   = 12 + side + 4 + 10 + 8
 		cardGap = 12
 		cols    = 2
 		width   = 2*pad + cols*cardW + (cols-1)*cardGap
@@ -114,12 +121,12 @@ func Summary(input string, x0 []float32, pred0 engine.Uncertainty, p clue.Params
 		y += lineH
 	}
 	y += 6
-	DrawDigit(img, pad, y, x0, scale)
-	StrokeRect(img, pad-1, y-1, pad+side+1, y+side+1, cardBorder)
+	DrawInput(img, pad, y, x0, s, scale)
+	StrokeRect(img, pad-1, y-1, pad+sideW+1, y+side+1, cardBorder)
 	label0 := pred0.Label()
-	tx := pad + side + 20
-	DrawText(img, tx, y+2, fmt.Sprintf("x0: the model reads %d", label0), 3, Black)
-	DrawText(img, tx, y+34, fmt.Sprintf("p(%d) %.2f, H %.2f nats (aleatoric %.2f, epistemic %.2f)", label0, pred0.Probs[label0],
+	tx := pad + sideW + 20
+	DrawText(img, tx, y+2, "x0: the model reads "+w.Class(label0), 3, Black)
+	DrawText(img, tx, y+34, fmt.Sprintf("p(%s) %.2f, H %.2f nats (aleatoric %.2f, epistemic %.2f)", w.Class(label0), pred0.Probs[label0],
 		pred0.Total, pred0.Aleatoric, pred0.Epistemic), text, Black)
 	modes := 0
 	for _, m := range sum.Modes {
@@ -142,21 +149,34 @@ func Summary(input string, x0 []float32, pred0 engine.Uncertainty, p clue.Params
 
 	// One card per mode.
 	if len(cards) == 0 {
-		DrawText(img, pad, headerH+4, "No mode: no restart reached a digit the model is sure of.", text, Grey)
+		DrawText(img, pad, headerH+4, "No mode: no restart reached "+w.AnInput()+" the model is sure of.", text, Grey)
 	}
 	for k, c := range cards {
 		x, y := pad+(k%cols)*(cardW+cardGap), headerH+(k/cols)*(cardH+cardGap)
 		StrokeRect(img, x, y, x+cardW, y+cardH, cardBorder)
 		e := byRestart[c.Representative]
-		DrawDigit(img, x+12, y+12, e.Image, scale)
-		DrawDiff(img, x+12+side+8, y+12, x0, e.Image, scale)
+		DrawInput(img, x+12, y+12, e.Image, s, scale)
+		DrawDiff(img, x+12+sideW+8, y+12, x0, e.Image, s, scale)
 		DrawText(img, x+12, y+12+side+4, fmt.Sprintf("restart %d", c.Representative), 1, Grey)
-		DrawText(img, x+12+side+8, y+12+side+4, "change from x0", 1, Grey)
-		tx := x + 12 + 2*side + 8 + 16
+		DrawText(img, x+12+sideW+8, y+12+side+4, "change from x0", 1, Grey)
+		tx := x + 12 + 2*sideW + 8 + 16
 		fill := HexColour(figures.LabelColour(c.Label))
 		FillRect(img, tx, y+12, tx+56, y+12+56, fill)
-		DrawText(img, tx+13, y+12+7, strconv.Itoa(c.Label), 6, HexColour(figures.LabelTextColour(c.Label)))
-		DrawText(img, tx+68, y+12+6, fmt.Sprintf("p(y) %.2f", c.P), text, Black)
+		// A one-character name fills the label's square; a longer one goes beside it, the square numbered.
+		name, mark := w.Class(c.Label), strconv.Itoa(c.Label)
+		if len([]rune(name)) == 1 {
+			mark = name
+		}
+		if len(mark) == 1 {
+			DrawText(img, tx+13, y+12+7, mark, 6, HexColour(figures.LabelTextColour(c.Label)))
+		} else {
+			DrawText(img, tx+28-len(mark)*9, y+12+18, mark, 3, HexColour(figures.LabelTextColour(c.Label)))
+		}
+		py := "p(y) " + fmt.Sprintf("%.2f", c.P)
+		if mark != name {
+			py = name + " · " + py
+		}
+		DrawText(img, tx+68, y+12+6, py, text, Black)
 		if f := c.FormText(); f != "" {
 			DrawText(img, tx+68, y+12+6+lineH, f, text, Grey)
 		}

@@ -53,7 +53,7 @@ import (
 )
 
 // Pixels is the number of values of a v1 or v2 link's image: the digits' 28×28.
-const Pixels = 784
+const Pixels = digitsHeight * digitsWidth * digitsChannels
 
 // DigitsModels is the name of the models v1 and v2 links were made for (weights/digits.json).
 const DigitsModels = "digits"
