@@ -83,3 +83,40 @@ func TestConvBundlesSearchEverywhere(t *testing.T) {
 		t.Errorf("the convolutional bundles' searches hash to %s, want %s", got, convBundleGolden)
 	}
 }
+
+// S2 and S5 spread their restarts over the model's own classes: the digits' ten take n/10 each, a model of
+// four classes as many restarts in all, the first ones one more; S5 runs on a model of any number of classes.
+func TestSchemesPerClassOfAnyModel(t *testing.T) {
+	if got := perClass(30, 10); got[0] != 3 || got[9] != 3 {
+		t.Errorf("the digits' 30 restarts: %v", got)
+	}
+	if got := perClass(30, 4); got[0] != 8 || got[1] != 8 || got[2] != 7 || got[3] != 7 {
+		t.Errorf("30 restarts over 4 classes: %v", got)
+	}
+	grey, err := testbundle.Grey(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, c, err := engine.Load(grey.Description, grey.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x0 := make([]float32, c.Input.Size())
+	for i := range x0 {
+		x0[i] = float32(i%7) / 7
+	}
+	prob, err := NewProblem(&Models{VAE: v, BNN: c}, x0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Defaults()
+	p.Scheme, p.N, p.MaxSteps = S5, 20, 5
+	exps, err := Search(context.Background(), prob, p, nil, nil)
+	if err != nil || len(exps) != 20 {
+		t.Fatalf("S5 on a %d-class model: %d explanations, %v", c.Classes, len(exps), err)
+	}
+	p.Scheme = S2
+	if _, err := Search(context.Background(), prob, p, nil, nil); err == nil {
+		t.Error("S2 ran on models without anchors")
+	}
+}

@@ -213,7 +213,8 @@ func Defaults() Params {
 // DefaultDelta is the default radius.
 const DefaultDelta = 2.0
 
-// Classes is the number of labels the schemes S2 and S5 walk towards.
+// Classes sets the restarts of schemes S2 and S5: a multiple of it (the digits' ten classes), spread over the
+// model's own classes (perClass).
 const Classes = 10
 
 // ParamError says which parameter is wrong and why.

@@ -99,8 +99,11 @@ func Starts(prob *Problem, p Params) ([][]float64, error) {
 			}
 		}
 	case S2:
-		m := n / Classes
-		for y := 0; y < Classes; y++ {
+		counts, at := perClass(n, prob.models.BNN.Classes), 0
+		for y, m := range counts {
+			if m == 0 {
+				continue
+			}
 			zy, err := prob.nearestAnchor(y, p)
 			if err != nil {
 				return nil, err
@@ -113,7 +116,8 @@ func Starts(prob *Problem, p Params) ([][]float64, error) {
 				u[0] = 1
 			}
 			for j := 1; j <= m; j++ {
-				starts[y*m+j-1] = p.along(z0, u, p.Delta*float64(j)/float64(m))
+				starts[at] = p.along(z0, u, p.Delta*float64(j)/float64(m))
+				at++
 			}
 		}
 	case S6:
@@ -138,10 +142,11 @@ func Starts(prob *Problem, p Params) ([][]float64, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := n / Classes
+		counts, at := perClass(n, prob.models.BNN.Classes), 0
 		for y, path := range paths {
-			for j := 1; j <= m; j++ {
-				starts[y*m+j-1] = path.at(float64(j) / float64(m))
+			for j := 1; j <= counts[y]; j++ {
+				starts[at] = path.at(float64(j) / float64(counts[y]))
+				at++
 			}
 		}
 	}
@@ -156,7 +161,7 @@ func (prob *Problem) amortisedCentres() ([][]float64, error) {
 	from := prob.Pred0.Label()
 	points := prob.models.Amortised(prob.X0, prob.Z0, from)
 	if len(points) == 0 {
-		return nil, fmt.Errorf("scheme S6 has no translation from label %d: no group of uncertain training digits read as %d had enough members", from, from)
+		return nil, fmt.Errorf("scheme S6 has no translation from label %d: no group of uncertain training inputs read as %d had enough members", from, from)
 	}
 	centres := make([][]float64, len(points))
 	for i, pt := range points {
@@ -249,19 +254,20 @@ func (pl polyline) at(f float64) []float64 {
 func gradientPaths(prob *Problem, p Params) ([]polyline, error) {
 	v, b := prob.models.VAE, prob.models.BNN
 	d := v.Latent
-	m := p.Restarts() / Classes
-	targets := make([]float32, Classes*b.Classes)
-	for y := 0; y < Classes; y++ {
-		targets[y*b.Classes+y] = 1
+	classes := b.Classes
+	m := perClass(p.Restarts(), classes)[0] // the most any class takes
+	targets := make([]float32, classes*classes)
+	for y := 0; y < classes; y++ {
+		targets[y*classes+y] = 1
 	}
-	g := engine.NewGraph(Classes)
+	g := engine.NewGraph(classes)
 	z := g.Input(d, true)
 	_, img := v.Decode(g, z)
 	cost := b.Predict(g, img, targets).CrossEnt
 	step := p.Delta / float64(4*m)
-	paths := make([]polyline, Classes)
-	pos := make([][]float64, Classes)
-	done := make([]bool, Classes)
+	paths := make([]polyline, classes)
+	pos := make([][]float64, classes)
+	done := make([]bool, classes)
 	for y := range paths {
 		pos[y] = append([]float64(nil), prob.z0...)
 		paths[y] = polyline{points: [][]float64{append([]float64(nil), prob.z0...)}, arc: []float64{0}}
@@ -333,4 +339,19 @@ func gradientPaths(prob *Problem, p Params) ([]polyline, error) {
 		}
 	}
 	return paths, nil
+}
+
+// perClass spreads S2's and S5's restarts over the model's classes, in class order: as many to each, and what
+// is left one more to the first ones. The digits' ten classes take restarts/10 each (Restarts is a multiple of
+// Classes for these schemes); a model of other classes takes the same number of restarts, so that a link's set
+// has the size the page and the workers expect without knowing the model.
+func perClass(restarts, classes int) []int {
+	counts := make([]int, classes)
+	for y := range counts {
+		counts[y] = restarts / classes
+		if y < restarts%classes {
+			counts[y]++
+		}
+	}
+	return counts
 }
