@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,7 +74,7 @@ func TestOpenDirAndFile(t *testing.T) {
 	}
 	items := b.Items(4, 11)
 	for i := range 4 {
-		if got, w := m.Test.Float(i, nil), items.Float(i, nil); !equal(got, w) || m.Test.Label(i) != items.Label(i) {
+		if got, w := m.Test.Float(i, nil), items.Float(i, nil); !slices.Equal(got, w) || m.Test.Label(i) != items.Label(i) {
 			t.Errorf("test item %d differs from the one written", i)
 		}
 	}
@@ -102,18 +103,6 @@ func TestOpenDirAndFile(t *testing.T) {
 	if m, err := Open(bare); err != nil || m.Test != nil {
 		t.Errorf("a folder without test items: %v", err)
 	}
-}
-
-func equal(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestOpenRefuses: every fault is one sentence that names the file or the name.
