@@ -8,24 +8,25 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
-// carlaData is the data CARLA's yNN searches for neighbours: CARLA takes the whole dataset (data.df), here
-// the 10,000 digits of `make data` (train, validation and test splits) when dir holds them, and otherwise the
-// 2,000 test digits committed in mnist/heldout.dcd.gz, the only split the repository ships. The labels are the
-// BNN's (the most probable class of its predictive mean), as CARLA's are the model's.
+// carlaData is the data CARLA's yNN searches for neighbours: CARLA takes the whole dataset (data.df). For the
+// shipped digits, the 10,000 digits of `make data` (train, validation and test splits) when dir holds them, and
+// otherwise the 2,000 test digits committed in mnist/heldout.dcd.gz, the only split the repository ships; for
+// other models, their test items, and nothing (no images: yNN is left out) when they have none. The labels are
+// the BNN's (the most probable class of its predictive mean), as CARLA's are the model's.
 //
-// An empty dir means the test split.
-func carlaData(dir string, bnn *engine.BNN) (clue.NeighbourData, error) {
+// An empty dir means the digits' test split.
+func carlaData(dir string, m *models) (clue.NeighbourData, error) {
+	bnn, size := m.search.BNN, m.input().Size()
 	labels := func(images []float32) func([]int) []int {
 		return func(idx []int) []int {
-			batch := make([]float32, 0, len(idx)*mnist.Pixels)
+			batch := make([]float32, 0, len(idx)*size)
 			for _, i := range idx {
-				batch = append(batch, images[i*mnist.Pixels:(i+1)*mnist.Pixels]...)
+				batch = append(batch, images[i*size:(i+1)*size]...)
 			}
 			out := make([]int, len(idx))
 			for k, p := range bnn.Classify(batch) {
@@ -33,6 +34,13 @@ func carlaData(dir string, bnn *engine.BNN) (clue.NeighbourData, error) {
 			}
 			return out
 		}
+	}
+	if !m.ShippedDigits {
+		if m.Test == nil {
+			return clue.NeighbourData{}, nil
+		}
+		images := flatten(m.Test)
+		return clue.NeighbourData{Images: images, Labels: labels(images), Name: "the models' " + m.items(m.Test.Len(), "test")}, nil
 	}
 	all, err := readAllSplits(dir)
 	if dir == "" {
@@ -48,10 +56,7 @@ func carlaData(dir string, bnn *engine.BNN) (clue.NeighbourData, error) {
 	if err != nil {
 		return clue.NeighbourData{}, err
 	}
-	images := make([]float32, test.Len()*mnist.Pixels)
-	for i := 0; i < test.Len(); i++ {
-		test.Float(i, images[i*mnist.Pixels:(i+1)*mnist.Pixels])
-	}
+	images := test.Floats()
 	return clue.NeighbourData{Images: images, Labels: labels(images),
 		Name: fmt.Sprintf("the %d committed test digits; make data gives all 10000", test.Len())}, nil
 }

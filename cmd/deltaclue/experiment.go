@@ -15,9 +15,8 @@ import (
 	"time"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
-	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
-	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // variant is one of the paper's four experiment variants.
@@ -68,8 +67,9 @@ func experiment(args []string) error {
 	p := clue.Defaults()
 	p.HThreshold = 10 // the paper measures all n results: accept them all (H ≤ log 10 < 10)
 	finish := paramFlags(fs, &p)
-	digits := fs.Int("digits", 8, "explain the this many most uncertain test digits")
-	indices := fs.String("indices", "", "explain these test digits instead (comma-separated)")
+	spec := modelsFlag(fs)
+	digits := fs.Int("digits", 8, "explain this many of the most uncertain test items (the digits' test digits)")
+	indices := fs.String("indices", "", "explain these test items instead (comma-separated)")
 	deltas := fs.String("deltas", "0.5,1,1.5,2,2.5,3,3.5", "the radii δ")
 	grid := fs.String("grid", "paper", "the variants: paper (Uncertainty/Distance × Random S1/NN S2, the paper's four) or schemes (S1–S6 with the flags' objective, λx = -lambda-x)")
 	only := fs.String("variants", "", "run only these variants (comma-separated numbers: 1-4 of the paper's grid, 1-6 of the schemes')")
@@ -109,11 +109,15 @@ func experiment(args []string) error {
 			chosen = append(chosen, all[k-1])
 		}
 	}
-	models, err := glam.ShippedModels()
+	m, err := loadModels(*spec)
 	if err != nil {
 		return err
 	}
-	set, err := mnist.HeldOut()
+	if err := m.schemesAvailable(chosen); err != nil {
+		return err
+	}
+	models := m.search
+	set, err := m.test("the experiment")
 	if err != nil {
 		return err
 	}
@@ -122,16 +126,12 @@ func experiment(args []string) error {
 		for _, f := range strings.Split(*indices, ",") {
 			i, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || i < 0 || i >= set.Len() {
-				return fmt.Errorf("-indices: %q is not a test digit 0..%d", f, set.Len()-1)
+				return fmt.Errorf("-indices: %q is not a test %s 0..%d", f, m.noun(), set.Len()-1)
 			}
 			picked = append(picked, i)
 		}
 	} else {
-		images := make([]float32, set.Len()*mnist.Pixels)
-		for i := 0; i < set.Len(); i++ {
-			set.Float(i, images[i*mnist.Pixels:(i+1)*mnist.Pixels])
-		}
-		picked = clue.MostUncertain(models.BNN, images, *digits)
+		picked = clue.MostUncertain(models.BNN, flatten(set), *digits)
 	}
 	problems := make([]*clue.Problem, len(picked))
 	for k, i := range picked {
@@ -158,7 +158,7 @@ func experiment(args []string) error {
 	if *compare {
 		return compareConvergence(os.Stdout, problems, ds, chosen, p, *workers)
 	}
-	fmt.Fprintf(os.Stderr, "%s × %s × %s = %s of n = %d on %s\n", plural.Count(len(picked), "digit"), plural.Count(len(ds), "radius", "radii"),
+	fmt.Fprintf(os.Stderr, "%s × %s × %s = %s of n = %d on %s\n", m.items(len(picked), ""), plural.Count(len(ds), "radius", "radii"),
 		plural.Count(len(chosen), "variant"), plural.Count(len(tasks), "search", "searches"), p.N, plural.Count(*workers, "worker"))
 	results := make([]setResult, len(tasks))
 	start := time.Now()
@@ -179,7 +179,7 @@ func experiment(args []string) error {
 				prob := problems[t.digit]
 				t0 := time.Now()
 				exps, err := clue.Search(context.Background(), prob, q, nil, nil)
-				r := setResult{Digit: picked[t.digit], Label: int(set.Labels[picked[t.digit]]), Pred: prob.Pred0.Label(),
+				r := setResult{Digit: picked[t.digit], Label: set.Label(picked[t.digit]), Pred: prob.Pred0.Label(),
 					H0: float64(prob.Pred0.Total), Delta: q.Delta, Variant: t.variant, Seconds: time.Since(t0).Seconds()}
 				if err == nil {
 					r.Sum = clue.Summarize(prob.X0, prob.Z0, prob.Models().BNN.Classes, q, exps)
@@ -382,4 +382,18 @@ func writePlots(dir string, results []setResult, ds []float64, vs []variant) err
 	}
 	return writeLinePlot(filepath.Join(dir, "label_entropy.svg"), "Label entropy vs number of explanations ("+vs[0].Name+")",
 		"number of explanations", "entropy of the labels (nats)", lines)
+}
+
+// schemesAvailable says in one sentence which chosen variant the models cannot run: S2 needs their anchors, S6
+// their translations.
+func (m *models) schemesAvailable(chosen []variant) error {
+	for _, v := range chosen {
+		switch {
+		case v.Scheme == clue.S2 && m.search.Anchors == nil:
+			return fmt.Errorf("variant %q: the %q models have no anchors (%s), so scheme S2 cannot run: leave it out with -variants", v.Name, m.Name(), weights.BundleAnchors)
+		case v.Scheme == clue.S6 && m.search.Amortised == nil:
+			return fmt.Errorf("variant %q: the %q models have no translations (%s), so scheme S6 cannot run: leave it out with -variants", v.Name, m.Name(), weights.BundleGlobal)
+		}
+	}
+	return nil
 }

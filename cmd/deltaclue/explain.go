@@ -26,7 +26,7 @@ func explain(args []string) error {
 	in := addInputFlags(fs, "explain what a share link from the page holds: its image, parameters and seed (other flags are ignored)")
 	out := fs.String("out", "explain-out", "folder for grid.png, labels.png, tradeoff.svg, latent.svg, summary.png, set.csv and explain.json")
 	cols := fs.Int("cols", 10, "columns of the grid")
-	carlaDir := fs.String("carla-data", "data", "folder of `make data`: CARLA's yNN searches all its 10,000 digits (without it, the 2,000 committed test digits)")
+	carlaDir := fs.String("carla-data", "data", "folder of `make data`: CARLA's yNN searches all its 10,000 digits (without it, the 2,000 committed test digits); other models' yNN searches their test items")
 	workers := fs.Int("workers", runtime.NumCPU(), "split the restarts across this many searches run at once (the results are the same)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -37,15 +37,16 @@ func explain(args []string) error {
 	if *workers < 1 {
 		return fmt.Errorf("-workers %d: want at least 1", *workers)
 	}
-	models, err := glam.ShippedModels()
+	m, x0, input, _, err := in.load(&p)
 	if err != nil {
 		return err
 	}
-	x0, input, _, err := in.load(&p)
-	if err != nil {
-		return err
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["carla-data"] && !m.ShippedDigits {
+		return fmt.Errorf("-carla-data: `make data` holds the digits, and these are the %q models: CARLA's yNN searches their test items", m.Name())
 	}
-	prob, err := clue.NewProblem(models, x0)
+	prob, err := clue.NewProblem(m.search, x0)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func explain(args []string) error {
 	classes := prob.Models().BNN.Classes
 	sum := clue.Summarize(prob.X0, prob.Z0, classes, p, exps)
 	carla := clue.CARLAOf(prob.X0, prob.Pred0.Label(), exps)
-	data, err := carlaData(*carlaDir, prob.Models().BNN)
+	data, err := carlaData(*carlaDir, m)
 	if err != nil {
 		return err
 	}
@@ -73,11 +74,9 @@ func explain(args []string) error {
 	if len(exps) > 0 {
 		rep.SecondsPerExplanation = rep.Seconds / float64(len(exps))
 	}
-	sentence := clue.Describe(prob.Pred0, exps, sum, p)
-	amortised, err := amortisedAnswers(prob, p, exps)
-	if err != nil {
-		return err
-	}
+	words := m.words()
+	sentence := words.Describe(prob.Pred0, exps, sum, p)
+	amortised := amortisedAnswers(prob, m.translations, p, exps)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -88,10 +87,11 @@ func explain(args []string) error {
 	if err := os.WriteFile(filepath.Join(*out, "explain.json"), js, 0o644); err != nil {
 		return err
 	}
-	if err := writePNG(filepath.Join(*out, "grid.png"), renderGrid(x0, rep.Label, prob.Pred0.Total, exps, *cols)); err != nil {
+	look := figureOf(m)
+	if err := writePNG(filepath.Join(*out, "grid.png"), look.grid(x0, rep.Label, prob.Pred0.Total, exps, *cols)); err != nil {
 		return err
 	}
-	if err := writePNG(filepath.Join(*out, "labels.png"), renderLabelChart(prob.Pred0.Probs, sum.LabelDistribution)); err != nil {
+	if err := writePNG(filepath.Join(*out, "labels.png"), look.labelChart(prob.Pred0.Probs, sum.LabelDistribution)); err != nil {
 		return err
 	}
 	// The page's download buttons write these from the same functions: the same link gives the same bytes.
@@ -101,10 +101,10 @@ func explain(args []string) error {
 			return err
 		}
 	}
-	if err := writePNG(filepath.Join(*out, "summary.png"), raster.Summary(input, x0, prob.Pred0, p, exps, sum, sentence)); err != nil {
+	if err := writePNG(filepath.Join(*out, "summary.png"), raster.Summary(input, look.shape, words, x0, prob.Pred0, p, exps, sum, sentence)); err != nil {
 		return err
 	}
-	fmt.Printf("%s: the BNN says %d with H = %.3f nats (aleatoric %.3f, epistemic %.3f)\n", input, rep.Label,
+	fmt.Printf("%s: the BNN says %s with H = %.3f nats (aleatoric %.3f, epistemic %.3f)\n", input, m.class(rep.Label),
 		prob.Pred0.Total, prob.Pred0.Aleatoric, prob.Pred0.Epistemic)
 	fmt.Printf("%s accepted in %.1fs: labels %v, H %.3f..%.3f, d %.1f..%.1f, shell fraction %.2f, %s, modes %v\n",
 		plural.Of(sum.Accepted, sum.Restarts, "restart"), rep.Seconds, sum.LabelCounts, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max, sum.ShellFraction,
@@ -112,7 +112,10 @@ func explain(args []string) error {
 	fmt.Println(sentence)
 	fmt.Println(carlaLine(sum.Recourse, sum.Accepted, sum.Restarts, rep.SecondsPerExplanation))
 	fmt.Println(carlaExactLine(carla, sum.Restarts))
-	fmt.Println(amortisedLine(amortised))
+	if data.Images == nil {
+		fmt.Printf("CARLA's yNN is left out: it searches the models' data for neighbours, and the %q models have no test items.\n", m.Name())
+	}
+	fmt.Println(amortisedLine(amortised, m))
 	fmt.Printf("wrote %s/{grid.png,labels.png,tradeoff.svg,latent.svg,summary.png,set.csv,explain.json}\n", *out)
 	return nil
 }

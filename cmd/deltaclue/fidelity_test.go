@@ -120,7 +120,7 @@ func TestExplainCLUERuleAndCARLA(t *testing.T) {
 // changed acceptance is the one of the two searches run directly.
 func TestCompareConvergence(t *testing.T) {
 	m := mustModels(t)
-	x0, _, err := loadInput(workedDigit, "")
+	x0, _, err := testDigit(workedDigit)
 	if err != nil {
 		t.Fatal(err)
 	}

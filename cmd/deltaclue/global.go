@@ -16,7 +16,7 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
-	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // globalReport is global.json: the setting, every group's record on the test split, the totals beside
@@ -51,7 +51,8 @@ type globalTotals struct {
 func global(args []string) error {
 	fs := flag.NewFlagSet("global", flag.ContinueOnError)
 	out := fs.String("out", "global-out", "folder for groups.json, groups.csv and coverage.svg")
-	digits := fs.Int("digits", 0, "use only the first this many uncertain test digits (0: all)")
+	spec := modelsFlag(fs)
+	digits := fs.Int("digits", 0, "use only the first this many uncertain test items (0: all)")
 	workers := fs.Int("workers", runtime.NumCPU(), "δ-CLUE searches run at once (the results are the same)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -59,26 +60,27 @@ func global(args []string) error {
 	if *workers < 1 || *digits < 0 {
 		return fmt.Errorf("-workers %d, -digits %d: want at least 1 worker and no negative count", *workers, *digits)
 	}
-	m, err := clue.ShippedModels()
+	ms, err := loadModels(*spec)
 	if err != nil {
 		return err
 	}
-	ts, err := glam.Shipped()
+	ts := ms.translations
+	if len(ts) == 0 {
+		return fmt.Errorf("the %q models have no GLAM-CLUE translations (%s): global evaluates them", ms.Name(), weights.BundleGlobal)
+	}
+	set, err := ms.test("global")
 	if err != nil {
 		return err
 	}
-	set, err := mnist.HeldOut()
-	if err != nil {
-		return err
-	}
-	images := set.Floats()
+	m := ms.search
+	images := flatten(set)
 	p := clue.Defaults()
 	idx, read := glam.Uncertain(m, images, p.HThreshold)
 	uncertain := len(idx)
 	if *digits > 0 && *digits < len(idx) {
 		idx, read = idx[:*digits], read[:*digits]
 	}
-	fmt.Fprintf(os.Stderr, "δ-CLUE (n = %d, δ = %g) on %s of the test split's %d uncertain digits, %s…\n", p.N, p.Delta, plural.Count(len(idx), "digit"), uncertain, plural.Count(*workers, "worker"))
+	fmt.Fprintf(os.Stderr, "δ-CLUE (n = %d, δ = %g) on %s of the test split's %s, %s…\n", p.N, p.Delta, ms.items(len(idx), ""), ms.items(uncertain, "uncertain"), plural.Count(*workers, "worker"))
 	reached, err := glam.Reach(context.Background(), m, images, idx, read, p, *workers)
 	if err != nil {
 		return err
@@ -114,20 +116,20 @@ func global(args []string) error {
 	if err := writeGlobal(*out, rep); err != nil {
 		return err
 	}
-	fmt.Println(globalSummary(len(ts), len(idx), *t))
+	fmt.Println(globalSummary(len(ts), ms.items(len(idx), "uncertain test"), *t))
 	fmt.Printf("wrote %s\n", filepath.Join(*out, "{groups.json,groups.csv,coverage.svg}"))
 	return nil
 }
 
 // globalSummary is the totals in a sentence. With none of the cases made sure, the answers have no mean d nor
 // ‖k·t‖ (the totals' 0 is for want of answers): it says so rather than "mean d 0.0".
-func globalSummary(translations, digits int, t globalTotals) string {
+func globalSummary(translations int, items string, t globalTotals) string {
 	cost := fmt.Sprintf("mean d %.1f against δ-CLUE's %.1f, ‖k·t‖ %.2f against ρ %.2f", t.MeanDistance, t.MeanSearchDistance, t.MeanShift, t.MeanSearchRho)
 	if t.Coverage <= 0 {
 		cost = fmt.Sprintf("none made sure, so no mean d (δ-CLUE's %.1f, ρ %.2f)", t.MeanSearchDistance, t.MeanSearchRho)
 	}
 	return fmt.Sprintf("GLAM-CLUE: %d translations; on %s (%s where δ-CLUE reached b): coverage %.0f %% (δ-CLUE: 100 %%), %s; %.2f ms per answer against %.0f ms per search",
-		translations, plural.Count(digits, "uncertain test digit"), plural.Count(t.Cases, "case"), 100*t.Coverage, cost, t.AnswerMs, t.SearchMs)
+		translations, items, plural.Count(t.Cases, "case"), 100*t.Coverage, cost, t.AnswerMs, t.SearchMs)
 }
 
 // writeGlobal writes groups.json (the whole report), groups.csv (a row per group) and coverage.svg (the

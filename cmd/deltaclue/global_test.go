@@ -71,11 +71,11 @@ func TestGlobalSmall(t *testing.T) {
 
 // TestGlobalSummary: the totals' sentence gives the answers' mean d only when some are sure.
 func TestGlobalSummary(t *testing.T) {
-	none := globalSummary(56, 3, globalTotals{Cases: 2, MeanSearchDistance: 26.98, MeanSearchRho: 1.5, AnswerMs: 2, SearchMs: 900})
+	none := globalSummary(56, "3 uncertain test digits", globalTotals{Cases: 2, MeanSearchDistance: 26.98, MeanSearchRho: 1.5, AnswerMs: 2, SearchMs: 900})
 	if strings.Contains(none, "d 0.0") || !strings.Contains(none, "coverage 0 % (δ-CLUE: 100 %), none made sure, so no mean d (δ-CLUE's 27.0, ρ 1.50);") {
 		t.Errorf("no case sure: %s", none)
 	}
-	some := globalSummary(56, 3, globalTotals{Cases: 2, Coverage: 0.5, MeanDistance: 41.3, MeanShift: 1.2, MeanSearchDistance: 26.98, MeanSearchRho: 1.5})
+	some := globalSummary(56, "3 uncertain test digits", globalTotals{Cases: 2, Coverage: 0.5, MeanDistance: 41.3, MeanShift: 1.2, MeanSearchDistance: 26.98, MeanSearchRho: 1.5})
 	if !strings.Contains(some, "coverage 50 % (δ-CLUE: 100 %), mean d 41.3 against δ-CLUE's 27.0, ‖k·t‖ 1.20 against ρ 1.50;") {
 		t.Errorf("half sure: %s", some)
 	}

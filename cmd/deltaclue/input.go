@@ -11,93 +11,134 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/picture"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
-// inputFlags are the flags that say what to explain, shared by explain and sweep: a test digit, an image file
-// or a share link.
+// inputFlags are the flags that say what to explain, shared by explain and sweep: the models (-models), and a
+// test item, an image file or a share link.
 type inputFlags struct {
-	digit *int
-	png   *string
-	link  *string
+	models *string
+	digit  *int
+	index  *int
+	png    *string
+	link   *string
 }
 
-// addInputFlags registers -digit, -png and -link; linkHelp says what the link sets.
+// addInputFlags registers -models, -digit, -index, -png and -link; linkHelp says what the link sets.
 func addInputFlags(fs *flag.FlagSet, linkHelp string) *inputFlags {
 	return &inputFlags{
-		digit: fs.Int("digit", -1, "explain this digit of the shipped 2,000-digit test split (0..1999)"),
-		png:   fs.String("png", "", "explain the digit in this image file (PNG or JPEG, any size; preprocessed like MNIST)"),
-		link:  fs.String("link", "", linkHelp),
+		models: modelsFlag(fs),
+		digit:  fs.Int("digit", -1, "explain this digit of the shipped 2,000-digit test split (0..1999), with the digits' models"),
+		index:  fs.Int("index", -1, "explain the models' test item N (the digits': their test split, as -digit)"),
+		png:    fs.String("png", "", "explain the image in this file (PNG or JPEG, any size; made into the models' input as the page does: for the digits, preprocessed like MNIST)"),
+		link:   fs.String("link", "", linkHelp),
 	}
 }
 
-// load returns the image to explain and a description of where it came from. From a share link it also
-// replaces *p with the link's parameters and returns the link's state (nil otherwise).
-func (in *inputFlags) load(p *clue.Params) ([]float32, string, *sharelink.State, error) {
-	if *in.link == "" {
-		x0, input, err := loadInput(*in.digit, *in.png)
-		return x0, input, nil, err
-	}
-	if *in.digit >= 0 || *in.png != "" {
-		return nil, "", nil, fmt.Errorf("give one of -digit, -png and -link")
-	}
-	s, err := fromLink(*in.link)
+// load opens the models and returns them, the image to explain and a description of where it came from. From
+// a share link it also replaces *p with the link's parameters and returns the link's state (nil otherwise).
+func (in *inputFlags) load(p *clue.Params) (*models, []float32, string, *sharelink.State, error) {
+	m, err := loadModels(*in.models)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, "", nil, err
+	}
+	given := 0
+	for _, set := range []bool{*in.digit >= 0, *in.index >= 0, *in.png != "", *in.link != ""} {
+		if set {
+			given++
+		}
+	}
+	if given > 1 {
+		return nil, nil, "", nil, fmt.Errorf("give one of -digit, -index, -png and -link")
+	}
+	if *in.link == "" {
+		x0, input, err := loadInput(m, *in.digit, *in.index, *in.png)
+		return m, x0, input, nil, err
+	}
+	s, err := fromLink(*in.link, m)
+	if err != nil {
+		return nil, nil, "", nil, err
 	}
 	*p = s.Params
-	return s.Float(), "the shared link", &s, nil
+	return m, s.Float(), "the shared link", &s, nil
 }
 
-// loadInput returns the image to explain and a description of where it came from.
-func loadInput(digit int, pngPath string) ([]float32, string, error) {
+// loadInput returns the image to explain (one of a test digit, a test item and an image file) and a
+// description of where it came from.
+func loadInput(m *models, digit, index int, pngPath string) ([]float32, string, error) {
 	switch {
-	case digit >= 0 && pngPath != "":
-		return nil, "", fmt.Errorf("give one of -digit and -png, not both")
+	case digit >= 0 && !m.ShippedDigits:
+		return nil, "", fmt.Errorf("-digit %d: -digit is a test digit of the shipped digits, and these are the %q models: give -index %d for their test item", digit, m.Name(), digit)
 	case digit >= 0:
-		set, err := mnist.HeldOut()
+		return testDigit(digit)
+	case index >= 0:
+		items, err := m.test(fmt.Sprintf("-index %d", index))
 		if err != nil {
 			return nil, "", err
 		}
-		if digit >= set.Len() {
-			return nil, "", fmt.Errorf("-digit %d: the test split has digits 0..%d", digit, set.Len()-1)
+		if index >= items.Len() {
+			return nil, "", fmt.Errorf("-index %d: the %q models' test items are 0..%d", index, m.Name(), items.Len()-1)
 		}
-		return set.Float(digit, nil), fmt.Sprintf("test digit %d (true label %d)", digit, set.Labels[digit]), nil
+		label := items.Label(index)
+		return items.Float(index, nil), fmt.Sprintf("test %s %d (true label %s)", m.noun(), index, m.class(label)), nil
 	case pngPath != "":
-		f, err := os.Open(pngPath)
-		if err != nil {
-			return nil, "", err
-		}
-		defer f.Close()
-		img, _, err := image.Decode(f)
-		if err != nil {
-			return nil, "", &mnist.FileError{Name: pngPath, Err: unreadable{err}}
-		}
-		b := img.Bounds()
-		rgba := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-		draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
-		x, err := mnist.Preprocess(mnist.Intensities(rgba.Pix, b.Dx(), b.Dy()), b.Dx(), b.Dy())
-		if err != nil {
-			return nil, "", &mnist.FileError{Name: pngPath, Err: err}
-		}
-		return x, pngPath, nil
+		return readImage(pngPath, m.input())
 	}
-	return nil, "", fmt.Errorf("say what to explain: -digit N (a test digit), -png FILE or -link LINK")
+	if m.ShippedDigits {
+		return nil, "", fmt.Errorf("say what to explain: -digit N (a test digit), -png FILE or -link LINK")
+	}
+	return nil, "", fmt.Errorf("say what to explain: -index N (a test %s), -png FILE or -link LINK", m.noun())
 }
 
-// fromLink decodes a share link and checks it was made with the shipped models.
-func fromLink(link string) (sharelink.State, error) {
+// testDigit is the shipped test split's digit i and its description.
+func testDigit(i int) ([]float32, string, error) {
+	set, err := mnist.HeldOut()
+	if err != nil {
+		return nil, "", err
+	}
+	if i >= set.Len() {
+		return nil, "", fmt.Errorf("-digit %d: the test split has digits 0..%d", i, set.Len()-1)
+	}
+	return set.Float(i, nil), fmt.Sprintf("test digit %d (true label %d)", i, set.Labels[i]), nil
+}
+
+// readImage reads an image file (PNG or JPEG, any size) as the models' input in, as the page makes an upload
+// into one (picture.Fit).
+func readImage(path string, in weights.Input) ([]float32, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		return nil, "", &mnist.FileError{Name: path, Err: unreadable{err}, Noun: in.Noun}
+	}
+	b := img.Bounds()
+	rgba := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
+	x, err := picture.Fit(rgba.Pix, b.Dx(), b.Dy(), in)
+	if err != nil {
+		return nil, "", &mnist.FileError{Name: path, Err: err, Noun: in.Noun}
+	}
+	return x, path, nil
+}
+
+// fromLink decodes a share link and checks it was made for these models and their input's shape.
+func fromLink(link string, m *models) (sharelink.State, error) {
 	s, err := sharelink.Decode(link)
 	if err != nil {
 		return sharelink.State{}, err
 	}
-	fingerprint, err := weights.ShippedFingerprint()
-	if err != nil {
+	if err := sharelink.CheckModel(s, m.Name(), m.Bundle.Fingerprint()); err != nil {
 		return sharelink.State{}, err
 	}
-	if err := sharelink.CheckModel(s, sharelink.DigitsModels, fingerprint); err != nil { // the CLI runs the shipped digits
-		return sharelink.State{}, err
+	in := m.input()
+	if h, w, c := s.Shape(); h != in.Height || w != in.Width || c != in.Channels {
+		return sharelink.State{}, fmt.Errorf("this link's image is %d×%d with %d channels, and the %q models take %d×%d with %d: it is damaged",
+			h, w, c, m.Name(), in.Height, in.Width, in.Channels)
 	}
 	return s, nil
 }

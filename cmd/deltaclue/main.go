@@ -13,9 +13,13 @@
 //	                               test split's uncertain digits, beside δ-CLUE: a table of the groups (JSON,
 //	                               CSV) and their cost–coverage curves (SVG)
 //
-// explain and sweep read the digit from -digit N (the shipped test split), -png FILE or -link LINK (a share
-// link from the page) and use every core; the same flags give the same files, byte for byte (but for the
-// timings in explain.json). The measures are defined in docs/measures.md.
+// explain and sweep read the digit from -digit N (the shipped test split), -index N (the models' test item N),
+// -png FILE or -link LINK (a share link from the page) and use every core; the same flags give the same files,
+// byte for byte (but for the timings in explain.json). The measures are defined in docs/measures.md.
+//
+// Every command runs on the shipped digits' models unless -models names others: a models bundle file
+// (models.bin, as the site serves it) or a folder holding model.json, its weights files and optionally test
+// items (docs/models.md); experiment and global run over the models' test items.
 //
 // Run `deltaclue explain -h`, `deltaclue sweep -h` or `deltaclue experiment -h` for the flags.
 package main
@@ -61,7 +65,7 @@ func main() {
 func usage() {
 	fmt.Fprint(os.Stderr, `usage: deltaclue <command> [flags]
 
-  explain     explain one digit (-digit N, -png FILE or -link LINK): grid.png, labels.png, tradeoff.svg,
+  explain     explain one digit (-digit N, -index N, -png FILE or -link LINK): grid.png, labels.png, tradeoff.svg,
               summary.png and explain.json in -out; prints the set in a sentence and its CARLA measures
   sweep       the same digit at each radius of a δ ladder (-radii "0.5:4:0.5", -n-per-radius 50):
               sweep.svg, sweep.csv and sweep.json in -out; prints how far each label is
@@ -70,6 +74,8 @@ func usage() {
               groups.json, groups.csv and coverage.svg in -out
   worked-example  docs/measures.md's worked example, from the shipped models (-write docs/measures.md)
 
+Every command but worked-example takes -models NAME|DIR|FILE: the models to run on, the shipped digits by
+default, or a models folder (model.json, its .dcw files, optionally test items) or bundle file (docs/models.md).
 Run deltaclue <command> -h for its flags. The measures are defined in docs/measures.md.
 `)
 	os.Exit(2)

@@ -33,14 +33,8 @@ func TestExplainDigitWritesTheFigures(t *testing.T) {
 	if err := explain([]string{"-digit", "1735", "-n", "20", "-out", out}); err != nil {
 		t.Fatal(err)
 	}
-	var rep clue.Report
-	b, err := os.ReadFile(filepath.Join(out, "explain.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out)
+	b, _ := os.ReadFile(filepath.Join(out, "explain.json"))
 	if len(rep.Explanations) != 20 || rep.Summary.Restarts != 20 || len(rep.X0) != 784 || rep.Params.N != 20 {
 		t.Fatalf("report: %d explanations, summary %+v", len(rep.Explanations), rep.Summary)
 	}

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/deltaclue/deltaclue/app/raster"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/plural"
+	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // The grid's and the label chart's colours beyond raster's.
@@ -36,24 +39,56 @@ func gridOrder(exps []clue.Explanation) []clue.Explanation {
 	return out
 }
 
-// The grid's cells: label and H (7 px high) at the top, the image 10 px down, the distance 2 px under the image,
-// and 20 px of raster.White before the next row's label, so that a distance reads as its own image's, not the next row's.
+// The digits' grid cells: label and H (7 px high) at the top, the image 10 px down, the distance 2 px under the
+// image, and 20 px of raster.White before the next row's label, so that a distance reads as its own image's, not
+// the next row's. Other models' cells are as high as their images make them, and wide enough.
 const (
 	gridCellW = 64
 	gridCellH = 10 + 28*2 + 2 + 8 + 20
 )
 
-// renderGrid draws x0 and the explanations laid out like the paper's figure of 100 δ-CLUEs: each image with
-// its label and H above and its distance d below; rejected ones (H ≥ threshold) are greyed, failed ones blank.
-func renderGrid(x0 []float32, label0 int, h0 float32, exps []clue.Explanation, cols int) *raster.Image {
-	const scale, cellW, cellH, pad = 2, gridCellW, gridCellH, 8
+// figure draws the models' inputs and names their classes in the figures: each input magnified by scale to
+// about 56 px a side (the digits' 28×28 at 2×).
+type figure struct {
+	shape   raster.Shape
+	words   clue.Words
+	classes int
+	scale   int
+}
+
+func figureOf(m *models) figure {
+	in := m.input()
+	return figure{shape: shapeOf(in), words: m.words(), classes: len(m.Description().Classes), scale: max(1, 2*mnist.Side/max(in.Height, in.Width))}
+}
+
+// shapeOf is an input's shape, as the figures draw it.
+func shapeOf(in weights.Input) raster.Shape {
+	return raster.Shape{Height: in.Height, Width: in.Width, Channels: in.Channels}
+}
+
+// name is class c's name, cut to at most chars characters.
+func (f figure) name(c, chars int) string {
+	s := f.words.Class(c)
+	if r := []rune(s); len(r) > chars {
+		s = string(r[:max(chars, 1)])
+	}
+	return s
+}
+
+// grid draws x0 and the explanations laid out like the paper's figure of 100 δ-CLUEs: each image with its label
+// and H above and its distance d below; rejected ones (H ≥ threshold) are greyed, failed ones blank.
+func (f figure) grid(x0 []float32, label0 int, h0 float32, exps []clue.Explanation, cols int) *raster.Image {
+	const pad = 8
+	w, h := f.scale*f.shape.Width, f.scale*f.shape.Height
+	cellW, cellH := max(gridCellW, w+8), 10+h+2+8+20
 	rows := (len(exps) + cols - 1) / cols
-	header := 90
+	header := max(90, pad+h+26)
 	img := raster.New(pad*2+cols*cellW, header+rows*cellH+pad)
 	raster.FillRect(img, 0, 0, img.W, img.H, raster.White)
-	raster.DrawDigit(img, pad, pad, x0, scale)
-	raster.DrawText(img, pad+64, pad+10, fmt.Sprintf("x0: %d H=%.2f", label0, h0), 2, raster.Black)
-	raster.DrawText(img, pad+64, pad+34, plural.Count(len(exps), "restart")+": label, H above; d below", 2, raster.Grey)
+	raster.DrawInput(img, pad, pad, x0, f.shape, f.scale)
+	raster.DrawText(img, pad+w+8, pad+10, fmt.Sprintf("x0: %s H=%.2f", f.name(label0, 24), h0), 2, raster.Black)
+	raster.DrawText(img, pad+w+8, pad+34, plural.Count(len(exps), "restart")+": label, H above; d below", 2, raster.Grey)
+	chars := (cellW-2)/6 - 5 // a label's name before " 0.12", 6 px a character
 	for k, e := range gridOrder(exps) {
 		x, y := pad+(k%cols)*cellW, header+(k/cols)*cellH
 		if e.Failed != "" {
@@ -64,30 +99,51 @@ func renderGrid(x0 []float32, label0 int, h0 float32, exps []clue.Explanation, c
 		if !e.Accepted {
 			c = raster.Grey
 		}
-		raster.DrawText(img, x+2, y, fmt.Sprintf("%d %.2f", e.Label, e.HTotal), 1, c)
-		raster.DrawDigit(img, x+2, y+10, e.Image, scale)
-		raster.DrawText(img, x+2, y+10+28*scale+2, fmt.Sprintf("%.1f", e.Distance), 1, c)
+		raster.DrawText(img, x+2, y, fmt.Sprintf("%s %.2f", f.name(e.Label, chars), e.HTotal), 1, c)
+		raster.DrawInput(img, x+2, y+10, e.Image, f.shape, f.scale)
+		raster.DrawText(img, x+2, y+10+h+2, fmt.Sprintf("%.1f", e.Distance), 1, c)
 	}
 	return img
 }
 
-// renderLabelChart draws two bar charts side by side: the BNN's prediction on x0, and the label distribution
-// of the δ-CLUEs, p(y) ∝ 1/cost_min(y)².
-func renderLabelChart(pred0 []float32, dist []float64) *raster.Image {
-	const barW, gap, height, pad = 22, 6, 200, 30
-	panelW := 10*(barW+gap) + pad
-	img := raster.New(2*panelW+pad, height+3*pad+30)
+// labelChart draws two bar charts side by side: the BNN's prediction on x0, and the label distribution of the
+// δ-CLUEs, p(y) ∝ 1/cost_min(y)². Each bar is named under it when every class's name fits its width (the
+// digits'), else numbered, with the numbers' names in a legend below.
+func (f figure) labelChart(pred0 []float32, dist []float64) *raster.Image {
+	const barW, gap, height, pad, lineH = 22, 6, 200, 30, 20
+	n := f.classes
+	named := true
+	for k := range n {
+		named = named && 6*len([]rune(f.words.Class(k))) <= barW+gap
+	}
+	label := func(k int) string {
+		if named {
+			return f.words.Class(k)
+		}
+		return fmt.Sprint(k)
+	}
+	panelW := max(n*(barW+gap)+pad, 6*2*len("label distribution")+pad)
+	var legend []string
+	if !named {
+		parts := make([]string, n)
+		for k := range parts {
+			parts[k] = fmt.Sprintf("%d %s", k, f.words.Class(k))
+		}
+		legend = raster.Wrap(strings.Join(parts, ", "), (2*panelW-pad)/6)
+	}
+	img := raster.New(2*panelW+pad, height+3*pad+30+len(legend)*lineH)
 	raster.FillRect(img, 0, 0, img.W, img.H, raster.White)
+	base := pad + 20 + height
 	panel := func(x0 int, title string, vals []float64, c raster.RGB) {
 		raster.DrawText(img, x0, 8, title, 2, raster.Black)
-		base := pad + 20 + height
-		for k, v := range vals {
+		for k, v := range vals[:min(len(vals), n)] {
 			x := x0 + k*(barW+gap)
 			h := int(v * height)
 			raster.FillRect(img, x, base-h, x+barW, base, c)
-			raster.DrawText(img, x+barW/2-3, base+6, fmt.Sprint(k), 1, raster.Black)
+			l := label(k)
+			raster.DrawText(img, x+barW/2-3*len([]rune(l)), base+6, l, 1, raster.Black)
 		}
-		raster.FillRect(img, x0, base, x0+10*(barW+gap)-gap, base+1, raster.Black)
+		raster.FillRect(img, x0, base, x0+n*(barW+gap)-gap, base+1, raster.Black)
 	}
 	p0 := make([]float64, len(pred0))
 	for k, v := range pred0 {
@@ -95,5 +151,8 @@ func renderLabelChart(pred0 []float32, dist []float64) *raster.Image {
 	}
 	panel(pad, "BNN on x0", p0, blue)
 	panel(pad+panelW, "label distribution", dist, red)
+	for i, l := range legend {
+		raster.DrawText(img, pad, base+6+lineH*(i+1), l, 1, raster.Black)
+	}
 	return img
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
-	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
@@ -69,11 +68,7 @@ func sweep(args []string) error {
 		return fmt.Errorf("-radii %q: %s", *radii, reason(err, false))
 	}
 	ladder := clue.Ladder{Radii: rs, N: *perRadius}
-	models, err := glam.ShippedModels()
-	if err != nil {
-		return err
-	}
-	x0, input, link, err := in.load(&p)
+	m, x0, input, link, err := in.load(&p)
 	if err != nil {
 		return err
 	}
@@ -100,7 +95,7 @@ func sweep(args []string) error {
 			return fmt.Errorf("at δ = %g: %w", ladder.Radii[i], err)
 		}
 	}
-	prob, err := clue.NewProblem(models, x0)
+	prob, err := clue.NewProblem(m.search, x0)
 	if err != nil {
 		return err
 	}
@@ -132,9 +127,9 @@ func sweep(args []string) error {
 	if err := writeSweepCSV(filepath.Join(*out, "sweep.csv"), steps); err != nil {
 		return err
 	}
-	fmt.Printf("%s: the BNN says %d with H = %.3f nats\n", input, rep.Label, prob.Pred0.Total)
-	printSweepTable(steps)
-	fmt.Println(clue.DescribeReaches(rep.Reaches, ladder, rep.Label))
+	fmt.Printf("%s: the BNN says %s with H = %.3f nats\n", input, m.class(rep.Label), prob.Pred0.Total)
+	printSweepTable(steps, m.words())
+	fmt.Println(m.words().DescribeReaches(rep.Reaches, ladder, rep.Label))
 	fmt.Printf("%s × %s in %s on %s; wrote %s/{sweep.svg,sweep.csv,sweep.json}\n", plural.Count(len(ladder.Radii), "radius", "radii"),
 		plural.Count(ladder.N, "restart"), elapsed.Round(100*time.Millisecond), plural.Count(w, "worker"), *out)
 	return nil
@@ -252,8 +247,8 @@ func writeSweepCSV(path string, steps []clue.SweepStep) error {
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-// printSweepTable prints one line per radius: accepted, distinct labels, best H and the labels by p(y).
-func printSweepTable(steps []clue.SweepStep) {
+// printSweepTable prints one line per radius: accepted, distinct labels, best H and the labels (named in w) by p(y).
+func printSweepTable(steps []clue.SweepStep, w clue.Words) {
 	fmt.Printf("%6s  %9s  %6s  %6s  %s\n", "δ", "accepted", "labels", "best H", "p(y), most probable first")
 	for _, st := range steps {
 		s := st.Summary
@@ -263,7 +258,7 @@ func printSweepTable(steps []clue.SweepStep) {
 		}
 		var dist []string
 		for _, c := range labelsByP(s.LabelDistribution) {
-			dist = append(dist, fmt.Sprintf("%d %.2f", c, s.LabelDistribution[c]))
+			dist = append(dist, fmt.Sprintf("%s %.2f", w.Class(c), s.LabelDistribution[c]))
 		}
 		fmt.Printf("%6g  %9s  %6d  %6s  %s\n", st.Delta, fmt.Sprintf("%d/%d", s.Accepted, s.Restarts), s.DistinctLabels, best,
 			strings.Join(dist, ", "))

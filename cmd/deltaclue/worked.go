@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
-	"github.com/deltaclue/deltaclue/engine/glam"
+	"github.com/deltaclue/deltaclue/internal/modelsource"
 )
 
 // The worked example of docs/measures.md lies between these two lines; `deltaclue worked-example -write
@@ -70,15 +70,15 @@ func workedBlock(doc string) (string, error) {
 // shipped models, as those commands do, and writes what they print and what their JSON files hold as the
 // markdown of docs/measures.md's worked example. Timings are left out: they are the only thing that varies.
 func workedExample() (string, error) {
-	models, err := glam.ShippedModels()
+	m, err := loadModels(modelsource.Digits)
 	if err != nil {
 		return "", err
 	}
-	x0, input, err := loadInput(workedDigit, "")
+	x0, input, err := testDigit(workedDigit)
 	if err != nil {
 		return "", err
 	}
-	prob, err := clue.NewProblem(models, x0)
+	prob, err := clue.NewProblem(m.search, x0)
 	if err != nil {
 		return "", err
 	}
@@ -87,11 +87,11 @@ func workedExample() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	classes := models.BNN.Classes
+	classes := m.search.BNN.Classes
 	sum := clue.Summarize(prob.X0, prob.Z0, classes, p, exps)
 	label0 := prob.Pred0.Label()
 	carla := clue.CARLAOf(prob.X0, label0, exps)
-	data, err := carlaData("", models.BNN) // the committed test split: every clone has it
+	data, err := carlaData("", m) // the committed test split: every clone has it
 	if err != nil {
 		return "", err
 	}
