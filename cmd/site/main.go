@@ -6,6 +6,7 @@
 //	go run ./cmd/site -out build/site               # a site served at /
 //	go run ./cmd/site -out build/site -repo NAME    # a site for GitHub Pages under /NAME/
 //	go run ./cmd/site -repo NAME -base-url https://USER.github.io/NAME/   # and its public address, for link previews
+//	go run ./cmd/site -models DIR                   # a site explaining other models (a folder or a bundle file)
 //
 // The page's og: tags (what a chat app or a social network shows for a shared link) must be absolute URLs: they
 // are written when the build is told the site's public address (-base-url), and left out otherwise.
@@ -33,6 +34,7 @@ import (
 
 	deltaclue "github.com/deltaclue/deltaclue/app"
 	"github.com/deltaclue/deltaclue/engine/kernel"
+	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -40,23 +42,34 @@ func main() {
 	out := flag.String("out", "build/site", "folder to write the site into (replaced)")
 	repo := flag.String("repo", "", "GitHub Pages repository name: the site then lives under /<repo>/")
 	baseURL := flag.String("base-url", "", "the site's public address, e.g. https://user.github.io/<repo>/ (for the og: tags of link previews)")
+	modelsSpec := flag.String("models", "digits", "the models the site explains: digits (the shipped ones), a models folder (model.json and its .dcw files) or a bundle file")
 	flag.Parse()
 	base, err := parseBaseURL(*baseURL, *repo)
 	if err != nil {
 		log.Fatal("site: ", err)
 	}
-	if err := build(*out, *repo, base); err != nil {
+	served, err := modelsource.Open(*modelsSpec)
+	if err != nil {
+		log.Fatal("site: ", err)
+	}
+	if err := build(*out, *repo, base, served.Bytes); err != nil {
 		log.Fatal("site: ", err)
 	}
 }
 
-func build(out, repo string, base *url.URL) error {
+func build(out, repo string, base *url.URL, models []byte) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository's root (no go.mod here)")
 	}
 	version, err := sourceHash()
 	if err != nil {
 		return err
+	}
+	// The source covers the shipped models' files; a site of other models is another build, whose version (what
+	// the service worker caches the files under) covers their bundle too.
+	if !bytes.Equal(models, weights.ShippedBundle()) {
+		h := sha256.Sum256(append([]byte(version), models...))
+		version = hex.EncodeToString(h[:])[:12]
 	}
 	if err := os.RemoveAll(out); err != nil {
 		return err
@@ -83,7 +96,6 @@ func build(out, repo string, base *url.URL) error {
 		return nil
 	}
 	// The models travel as data, fetched once by the page and checked against the SHA-256 stamped into it.
-	models := weights.ShippedBundle()
 	if err := os.WriteFile(filepath.Join(web, "models.bin"), models, 0o644); err != nil {
 		return err
 	}
