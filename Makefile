@@ -20,9 +20,10 @@ serve: site
 	$(GO) run ./cmd/serve -dir build/site -addr 127.0.0.1:8080 -prefix /$(REPO)
 
 ## site: the static site in build/site; REPO=<name> makes it for GitHub Pages under /<name>/; BASE_URL=<its public
-## address> (https://user.github.io/<name>/) adds the og: tags that link previews need, which must be absolute
+## address> (https://user.github.io/<name>/) adds the og: tags that link previews need, which must be absolute;
+## MODELS=<folder or bundle file> serves other models than the shipped digits (docs/models.md)
 site:
-	$(GO) run ./cmd/site -out build/site -repo "$(REPO)" -base-url "$(BASE_URL)"
+	$(GO) run ./cmd/site -out build/site -repo "$(REPO)" -base-url "$(BASE_URL)" -models "$(MODELS)"
 
 ## test: go vet, every test natively, the WASM packages under Node, and a short run of every fuzzer
 test: vet test-native test-wasm fuzz
