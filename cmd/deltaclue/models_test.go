@@ -14,9 +14,12 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/glam"
+	"github.com/deltaclue/deltaclue/engine/rng"
 	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/internal/testbundle"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // greyModels writes testbundle.Grey as a models folder with n seeded test items (none when n is 0).
@@ -255,6 +258,59 @@ func TestModelsRefusals(t *testing.T) {
 		msg := err.Error()
 		if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || goPrefix.MatchString(msg) {
 			t.Errorf("%s: %q, want one sentence saying %q", c.name, msg, c.want)
+		}
+	}
+}
+
+// TestTranslationsOfAnotherModel: with GLAM-CLUE translations in its folder, another model's explain gives
+// amortised answers in its class names, the schemes' grid runs S6 on its test items, and global runs over them.
+func TestTranslationsOfAnotherModel(t *testing.T) {
+	b, err := testbundle.Grey(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rng.New(9)
+	var ts []glam.Translation
+	for a := range 4 {
+		for c := range 4 {
+			ts = append(ts, glam.Translation{From: a, To: c, T: []float32{float32(r.Norm()), float32(r.Norm()), float32(r.Norm())}, Members: 5})
+		}
+	}
+	encoded, err := glam.Encode(ts, 3, weights.Dataset{Source: "seeded random translations"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := weights.DecodeBundle(b.Bytes)
+	files = append(files, weights.BundleFile{Name: weights.BundleGlobal, Data: encoded})
+	dir := t.TempDir()
+	if err := modelsource.WriteDir(dir, weights.EncodeBundle(files), b.Items(12, 4)); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := explain([]string{"-models", dir, "-index", "1", "-n", "8", "-max-steps", "20", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	var am struct {
+		Amortised []glam.Reported `json:"amortised"`
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "explain.json"))
+	if err := json.Unmarshal(raw, &am); err != nil || len(am.Amortised) == 0 || len(am.Amortised[0].Image) != 144 {
+		t.Fatalf("amortised answers: %v, %+v", err, am.Amortised)
+	}
+	if err := experiment([]string{"-models", dir, "-grid", "schemes", "-variants", "6", "-digits", "2", "-deltas", "1", "-n", "6", "-max-steps", "20", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	if err := global([]string{"-models", dir, "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	var rep globalReport
+	raw, _ = os.ReadFile(filepath.Join(out, "groups.json"))
+	if err := json.Unmarshal(raw, &rep); err != nil || rep.Uncertain == 0 || rep.Uncertain > 12 {
+		t.Fatalf("groups.json: %v, %d uncertain of 12 test items", err, rep.Uncertain)
+	}
+	for _, c := range rep.Cases {
+		if c.From < 0 || c.From > 3 || c.To < 0 || c.To > 3 {
+			t.Errorf("a case %d→%d outside the model's 4 classes", c.From, c.To)
 		}
 	}
 }
