@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
@@ -75,16 +74,8 @@ func flatten(items dataset.Items) []float32 {
 // when before is given ("test").
 func (m *models) items(n int, before string) string {
 	noun := m.noun()
-	nouns := noun + "s"
-	switch {
-	case strings.HasSuffix(noun, "s") || strings.HasSuffix(noun, "x") || strings.HasSuffix(noun, "z") ||
-		strings.HasSuffix(noun, "ch") || strings.HasSuffix(noun, "sh"):
-		nouns = noun + "es"
-	case len(noun) > 1 && strings.HasSuffix(noun, "y") && !strings.ContainsRune("aeiou", rune(noun[len(noun)-2])):
-		nouns = noun[:len(noun)-1] + "ies"
-	}
 	if before != "" {
-		noun, nouns = before+" "+noun, before+" "+nouns
+		noun = before + " " + noun
 	}
-	return plural.Count(n, noun, nouns)
+	return plural.Count(n, noun)
 }
