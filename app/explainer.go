@@ -30,21 +30,24 @@ type Explainer struct {
 
 	// What the shell keeps beside it.
 	workers      searchWorkers // the workers themselves, why they failed, the loader's early run (pool.go)
-	models       modelsState   // the compiled worker, the models bundle, what the workers run, when each came
+	models       modelsState   // the models: their bundle and workers, their amortised answers, their global view
 	set          setView       // the set as shown: its summary, cards, sentence, figures, the grid's order
 	sweep        sweepState    // the δ sweep and its ladder as typed
 	summaries    summaryWork   // large sets are summarised off the main thread (summariser.go)
 	copied       copyNote      // what Copy link did, shown for a few seconds
 	reportGetter app.Func      // window.deltaclue.report's getter (mainthread.go)
-	amortised    amortisedView // the input's amortised answers: published, painted, awaited (amortised.go)
-	global       globalState   // the global view: GLAM-CLUE's groups, fetched when asked (panel_global.go)
 	embed        embedState    // in a host page's frame: the compact layout and the host's messages (embed.go)
 	gc           collector     // collections held during a search, made when idle (collector.go)
 }
 
-// modelsState is what the page knows of the models: the assets web/loader.js compiled and checked, the
-// bundle's download, what the workers say they run, and when each of these happened.
+// modelsState is what the page knows of the models, and what it has of them: the assets web/loader.js compiled
+// and checked, the bundle's download, what the workers say they run, and when each of these happened; the
+// input's amortised answers (their translations') and the global view (their groups). What they are (their
+// description: the input, the classes) is served() (model.go).
 type modelsState struct {
+	amortised amortisedView // the input's amortised answers: published, painted, awaited (amortised.go)
+	global    globalState   // the global view: GLAM-CLUE's groups, fetched when asked (panel_global.go)
+
 	assets      app.Value  // the compiled worker and kernel and the checked models bundle (web/loader.js)
 	loaded      int        // bytes of the models bundle fetched so far
 	total       int        // its size
@@ -108,7 +111,7 @@ type copyNote struct {
 func (e *Explainer) OnMount(ctx app.Context) {
 	e.in, e.sel = core.NewInput(), core.NewSelection()
 	e.gc.mount(ctx)
-	e.global.page = ctx
+	e.models.global.page = ctx
 	l := clue.DefaultLadder()
 	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.settings.Show(clue.Defaults())
@@ -232,18 +235,18 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		if !e.in.Inspected(r.ID, r.Inspection) { // an answer about an earlier input
 			return
 		}
-		e.amortised.latest = amortisedState{Ms: r.Inspection.AmortisedMs, Count: len(r.Inspection.Amortised), Heard: at}
+		e.models.amortised.latest = amortisedState{Ms: r.Inspection.AmortisedMs, Count: len(r.Inspection.Amortised), Heard: at}
 		recon := r.Inspection.Reconstruction // captured: a later input may clear e.in.Inspect before this runs
 		ctx.Defer(func(app.Context) { drawInput("recon", recon, cardScale()) })
 		e.maybeFinish(ctx)
 		// Shown now, not at go-app's next frame; and the page's render (the model's view, and a stroke's held
 		// back by answerFirst, which need not render it now) after the browser has painted them, not in the same
 		// task; or at once, when there are none to show.
-		e.amortised.held = false
-		if e.amortised.paint(&e.in, len(e.set.cards) > 0) {
+		e.models.amortised.held = false
+		if e.models.amortised.paint(&e.in, len(e.set.cards) > 0) {
 			e.publish()
 			ctx.PreventUpdate()
-			e.amortised.after.request(ctx)
+			e.models.amortised.after.request(ctx)
 			return
 		}
 	case "results":

@@ -128,7 +128,7 @@ func amortisedHTML(as []searchworker.Amortised) string {
 
 // repaintAmortised is amortisedView.paint after a frame, publishing the page's state if it showed new answers.
 func (e *Explainer) repaintAmortised(app.Context) {
-	if e.amortised.paint(&e.in, len(e.set.cards) > 0) {
+	if e.models.amortised.paint(&e.in, len(e.set.cards) > 0) {
 		e.publish()
 	}
 }

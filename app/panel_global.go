@@ -42,7 +42,7 @@ type globalView struct {
 }
 
 func (e *Explainer) globalView() globalView {
-	g := e.global
+	g := e.models.global
 	return globalView{Loading: g.loading, Err: g.err, Data: g.data, From: g.from, Chosen: g.chosen}
 }
 
@@ -96,9 +96,9 @@ func (p *globalPanel) renderData(g *GlobalData) app.UI {
 				if err != nil || a < -1 || a > 9 {
 					a = -1
 				}
-				e.global.from = a
-				if c := e.global.chosen; c >= 0 && a >= 0 && e.global.data.Groups[c].From != a {
-					e.global.chosen = -1
+				e.models.global.from = a
+				if c := e.models.global.chosen; c >= 0 && a >= 0 && e.models.global.data.Groups[c].From != a {
+					e.models.global.chosen = -1
 				}
 			}).Body(options...),
 			app.Span().ID("global-count").Class("status").Aria("live", "polite").Text(plural.Count(shown, "group")+" shown"),
@@ -194,24 +194,24 @@ func groupStats(gr GlobalGroup) string {
 // loadGlobal fetches web/global.json (about 170 KB compressed: only when asked, so a first visit does not pay
 // for it).
 func (e *Explainer) loadGlobal(ctx app.Context, _ app.Event) {
-	if e.global.loading || e.global.data != nil {
+	if e.models.global.loading || e.models.global.data != nil {
 		return
 	}
-	e.global.loading, e.global.err = true, ""
-	fetchText(e.global.page, ctx.ResolveStaticResource(GlobalFile), func(ctx app.Context, text string, err error) {
-		e.global.loading = false
+	e.models.global.loading, e.models.global.err = true, ""
+	fetchText(e.models.global.page, ctx.ResolveStaticResource(GlobalFile), func(ctx app.Context, text string, err error) {
+		e.models.global.loading = false
 		if err != nil {
-			e.global.err = "The groups could not be loaded: " + err.Error()
+			e.models.global.err = "The groups could not be loaded: " + err.Error()
 			return
 		}
 		start := time.Now()
 		g, err := ParseGlobal([]byte(text))
-		e.global.parseMs = float64(time.Since(start).Microseconds()) / 1000
+		e.models.global.parseMs = float64(time.Since(start).Microseconds()) / 1000
 		if err != nil {
-			e.global.err = err.Error()
+			e.models.global.err = err.Error()
 			return
 		}
-		e.global.data, e.global.from, e.global.chosen = g, -1, -1
+		e.models.global.data, e.models.global.from, e.models.global.chosen = g, -1, -1
 		e.publish()
 		e.focusOn(ctx, "global-from", nil)
 	})
@@ -219,10 +219,10 @@ func (e *Explainer) loadGlobal(ctx app.Context, _ app.Event) {
 
 // chooseGroup shows a group's members and moves the keyboard's focus to them.
 func (e *Explainer) chooseGroup(ctx app.Context, i int) {
-	if e.global.data == nil || i < 0 || i >= len(e.global.data.Groups) {
+	if e.models.global.data == nil || i < 0 || i >= len(e.models.global.data.Groups) {
 		return
 	}
-	e.global.chosen = i
+	e.models.global.chosen = i
 	e.focusOn(ctx, "global-members-title", func(el app.Value) {
 		el.Get("parentElement").Call("scrollIntoView", map[string]any{"block": "nearest"})
 	})
@@ -230,16 +230,16 @@ func (e *Explainer) chooseGroup(ctx app.Context, i int) {
 
 // openMember makes a member (a test index) the input and brings the page back to it.
 func (e *Explainer) openMember(ctx app.Context, index int) {
-	if e.global.data == nil {
+	if e.models.global.data == nil {
 		return
 	}
-	d := e.global.data.digit(index)
+	d := e.models.global.data.digit(index)
 	if d == nil {
 		return
 	}
 	px, err := base64.StdEncoding.DecodeString(d.Pixels)
 	if err != nil || len(px) != sharelink.Pixels {
-		e.global.err = fmt.Sprintf("test digit %d has not %d pixels", d.Index, mnist.Pixels)
+		e.models.global.err = fmt.Sprintf("test digit %d has not %d pixels", d.Index, mnist.Pixels)
 		return
 	}
 	e.setInput(ctx, px, fmt.Sprintf("test digit %d (true label %d)", d.Index, d.Label))
@@ -253,13 +253,13 @@ func (e *Explainer) openMember(ctx app.Context, index int) {
 // focusOn moves the keyboard's focus to the element with an id once the page shows it (it looks again for a
 // few frames: a render may land after the frame asked for).
 func (e *Explainer) focusOn(_ app.Context, id string, then func(el app.Value)) {
-	ctx, tries := e.global.page, 0
+	ctx, tries := e.models.global.page, 0
 	var look func()
 	look = func() {
 		el := app.Window().GetElementByID(id)
 		if !el.Truthy() {
 			if tries++; tries < 10 {
-				e.global.after.request(ctx, look)
+				e.models.global.after.request(ctx, look)
 			}
 			return
 		}
@@ -268,7 +268,7 @@ func (e *Explainer) focusOn(_ app.Context, id string, then func(el app.Value)) {
 			then(el)
 		}
 	}
-	e.global.after.request(ctx, look)
+	e.models.global.after.request(ctx, look)
 }
 
 // fetchText fetches a URL's text and calls done with it, or with why not, on the page's goroutine.

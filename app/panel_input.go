@@ -164,7 +164,7 @@ func (e *Explainer) answerFirst(ctx app.Context) {
 	if e.in.InspectAt < 0 { // no answers on their way
 		return
 	}
-	e.amortised.hold(ctx)
+	e.models.amortised.hold(ctx)
 }
 
 func (e *Explainer) undo(ctx app.Context, _ app.Event) {

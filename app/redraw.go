@@ -214,8 +214,8 @@ func (e *Explainer) publish() {
 		timing[k] = v
 	}
 	state["timing"] = timing
-	state["amortised"] = map[string]any{"ms": e.amortised.latest.Ms, "count": e.amortised.latest.Count, "heard": e.amortised.latest.Heard, "shown": e.amortised.latest.Shown}
-	state["global"] = map[string]any{"loaded": e.global.data != nil, "parseMs": e.global.parseMs, "error": e.global.err}
+	state["amortised"] = map[string]any{"ms": e.models.amortised.latest.Ms, "count": e.models.amortised.latest.Count, "heard": e.models.amortised.latest.Heard, "shown": e.models.amortised.latest.Shown}
+	state["global"] = map[string]any{"loaded": e.models.global.data != nil, "parseMs": e.models.global.parseMs, "error": e.models.global.err}
 	state["slowest"] = slowest
 	state["renders"] = renders
 	if e.set.cardsJSON == "" { // made once per summary: publish runs many times between two
