@@ -20,6 +20,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/static"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // The end-to-end test: the real site, built by cmd/site for sub-path hosting, served under /repo/ on
@@ -47,6 +48,9 @@ func findChrome(t *testing.T) string {
 var siteDirs = map[string]string{}
 
 func TestMain(m *testing.M) {
+	// The page's unit tests run as the digits' page does: cmd/site passes their description in go-app's
+	// environment, which natively is the process's.
+	os.Setenv(ModelEnv, PageDescription(weights.DigitsDescription()))
 	code := m.Run()
 	if os.Getenv("E2E_SITE") == "" {
 		for _, d := range siteDirs {

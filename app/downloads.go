@@ -10,7 +10,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/app/raster"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
@@ -49,7 +48,11 @@ func (e *Explainer) setFile(kind string) (data []byte, mime, name string, ok boo
 		img := raster.Summary(e.in.Source, served().rasterShape(), served().words(), e.in.X0, e.in.Inspect.Prediction, p, xs, *e.set.summary, e.set.sentence)
 		return raster.PNG(img), "image/png", "deltaclue-summary.png", true
 	case "tradeoff", "latent":
-		tradeoff, latent := figures.SetFigures(xs, len(e.in.Inspect.Prediction.Probs), e.in.Inspect.Z0, p, nil)
+		// The figures as shown, which the summary worker made (the page's binary has not their code).
+		tradeoff, latent := e.set.tradeoffSVG, e.set.mapSVG
+		if tradeoff == "" || e.summaries.figuresFor != len(xs) {
+			return nil, "", "", false
+		}
 		if kind == "tradeoff" {
 			return []byte(tradeoff), "image/svg+xml", "deltaclue-tradeoff.svg", true
 		}

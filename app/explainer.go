@@ -99,6 +99,10 @@ type summaryWork struct {
 	unsent     []clue.Explanation // results the summary worker has not been sent
 	finishing  bool               // every search worker is done; the run waits for the final summary
 	figuresFor int                // how many results the summary worker's figures show
+	// A small set's figures (summarised on the page) are asked of the summary worker too, under IDs −1, −2, …:
+	// figuresSeq is the last; figuresWanted, a request to make when the worker is free or ready.
+	figuresSeq    int
+	figuresWanted bool
 }
 
 // copyNote is what Copy link did, and which copy said it (a later one replaces the note).

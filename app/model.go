@@ -10,6 +10,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/raster"
+	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -51,18 +52,21 @@ var (
 	servedDesc pageModel
 )
 
-// served is the models the site serves: the environment's description, or the digits' when it has none (a
-// page built before descriptions, and the unit tests).
+// served is the models the site serves, as the environment's description says (cmd/site and Handler put it
+// there; the tests' TestMain too).
 func served() *pageModel {
 	servedOnce.Do(func() { servedDesc = readModel(app.Getenv(ModelEnv)) })
 	return &servedDesc
 }
 
-// readModel reads a page description; one that is not sound leaves the digits' with the reason why.
+// readModel reads a page description. One that is missing or not sound gives a 1×1 stand-in, so that the page
+// still lays out, with the reason why (err), which the page shows and nothing runs on. The page does not fall
+// back on the digits' description: it would link their whole description and its checks (20 KB gzipped).
 func readModel(s string) pageModel {
-	d := weights.DigitsDescription()
-	m := pageModel{Input: d.Input, name: d.Name, title: d.Title, classes: d.Classes, uncertainty: d.Classifier.Uncertainty, samples: d.Classifier.Samples}
+	m := pageModel{Input: weights.Input{Height: 1, Width: 1, Channels: 1, Range: [2]float64{0, 1}, Drawing: weights.DrawInk},
+		name: "unknown", classes: []string{"?", "?"}}
 	if s == "" {
+		m.err = "The page was built without the description of its models: the site is damaged; rebuild it with cmd/site."
 		return m
 	}
 	var got pageModel
@@ -148,7 +152,7 @@ func (m *pageModel) words() clue.Words { return clue.NewWords(m.classes, m.noun(
 
 // hasGallery says whether the page has test inputs to pick from: the gallery's (gallery.json) and the global
 // view's (web/global.json) are the digits'.
-func (m *pageModel) hasGallery() bool { return m.name == weights.DigitsDescription().Name }
+func (m *pageModel) hasGallery() bool { return m.name == sharelink.DigitsModels }
 
 // classifier says in words how the classifier knows its uncertainty.
 func (m *pageModel) classifier() string {

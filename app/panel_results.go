@@ -159,7 +159,7 @@ func (e *Explainer) gridState() map[string]any {
 	if k >= 0 {
 		shown = ord[k].Restart
 	}
-	return map[string]any{"first": first, "cell": k, "restart": shown, "columns": gridColumns(), "cells().cellW": cells().cellW, "cells().cellH": cells().cellH,
+	return map[string]any{"first": first, "cell": k, "restart": shown, "columns": gridColumns(), "cellW": cells().cellW, "cellH": cells().cellH,
 		"painted": !grid.painting()}
 }
 

@@ -156,13 +156,16 @@ func rove(fig, el app.Value) {
 	el.Call("setAttribute", "tabindex", "0")
 }
 
-// refreshFigures remakes the figures' SVG after the results or the trajectory changed.
+// refreshFigures asks for the figures' SVG again after the results or the trajectory changed. The summary
+// worker makes them (requestFigures): worker.wasm has the figures' code for large sets' summaries, and the page's
+// binary does without it (30 KB gzipped of a first visit).
 func (e *Explainer) refreshFigures() {
 	if e.in.Inspect == nil || len(e.work.Run.Results) == 0 || e.embed.on { // an embed shows no figures
 		e.set.tradeoffSVG, e.set.mapSVG = "", ""
+		e.summaries.figuresWanted = false
 		return
 	}
-	e.set.tradeoffSVG, e.set.mapSVG = figures.SetFigures(e.work.Run.Results, len(e.in.Inspect.Prediction.Probs), e.in.Inspect.Z0, e.work.Run.Params, e.tracedPath())
+	e.requestFigures()
 }
 
 // tracedPath is the selected restart's latent path, once traced.

@@ -101,6 +101,25 @@ func (e *Explainer) requestSummary() {
 	s.busy, s.sentAt = true, time.Now()
 }
 
+// requestFigures asks the summary worker for the figures of a set the page summarises itself (a small one, or
+// any while the worker is not up): the set as it is, under a new negative ID, so that the worker summarises it
+// afresh. While the worker is busy or not yet ready, the request waits (figuresWanted); a worker that failed
+// makes none, and the page shows the set without its figures.
+func (e *Explainer) requestFigures() {
+	s := e.summaries.worker
+	e.summaries.figuresWanted = true
+	if s == nil || s.failed || !s.ready || s.busy || e.in.Inspect == nil || len(e.work.Run.Results) == 0 {
+		return
+	}
+	e.summaries.figuresWanted = false
+	e.summaries.figuresSeq++
+	p := e.work.Run.Params
+	s.post(searchworker.Request{Type: "summarize", ID: -e.summaries.figuresSeq, X0: e.in.X0, Z0: e.in.Inspect.Z0,
+		Classes: len(e.in.Inspect.Prediction.Probs), Label0: argmax(e.in.Inspect.Prediction.Probs), Params: &p,
+		Explanations: append([]clue.Explanation(nil), e.work.Run.Results...), Figures: true, Path: e.tracedPath()})
+	s.busy, s.sentAt = true, time.Now()
+}
+
 func (s *summariser) post(req searchworker.Request) {
 	b := searchworker.MarshalRequest(req)
 	arr := app.Window().Get("Uint8Array").New(len(b))
@@ -136,13 +155,26 @@ func (e *Explainer) onSummariser(ctx app.Context, s *summariser, r searchworker.
 	switch r.Type {
 	case "ready":
 		s.ready = true
-		ctx.PreventUpdate()
+		if !e.summaries.figuresWanted {
+			ctx.PreventUpdate()
+			return
+		}
+		e.requestFigures()
 		return
 	case "summarized":
 		s.busy, s.took = false, time.Since(s.sentAt)
 		s.answers++
-		if r.ID == e.summaries.seq && r.Summarized != nil && r.Summarized.Count <= len(e.work.Run.Results) {
-			timed("apply summary", func() { e.applySummary(*r.Summarized) })
+		switch sm := r.Summarized; {
+		case sm == nil:
+		case r.ID < 0: // a small set's figures
+			if r.ID == -e.summaries.figuresSeq && sm.Count == len(e.work.Run.Results) && sm.Tradeoff != "" {
+				e.set.tradeoffSVG, e.set.mapSVG, e.summaries.figuresFor = sm.Tradeoff, sm.Map, sm.Count
+			}
+		case r.ID == e.summaries.seq && sm.Count <= len(e.work.Run.Results):
+			timed("apply summary", func() { e.applySummary(*sm) })
+		}
+		if e.summaries.figuresWanted {
+			e.requestFigures()
 		}
 	default: // the worker failed: the page summarises on its own thread from now on
 		s.close()
