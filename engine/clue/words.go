@@ -39,6 +39,9 @@ func (w Words) noun() string {
 	return w.Noun
 }
 
+// AnInput is one input with its article: "a digit".
+func (w Words) AnInput() string { return article(w.noun()) + " " + w.noun() }
+
 // A is class k's name with its article ("a 7", "an 8", "an ankle boot").
 func (w Words) A(k int) string { return article(w.Class(k)) + " " + w.Class(k) }
 
