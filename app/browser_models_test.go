@@ -151,4 +151,6 @@ func TestBrowserOtherModels(t *testing.T) {
 
 // cardScaleFor is the page's card magnification for an input (cardScale, for models the test process does
 // not serve).
-func cardScaleFor(in weights.Input) int { return max(1, (112+max(in.Height, in.Width)/2)/max(in.Height, in.Width)) }
+func cardScaleFor(in weights.Input) int {
+	return max(1, (112+max(in.Height, in.Width)/2)/max(in.Height, in.Width))
+}

@@ -22,7 +22,7 @@ type Explainer struct {
 	app.Compo
 
 	// The page's state and its transitions (package core).
-	in       core.Input     // the digit, the pad it is drawn on, the models' view of it
+	in       core.Input     // the input, the pad it is drawn on, the models' view of it
 	settings core.Settings  // the parameters as typed, the pool size asked for, the fold they sit in
 	sel      core.Selection // the explanation chosen, the grid's order, the chosen one's trajectory
 	work     core.Pool      // what the page knows of the workers, and the search spread over them

@@ -19,7 +19,7 @@ type GalleryDigit struct {
 	Pixels string  `json:"pixels"` // the digit's mnist.Pixels bytes (intensity k/255), base64
 }
 
-// Image returns the digit's 784 intensities.
+// Image returns the digit's mnist.Pixels intensities.
 func (d GalleryDigit) Image() []float32 {
 	b, _ := base64.StdEncoding.DecodeString(d.Pixels)
 	x := make([]float32, len(b))

@@ -1,4 +1,4 @@
-// The answer panel's answer: the different ways the digit could be read, one card per mode, and a sentence.
+// The answer panel's answer: the different ways the input could be read, one card per mode, and a sentence.
 
 package app
 

@@ -15,7 +15,7 @@ import (
 // PaperURL is the δ-CLUE paper.
 const PaperURL = "https://arxiv.org/abs/2104.06323"
 
-// Render lays the page out as a demo: on top, in one screen, the digit, the model's view and the answer (Explain
+// Render lays the page out as a demo: on top, in one screen, the input, the model's view and the answer (Explain
 // with δ and n, the other settings folded); below, the whole set (figures, grid, measures) and the sweep.
 //
 // Each part is a component of its own (panels.go) given its view of the page's state: go-app renders a

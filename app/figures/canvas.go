@@ -63,7 +63,7 @@ func (c *canvas) line(x1, y1, x2, y2 float64, attrs string) {
 	c.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", num(x1), num(y1), num(x2), num(y2), attrs)
 }
 
-// marker writes a label marker at (x, y): a circle in the label's colour with the digit on it, or, when
+// marker writes a label marker at (x, y): a circle in the label's colour with the label's number on it, or, when
 // hollow, a white circle with a grey outline and a grey digit. selected adds a thick dark ring.
 func (c *canvas) marker(x, y float64, label int, hollow, selected bool) {
 	fs := float64(fontSmall)

@@ -54,7 +54,7 @@ func LabelColour(label int) string {
 }
 
 // LabelTextColour returns "#000000" or "#FFFFFF", whichever contrasts more with LabelColour(label): the colour
-// to write the digit in on a marker or a bar of that label.
+// to write the label's number in on a marker or a bar of that label.
 func LabelTextColour(label int) string {
 	return contrastText(LabelColour(label))
 }

@@ -29,7 +29,7 @@ type SweepChart struct {
 
 // Sweep draws what happens as δ grows, as three panels stacked vertically: (a) the label distribution p(y) ∝
 // 1/cost_min(y)² (Summary.LabelDistribution, not the labels' counts) as one
-// stacked bar per δ (<g class="sweep-bar" data-delta=...>, segments in label colours with the digit written on
+// stacked bar per δ (<g class="sweep-bar" data-delta=...>, segments in label colours with the label's number written on
 // those tall enough, "…" for a δ still running, "none" when nothing was accepted), (b) the number of distinct
 // labels and (c) the lowest H with the threshold dashed. The δ values are categories: equally spaced, in the
 // order given, whatever their numeric spacing. Rows not Done are left out of (b) and (c), as are NaN values.

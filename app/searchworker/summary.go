@@ -24,7 +24,7 @@ import (
 //
 // "results" is a search worker's "results" message as it came, its ID set to the summary's run: the page passes
 // each batch on as it takes it, without decoding or encoding it again. Encoding the restarts not sent before
-// into a summarize request (each an image of 784 floats) blocked the page's thread for up to a tenth of a second
+// into a summarize request (each an image of the digits' 784 floats) blocked the page's thread for up to a tenth of a second
 // in a run of 1000. The worker answers nothing; it checks them at the next summarize, which brings the sizes.
 
 // MaxSummarized bounds the restarts a summary worker holds for one run.
