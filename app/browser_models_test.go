@@ -120,18 +120,20 @@ func TestBrowserOtherModels(t *testing.T) {
 						Heading, Label      string
 						Bars, Tabs          []string
 						Global              bool
+						Key                 string
 					}
 					got := engineEval[look](t, br, `({padW: document.getElementById("pad").width, padH: document.getElementById("pad").height,
 						preview: document.getElementById("preview").width,
 						heading: document.querySelector("#digit h2").textContent, label: document.getElementById("pred-label").textContent,
 						bars: [...document.querySelectorAll("#pred-bars .bar span")].map((s) => s.textContent),
 						tabs: [...document.querySelectorAll("#digit .tab")].map((b) => b.textContent),
-						global: !!document.getElementById("global")})`)
+						global: !!document.getElementById("global"), key: (document.getElementById("label-key") || {}).textContent})`)
 					if got.PadW != 280 || got.PadH != 280 || got.Preview != in.Width*cardScaleFor(in) || got.Heading != "1 · Your sketch" ||
 						!slices.Contains(grey.Description.Classes, got.Label) || !slices.Equal(got.Bars, bars) ||
-						!slices.Equal(got.Tabs, []string{"Draw", "Upload"}) || got.Global {
+						!slices.Equal(got.Tabs, []string{"Draw", "Upload"}) || got.Global ||
+						got.Key != "On the charts, each label is its number: 0 ring · 1 bar · 2 cross · 3 dot." {
 						t.Errorf("%s: the page for the grey models shows %+v: want a 280×280 pad, a %d-px preview, \"1 · Your sketch\", "+
-							"the classes %v, the tabs Draw and Upload, no global view", name, got, in.Width*cardScaleFor(in), bars)
+							"the classes %v, the tabs Draw and Upload, no global view, the charts' label numbers keyed to the names", name, got, in.Width*cardScaleFor(in), bars)
 					}
 
 					// A link made for the digits, opened where the grey models are served.
