@@ -10,6 +10,27 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
+// modelsState is what the page knows of the models, and what it has of them: the assets web/loader.js compiled
+// and checked, the bundle's download, what the workers say they run, and when each of these happened; the
+// input's amortised answers (their translations') and the global view (their groups). What they are (their
+// description: the input, the classes) is served() (model.go).
+type modelsState struct {
+	amortised amortisedView // the input's amortised answers: published, painted, awaited (amortised.go)
+	global    globalState   // the global view: GLAM-CLUE's groups, fetched when asked (panel_global.go)
+
+	assets      app.Value  // the compiled worker and kernel and the checked models bundle (web/loader.js)
+	loaded      int        // bytes of the models bundle fetched so far
+	total       int        // its size
+	version     string     // the page's build
+	fingerprint uint32     // the models' fingerprint, as the workers report it
+	name        string     // the models' name (their description's), as the workers report it
+	stale       bool       // a worker runs another build than the page
+	offline     offlineUse // whether the browser lets the page be kept for offline use (web/loader.js)
+	// when the page mounted, loaded and checked the models, had every worker ready, adopted the loader's early
+	// run (ms since navigation; nil before the page mounts)
+	timing map[string]float64
+}
+
 // The models bundle the build serves as web/models.bin: its SHA-256 and size, stamped by cmd/site (-ldflags
 // -X), so that the page refuses a bundle that is not the one it was built with.
 var (
