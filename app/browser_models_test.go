@@ -5,8 +5,8 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -17,6 +17,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	drive "github.com/deltaclue/deltaclue/internal/browser"
+	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/internal/testbundle"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -47,8 +48,8 @@ func TestBrowserOtherModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "grey.bin")
-	if err := os.WriteFile(file, grey.Bytes, 0o644); err != nil {
+	file := filepath.Join(t.TempDir(), "grey") // a models folder with test items, for the gallery
+	if err := modelsource.WriteDir(file, grey.Bytes, grey.Items(60, 5)); err != nil {
 		t.Fatal(err)
 	}
 	b, err := weights.OpenBundleFiles(grey.Bytes, false)
@@ -130,11 +131,18 @@ func TestBrowserOtherModels(t *testing.T) {
 						global: !!document.getElementById("global"), key: (document.getElementById("label-key") || {}).textContent})`)
 					if got.PadW != 280 || got.PadH != 280 || got.Preview != in.Width*cardScaleFor(in) || got.Heading != "1 · Your sketch" ||
 						!slices.Contains(grey.Description.Classes, got.Label) || !slices.Equal(got.Bars, bars) ||
-						!slices.Equal(got.Tabs, []string{"Draw", "Upload"}) || got.Global ||
+						!slices.Equal(got.Tabs, []string{"Draw", "Uncertain sketches", "Upload"}) || got.Global ||
 						got.Key != "On the charts, each label is its number: 0 ring · 1 bar · 2 cross · 3 dot." {
 						t.Errorf("%s: the page for the grey models shows %+v: want a 280×280 pad, a %d-px preview, \"1 · Your sketch\", "+
-							"the classes %v, the tabs Draw and Upload, no global view, the charts' label numbers keyed to the names", name, got, in.Width*cardScaleFor(in), bars)
+							"the classes %v, the tabs Draw, Uncertain sketches and Upload, no global view, the charts' label numbers keyed to the names", name, got, in.Width*cardScaleFor(in), bars)
 					}
+
+					// The gallery: the models' test items they are least sure of; one picked is read by the model.
+					engineEval[bool](t, br, `(document.getElementById("tab-gallery").click(), true)`)
+					thumbs := engineWait(t, br, "the gallery", `document.querySelectorAll(".thumb img").length == 24 && document.querySelector(".thumb img").alt`, time.Minute)
+					before := engineEval[string](t, br, `location.hash`)
+					engineEval[bool](t, br, `(document.querySelector(".thumb").click(), true)`)
+					engineWait(t, br, "the picked item's link", fmt.Sprintf(`location.hash.startsWith("#v3.") && location.hash != %q && document.getElementById("pred-label") != null`, before), time.Minute)
 
 					// A link made for the digits, opened where the grey models are served.
 					engineDo(t, br, "opening a digits link", func(ctx context.Context) error { return br.Navigate(ctx, page+"?v=2#"+digitsLink) })
@@ -144,7 +152,7 @@ func TestBrowserOtherModels(t *testing.T) {
 					if !strings.Contains(m, `"digits"`) || !strings.Contains(m, `"grey-test"`) {
 						t.Errorf("%s: a digits link says %s: want one sentence naming both models", name, m)
 					}
-					t.Logf("%s: the grey models' link: %d explanations, the native set; the page: %+v; a digits link: %s", name, len(native), got, m)
+					t.Logf("%s: the grey models' link: %d explanations, the native set; the page: %+v; a digits link: %s; the gallery's first: %s", name, len(native), got, m, thumbs)
 				})
 			}
 		})

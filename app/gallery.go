@@ -1,26 +1,39 @@
 package app
 
 import (
-	_ "embed"
 	"encoding/base64"
 	"encoding/json"
-	"sync"
+	"fmt"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/raster"
-	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/dataset"
 )
 
-// GalleryDigit is a test digit the BNN is unsure about, offered on the page.
-type GalleryDigit struct {
-	Index  int     `json:"index"`  // in the shipped test split
+// The gallery: the served models' test items they are least sure of, offered on the page. cmd/site makes it
+// from the models' test items (the digits': the shipped test split) as web/gallery.json, which the page
+// fetches when the gallery's tab is first opened (and the service worker keeps for offline use): the page's
+// binary carries no data of any one model.
+
+// GalleryFile is where the site serves the gallery.
+const GalleryFile = "/web/gallery.json"
+
+// GallerySize is how many test items the gallery offers.
+const GallerySize = 24
+
+// GalleryItem is a test item the classifier is unsure about.
+type GalleryItem struct {
+	Index  int     `json:"index"`  // in the models' test items
 	Label  int     `json:"label"`  // the true label
-	Pred   int     `json:"pred"`   // the BNN's label
-	H      float32 `json:"h"`      // the BNN's predictive entropy, nats
-	Pixels string  `json:"pixels"` // the digit's mnist.Pixels bytes (intensity k/255), base64
+	Pred   int     `json:"pred"`   // the classifier's label
+	H      float32 `json:"h"`      // the classifier's predictive entropy, nats
+	Pixels string  `json:"pixels"` // the item's values as bytes (k/255), channel by channel, base64
 }
 
-// Image returns the digit's mnist.Pixels intensities.
-func (d GalleryDigit) Image() []float32 {
+// Image returns the item's values in [0, 1].
+func (d GalleryItem) Image() []float32 {
 	b, _ := base64.StdEncoding.DecodeString(d.Pixels)
 	x := make([]float32, len(b))
 	for i, v := range b {
@@ -29,30 +42,67 @@ func (d GalleryDigit) Image() []float32 {
 	return x
 }
 
-// gallery.json holds the 24 most uncertain digits of the shipped test split under the shipped BNN, most
-// uncertain first; gallery_test.go checks it against the models (and rewrites it with -update-gallery), so the
-// page needs neither the test split nor the models to show it.
-//
-//go:embed gallery.json
-var galleryJSON []byte
-
-// gallery is gallery.json's digits, parsed once: the page renders the gallery (24 buttons, each of which asked
-// for the list again) at every render of the page, and parsing 37 KB of JSON 49 times made each render a
-// blocking task of about 0.4 s during a search. Callers must not change the slice.
-var gallery = sync.OnceValue(func() []GalleryDigit {
-	var g []GalleryDigit
-	json.Unmarshal(galleryJSON, &g)
-	return g
-})
-
-// galleryThumbs are the gallery's digits as PNG data URLs, dark on light, drawn once when the gallery's tab is
-// first opened (app/raster's writer: gallery.json carried them before, 6 KB gzipped of app.wasm).
-var galleryThumbs = sync.OnceValue(func() []string {
-	var out []string
-	for _, d := range gallery() {
-		img := raster.New(mnist.Side, mnist.Side)
-		raster.DrawInput(img, 0, 0, d.Image(), raster.Digits, 1)
-		out = append(out, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(raster.PNG(img)))
+// MakeGallery is the n test items the models are least sure of (clue.MostUncertain), most uncertain first, as
+// web/gallery.json holds them.
+func MakeGallery(m *clue.Models, items dataset.Items, n int) ([]byte, error) {
+	size := items.Size()
+	if size != m.BNN.Input.Size() {
+		return nil, fmt.Errorf("the test items have %d values each, the models take %d", size, m.BNN.Input.Size())
 	}
-	return out
-})
+	x := make([]float32, items.Len()*size)
+	for i := 0; i < items.Len(); i++ {
+		items.Float(i, x[i*size:(i+1)*size])
+	}
+	preds := m.BNN.Classify(x)
+	out := []GalleryItem{}
+	for _, i := range clue.MostUncertain(m.BNN, x, n) {
+		q := make([]byte, size)
+		for j, v := range x[i*size : (i+1)*size] {
+			q[j] = byte(v*255 + 0.5)
+		}
+		out = append(out, GalleryItem{Index: i, Label: items.Label(i), Pred: preds[i].Label(), H: preds[i].Total,
+			Pixels: base64.StdEncoding.EncodeToString(q)})
+	}
+	js, err := json.MarshalIndent(out, "", " ")
+	return append(js, '\n'), err
+}
+
+// galleryState is the gallery as the page has it: fetched when its tab is first opened.
+type galleryState struct {
+	loading bool
+	err     string
+	items   []GalleryItem
+	thumbs  []string // the items as PNG data URLs, dark on light (app/raster's writer)
+}
+
+// loadGallery fetches web/gallery.json once, and draws its thumbnails.
+func (e *Explainer) loadGallery(ctx app.Context) {
+	g := &e.models.gallery
+	if g.loading || g.items != nil || !served().hasGallery() {
+		return
+	}
+	g.loading, g.err = true, ""
+	fetchText(ctx, ctx.ResolveStaticResource(GalleryFile), func(ctx app.Context, text string, err error) {
+		g.loading = false
+		var items []GalleryItem
+		if err == nil {
+			err = json.Unmarshal([]byte(text), &items)
+		}
+		m := served()
+		for _, d := range items {
+			if err == nil && (len(d.Image()) != m.Size() || d.Pred < 0 || d.Pred >= len(m.classes)) {
+				err = fmt.Errorf("test %s %d is not an input of these models", m.noun(), d.Index)
+			}
+		}
+		if err != nil {
+			g.err = "The gallery could not be loaded: " + err.Error() + "."
+			return
+		}
+		for _, d := range items {
+			img := raster.New(m.Width, m.Height)
+			raster.DrawInput(img, 0, 0, d.Image(), m.rasterShape(), 1)
+			g.thumbs = append(g.thumbs, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(raster.PNG(img)))
+		}
+		g.items = items
+	})
+}

@@ -25,10 +25,16 @@ var serviceWorker string
 
 // Handler describes the site to go-app. repo, if non-empty, makes a site for GitHub Pages under /<repo>/;
 // version is the build's content hash, the service worker's cache key; models is the description of the models
-// the site serves, which the page reads from go-app's environment (ModelEnv).
-func Handler(repo, version string, models *weights.Description) *app.Handler {
-	page := PageDescription(models)
+// the site serves, which the page reads from go-app's environment (ModelEnv); gallery says whether the site
+// serves a gallery of their test items (GalleryFile).
+func Handler(repo, version string, models *weights.Description, gallery bool) *app.Handler {
+	page := PageDescription(models, gallery)
 	servedOnce.Do(func() { servedDesc = readModel(page) }) // what the pre-rendered page shows
+	env := map[string]string{ModelEnv: page}
+	cacheable := append([]string{"/web/icon.svg"}, WorkerFiles...)
+	if gallery {
+		cacheable = append(cacheable, GalleryFile) // the gallery works offline
+	}
 	var res app.ResourceResolver = app.LocalDir("")
 	if repo != "" {
 		res = app.GitHubPages(repo)
@@ -40,7 +46,7 @@ func Handler(repo, version string, models *weights.Description) *app.Handler {
 		Title:     "deltaclue: why is the model unsure?",
 		Description: "δ-CLUE in the browser: diverse, nearby, confident alternatives that explain a Bayesian neural network's uncertainty about " +
 			served().aNoun() + " (" + models.Title + ").",
-		Env:  map[string]string{ModelEnv: page},
+		Env:  env,
 		Lang: "en",
 		// The icon keeps its drawing inside the central circle a maskable icon needs; go-app lists the maskable
 		// icon as 512×512, so it must be the large one.
@@ -54,7 +60,7 @@ func Handler(repo, version string, models *weights.Description) *app.Handler {
 		Resources:             res,
 		Version:               version,
 		// go-app caches the PNG icons but not the SVG one, the page's favicon.
-		CacheableResources: append([]string{"/web/icon.svg"}, WorkerFiles...),
+		CacheableResources: cacheable,
 	}
 }
 

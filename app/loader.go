@@ -17,6 +17,7 @@ import (
 type modelsState struct {
 	amortised amortisedView // the input's amortised answers: published, painted, awaited (amortised.go)
 	global    globalState   // the global view: GLAM-CLUE's groups, fetched when asked (panel_global.go)
+	gallery   galleryState  // the test items they are least sure of, fetched when asked (gallery.go)
 
 	assets      app.Value  // the compiled worker and kernel and the checked models bundle (web/loader.js)
 	loaded      int        // bytes of the models bundle fetched so far

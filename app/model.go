@@ -23,8 +23,9 @@ import (
 // ModelEnv is the environment variable (go-app's, set by Handler) holding the served models' description.
 const ModelEnv = "DELTACLUE_MODEL"
 
-// PageDescription is the part of d the page reads: the models' name, title, input and classes.
-func PageDescription(d *weights.Description) string {
+// PageDescription is the part of d the page reads: the models' name, title, input and classes, and whether the
+// site serves a gallery of their test items (GalleryFile).
+func PageDescription(d *weights.Description, gallery bool) string {
 	b, _ := json.Marshal(struct {
 		Format      int           `json:"format"`
 		Name        string        `json:"name"`
@@ -33,7 +34,8 @@ func PageDescription(d *weights.Description) string {
 		Classes     []string      `json:"classes"`
 		Uncertainty string        `json:"uncertainty"`
 		Samples     int           `json:"samples"`
-	}{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty, d.Classifier.Samples})
+		Gallery     bool          `json:"gallery,omitempty"`
+	}{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty, d.Classifier.Samples, gallery})
 	return string(b)
 }
 
@@ -44,6 +46,7 @@ type pageModel struct {
 	classes     []string
 	uncertainty string // the classifier's: weights.UncertaintyMCDropout or UncertaintyEnsemble
 	samples     int    // its dropout masks or members
+	gallery     bool   // the site serves a gallery of their test items
 	err         string // why the environment's description could not be read ("" if it was)
 }
 
@@ -77,10 +80,11 @@ func readModel(s string) pageModel {
 		Classes     []string      `json:"classes"`
 		Uncertainty string        `json:"uncertainty"`
 		Samples     int           `json:"samples"`
+		Gallery     bool          `json:"gallery"`
 	}
 	err := json.Unmarshal([]byte(s), &raw)
 	if err == nil {
-		got = pageModel{Input: raw.Input, name: raw.Name, title: raw.Title, classes: raw.Classes, uncertainty: raw.Uncertainty, samples: raw.Samples}
+		got = pageModel{Input: raw.Input, name: raw.Name, title: raw.Title, classes: raw.Classes, uncertainty: raw.Uncertainty, samples: raw.Samples, gallery: raw.Gallery}
 		err = got.check()
 	}
 	if err != nil {
@@ -150,9 +154,11 @@ func (m *pageModel) magnification(side int) int {
 // words are the models' words for clue's sentences.
 func (m *pageModel) words() clue.Words { return clue.NewWords(m.classes, m.noun()) }
 
-// hasGallery says whether the page has test inputs to pick from: the gallery's (gallery.json) and the global
-// view's (web/global.json) are the digits'.
-func (m *pageModel) hasGallery() bool { return m.name == sharelink.DigitsModels }
+// hasGallery says whether the site serves a gallery of the models' test items (none when they have none).
+func (m *pageModel) hasGallery() bool { return m.gallery }
+
+// hasGlobal says whether the page has a global view: its groups (web/global.json) are the digits'.
+func (m *pageModel) hasGlobal() bool { return m.name == sharelink.DigitsModels }
 
 // classifier says in words how the classifier knows its uncertainty.
 func (m *pageModel) classifier() string {

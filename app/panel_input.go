@@ -43,7 +43,12 @@ func (p *inputPanel) Render() app.UI {
 	v, e := p.View, p.Page
 	tab := func(id, label string) app.UI {
 		return app.Button().Class("tab").ID("tab-"+id).Role("tab").Aria("selected", v.Tab == id).Text(label).
-			OnClick(func(ctx app.Context, _ app.Event) { e.in.Tab = id })
+			OnClick(func(ctx app.Context, _ app.Event) {
+				e.in.Tab = id
+				if id == "gallery" {
+					e.loadGallery(ctx)
+				}
+			})
 	}
 	m := served()
 	pw, ph := padSize()
@@ -84,22 +89,24 @@ func (p *inputPanel) Render() app.UI {
 	)
 }
 
-// galleryThumbs is the gallery: a button per uncertain test digit, its thumbnail and its entropy.
+// galleryThumbs is the gallery: a button per uncertain test item, its thumbnail and its entropy.
 func (p *inputPanel) galleryThumbs() app.UI {
-	e := p.Page
-	return app.Range(galleryImages()).Slice(func(i int) app.UI {
-		d := gallery()[i]
-		return app.Button().Class("thumb").Title(fmt.Sprintf("test digit %d: true label %d, the model says %d with H = %.2f", d.Index, d.Label, d.Pred, d.H)).
+	e, m, g := p.Page, served(), &p.Page.models.gallery
+	switch {
+	case g.err != "":
+		return app.P().ID("gallery-error").Class("error").Text(g.err)
+	case g.items == nil:
+		return app.P().Class("hint").Text("Loading the test " + m.nouns() + " the model is least sure of …")
+	}
+	return app.Range(g.items).Slice(func(i int) app.UI {
+		d := g.items[i]
+		what := fmt.Sprintf("test %s %d", m.noun(), d.Index)
+		return app.Button().Class("thumb").Title(fmt.Sprintf("%s: true label %s, the model says %s with H = %.2f", what, m.class(d.Label), m.class(d.Pred), d.H)).
 			OnClick(func(ctx app.Context, _ app.Event) {
-				e.setInput(ctx, sharelink.Quantize(d.Image()), fmt.Sprintf("test digit %d (true label %d)", d.Index, d.Label))
-			}).Body(app.Img().Src(galleryImages()[i]).Alt(fmt.Sprintf("test digit %d", d.Index)),
-			app.Span().Text(fmt.Sprintf("H %.2f", d.H)))
+				e.setInput(ctx, sharelink.Quantize(d.Image()), fmt.Sprintf("%s (true label %s)", what, m.class(d.Label)))
+			}).Body(app.Img().Src(g.thumbs[i]).Alt(what), app.Span().Text(fmt.Sprintf("H %.2f", d.H)))
 	})
 }
-
-// galleryImages are the gallery's digits as PNG data URLs (made when gallery.json is, so that the page's
-// binary carries no PNG encoder).
-func galleryImages() []string { return galleryThumbs() }
 
 // ---- event handlers ----
 

@@ -44,7 +44,7 @@ func (e *Explainer) Render() app.UI {
 		&resultsPanel{Page: e, View: e.resultsView()},
 		&sweepPanel{Page: e, View: e.sweepView()},
 		// The global view's groups (web/global.json) are the digits' test digits.
-		app.If(served().hasGallery(), func() app.UI { return &globalPanel{Page: e, View: e.globalView()} }),
+		app.If(served().hasGlobal(), func() app.UI { return &globalPanel{Page: e, View: e.globalView()} }),
 	)
 }
 

@@ -9,32 +9,39 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	deltaclue "github.com/deltaclue/deltaclue/app"
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/mnist"
 )
 
-// galleryDigit is an entry of app/gallery.json: the page shows its image under the alt text "test digit N".
+// galleryDigit is an entry of the digits' site's gallery (web/gallery.json, app.MakeGallery): the page shows
+// its image under the alt text "test digit N".
 type galleryDigit struct {
 	Index int `json:"index"`
 }
 
-func readGallery(path string) ([]galleryDigit, error) {
-	b, err := os.ReadFile(path)
+// digitsGallery is the gallery the digits' site serves: the shipped models' 24 least sure test digits.
+func digitsGallery() ([]galleryDigit, error) {
+	m, err := clue.ShippedModels()
+	if err != nil {
+		return nil, err
+	}
+	set, err := mnist.HeldOut()
+	if err != nil {
+		return nil, err
+	}
+	js, err := deltaclue.MakeGallery(m, set, deltaclue.GallerySize)
 	if err != nil {
 		return nil, err
 	}
 	var g []galleryDigit
-	if err := json.Unmarshal(b, &g); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(g) == 0 {
-		return nil, fmt.Errorf("%s holds no digits", path)
-	}
-	return g, nil
+	return g, json.Unmarshal(js, &g)
 }
 
 // galleryRound explains every gallery digit once per build, interleaved, each build in its own tab opened

@@ -18,7 +18,7 @@
 // link with 2 workers (the link's own run, and navigation → workers ready on the page's clock) and then Explain
 // is pressed again (the warm rerun); every run's explanations are hashed, to show the engines give the same bits;
 //
-// and the default search (early stopping on) over the 24 gallery digits (app/gallery.json) in the page with 2
+// and the default search (early stopping on) over the 24 gallery digits (web/gallery.json) in the page with 2
 // workers, picked one after another in the gallery tab of one page load per round as a visitor would (so only
 // the first search of a round meets cold workers): first result and full set, p50 and p90 over the digits and
 // rounds;
@@ -187,7 +187,7 @@ func run(ctx context.Context, o options) (err error) {
 	copy(digit[:], set.Image(o.digit))
 	var gallery []galleryDigit
 	if o.gallery {
-		if gallery, err = readGallery(filepath.Join(root, "app", "gallery.json")); err != nil {
+		if gallery, err = digitsGallery(); err != nil {
 			return err
 		}
 	}

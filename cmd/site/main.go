@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	deltaclue "github.com/deltaclue/deltaclue/app"
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/kernel"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/weights"
@@ -52,12 +53,13 @@ func main() {
 	if err != nil {
 		log.Fatal("site: ", err)
 	}
-	if err := build(*out, *repo, base, served.Bytes); err != nil {
+	if err := build(*out, *repo, base, served); err != nil {
 		log.Fatal("site: ", err)
 	}
 }
 
-func build(out, repo string, base *url.URL, models []byte) error {
+func build(out, repo string, base *url.URL, served *modelsource.Models) error {
+	models := served.Bytes
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository's root (no go.mod here)")
 	}
@@ -117,6 +119,10 @@ func build(out, repo string, base *url.URL, models []byte) error {
 	if err := wasm("worker.wasm", "./wasm/worker", workerTags, fmt.Sprintf("-X main.Version=%s -X main.ModelsSHA256=%x", version, sum)); err != nil {
 		return err
 	}
+	gallery, err := writeGallery(web, served)
+	if err != nil {
+		return err
+	}
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		return err
@@ -147,7 +153,7 @@ func build(out, repo string, base *url.URL, models []byte) error {
 			return err
 		}
 	}
-	if err := writePages(out, repo, base, version, b.Description); err != nil {
+	if err := writePages(out, repo, base, version, b.Description, gallery); err != nil {
 		return err
 	}
 	// The workers load the page's wasm_exec.js (go-app writes it at the site's root): it must be this Go's, the
@@ -292,4 +298,22 @@ func sameWasmExec(out, toolchain string) error {
 		return fmt.Errorf("the site's wasm_exec.js (go-app's) is not this Go's %s: build the site with the Go that built go-app's copy", toolchain)
 	}
 	return nil
+}
+
+// writeGallery writes the gallery the page offers (app.GalleryFile): the served models' test items they are
+// least sure of (the digits': their shipped test split's). Models without test items have none; it says whether
+// it wrote one.
+func writeGallery(web string, served *modelsource.Models) (bool, error) {
+	if served.Test == nil {
+		return false, nil
+	}
+	m, err := clue.LoadBundle(served.Bundle)
+	if err != nil {
+		return false, err
+	}
+	js, err := deltaclue.MakeGallery(m, served.Test, deltaclue.GallerySize)
+	if err != nil {
+		return false, fmt.Errorf("the gallery: %w", err)
+	}
+	return true, os.WriteFile(filepath.Join(web, filepath.Base(deltaclue.GalleryFile)), js, 0o644)
 }

@@ -19,7 +19,7 @@ func site(t *testing.T, repo, baseURL string) (page string, manifest map[string]
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if err := writePages(out, repo, base, "test", weights.DigitsDescription()); err != nil {
+	if err := writePages(out, repo, base, "test", weights.DigitsDescription(), true); err != nil {
 		t.Fatal(err)
 	}
 	read := func(name string) string {
