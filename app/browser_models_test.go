@@ -116,6 +116,8 @@ func TestBrowserOtherModels(t *testing.T) {
 					run := engineFinished(t, br, "the grey models' set")
 					sameSet(t, name+": the page's set against the native engine's", run.Report.Explanations, native)
 
+					// The charts come from the summary worker after the set: their legend names the labels.
+					engineWait(t, br, "the charts' legend", `document.querySelectorAll("#tradeoff .key").length > 0`, time.Minute)
 					type look struct {
 						PadW, PadH, Preview int
 						Heading, Label      string
@@ -128,13 +130,14 @@ func TestBrowserOtherModels(t *testing.T) {
 						heading: document.querySelector("#digit h2").textContent, label: document.getElementById("pred-label").textContent,
 						bars: [...document.querySelectorAll("#pred-bars .bar span")].map((s) => s.textContent),
 						tabs: [...document.querySelectorAll("#digit .tab")].map((b) => b.textContent),
-						global: !!document.getElementById("global"), key: (document.getElementById("label-key") || {}).textContent})`)
+						global: !!document.getElementById("global"),
+						key: [...document.querySelectorAll("#tradeoff .key")].map((k) => k.textContent.replace(/\s+/g, "")).join(" ")})`)
 					if got.PadW != 280 || got.PadH != 280 || got.Preview != in.Width*cardScaleFor(in) || got.Heading != "1 · Your sketch" ||
 						!slices.Contains(grey.Description.Classes, got.Label) || !slices.Equal(got.Bars, bars) ||
 						!slices.Equal(got.Tabs, []string{"Draw", "Uncertain sketches", "Upload"}) || got.Global ||
-						got.Key != "On the charts, each label is its number: 0 ring · 1 bar · 2 cross · 3 dot." {
+						!strings.Contains(got.Key, "2cross") {
 						t.Errorf("%s: the page for the grey models shows %+v: want a 280×280 pad, a %d-px preview, \"1 · Your sketch\", "+
-							"the classes %v, the tabs Draw, Uncertain sketches and Upload, no global view, the charts' label numbers keyed to the names", name, got, in.Width*cardScaleFor(in), bars)
+							"the classes %v, the tabs Draw, Uncertain sketches and Upload, no global view, the charts' legend naming the labels (2 cross)", name, got, in.Width*cardScaleFor(in), bars)
 					}
 
 					// The gallery: the models' test items they are least sure of; one picked is read by the model.

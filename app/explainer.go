@@ -82,6 +82,7 @@ type summaryWork struct {
 	// figuresSeq is the last; figuresWanted, a request to make when the worker is free or ready.
 	figuresSeq    int
 	figuresWanted bool
+	figuresAsked  int // how many results the last figures asked for (or wanted) show
 }
 
 // copyNote is what Copy link did, and which copy said it (a later one replaces the note).

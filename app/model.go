@@ -179,18 +179,3 @@ func (e *Explainer) linkModels() core.Models {
 func (m *pageModel) rasterShape() raster.Shape {
 	return raster.Shape{Height: m.Height, Width: m.Width, Channels: m.Channels}
 }
-
-// numberedClasses keys the classes' numbers to their names ("0 ring · 1 bar · …"), or is "" when every name is
-// its number (the digits').
-func (m *pageModel) numberedClasses() string {
-	var parts []string
-	named := false
-	for k, c := range m.classes {
-		parts = append(parts, fmt.Sprintf("%d %s", k, c))
-		named = named || c != fmt.Sprint(k)
-	}
-	if !named {
-		return ""
-	}
-	return strings.Join(parts, " · ")
-}

@@ -44,10 +44,6 @@ func (p *resultsPanel) renderFigures(v figuresView) app.UI {
 				"hollow circles are starts, labelled circles results; the selected restart's path is drawn. "+
 				"Tab to the chart and move with the arrow keys."),
 		),
-		// The charts write each label's number on its markers; classes named otherwise are keyed here.
-		app.If(served().numberedClasses() != "", func() app.UI {
-			return app.P().ID("label-key").Class("hint").Text("On the charts, each label is its number: " + served().numberedClasses() + ".")
-		}),
 		renderTrajectory(v),
 	)
 }

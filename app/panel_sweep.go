@@ -257,7 +257,9 @@ func (e *Explainer) maybeFinishSweep(ctx app.Context) {
 // refresh remakes the sweep's chart and reaches from the radii finished so far, and draws the reach images
 // once go-app has rendered their canvases.
 func (s *sweepRun) refresh(e *Explainer) {
-	s.svg = figures.Sweep(figures.SweepOf(s.Ladder, s.steps, s.Params.HThreshold))
+	chart := figures.SweepOf(s.Ladder, s.steps, s.Params.HThreshold)
+	chart.Names = served().classes
+	s.svg = figures.Sweep(chart)
 	s.reaches = clue.Reaches(s.finishedPrefix())
 	e.sweep.drawPending = true
 }

@@ -105,6 +105,11 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 		e.set.previewTime = time.Since(e.work.Run.PenUp)
 	}
 	e.summarise()
+	// A small set's figures follow the results at most once a second while it runs: the last ones asked for may
+	// be of fewer results than the set has.
+	if !e.summaryInWorker() && e.summaries.figuresAsked != len(e.work.Run.Results) {
+		e.refreshFigures()
+	}
 	if l := e.links.Restore; l != nil && e.work.Run.Phase == core.Done {
 		e.links.Restore = nil
 		if l.Selected >= 0 {

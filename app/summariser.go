@@ -96,7 +96,7 @@ func (e *Explainer) requestSummary() {
 		e.set.figuresAt, e.summaries.figuresFor = time.Now(), -1
 	}
 	s.post(searchworker.Request{Type: "summarize", ID: e.summaries.seq, X0: e.in.X0, Z0: e.in.Inspect.Z0,
-		Classes: len(e.in.Inspect.Prediction.Probs), Label0: argmax(e.in.Inspect.Prediction.Probs), Params: &p, Explanations: e.summaries.unsent, Figures: figures, Path: e.tracedPath()})
+		Classes: len(e.in.Inspect.Prediction.Probs), Label0: argmax(e.in.Inspect.Prediction.Probs), Params: &p, Explanations: e.summaries.unsent, Figures: figures, Path: e.tracedPath(), Names: served().classes})
 	e.summaries.unsent = nil
 	s.busy, s.sentAt = true, time.Now()
 }
@@ -107,7 +107,7 @@ func (e *Explainer) requestSummary() {
 // makes none, and the page shows the set without its figures.
 func (e *Explainer) requestFigures() {
 	s := e.summaries.worker
-	e.summaries.figuresWanted = true
+	e.summaries.figuresWanted, e.summaries.figuresAsked = true, len(e.work.Run.Results)
 	if s == nil || s.failed || !s.ready || s.busy || e.in.Inspect == nil || len(e.work.Run.Results) == 0 {
 		return
 	}
@@ -116,7 +116,7 @@ func (e *Explainer) requestFigures() {
 	p := e.work.Run.Params
 	s.post(searchworker.Request{Type: "summarize", ID: -e.summaries.figuresSeq, X0: e.in.X0, Z0: e.in.Inspect.Z0,
 		Classes: len(e.in.Inspect.Prediction.Probs), Label0: argmax(e.in.Inspect.Prediction.Probs), Params: &p,
-		Explanations: append([]clue.Explanation(nil), e.work.Run.Results...), Figures: true, Path: e.tracedPath()})
+		Explanations: append([]clue.Explanation(nil), e.work.Run.Results...), Figures: true, Path: e.tracedPath(), Names: served().classes})
 	s.busy, s.sentAt = true, time.Now()
 }
 
@@ -144,7 +144,8 @@ func (e *Explainer) passOn(raw app.Value, batch int, took []clue.Explanation) {
 // resetSummary forgets the summary worker's view of the run: the next request starts afresh.
 func (e *Explainer) resetSummary() {
 	e.summaries.seq++
-	e.summaries.unsent, e.summaries.finishing, e.summaries.figuresFor = nil, false, 0
+	e.summaries.unsent, e.summaries.finishing, e.summaries.figuresFor, e.summaries.figuresAsked = nil, false, 0, 0
+	e.summaries.figuresSeq++ // an earlier set's figures, still on their way, are not this one's
 }
 
 // onSummariser handles the summary worker's message on the UI goroutine.

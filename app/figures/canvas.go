@@ -114,16 +114,43 @@ func legendWord(s string) legendItem {
 	}}
 }
 
-// legendLabels is a legend item listing labels as markers with their digits.
-func legendLabels(labels []int) legendItem {
-	w := float64(len(labels))*(2*markerR+4) - 4
-	return legendItem{width: w, draw: func(c *canvas, x, y float64) {
-		for i, l := range labels {
-			c.printf(`<g class="key" data-label="%d">`, l)
-			c.marker(x+markerR+float64(i)*(2*markerR+4), y, l, false, false)
-			c.b.WriteString("</g>\n")
+// legendLabels is the legend's labels: one item of markers with their numbers, or, for classes whose names are
+// not their numbers (names, the models' description's), an item per label, its marker and its name.
+func legendLabels(labels []int, names []string) []legendItem {
+	if !named(labels, names) {
+		w := float64(len(labels))*(2*markerR+4) - 4
+		return []legendItem{{width: w, draw: func(c *canvas, x, y float64) {
+			for i, l := range labels {
+				c.printf(`<g class="key" data-label="%d">`, l)
+				c.marker(x+markerR+float64(i)*(2*markerR+4), y, l, false, false)
+				c.b.WriteString("</g>\n")
+			}
+		}}}
+	}
+	var items []legendItem
+	for _, l := range labels {
+		name := strconv.Itoa(l)
+		if l < len(names) {
+			name = names[l]
 		}
-	}}
+		items = append(items, legendItem{width: 2*markerR + 5 + textWidth(name, fontText), draw: func(c *canvas, x, y float64) {
+			c.printf(`<g class="key" data-label="%d">`, l)
+			c.marker(x+markerR, y, l, false, false)
+			c.text(x+2*markerR+5, y+0.35*fontText, name, "")
+			c.b.WriteString("</g>\n")
+		}})
+	}
+	return items
+}
+
+// named says whether any of the labels has a name other than its number.
+func named(labels []int, names []string) bool {
+	for _, l := range labels {
+		if l < len(names) && names[l] != strconv.Itoa(l) {
+			return true
+		}
+	}
+	return false
 }
 
 // legendSample is a legend item: a drawn sample followed by a word.

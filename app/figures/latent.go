@@ -24,6 +24,7 @@ type LatentMapChart struct {
 	Selected int          // the selected restart, -1 for none
 	Axes     [2]string    // the directions' names, e.g. "PC1 (54 %)"
 	Title    string
+	Names    []string // the classes' names, which the legend gives where they are not the numbers; nil: numbers
 }
 
 // LatentMap draws the δ-ball seen from above, with equal scales on both axes: the ball's outline, z0 (a cross),
@@ -89,7 +90,7 @@ func LatentMap(m LatentMapChart) string {
 	// Legend.
 	var items []legendItem
 	if labels := sortedLabels(present); len(labels) > 0 {
-		items = append(items, legendWord("end, label"), legendLabels(labels))
+		items = append(append(items, legendWord("end, label")), legendLabels(labels, m.Names)...)
 	}
 	if len(pts) > 0 {
 		items = append(items, legendSample("start", 10, func(c *canvas, x, y float64) {

@@ -8,16 +8,17 @@ import (
 
 // SetFigures is the SVG of a set's two figures as the page shows them: the trade-off plot and the latent map
 // (the δ-ball seen along the set's two principal directions around z0, with a traced path if one is given). The
-// page makes them itself for small sets and has its summary worker make them for large ones, with this one
-// function, so that both show the same.
-func SetFigures(exps []clue.Explanation, classes int, z0 []float32, p clue.Params, path [][]float32) (tradeoff, latent string) {
+// page's summary worker and the CLI make them with this one function, so that both show the same. names are the classes' (nil: the numbers of classes many).
+func SetFigures(exps []clue.Explanation, classes int, names []string, z0 []float32, p clue.Params, path [][]float32) (tradeoff, latent string) {
 	var ends [][]float32
 	for _, x := range exps {
 		if x.Failed == "" {
 			ends = append(ends, x.Z)
 		}
 	}
-	tradeoff = Tradeoff(TradeoffOf(exps, classes, p.HThreshold))
+	t := TradeoffOf(exps, classes, p.HThreshold)
+	t.Names = names
+	tradeoff = Tradeoff(t)
 
 	plane := clue.PrincipalPlane(z0, ends)
 	var mp []MapPoint
@@ -33,6 +34,6 @@ func SetFigures(exps []clue.Explanation, classes int, z0 []float32, p clue.Param
 	}
 	latent = LatentMap(LatentMapChart{Radius: p.Delta, Points: mp, Path: projected, Selected: -1,
 		Axes:  [2]string{fmt.Sprintf("PC1 (%.0f %%)", 100*plane.Explained[0]), fmt.Sprintf("PC2 (%.0f %%)", 100*plane.Explained[1])},
-		Title: fmt.Sprintf("The δ-ball (δ = %g) seen from above", p.Delta)})
+		Title: fmt.Sprintf("The δ-ball (δ = %g) seen from above", p.Delta), Names: names})
 	return tradeoff, latent
 }

@@ -25,6 +25,7 @@ type SweepChart struct {
 	Rows      []SweepRow
 	Threshold float64 // the H threshold, drawn in panel (c) when > 0
 	Title     string
+	Names     []string // the classes' names, which the legend gives where they are not the numbers; nil: numbers
 }
 
 // Sweep draws what happens as δ grows, as three panels stacked vertically: (a) the label distribution p(y) ∝
@@ -55,7 +56,7 @@ func Sweep(s SweepChart) string {
 	y := 46.0
 	if labels := sortedLabels(present); len(labels) > 0 {
 		c.b.WriteString(`<g class="legend">` + "\n")
-		y = c.legend([]legendItem{legendWord("label"), legendLabels(labels)}, 14, y, w-14)
+		y = c.legend(append([]legendItem{legendWord("label")}, legendLabels(labels, s.Names)...), 14, y, w-14)
 		c.b.WriteString("</g>\n")
 	}
 	y += 22

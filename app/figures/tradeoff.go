@@ -28,6 +28,7 @@ type TradeoffChart struct {
 	Threshold float64 // the H below which an explanation is accepted; drawn when > 0
 	Selected  int     // the selected restart, -1 for none
 	Title     string
+	Names     []string // the classes' names, which the legend gives where they are not the numbers; nil: numbers
 }
 
 // Tradeoff draws the uncertainty–distance trade-off: one marker per explanation at (d, H) with its digit on it,
@@ -74,7 +75,7 @@ func Tradeoff(t TradeoffChart) string {
 	// Legend: the labels drawn in colour, then what the other marks mean.
 	var items []legendItem
 	if labels := sortedLabels(present); len(labels) > 0 {
-		items = append(items, legendWord("label"), legendLabels(labels))
+		items = append(append(items, legendWord("label")), legendLabels(labels, t.Names)...)
 	}
 	if fronts > 0 {
 		items = append(items, legendSample("Pareto front", 24, func(c *canvas, x, y float64) {

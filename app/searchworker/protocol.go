@@ -51,6 +51,7 @@ type Request struct {
 	Explanations []clue.Explanation `json:"explanations,omitempty"`
 	Figures      bool               `json:"figures,omitempty"` // the set's figures too, with this traced path
 	Path         [][]float32        `json:"path,omitempty"`
+	Names        []string           `json:"names,omitempty"` // the classes' names, for the figures' legends (nil: numbers)
 }
 
 // ResultsEvery is how often, at most, a search sends the restarts finished since its last batch.

@@ -299,7 +299,8 @@ func FuzzRequest(f *testing.F) {
 	f.Add(MarshalRequest(Request{Type: "trace", ID: 2, Params: &bad, Restart: 4}))
 	f.Add(MarshalRequest(Request{Type: "summarize", ID: 5, X0: []float32{0, 1}, Z0: []float32{0.5}, Classes: 2, Params: &bad,
 		Explanations: []clue.Explanation{{Restart: 1, Image: []float32{1, 1}, Z: []float32{1}, Probs: []float32{0.2, 0.8}, Label: 1, Accepted: true},
-			{Restart: 0, Image: []float32{1, 0}, Z: []float32{-1}, Probs: []float32{0.9, 0.1}, Accepted: true}, {Restart: 2, Failed: "x"}}}))
+			{Restart: 0, Image: []float32{1, 0}, Z: []float32{-1}, Probs: []float32{0.9, 0.1}, Accepted: true}, {Restart: 2, Failed: "x"}},
+		Figures: true, Names: []string{"cat", "dog"}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		req, err := UnmarshalRequest(data)
 		if err != nil {
@@ -503,6 +504,7 @@ func TestSummarizeEqualsSummarize(t *testing.T) {
 	}
 	batches := [][]clue.Explanation{odd[:20], even[:35], odd[20:], even[35:]}
 	path := [][]float32{prob.Z0, exps[3].Z}
+	names := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"} // the legend names them
 	var last *Summarized
 	sent := 0
 	for i, b := range batches {
@@ -513,7 +515,7 @@ func TestSummarizeEqualsSummarize(t *testing.T) {
 			req.Explanations = nil
 		}
 		if final {
-			req.Figures, req.Path = true, path
+			req.Figures, req.Path, req.Names = true, path, names
 		}
 		got := roundTrip(t, w, req)
 		if len(got) != 1 || got[0].Type != "summarized" || got[0].Summarized == nil {
@@ -527,8 +529,9 @@ func TestSummarizeEqualsSummarize(t *testing.T) {
 			t.Errorf("figures that were not asked for")
 		}
 	}
-	tradeoff, latent := figures.SetFigures(want, m.BNN.Classes, prob.Z0, p, path)
-	if last.Tradeoff != tradeoff || last.Map != latent || !strings.Contains(latent, "<path") && !strings.Contains(latent, "polyline") {
+	tradeoff, latent := figures.SetFigures(want, m.BNN.Classes, names, prob.Z0, p, path)
+	if last.Tradeoff != tradeoff || last.Map != latent || !strings.Contains(latent, "<path") && !strings.Contains(latent, "polyline") ||
+		!strings.Contains(tradeoff, ">label"+names[want[0].Label]+"<") && !strings.Contains(tradeoff, ">"+names[want[0].Label]+"</text>") {
 		t.Errorf("the worker's figures differ from the page's (%d and %d bytes, want %d and %d)", len(last.Tradeoff), len(last.Map), len(tradeoff), len(latent))
 	}
 	a, _ := json.Marshal(last.Summary)

@@ -95,7 +95,7 @@ func (w *Worker) summarize(req Request, send func(Response)) {
 	}
 	out = &Summarized{Count: w.sumLast.Count, Summary: w.sumLast.Summary, CARLA: w.sumLast.CARLA, Marks: w.sumLast.Marks}
 	if req.Figures {
-		out.Tradeoff, out.Map = figures.SetFigures(exps, req.Classes, req.Z0, *req.Params, req.Path)
+		out.Tradeoff, out.Map = figures.SetFigures(exps, req.Classes, req.Names, req.Z0, *req.Params, req.Path)
 	}
 	send(Response{Type: "summarized", ID: req.ID, Summarized: out})
 }

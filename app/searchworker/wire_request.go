@@ -37,6 +37,10 @@ func MarshalRequest(q Request) []byte {
 		for _, z := range q.Path {
 			w.floats(z)
 		}
+		w.u32(uint32(len(q.Names)))
+		for _, s := range q.Names {
+			w.str(s)
+		}
 	case "results":
 		w.results(q.Explanations)
 	}
@@ -79,6 +83,9 @@ func UnmarshalRequest(b []byte) (Request, error) {
 		q.Figures = r.flag()
 		for i, n := 0, r.count(4); i < n && r.err == nil; i++ {
 			q.Path = append(q.Path, r.floats())
+		}
+		for i, n := 0, r.count(4); i < n && r.err == nil; i++ {
+			q.Names = append(q.Names, r.str())
 		}
 	case "results":
 		q.Explanations = r.results()

@@ -95,7 +95,7 @@ func explain(args []string) error {
 		return err
 	}
 	// The page's download buttons write these from the same functions: the same link gives the same bytes.
-	tradeoff, latent := figures.SetFigures(exps, classes, prob.Z0, p, nil)
+	tradeoff, latent := figures.SetFigures(exps, classes, m.Description().Classes, prob.Z0, p, nil)
 	for name, b := range map[string][]byte{"tradeoff.svg": []byte(tradeoff), "latent.svg": []byte(latent), "set.csv": clue.SetCSV(exps)} {
 		if err := os.WriteFile(filepath.Join(*out, name), b, 0o644); err != nil {
 			return err

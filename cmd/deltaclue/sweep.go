@@ -121,7 +121,7 @@ func sweep(args []string) error {
 	if err := os.WriteFile(filepath.Join(*out, "sweep.json"), js, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(*out, "sweep.svg"), []byte(sweepSVG(steps, ladder, p.HThreshold)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(*out, "sweep.svg"), []byte(sweepSVG(steps, ladder, p.HThreshold, m.Description().Classes)), 0o644); err != nil {
 		return err
 	}
 	if err := writeSweepCSV(filepath.Join(*out, "sweep.csv"), steps); err != nil {
@@ -185,12 +185,14 @@ func sweepOn(ctx context.Context, prob *clue.Problem, p clue.Params, l clue.Ladd
 
 // sweepSVG draws the sweep as the page does: per radius the label distribution, the distinct labels and the
 // best H.
-func sweepSVG(steps []clue.SweepStep, l clue.Ladder, threshold float64) string {
+func sweepSVG(steps []clue.SweepStep, l clue.Ladder, threshold float64, names []string) string {
 	done := make([]*clue.SweepStep, len(l.Radii))
 	for i := range steps[:min(len(steps), len(done))] {
 		done[i] = &steps[i]
 	}
-	return figures.Sweep(figures.SweepOf(l, done, threshold))
+	chart := figures.SweepOf(l, done, threshold)
+	chart.Names = names
+	return figures.Sweep(chart)
 }
 
 // writeSweepCSV writes one row per radius. Numbers are written in the shortest form that reads back to the
