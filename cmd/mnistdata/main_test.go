@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/deltaclue/deltaclue/internal/fashion"
+	"github.com/deltaclue/deltaclue/mnist"
 )
 
 // The errors a user of `make data` can meet: each says what is wrong and what to do.
@@ -21,5 +25,47 @@ func TestClearErrors(t *testing.T) {
 	if err := run(dir, filepath.Join(dir, "heldout.dcd.gz"), false); err == nil ||
 		!strings.Contains(err.Error(), "sha512") || !strings.Contains(err.Error(), "make data") {
 		t.Errorf("a wrong or truncated download: %v", err)
+	}
+}
+
+// Fashion-MNIST from Debian's files: Zalando's training images split 54,000 / 6,000 by class with a fixed seed
+// (the same files every time), the test images as they are; without the files, a sentence saying what to
+// install.
+func TestFashion(t *testing.T) {
+	if _, err := os.Stat(fashion.Dir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Fashion-MNIST is not installed (%v), and CI=true: .ci/run installs dataset-fashion-mnist", err)
+		}
+		t.Skipf("SKIPPING: Fashion-MNIST is not installed (%v); apt-get install dataset-fashion-mnist", err)
+	}
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		if err := runFashion(dir, fashion.Dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, n := range map[string]int{"train": 54000, "val": 6000, "test": 10000} {
+		s, err := mnist.ReadFile(filepath.Join(a, name+".dcd"))
+		if err != nil || s.Len() != n {
+			t.Errorf("%s: %v images, %v; want %d", name, s, err, n)
+			continue
+		}
+		counts := make([]int, mnist.Classes)
+		for _, l := range s.Labels {
+			counts[l]++
+		}
+		for k, c := range counts {
+			if c != n/mnist.Classes {
+				t.Errorf("%s: class %d has %d images, want %d", name, k, c, n/mnist.Classes)
+			}
+		}
+		x, _ := os.ReadFile(filepath.Join(a, name+".dcd"))
+		y, _ := os.ReadFile(filepath.Join(b, name+".dcd"))
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two runs", name)
+		}
+	}
+	if err := runFashion(t.TempDir(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "apt-get install dataset-fashion-mnist") {
+		t.Errorf("without the files: %v", err)
 	}
 }
