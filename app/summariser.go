@@ -234,3 +234,11 @@ func (e *Explainer) applySummary(sm searchworker.Summarized) {
 		e.set.tradeoffSVG, e.set.mapSVG, e.summaries.figuresFor = sm.Tradeoff, sm.Map, sm.Count
 	}
 }
+
+// smallSetFiguresOwed says whether a finished small set (one the page summarises) still waits for its figures
+// from a summary worker that can make them.
+func (e *Explainer) smallSetFiguresOwed() bool {
+	s := e.summaries.worker
+	return !e.summaryInWorker() && !e.work.Run.Preview && !e.embed.on && s != nil && s.ready && !s.failed &&
+		e.in.Inspect != nil && len(e.work.Run.Results) > 0 && e.summaries.figuresFor != len(e.work.Run.Results)
+}
