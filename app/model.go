@@ -23,19 +23,22 @@ import (
 // ModelEnv is the environment variable (go-app's, set by Handler) holding the served models' description.
 const ModelEnv = "DELTACLUE_MODEL"
 
+// pageDescription is the part of a description the page reads, as cmd/site writes it into go-app's environment.
+type pageDescription struct {
+	Format      int           `json:"format"`
+	Name        string        `json:"name"`
+	Title       string        `json:"title"`
+	Input       weights.Input `json:"input"`
+	Classes     []string      `json:"classes"`
+	Uncertainty string        `json:"uncertainty"`
+	Samples     int           `json:"samples"`
+	Gallery     bool          `json:"gallery,omitempty"` // the site serves a gallery of the models' test items
+}
+
 // PageDescription is the part of d the page reads: the models' name, title, input and classes, and whether the
 // site serves a gallery of their test items (GalleryFile).
 func PageDescription(d *weights.Description, gallery bool) string {
-	b, _ := json.Marshal(struct {
-		Format      int           `json:"format"`
-		Name        string        `json:"name"`
-		Title       string        `json:"title"`
-		Input       weights.Input `json:"input"`
-		Classes     []string      `json:"classes"`
-		Uncertainty string        `json:"uncertainty"`
-		Samples     int           `json:"samples"`
-		Gallery     bool          `json:"gallery,omitempty"`
-	}{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty, d.Classifier.Samples, gallery})
+	b, _ := json.Marshal(pageDescription{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty, d.Classifier.Samples, gallery})
 	return string(b)
 }
 
@@ -73,15 +76,7 @@ func readModel(s string) pageModel {
 		return m
 	}
 	var got pageModel
-	var raw struct {
-		Name        string        `json:"name"`
-		Title       string        `json:"title"`
-		Input       weights.Input `json:"input"`
-		Classes     []string      `json:"classes"`
-		Uncertainty string        `json:"uncertainty"`
-		Samples     int           `json:"samples"`
-		Gallery     bool          `json:"gallery"`
-	}
+	var raw pageDescription
 	err := json.Unmarshal([]byte(s), &raw)
 	if err == nil {
 		got = pageModel{Input: raw.Input, name: raw.Name, title: raw.Title, classes: raw.Classes, uncertainty: raw.Uncertainty, samples: raw.Samples, gallery: raw.Gallery}
