@@ -68,13 +68,7 @@ func decodeV2(body string) (State, error) {
 		return s, err
 	}
 	r := reader{b: payload[3:]}
-	flags := r.common(&s)
-	// Flag 8, CLUE's convergence rule, is v2's alone: check knows the flags both versions share.
-	clueRule := flags&8 != 0
-	flags &^= 8
-	s.Selected = int(int16(r.u16()))
-	count := int(r.u8())
-	n := int(r.u16())
+	flags, clueRule, count, n := r.head(&s)
 	if want := payload2Length + 8*count; len(payload) != want {
 		return s, damaged("%d bytes where a v2 link with %d radii holds %d", len(payload), count, want)
 	}
@@ -82,13 +76,7 @@ func decodeV2(body string) (State, error) {
 		return s, err
 	}
 	s.Image = bytes.Clone(r.next(Pixels))
-	if err := check(&s, flags); err != nil {
-		return s, err
-	}
-	if clueRule {
-		s.Params.Convergence = clue.CLUERule
-	}
-	return s, nil
+	return checked(s, flags, clueRule)
 }
 
 // decodeV3 reads a v3 link: the models' name, the fields v2 has, then the image's shape and its bytes.
@@ -108,12 +96,7 @@ func decodeV3(body string) (State, error) {
 		return s, fail("its models' name %q is not one a model can have", s.Models)
 	}
 	r := reader{b: payload[4+nameLen:]}
-	flags := r.common(&s)
-	clueRule := flags&8 != 0
-	flags &^= 8
-	s.Selected = int(int16(r.u16()))
-	count := int(r.u8())
-	n := int(r.u16())
+	flags, clueRule, count, n := r.head(&s)
 	if len(r.b) < 8*count+5 {
 		return s, damaged("it ends inside its δ sweep")
 	}
@@ -128,6 +111,21 @@ func decodeV3(body string) (State, error) {
 		return s, damaged("its image has %d bytes where a %d×%d image of %d channels has %d", len(r.b), s.Height, s.Width, s.Channels, size)
 	}
 	s.Image = bytes.Clone(r.b)
+	return checked(s, flags, clueRule)
+}
+
+// head reads the fields v2 and v3 share up to their δ sweep: the common ones, the selection, and the sweep's
+// number of radii and restarts per radius. Flag 8, CLUE's convergence rule, is taken out of flags (clueRule):
+// check knows the flags v1 shares.
+func (r *reader) head(s *State) (flags uint8, clueRule bool, count, n int) {
+	flags = r.common(s)
+	clueRule, flags = flags&8 != 0, flags&^8
+	s.Selected = int(int16(r.u16()))
+	return flags, clueRule, int(r.u8()), int(r.u16())
+}
+
+// checked is s once check accepts it with flags, with CLUE's convergence rule if the link asked for it.
+func checked(s State, flags uint8, clueRule bool) (State, error) {
 	if err := check(&s, flags); err != nil {
 		return s, err
 	}
