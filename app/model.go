@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -13,6 +12,8 @@ import (
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/weights"
+
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // The models the site serves, as their description says (weights.Description): the input's shape and how it
@@ -122,21 +123,10 @@ func (m *pageModel) noun() string {
 	return m.Noun
 }
 
-func (m *pageModel) nouns() string {
-	n := m.noun()
-	if strings.HasSuffix(n, "s") || strings.HasSuffix(n, "x") || strings.HasSuffix(n, "ch") || strings.HasSuffix(n, "sh") {
-		return n + "es"
-	}
-	return n + "s"
-}
+func (m *pageModel) nouns() string { return plural.Word(2, m.noun()) }
 
 // aNoun is the noun with its article: "a digit", "an image".
-func (m *pageModel) aNoun() string {
-	if n := m.noun(); strings.ContainsRune("aeiou", rune(n[0])) {
-		return "an " + n
-	}
-	return "a " + m.noun()
-}
+func (m *pageModel) aNoun() string { return plural.A(m.noun()) }
 
 // colour says whether inputs are drawn in colour (three channels) rather than as ink.
 func (m *pageModel) colour() bool { return m.Channels == 3 }

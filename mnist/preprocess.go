@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"strings"
+
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // ErrEmpty is returned by Preprocess for an image with no ink.
@@ -25,7 +27,7 @@ func (e *FileError) Error() string {
 		if noun == "" {
 			noun = "digit"
 		}
-		return e.Name + " is empty: it has no ink to read as " + article(noun) + " " + noun + "."
+		return e.Name + " is empty: it has no ink to read as " + plural.A(noun) + "."
 	}
 	return e.Name + " could not be read: " + strings.TrimSuffix(e.Err.Error(), ".") + "."
 }
@@ -193,11 +195,3 @@ var opaqueGrey = func() (t [256]float32) {
 	}
 	return t
 }()
-
-// article is "an" before a noun that starts with a vowel, else "a".
-func article(noun string) string {
-	if strings.ContainsRune("aeiou", rune(noun[0])) {
-		return "an"
-	}
-	return "a"
-}

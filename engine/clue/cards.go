@@ -135,7 +135,7 @@ func (w Words) Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary,
 			fmt.Fprintf(&b, " Every restart failed (its cost became NaN or infinite): try a smaller learning rate than %g.", p.LearningRate)
 		} else if len(exps) > 0 {
 			fmt.Fprintf(&b, " Within δ = %g no restart reached %s the model is sure of (H below %g): try a larger δ or a higher threshold.",
-				p.Delta, article(w.noun())+" "+w.noun(), p.HThreshold)
+				p.Delta, w.AnInput(), p.HThreshold)
 		}
 		return b.String()
 	}

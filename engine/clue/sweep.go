@@ -71,7 +71,7 @@ func DescribeReaches(reaches []Reach, l Ladder, label0 int) string {
 func (w Words) DescribeReaches(reaches []Reach, l Ladder, label0 int) string {
 	if len(reaches) == 0 {
 		return fmt.Sprintf("Up to δ = %g, no restart reached %s the model is sure of: try larger radii or a higher threshold.",
-			l.Radii[len(l.Radii)-1], article(w.noun())+" "+w.noun())
+			l.Radii[len(l.Radii)-1], w.AnInput())
 	}
 	parts := make([]string, len(reaches))
 	for i, r := range reaches {

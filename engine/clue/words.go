@@ -2,7 +2,8 @@ package clue
 
 import (
 	"strconv"
-	"strings"
+
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // Words are what sentences call the models' classes and one input: the description's class names and noun.
@@ -40,22 +41,7 @@ func (w Words) noun() string {
 }
 
 // AnInput is one input with its article: "a digit".
-func (w Words) AnInput() string { return article(w.noun()) + " " + w.noun() }
+func (w Words) AnInput() string { return plural.A(w.noun()) }
 
 // A is class k's name with its article ("a 7", "an 8", "an ankle boot").
-func (w Words) A(k int) string { return article(w.Class(k)) + " " + w.Class(k) }
-
-// article is "an" before a name said with a vowel sound: the numbers 8, 11, 18 and 80–89, and words that
-// start with a vowel; else "a".
-func article(name string) string {
-	if n, err := strconv.Atoi(name); err == nil {
-		if n == 8 || n == 11 || n == 18 || (n >= 80 && n <= 89) {
-			return "an"
-		}
-		return "a"
-	}
-	if name != "" && strings.ContainsRune("aeiouAEIOU", rune(name[0])) {
-		return "an"
-	}
-	return "a"
-}
+func (w Words) A(k int) string { return plural.A(w.Class(k)) }

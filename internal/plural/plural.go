@@ -1,5 +1,6 @@
-// Package plural writes counts with their nouns in correct English: "1 worker", "2 workers", "0 radii".
-// The page, the CLI and the engine's summaries all count things in messages to users, so they share it.
+// Package plural writes counts with their nouns in correct English: "1 worker", "2 workers", "0 radii", and a
+// noun or a name with its article: "a sketch", "an 8". The page, the CLI, the image reader and the engine's
+// summaries all write them in messages to users, so they share it.
 package plural
 
 import (
@@ -39,4 +40,20 @@ func Word(n int, noun string, irregular ...string) string {
 // Of(1, 1, "restart") "1 of 1 restart".
 func Of(k, n int, noun string, irregular ...string) string {
 	return strconv.Itoa(k) + " of " + Count(n, noun, irregular...)
+}
+
+// A is a noun or a name with its indefinite article: "an" before a vowel sound (the numbers 8, 11, 18 and
+// 80–89, as the digits' names are read, and words that start with a vowel: "an ankle boot"), else "a" ("a 7",
+// "a sketch").
+func A(name string) string {
+	if n, err := strconv.Atoi(name); err == nil {
+		if n == 8 || n == 11 || n == 18 || (n >= 80 && n <= 89) {
+			return "an " + name
+		}
+		return "a " + name
+	}
+	if name != "" && strings.ContainsRune("aeiouAEIOU", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }

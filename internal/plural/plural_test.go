@@ -27,3 +27,13 @@ func TestCounts(t *testing.T) {
 		}
 	}
 }
+
+// A gives the article a noun or a name is read with.
+func TestA(t *testing.T) {
+	for name, want := range map[string]string{"7": "a 7", "8": "an 8", "11": "an 11", "18": "an 18", "83": "an 83", "100": "a 100",
+		"digit": "a digit", "image": "an image", "ankle boot": "an ankle boot", "T-shirt/top": "a T-shirt/top", "": "a "} {
+		if got := A(name); got != want {
+			t.Errorf("A(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
