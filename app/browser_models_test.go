@@ -22,6 +22,24 @@ import (
 	"github.com/deltaclue/deltaclue/weights"
 )
 
+// greyModels is internal/testbundle's grey CNN bundle made with seed, opened, and loaded for the search.
+func greyModels(t *testing.T, seed uint64) (*testbundle.Bundle, *weights.Bundle, *clue.Models) {
+	t.Helper()
+	grey, err := testbundle.Grey(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := weights.OpenBundleFiles(grey.Bytes, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := clue.LoadBundle(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return grey, b, m
+}
+
 // buildModelsSite builds the site for other models (a bundle file) with cmd/site -models, under /<repo>/ or at
 // the root.
 func buildModelsSite(t *testing.T, bundle, repo string) string {
@@ -44,20 +62,9 @@ func buildModelsSite(t *testing.T, bundle, repo string) string {
 // speaks of the models: the pad has the input's aspect, the labels are the classes' names, no gallery or global
 // view (their data is the digits'), and a digits link is refused in one sentence naming both models.
 func TestBrowserOtherModels(t *testing.T) {
-	grey, err := testbundle.Grey(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	grey, b, models := greyModels(t, 1)
 	file := filepath.Join(t.TempDir(), "grey") // a models folder with test items, for the gallery
 	if err := modelsource.WriteDir(file, grey.Bytes, grey.Items(60, 5)); err != nil {
-		t.Fatal(err)
-	}
-	b, err := weights.OpenBundleFiles(grey.Bytes, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	models, err := clue.LoadBundle(b)
-	if err != nil {
 		t.Fatal(err)
 	}
 	in := grey.Description.Input

@@ -15,9 +15,7 @@ import (
 	"testing"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
-	"github.com/deltaclue/deltaclue/internal/testbundle"
 	"github.com/deltaclue/deltaclue/mnist"
-	"github.com/deltaclue/deltaclue/weights"
 )
 
 // thumb is a digit as a PNG data URL, dark ink on white (the global view's data holds such thumbnails).
@@ -66,18 +64,7 @@ func TestGalleryIsTheMostUncertainTestItems(t *testing.T) {
 		}
 	}
 
-	grey, err := testbundle.Grey(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := weights.OpenBundleFiles(grey.Bytes, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gm, err := clue.LoadBundle(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	grey, _, gm := greyModels(t, 4)
 	test := grey.Items(40, 7)
 	js, err = MakeGallery(gm, test, 5)
 	if err != nil {
