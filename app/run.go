@@ -100,14 +100,13 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 		e.requestSummary()
 		return
 	}
-	// A small set's figures come from the summary worker too, after its results at most once a second while it
-	// runs: the set's last ones are asked for now, and the set is done with them, as a large one is (not a live
-	// preview's, whose answer is its cards).
-	if !e.summaryInWorker() && e.summaries.figuresAsked != len(e.work.Run.Results) {
-		e.refreshFigures()
-	}
+	// A small set's figures come from the summary worker too: a set is done with them, as a large one is (not a
+	// live preview's, whose answer is its cards).
 	if e.smallSetFiguresOwed() {
 		e.summaries.finishing = true
+		if e.summaries.figuresAsked != len(e.work.Run.Results) {
+			e.refreshFigures()
+		}
 		return
 	}
 	e.summaries.finishing = false
@@ -115,6 +114,11 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 		e.set.previewTime = time.Since(e.work.Run.PenUp)
 	}
 	e.summarise()
+	// A small set's figures follow the results at most once a second while it runs: the last ones asked for may
+	// be of fewer results than the set has (a preview's, which the run does not wait for).
+	if !e.summaryInWorker() && e.summaries.figuresAsked != len(e.work.Run.Results) {
+		e.refreshFigures()
+	}
 	if l := e.links.Restore; l != nil && e.work.Run.Phase == core.Done {
 		e.links.Restore = nil
 		if l.Selected >= 0 {
