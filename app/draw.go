@@ -5,8 +5,6 @@ import (
 	"math"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
-
-	"github.com/deltaclue/deltaclue/app/raster"
 )
 
 // Pixel work is done in Go into RGBA buffers and handed to canvases with putImageData; text is drawn with the
@@ -18,21 +16,41 @@ func inputRGBA(x []float32, scale int) []byte { return inputInto(nil, x, scale) 
 
 // inputInto is inputRGBA written into dst's memory when it is large enough.
 func inputInto(dst []byte, x []float32, scale int) []byte {
-	shape := served().rasterShape()
+	if m := served(); m.colour() {
+		n := m.Height * m.Width
+		return magnify(dst, scale, func(i int) (r, g, b byte) { return unit(x[i]), unit(x[n+i]), unit(x[2*n+i]) })
+	}
 	return magnify(dst, scale, func(i int) (r, g, b byte) {
-		c := raster.InputColour(x, i, shape)
-		return c.R, c.G, c.B
+		v := byte(255 - 255*min(max(x[i], 0), 1))
+		return v, v, v
 	})
 }
 
-// diffRGBA renders what an explanation changes in x0 (raster.DiffColour, as the summary PNG draws it): ink it
-// adds in blue, ink it removes in orange (a pair colour-blind readers tell apart; the page's legend names them
-// too), over a faint x0.
+// unit is a value of [0, 1] as a byte (clamped).
+func unit(v float32) byte { return byte(255 * min(max(v, 0), 1)) }
+
+// diffRGBA renders what an explanation changes in x0: ink it adds in blue, ink it removes in orange (a pair
+// colour-blind readers tell apart; the page's legend names them too), over a faint x0. For colour inputs the
+// change is the channels' mean, over x0's faint luminance.
 func diffRGBA(x0, e []float32, scale int) []byte {
-	shape := served().rasterShape()
+	m := served()
+	n := m.Height * m.Width
 	return magnify(nil, scale, func(i int) (byte, byte, byte) {
-		c := raster.DiffColour(x0, e, i, shape)
-		return c.R, c.G, c.B
+		var d, v float32
+		for c := range m.Channels {
+			d += e[c*n+i] - x0[c*n+i]
+			v += min(max(x0[c*n+i], 0), 1)
+		}
+		d, v = d/float32(m.Channels), v/float32(m.Channels)
+		base := 255 - 60*v
+		r, g, b := base, base, base
+		switch {
+		case d > 0: // towards #0072B2
+			r, g, b = base+(0-base)*d, base+(114-base)*d, base+(178-base)*d
+		case d < 0: // towards #D55E00
+			r, g, b = base+(213-base)*(-d), base+(94-base)*(-d), base+(0-base)*(-d)
+		}
+		return byte(r), byte(g), byte(b)
 	})
 }
 

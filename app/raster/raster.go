@@ -59,23 +59,18 @@ func (s Shape) pixel(img *Image, x0, y0, i, scale int, c RGB) {
 }
 
 // DrawInput paints an input of shape s, magnified by scale: ink (one channel) as dark ink on white, colour as
-// it is (InputColour).
+// it is.
 func DrawInput(img *Image, x0, y0 int, pixels []float32, s Shape, scale int) {
-	for i := range s.Height * s.Width {
-		s.pixel(img, x0, y0, i, scale, InputColour(pixels, i, s))
+	n := s.Height * s.Width
+	unit := func(v float32) uint8 { return uint8(255 * min(max(v, 0), 1)) }
+	for i := range n {
+		if s.Channels == 3 {
+			s.pixel(img, x0, y0, i, scale, RGB{unit(pixels[i]), unit(pixels[n+i]), unit(pixels[2*n+i])})
+			continue
+		}
+		g := uint8(255 - 255*min(max(pixels[i], 0), 1))
+		s.pixel(img, x0, y0, i, scale, RGB{g, g, g})
 	}
-}
-
-// InputColour is pixel i of an input x of shape s as the page and the figures show it: ink (one channel) dark on
-// white, colour as it is.
-func InputColour(x []float32, i int, s Shape) RGB {
-	if s.Channels == 3 {
-		n := s.Height * s.Width
-		unit := func(v float32) uint8 { return uint8(255 * min(max(v, 0), 1)) }
-		return RGB{unit(x[i]), unit(x[n+i]), unit(x[2*n+i])}
-	}
-	g := uint8(255 - 255*min(max(x[i], 0), 1))
-	return RGB{g, g, g}
 }
 
 // FillRect fills [x0, x1) × [y0, y1).

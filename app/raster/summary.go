@@ -19,32 +19,27 @@ var (
 	cardBorder = RGB{205, 205, 205}
 )
 
-// DrawDiff paints what e changes in x0 (of shape s), magnified by scale (DiffColour).
+// DrawDiff paints what e changes in x0 (of shape s), magnified by scale: blue where e adds ink, orange where
+// it removes it, over a faint x0 (the page's diffRGBA); for colour, the channels' mean change.
 func DrawDiff(img *Image, x0, y0 int, orig, e []float32, s Shape, scale int) {
-	for i := range s.Height * s.Width {
-		s.pixel(img, x0, y0, i, scale, DiffColour(orig, e, i, s))
-	}
-}
-
-// DiffColour is pixel i of what e changes in orig (of shape s), as the page and the figures show it: blue where
-// e adds ink, orange where it removes it, over a faint orig; for colour, the channels' mean change.
-func DiffColour(orig, e []float32, i int, s Shape) RGB {
 	n := s.Height * s.Width
-	var d, v float32
-	for c := range s.Channels {
-		d += e[c*n+i] - orig[c*n+i]
-		v += min(max(orig[c*n+i], 0), 1)
+	for i := range n {
+		var d, v float32
+		for c := range s.Channels {
+			d += e[c*n+i] - orig[c*n+i]
+			v += min(max(orig[c*n+i], 0), 1)
+		}
+		d, v = min(max(d/float32(s.Channels), -1), 1), v/float32(s.Channels)
+		base := 255 - 60*v
+		r, g, b := base, base, base
+		switch {
+		case d > 0:
+			r, g, b = base+(float32(addedInk.R)-base)*d, base+(float32(addedInk.G)-base)*d, base+(float32(addedInk.B)-base)*d
+		case d < 0:
+			r, g, b = base+(float32(removedInk.R)-base)*(-d), base+(float32(removedInk.G)-base)*(-d), base+(float32(removedInk.B)-base)*(-d)
+		}
+		s.pixel(img, x0, y0, i, scale, RGB{uint8(r), uint8(g), uint8(b)})
 	}
-	d, v = min(max(d/float32(s.Channels), -1), 1), v/float32(s.Channels)
-	base := 255 - 60*v
-	r, g, b := base, base, base
-	switch {
-	case d > 0:
-		r, g, b = base+(float32(addedInk.R)-base)*d, base+(float32(addedInk.G)-base)*d, base+(float32(addedInk.B)-base)*d
-	case d < 0:
-		r, g, b = base+(float32(removedInk.R)-base)*(-d), base+(float32(removedInk.G)-base)*(-d), base+(float32(removedInk.B)-base)*(-d)
-	}
-	return RGB{uint8(r), uint8(g), uint8(b)}
 }
 
 // HexColour reads "#RRGGBB".
