@@ -2,6 +2,7 @@ package training
 
 import (
 	"math"
+	"slices"
 
 	"github.com/deltaclue/deltaclue/engine/rng"
 	"github.com/deltaclue/deltaclue/mnist"
@@ -16,6 +17,9 @@ type Augment struct {
 	MaxScale     float64 `json:"max_scale"` // scale drawn from [1−MaxScale, 1+MaxScale]
 	MaxShift     float64 `json:"max_shift_px"`
 	StrokeProb   float64 `json:"stroke_prob"`
+	// FlipProb mirrors the image left to right with this probability (Fashion-MNIST's shoes all face left; a
+	// photo of one facing right is still a shoe). Zero draws nothing, so the digits' stream is as it was.
+	FlipProb float64 `json:"flip_prob,omitempty"`
 }
 
 // DefaultAugment is what the shipped models were trained with.
@@ -43,6 +47,11 @@ func (a Augment) Apply(r *rng.Rand, src, dst []float32) {
 		morph(dst, true)
 	case stroke < 2*a.StrokeProb:
 		morph(dst, false)
+	}
+	if a.FlipProb > 0 && r.Float64() < a.FlipProb {
+		for v := 0; v < mnist.Side; v++ {
+			slices.Reverse(dst[v*mnist.Side : (v+1)*mnist.Side])
+		}
 	}
 }
 

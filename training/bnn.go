@@ -72,7 +72,7 @@ func trainBNNRate(backend compute.Backend, c BNNConfig, rate float64, train, val
 		last = Classify(probs, val.Labels)
 		return last.NLL, fmt.Sprintf("dropout %.2f  validation NLL %.4f accuracy %.4f", rate, last.NLL, last.Accuracy)
 	}
-	best, bestEpoch, history := c.run("bnn", store, layers, train, func(epoch int, batch []int, images []float32) {
+	best, bestEpoch, history := c.run("bnn", func() []weights.Named { return snapshot(store, layers) }, train, func(epoch int, batch []int, images []float32) {
 		onehot := make([]float32, len(batch)*mnist.Classes)
 		for k, i := range batch {
 			onehot[k*mnist.Classes+int(train.Labels[i])] = 1

@@ -80,7 +80,7 @@ func snapshot(store *model.Store, layers []layer) []weights.Named {
 
 // run trains for up to MaxEpochs: each epoch calls step on every full batch (indices into the training set,
 // augmented images), then scores the model on validation (lower is better) and keeps the best weights.
-func (lp Loop) run(name string, store *model.Store, layers []layer, train *mnist.Set,
+func (lp Loop) run(name string, snap func() []weights.Named, train *mnist.Set,
 	step func(epoch int, batch []int, images []float32), validate func() (score float64, report string)) (best []weights.Named, bestEpoch int, history []string) {
 	r := rng.New(rng.Derive(lp.Seed, 1))
 	images := make([]float32, lp.Batch*mnist.Pixels)
@@ -100,7 +100,7 @@ func (lp Loop) run(name string, store *model.Store, layers []layer, train *mnist
 		line := fmt.Sprintf("%s epoch %3d  %s  (%.0fs)", name, epoch, report, time.Since(start).Seconds())
 		history = append(history, line)
 		if score < bestScore {
-			bestScore, bestEpoch, best = score, epoch, snapshot(store, layers)
+			bestScore, bestEpoch, best = score, epoch, snap()
 			line += "  *"
 		}
 		if lp.Log != nil {

@@ -87,7 +87,7 @@ func TrainVAE(backend compute.Backend, c VAEConfig, train, val *mnist.Set) ([]we
 		elbo := -total / float64(val.Len())
 		return -elbo, fmt.Sprintf("validation ELBO %.2f nats/image", elbo)
 	}
-	best, bestEpoch, history := c.run("vae", store, layers, train, func(epoch int, batch []int, images []float32) {
+	best, bestEpoch, history := c.run("vae", func() []weights.Named { return snapshot(store, layers) }, train, func(epoch int, batch []int, images []float32) {
 		step.MustCall(tensors.FromFlatDataAndDimensions(images, len(batch), mnist.Pixels), noise(noiseRand, len(batch), c.Latent))
 	}, validate)
 	return best, map[string]any{"config": c, "best_epoch": bestEpoch, "epochs": len(history)}

@@ -81,6 +81,9 @@ type VAE struct {
 	Encoder    Network `json:"encoder"`
 	Decoder    Network `json:"decoder"`
 	Likelihood string  `json:"likelihood"` // LikelihoodBernoulli or LikelihoodGaussian
+	// LogVariance, optional, maps an input to the encoder's log σ² (the encoder's layers but the last, then a
+	// head of its own): nothing explains with it, but it measures the VAE's ELBO (deltaclue quality).
+	LogVariance *Network `json:"log_variance,omitempty"`
 }
 
 // The VAE's likelihoods.
@@ -304,6 +307,15 @@ func (d *Description) checkVAE(files map[string]*File) error {
 	}
 	if in := d.InputShape(); out.Size() != in.Size() || (!out.Flat && out != in) || dropouts > 0 {
 		return fmt.Errorf("the VAE's decoder ends in %v, not the classifier's input %v (or has dropout)", out, in)
+	}
+	if v.LogVariance != nil {
+		out, dropouts, err := v.LogVariance.Chain("the VAE's log-variance", d.InputShape(), files)
+		if err != nil {
+			return err
+		}
+		if out.Size() != v.Latent || dropouts > 0 {
+			return fmt.Errorf("the VAE's log-variance ends in %v, not the latent size %d (or has dropout)", out, v.Latent)
+		}
 	}
 	return nil
 }

@@ -65,6 +65,10 @@ func TestDescriptionRefusals(t *testing.T) {
 			d.VAE.Decoder.Layers = append(d.VAE.Decoder.Layers, Layer{Op: OpReshape, Shape: []int{4, 14, 14}})
 		}, "the VAE's decoder ends in 4×14×14, not the classifier's input 1×28×28"},
 		{"an encoder that misses the latent", func(d *Description) { d.VAE.Latent = 8 }, "not the latent size 8"},
+		{"a log-variance head that misses the latent", func(d *Description) {
+			enc := d.VAE.Encoder.Layers
+			d.VAE.LogVariance = &Network{File: d.VAE.Encoder.File, Layers: enc[:len(enc)-2]}
+		}, "the VAE's log-variance ends in 256 values, not the latent size 16"},
 		{"classes the classifier does not give", func(d *Description) { d.Classes = d.Classes[:9] }, "not the 9 classes"},
 		{"a class named twice", func(d *Description) { d.Classes[3] = "2" }, `class 3's name "2" is given twice`},
 		{"a missing tensor", func(d *Description) { d.VAE.Encoder.Layers[1].Weights = "encoder/9/weights" }, `has no tensor "encoder/9/weights"`},

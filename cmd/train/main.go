@@ -31,9 +31,18 @@ func main() {
 	maxEpochs := flag.Int("max-epochs", 0, "override the configured maximum number of epochs (for quick trials)")
 	noAugment := flag.Bool("no-augment", false, "train without augmentation (to measure what it does)")
 	measure := flag.String("measure", "", "only measure this BNN file on the test split, as is and augmented, and exit")
+	dataset := flag.String("dataset", "", "fashion: train the Fashion-MNIST models from data/fashion (-only bnn, vae or compact)")
+	ship := flag.String("ship", "weights/fashion", "-dataset fashion: the folder to write the shipped int8 models into")
 	flag.Parse()
 	if *measure != "" {
 		if err := measureAugmented(*measure); err != nil {
+			fmt.Fprintln(os.Stderr, "train:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *dataset == "fashion" {
+		if err := runFashion(*data, *out, *ship, *only, *maxEpochs); err != nil {
 			fmt.Fprintln(os.Stderr, "train:", err)
 			os.Exit(1)
 		}

@@ -86,9 +86,14 @@ func NewItems(images, labels *Array, in weights.Input, classes int) (*Items, err
 // ReadItems reads dir's test items for a model with input in and classes classes; ErrNoItems when dir holds
 // neither file. Errors name the file and say what is wrong.
 func ReadItems(dir string, in weights.Input, classes int) (*Items, error) {
+	return ReadItemsFS(os.DirFS(dir), dir, in, classes)
+}
+
+// ReadItemsFS is ReadItems from the root of fsys, which errors call dir.
+func ReadItemsFS(fsys fs.FS, dir string, in weights.Input, classes int) (*Items, error) {
 	imagesPath, labelsPath := filepath.Join(dir, ImagesFile), filepath.Join(dir, LabelsFile)
-	_, errI := os.Stat(imagesPath)
-	_, errL := os.Stat(labelsPath)
+	_, errI := fs.Stat(fsys, ImagesFile)
+	_, errL := fs.Stat(fsys, LabelsFile)
 	switch {
 	case errors.Is(errI, fs.ErrNotExist) && errors.Is(errL, fs.ErrNotExist):
 		return nil, ErrNoItems
@@ -97,8 +102,8 @@ func ReadItems(dir string, in weights.Input, classes int) (*Items, error) {
 	case errors.Is(errL, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s has %s but no %s: test items are the two together", dir, ImagesFile, LabelsFile)
 	}
-	read := func(path string) (*Array, error) {
-		f, err := os.Open(path)
+	read := func(name, path string) (*Array, error) {
+		f, err := fsys.Open(name)
 		if err != nil {
 			return nil, err
 		}
@@ -109,11 +114,11 @@ func ReadItems(dir string, in weights.Input, classes int) (*Items, error) {
 		}
 		return a, nil
 	}
-	images, err := read(imagesPath)
+	images, err := read(ImagesFile, imagesPath)
 	if err != nil {
 		return nil, err
 	}
-	labels, err := read(labelsPath)
+	labels, err := read(LabelsFile, labelsPath)
 	if err != nil {
 		return nil, err
 	}

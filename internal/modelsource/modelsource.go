@@ -73,9 +73,12 @@ func Open(spec string) (*Models, error) {
 }
 
 // openDir reads a folder's model.json and weights files, checks them, bundles them and reads its test items.
-func openDir(dir string) (*Models, error) {
+func openDir(dir string) (*Models, error) { return openFS(os.DirFS(dir), dir, dir) }
+
+// openFS is openDir on the root of fsys, which errors call dir and Models.Spec calls spec.
+func openFS(fsys fs.FS, dir, spec string) (*Models, error) {
 	descPath := filepath.Join(dir, weights.DescriptionFile)
-	raw, err := os.ReadFile(descPath)
+	raw, err := fs.ReadFile(fsys, weights.DescriptionFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no %s: a models folder holds %s (the models' description), its weights files (*.dcw) and optionally test items",
 			dir, weights.DescriptionFile, weights.DescriptionFile)
@@ -87,7 +90,7 @@ func openDir(dir string) (*Models, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", descPath, err)
 	}
-	names, err := filepath.Glob(filepath.Join(dir, "*"+weightsExt))
+	names, err := fs.Glob(fsys, "*"+weightsExt)
 	if err != nil {
 		return nil, err
 	}
@@ -97,12 +100,12 @@ func openDir(dir string) (*Models, error) {
 	}
 	members := []weights.BundleFile{{Name: weights.DescriptionFile, Data: raw}}
 	files := map[string]*weights.File{}
-	for _, path := range names {
-		b, err := os.ReadFile(path)
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}
-		name := filepath.Base(path)
 		if files[name], err = weights.Decode(path, b); err != nil {
 			return nil, err // Decode's error names the file
 		}
@@ -111,14 +114,14 @@ func openDir(dir string) (*Models, error) {
 	if err := desc.Check(files); err != nil {
 		return nil, fmt.Errorf("%s: %w", descPath, err)
 	}
-	items, err := idx.ReadItems(dir, desc.Input, len(desc.Classes))
+	items, err := idx.ReadItemsFS(fsys, dir, desc.Input, len(desc.Classes))
 	switch {
 	case errors.Is(err, idx.ErrNoItems):
 		items = nil
 	case err != nil:
 		return nil, err
 	}
-	return open(dir, weights.EncodeBundle(members), dir, items)
+	return open(spec, weights.EncodeBundle(members), dir, items)
 }
 
 // weightsExt is how a weights file's name ends.

@@ -1,0 +1,505 @@
+package training
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/deltaclue/deltaclue/engine/mcmask"
+	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// Training and measuring the models of any description whose networks training builds (NetworkGraph): an
+// MC-dropout classifier and a VAE whose encoder ends in a dense layer to the latent mean, beside which a
+// log-variance head (VAE.LogVariance) is trained. The images are 28×28 grey, as mnist.Set holds them.
+
+// tensorSpec is one tensor a network's layers need: its name, shape, the fan-in its initialisation scales by,
+// and the axis an int8 copy keeps a scale per index of (the output units or channels).
+type tensorSpec struct {
+	name      string
+	shape     []int
+	fanIn     int
+	bias      bool
+	scaleAxis int
+}
+
+// networkTensors lists the tensors of layers applied to shape in, in order.
+func networkTensors(layers []weights.Layer, in weights.Shape) ([]tensorSpec, error) {
+	var specs []tensorSpec
+	s := in
+	for i, l := range layers {
+		out, err := l.OutShape(s)
+		if err != nil {
+			return nil, fmt.Errorf("layer %d (%s): %v", i, l.Op, err)
+		}
+		k := l.Kernel[0] * l.Kernel[1]
+		switch l.Op {
+		case weights.OpDense:
+			specs = append(specs, tensorSpec{l.Weights, []int{s.Size(), l.Out}, s.Size(), false, 1})
+		case weights.OpConv:
+			specs = append(specs, tensorSpec{l.Weights, []int{l.Out, s.C, l.Kernel[0], l.Kernel[1]}, s.C * k, false, 0})
+		case weights.OpConvTranspose:
+			fan := max(1, s.C*k/(l.Stride[0]*l.Stride[1]))
+			specs = append(specs, tensorSpec{l.Weights, []int{s.C, l.Out, l.Kernel[0], l.Kernel[1]}, fan, false, 1})
+		}
+		if l.Bias != "" {
+			specs = append(specs, tensorSpec{l.Bias, []int{l.Out}, 1, true, 0})
+		}
+		s = out
+	}
+	return specs, nil
+}
+
+// newTensorStore creates the tensors as trainable variables: He-normal weights and zero biases drawn from seed.
+func newTensorStore(specs []tensorSpec, seed uint64) *model.Store {
+	store := model.NewStore()
+	r := rng.New(seed)
+	for _, t := range specs {
+		size := 1
+		for _, d := range t.shape {
+			size *= d
+		}
+		v := make([]float32, size)
+		if !t.bias {
+			std := math.Sqrt(2 / float64(t.fanIn))
+			for j := range v {
+				v[j] = float32(r.Norm() * std)
+			}
+		}
+		scope, name := splitVariable(t.name)
+		if _, err := store.Scope(scope).CreateVariable(name, tensors.FromFlatDataAndDimensions(v, t.shape...)); err != nil {
+			panic(err)
+		}
+	}
+	return store
+}
+
+// splitVariable splits a tensor's name "a/b/c" into the scope "/a/b" and the variable "c".
+func splitVariable(name string) (scope, variable string) {
+	for i := len(name) - 1; i >= 0; i-- {
+		if name[i] == '/' {
+			return "/" + name[:i], name[i+1:]
+		}
+	}
+	return "/", name
+}
+
+// snapshotTensors copies the tensors' current values out of the store, as int8 with a scale per output unit or
+// channel (weights) and float32 (biases) when compact, all float32 otherwise.
+func snapshotTensors(store *model.Store, specs []tensorSpec) []weights.Named {
+	var out []weights.Named
+	for _, t := range specs {
+		v := tensors.MustCopyFlatData[float32](store.GetVariable("/" + t.name).MustValue())
+		out = append(out, weights.Named{Name: t.name, Shape: t.shape, Values: v})
+	}
+	return out
+}
+
+// CompactNetwork returns named as the project ships a network: each weight tensor int8 with a float32 scale per
+// output unit or channel, biases float32.
+func CompactNetwork(named []weights.Named, layers []weights.Layer, in weights.Shape) ([]weights.Named, error) {
+	specs, err := networkTensors(layers, in)
+	if err != nil {
+		return nil, err
+	}
+	axis := map[string]int{}
+	for _, t := range specs {
+		if !t.bias {
+			axis[t.name] = t.scaleAxis
+		}
+	}
+	out := make([]weights.Named, len(named))
+	for i, t := range named {
+		out[i] = t
+		if a, ok := axis[t.Name]; ok {
+			out[i].DType, out[i].ScaleAxis = weights.Int8, a
+		}
+	}
+	return out, nil
+}
+
+// columns returns images [N, F] as the feature-major [F, N] the networks take.
+func columns(x *Node) *Node { return Transpose(x, 0, 1) }
+
+// imageMask spreads a dropout mask m [C, N] (per channel) or [units, N] over a value of shape s.
+func imageMask(m *Node, s weights.Shape) *Node {
+	if s.Flat {
+		return m
+	}
+	n := m.Shape().Dimensions[1]
+	return Reshape(BroadcastToDims(Reshape(m, s.C, 1, n), s.C, s.H*s.W, n), s.Size(), n)
+}
+
+// firstDropout is the index of the network's first dropout layer, or len(layers).
+func firstDropout(layers []weights.Layer) int {
+	for i, l := range layers {
+		if l.Op == weights.OpDropout {
+			return i
+		}
+	}
+	return len(layers)
+}
+
+// PredictiveGraph returns an MC-dropout classifier's posterior predictive [N, classes] for images x [N, F]:
+// the mean of the softmax over its fixed masks (mcmask.DrawLayers, as the engine draws them). The layers before
+// the first dropout run once.
+func PredictiveGraph(p Tensors, d *weights.Description, x *Node) *Node {
+	net := d.Classifier.Networks[0]
+	in := d.InputShape()
+	widths, rates := dropoutWidths(net.Layers, in)
+	all := mcmask.DrawLayers(d.Classifier.MaskSeed, d.Classifier.Samples, widths, rates)
+	cut := firstDropout(net.Layers)
+	trunk, s, err := NetworkGraph(p, net.Layers[:cut], in, columns(x), nil, 0)
+	if err != nil {
+		panic(err)
+	}
+	var sum *Node
+	for _, sample := range all {
+		masks := func(g *Graph, l int, at weights.Shape) *Node {
+			m := Const(g, tensors.FromFlatDataAndDimensions(sample[l], len(sample[l]), 1))
+			if at.Flat {
+				return m
+			}
+			return Reshape(BroadcastToDims(Reshape(m, at.C, 1, 1), at.C, at.H*at.W, 1), at.Size(), 1)
+		}
+		logits, _, err := NetworkGraph(p, net.Layers[cut:], s, trunk, masks, 0)
+		if err != nil {
+			panic(err)
+		}
+		probs := Softmax(columns(logits), -1)
+		if sum == nil {
+			sum = probs
+		} else {
+			sum = Add(sum, probs)
+		}
+	}
+	return MulScalar(sum, 1/float64(len(all)))
+}
+
+// dropoutWidths lists what each dropout layer masks (units of a vector, channels of an image) and its rate.
+func dropoutWidths(layers []weights.Layer, in weights.Shape) (widths []int, rates []float64) {
+	s := in
+	for _, l := range layers {
+		if l.Op == weights.OpDropout {
+			widths, rates = append(widths, s.C), append(rates, l.Rate)
+		}
+		if out, err := l.OutShape(s); err == nil {
+			s = out
+		}
+	}
+	return widths, rates
+}
+
+// dropoutShapes lists the shape each dropout layer acts on.
+func dropoutShapes(layers []weights.Layer, in weights.Shape) []weights.Shape {
+	var at []weights.Shape
+	s := in
+	for _, l := range layers {
+		if l.Op == weights.OpDropout {
+			at = append(at, s)
+		}
+		if out, err := l.OutShape(s); err == nil {
+			s = out
+		}
+	}
+	return at
+}
+
+// ClassifierConfig configures training an MC-dropout classifier of a description.
+type ClassifierConfig struct {
+	Loop
+	Dropouts []float64 `json:"dropouts"` // candidate rates for every dropout layer; the best validation NLL is kept
+}
+
+// TrainClassifier trains the classifier of describe(rate) once per candidate dropout rate, with early stopping
+// on the validation NLL of the fixed-mask posterior predictive, and returns the best one's tensors (float32),
+// its description and the history.
+func TrainClassifier(backend compute.Backend, c ClassifierConfig, describe func(rate float64) *weights.Description, train, val *mnist.Set) ([]weights.Named, *weights.Description, map[string]any, error) {
+	var best []weights.Named
+	var bestDesc *weights.Description
+	bestNLL := math.Inf(1)
+	candidates := map[string]any{}
+	for _, rate := range c.Dropouts {
+		d := describe(rate)
+		named, nll, info, err := trainClassifierRate(backend, c, d, rate, train, val)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		candidates[fmt.Sprint(rate)] = info
+		if nll < bestNLL {
+			best, bestDesc, bestNLL = named, d, nll
+		}
+	}
+	return best, bestDesc, map[string]any{"config": c, "candidates": candidates}, nil
+}
+
+func trainClassifierRate(backend compute.Backend, c ClassifierConfig, d *weights.Description, rate float64, train, val *mnist.Set) ([]weights.Named, float64, map[string]any, error) {
+	net := d.Classifier.Networks[0]
+	in := d.InputShape()
+	classes := len(d.Classes)
+	specs, err := networkTensors(net.Layers, in)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	store := newTensorStore(specs, rng.Derive(c.Seed, 0))
+	p := StoreTensors(store)
+	widths, rates := dropoutWidths(net.Layers, in)
+	step := adamStep(backend, store, c.LR, func(scope *model.Scope, args []*Node) *Node {
+		masks := func(g *Graph, l int, s weights.Shape) *Node { return imageMask(args[2+l], s) }
+		logits, _, err := NetworkGraph(p, net.Layers, in, columns(args[0]), masks, 0)
+		if err != nil {
+			panic(err)
+		}
+		return Neg(ReduceAllMean(ReduceSum(Mul(args[1], LogSoftmax(columns(logits), -1)), -1)))
+	})
+	predict := model.MustNewExec(backend, store, func(scope *model.Scope, x *Node) *Node { return PredictiveGraph(p, d, x) })
+	maskRand := rng.New(rng.Derive(c.Seed, uint64(rate*1000)+10))
+	var last Classification
+	validate := func() (float64, string) {
+		var probs []float32
+		batchChunks(val.Len(), 500, func(lo, hi int) {
+			probs = append(probs, tensors.MustCopyFlatData[float32](predict.MustCall1(floats(val, lo, hi)))...)
+		})
+		last = Classify(probs, val.Labels)
+		return last.NLL, fmt.Sprintf("dropout %.2f  validation NLL %.4f accuracy %.4f ECE %.4f", rate, last.NLL, last.Accuracy, last.ECE)
+	}
+	best, bestEpoch, history := c.run("classifier", func() []weights.Named { return snapshotTensors(store, specs) }, train,
+		func(epoch int, batch []int, images []float32) {
+			onehot := make([]float32, len(batch)*classes)
+			for k, i := range batch {
+				onehot[k*classes+int(train.Labels[i])] = 1
+			}
+			args := []any{tensors.FromFlatDataAndDimensions(images, len(batch), in.Size()),
+				tensors.FromFlatDataAndDimensions(onehot, len(batch), classes)}
+			for l, w := range widths {
+				keep := float32(1 / (1 - rates[l]))
+				m := make([]float32, w*len(batch))
+				for j := range m {
+					if maskRand.Float64() >= rates[l] {
+						m[j] = keep
+					}
+				}
+				args = append(args, tensors.FromFlatDataAndDimensions(m, w, len(batch)))
+			}
+			step.MustCall(args...)
+		}, validate)
+	q, _ := MeasureClassifier(backend, d, best, val)
+	return best, q.NLL, map[string]any{"best_epoch": bestEpoch, "epochs": len(history), "validation": q, "history": history}, nil
+}
+
+// namedTensors makes the tensors of named graph constants (the float32 values they hold, as decoded).
+func namedTensors(named []weights.Named) Tensors {
+	byName := map[string]weights.Named{}
+	for _, t := range named {
+		byName[t.Name] = t
+	}
+	type key struct {
+		g    *Graph
+		name string
+	}
+	consts := map[key]*Node{}
+	return func(g *Graph, name string) *Node {
+		if n, ok := consts[key{g, name}]; ok {
+			return n
+		}
+		t, ok := byName[name]
+		if !ok {
+			panic(fmt.Sprintf("training: no tensor %q", name))
+		}
+		n := Const(g, tensors.FromFlatDataAndDimensions(t.Values, t.Shape...))
+		consts[key{g, name}] = n
+		return n
+	}
+}
+
+// FileTensors reads the tensors of weights files (decoded, as the engine reads them), each from the first file
+// that has it.
+func FileTensors(files ...*weights.File) (Tensors, error) {
+	var named []weights.Named
+	seen := map[string]bool{}
+	for _, f := range files {
+		for _, t := range f.Manifest.Tensors {
+			if seen[t.Name] {
+				continue
+			}
+			v, err := f.Tensor(t.Name, t.Shape...)
+			if err != nil {
+				return nil, err
+			}
+			seen[t.Name] = true
+			named = append(named, weights.Named{Name: t.Name, Shape: t.Shape, Values: v})
+		}
+	}
+	return namedTensors(named), nil
+}
+
+// MeasureClassifier measures the MC-dropout classifier of d with tensors named on set: accuracy, NLL, ECE and
+// the AUROC of its entropy for its mistakes, and the probabilities [N·classes].
+func MeasureClassifier(backend compute.Backend, d *weights.Description, named []weights.Named, set *mnist.Set) (Classification, []float32) {
+	return MeasureClassifierWith(backend, d, namedTensors(named), set)
+}
+
+// MeasureClassifierWith is MeasureClassifier with the tensors from p.
+func MeasureClassifierWith(backend compute.Backend, d *weights.Description, p Tensors, set *mnist.Set) (Classification, []float32) {
+	predict := MustNewExec(backend, func(x *Node) *Node { return PredictiveGraph(p, d, x) })
+	var probs []float32
+	batchChunks(set.Len(), 500, func(lo, hi int) {
+		probs = append(probs, tensors.MustCopyFlatData[float32](predict.MustExec(floats(set, lo, hi))[0])...)
+	})
+	return Classify(probs, set.Labels), probs
+}
+
+// VAEGraphs are a described VAE's parts as graphs on images x [N, F] and latent points z [N, latent].
+type VAEGraphs struct {
+	p Tensors
+	d *weights.Description
+}
+
+// encode returns the encoder's mean and log-variance [N, latent] (the log-variance head is the last layer of
+// VAE.LogVariance, applied to what the encoder's layers but its last give).
+func (v VAEGraphs) encode(x *Node) (mean, logVar *Node) {
+	enc, lv := v.d.VAE.Encoder.Layers, v.d.VAE.LogVariance.Layers
+	h, s, err := NetworkGraph(v.p, enc[:len(enc)-1], v.d.InputShape(), columns(x), nil, 0)
+	if err != nil {
+		panic(err)
+	}
+	m, _, err := NetworkGraph(v.p, enc[len(enc)-1:], s, h, nil, 0)
+	if err != nil {
+		panic(err)
+	}
+	l, _, err := NetworkGraph(v.p, lv[len(lv)-1:], s, h, nil, 0)
+	if err != nil {
+		panic(err)
+	}
+	return columns(m), columns(l)
+}
+
+// Mean returns the encoder's mean [N, latent].
+func (v VAEGraphs) Mean(x *Node) *Node {
+	m, _, err := NetworkGraph(v.p, v.d.VAE.Encoder.Layers, v.d.InputShape(), columns(x), nil, 0)
+	if err != nil {
+		panic(err)
+	}
+	return columns(m)
+}
+
+// Logits returns the decoder's output [N, F] for z (Bernoulli logits).
+func (v VAEGraphs) Logits(z *Node) *Node {
+	y, _, err := NetworkGraph(v.p, v.d.VAE.Decoder.Layers, weights.Vector(v.d.VAE.Latent), columns(z), nil, 0)
+	if err != nil {
+		panic(err)
+	}
+	return columns(y)
+}
+
+// negELBO returns −ELBO per image [N] for images x and reparameterisation noise eps [N, latent] (Bernoulli
+// likelihood, standard normal prior).
+func (v VAEGraphs) negELBO(x, eps *Node) *Node {
+	mean, logVar := v.encode(x)
+	z := Add(mean, Mul(Exp(MulScalar(logVar, 0.5)), eps))
+	logits := v.Logits(z)
+	recon := ReduceSum(Sub(Softplus(logits), Mul(x, logits)), -1)
+	kl := MulScalar(ReduceSum(Sub(Sub(OnePlus(logVar), Square(mean)), Exp(logVar)), -1), -0.5)
+	return Add(recon, kl)
+}
+
+// TrainDescribedVAE trains the VAE of d (its encoder, log-variance head and decoder) with early stopping on the
+// validation ELBO, and returns the best epoch's tensors (float32) and the history.
+func TrainDescribedVAE(backend compute.Backend, c Loop, d *weights.Description, train, val *mnist.Set) ([]weights.Named, map[string]any, error) {
+	in := d.InputShape()
+	latent := d.VAE.Latent
+	lv := d.VAE.LogVariance
+	if lv == nil {
+		return nil, nil, fmt.Errorf("the VAE has no log-variance head to train")
+	}
+	var specs []tensorSpec
+	for _, part := range []struct {
+		layers []weights.Layer
+		in     weights.Shape
+	}{{d.VAE.Encoder.Layers, in}, {lv.Layers, in}, {d.VAE.Decoder.Layers, weights.Vector(latent)}} {
+		s, err := networkTensors(part.layers, part.in)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, t := range s {
+			if !containsTensor(specs, t.name) {
+				specs = append(specs, t)
+			}
+		}
+	}
+	store := newTensorStore(specs, rng.Derive(c.Seed, 0))
+	v := VAEGraphs{StoreTensors(store), d}
+	step := adamStep(backend, store, c.LR, func(scope *model.Scope, args []*Node) *Node {
+		return ReduceAllMean(v.negELBO(args[0], args[1]))
+	})
+	eval := model.MustNewExec(backend, store, func(scope *model.Scope, x, eps *Node) *Node {
+		return ReduceAllSum(v.negELBO(x, eps))
+	})
+	noiseRand := rng.New(rng.Derive(c.Seed, 2))
+	validate := func() (float64, string) {
+		r := rng.New(rng.Derive(c.Seed, 3)) // the same noise every epoch, so scores compare
+		var total float64
+		batchChunks(val.Len(), 500, func(lo, hi int) {
+			total += float64(eval.MustCall1(floats(val, lo, hi), noise(r, hi-lo, latent)).Value().(float32))
+		})
+		elbo := -total / float64(val.Len())
+		return -elbo, fmt.Sprintf("validation ELBO %.2f nats/image", elbo)
+	}
+	best, bestEpoch, history := c.run("vae", func() []weights.Named { return snapshotTensors(store, specs) }, train,
+		func(epoch int, batch []int, images []float32) {
+			step.MustCall(tensors.FromFlatDataAndDimensions(images, len(batch), in.Size()), noise(noiseRand, len(batch), latent))
+		}, validate)
+	return best, map[string]any{"config": c, "best_epoch": bestEpoch, "epochs": len(history), "history": history}, nil
+}
+
+func containsTensor(specs []tensorSpec, name string) bool {
+	for _, t := range specs {
+		if t.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// MeasureDescribedVAE measures a described VAE (tensors from vae) against set: the ELBO (a 10-sample estimate
+// per image, nats; NaN without a log-variance head) and the share of images whose reconstruction
+// decoder(encoder mean(x)) gets the classifier's (tensors from clf) label for x.
+func MeasureDescribedVAE(backend compute.Backend, d *weights.Description, vae, clf Tensors, set *mnist.Set) VAEQuality {
+	v := VAEGraphs{vae, d}
+	const samples = 10
+	agree := MustNewExec(backend, func(x *Node) *Node {
+		recon := Sigmoid(v.Logits(v.Mean(x)))
+		same := Equal(ArgMax(PredictiveGraph(clf, d, x), -1), ArgMax(PredictiveGraph(clf, d, recon), -1))
+		return ReduceAllSum(ConvertDType(same, x.DType()))
+	})
+	var elboExec *Exec
+	if d.VAE.LogVariance != nil {
+		elboExec = MustNewExec(backend, func(x, eps *Node) *Node { return ReduceAllSum(v.negELBO(x, eps)) })
+	}
+	r := rng.New(12345)
+	var q VAEQuality
+	batchChunks(set.Len(), 500, func(lo, hi int) {
+		x := floats(set, lo, hi)
+		if elboExec != nil {
+			for range samples {
+				q.ELBO -= float64(elboExec.MustExec(x, noise(r, hi-lo, d.VAE.Latent))[0].Value().(float32))
+			}
+		}
+		q.ReconLabelAgreement += float64(agree.MustExec(x)[0].Value().(float32))
+	})
+	q.ELBO /= float64(samples * set.Len())
+	if elboExec == nil {
+		q.ELBO = math.NaN()
+	}
+	q.ReconLabelAgreement /= float64(set.Len())
+	return q
+}
+
+// NewVAEGraphs returns the graphs of d's VAE with tensors from p.
+func NewVAEGraphs(p Tensors, d *weights.Description) VAEGraphs { return VAEGraphs{p, d} }
