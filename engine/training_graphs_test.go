@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/internal/testbundle"
 	"github.com/deltaclue/deltaclue/training"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -21,6 +22,24 @@ import (
 func TestTrainingGraphsAgree(t *testing.T) {
 	d := training.FashionDescription(0.3)
 	r := rng.New(2030)
+	files := randomFiles(t, r, d)
+	checkTrainingGraphs(t, r, d, files)
+	// The grey test bundle adds max-pooling and dropout on an image's channels.
+	grey, err := testbundle.Grey(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTrainingGraphs(t, r, grey.Description, grey.Files)
+	// The colour one: a deep ensemble, average pooling, nearest upsampling, leaky ReLU and tanh.
+	colour, err := testbundle.Colour(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTrainingGraphs(t, r, colour.Description, colour.Files)
+}
+
+// randomFiles makes d's weights files with random tensors.
+func randomFiles(t *testing.T, r *rng.Rand, d *weights.Description) map[string]*weights.File {
 	files := map[string]*weights.File{}
 	for _, part := range []struct {
 		file string
@@ -66,6 +85,11 @@ func TestTrainingGraphsAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return files
+}
+
+// checkTrainingGraphs compares training's graphs of d with the engine's networks on random inputs.
+func checkTrainingGraphs(t *testing.T, r *rng.Rand, d *weights.Description, files map[string]*weights.File) {
 	v, c, err := Load(d, files)
 	if err != nil {
 		t.Fatal(err)
@@ -117,9 +141,9 @@ func TestTrainingGraphsAgree(t *testing.T) {
 			worst = max(worst, e)
 		}
 		if worst > 1e-4 {
-			t.Errorf("%s: training's graph and the engine differ by %.3g (relative)", want.name, worst)
+			t.Errorf("%s, %s: training's graph and the engine differ by %.3g (relative)", d.Name, want.name, worst)
 		}
-		t.Logf("%s: %d values agree within %.2g", want.name, len(got), worst)
+		t.Logf("%s, %s: %d values agree within %.2g", d.Name, want.name, len(got), worst)
 	}
 }
 

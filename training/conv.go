@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/deltaclue/deltaclue/engine/mcmask"
+	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/engine/rng"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
@@ -146,10 +147,28 @@ func firstDropout(layers []weights.Layer) int {
 	return len(layers)
 }
 
-// PredictiveGraph returns an MC-dropout classifier's posterior predictive [N, classes] for images x [N, F]:
+// PredictiveGraph returns the classifier's posterior predictive (an ensemble's: the mean of its members') or an
+// MC-dropout classifier's [N, classes] for images x [N, F]:
 // the mean of the softmax over its fixed masks (mcmask.DrawLayers, as the engine draws them). The layers before
 // the first dropout run once.
 func PredictiveGraph(p Tensors, d *weights.Description, x *Node) *Node {
+	if d.Classifier.Uncertainty == weights.UncertaintyEnsemble {
+		// A deep ensemble: the mean of its members' softmax.
+		var sum *Node
+		for _, net := range d.Classifier.Networks {
+			logits, _, err := NetworkGraph(p, net.Layers, d.InputShape(), columns(x), nil, 0)
+			if err != nil {
+				panic(err)
+			}
+			probs := Softmax(columns(logits), -1)
+			if sum == nil {
+				sum = probs
+			} else {
+				sum = Add(sum, probs)
+			}
+		}
+		return MulScalar(sum, 1/float64(len(d.Classifier.Networks)))
+	}
 	net := d.Classifier.Networks[0]
 	in := d.InputShape()
 	widths, rates := dropoutWidths(net.Layers, in)
@@ -341,18 +360,32 @@ func FileTensors(files ...*weights.File) (Tensors, error) {
 
 // MeasureClassifier measures the MC-dropout classifier of d with tensors named on set: accuracy, NLL, ECE and
 // the AUROC of its entropy for its mistakes, and the probabilities [N·classes].
-func MeasureClassifier(backend compute.Backend, d *weights.Description, named []weights.Named, set *mnist.Set) (Classification, []float32) {
+func MeasureClassifier(backend compute.Backend, d *weights.Description, named []weights.Named, set dataset.Items) (Classification, []float32) {
 	return MeasureClassifierWith(backend, d, namedTensors(named), set)
 }
 
 // MeasureClassifierWith is MeasureClassifier with the tensors from p.
-func MeasureClassifierWith(backend compute.Backend, d *weights.Description, p Tensors, set *mnist.Set) (Classification, []float32) {
+func MeasureClassifierWith(backend compute.Backend, d *weights.Description, p Tensors, set dataset.Items) (Classification, []float32) {
 	predict := MustNewExec(backend, func(x *Node) *Node { return PredictiveGraph(p, d, x) })
 	var probs []float32
 	batchChunks(set.Len(), 500, func(lo, hi int) {
-		probs = append(probs, tensors.MustCopyFlatData[float32](predict.MustExec(floats(set, lo, hi))[0])...)
+		probs = append(probs, tensors.MustCopyFlatData[float32](predict.MustExec(itemFloats(set, lo, hi))[0])...)
 	})
-	return Classify(probs, set.Labels), probs
+	labels := make([]uint8, set.Len())
+	for i := range labels {
+		labels[i] = uint8(set.Label(i))
+	}
+	return Classify(probs, labels), probs
+}
+
+// itemFloats returns items lo..hi-1 of s as a [hi-lo, size] tensor.
+func itemFloats(s dataset.Items, lo, hi int) *tensors.Tensor {
+	size := s.Size()
+	x := make([]float32, (hi-lo)*size)
+	for i := lo; i < hi; i++ {
+		s.Float(i, x[(i-lo)*size:(i-lo+1)*size])
+	}
+	return tensors.FromFlatDataAndDimensions(x, hi-lo, size)
 }
 
 // VAEGraphs are a described VAE's parts as graphs on images x [N, F] and latent points z [N, latent].
@@ -470,7 +503,7 @@ func containsTensor(specs []tensorSpec, name string) bool {
 // MeasureDescribedVAE measures a described VAE (tensors from vae) against set: the ELBO (a 10-sample estimate
 // per image, nats; NaN without a log-variance head) and the share of images whose reconstruction
 // decoder(encoder mean(x)) gets the classifier's (tensors from clf) label for x.
-func MeasureDescribedVAE(backend compute.Backend, d *weights.Description, vae, clf Tensors, set *mnist.Set) VAEQuality {
+func MeasureDescribedVAE(backend compute.Backend, d *weights.Description, vae, clf Tensors, set dataset.Items) VAEQuality {
 	v := VAEGraphs{vae, d}
 	const samples = 10
 	agree := MustNewExec(backend, func(x *Node) *Node {
@@ -485,7 +518,7 @@ func MeasureDescribedVAE(backend compute.Backend, d *weights.Description, vae, c
 	r := rng.New(12345)
 	var q VAEQuality
 	batchChunks(set.Len(), 500, func(lo, hi int) {
-		x := floats(set, lo, hi)
+		x := itemFloats(set, lo, hi)
 		if elboExec != nil {
 			for range samples {
 				q.ELBO -= float64(elboExec.MustExec(x, noise(r, hi-lo, d.VAE.Latent))[0].Value().(float32))

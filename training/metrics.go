@@ -13,10 +13,11 @@ type Classification struct {
 	AUROC    float64 `json:"auroc"` // of predictive entropy, for telling the model's mistakes from its hits
 }
 
-// Classify measures predictive probabilities probs [N·10] against labels.
+// Classify measures predictive probabilities probs [N·classes] against labels.
 func Classify(probs []float32, labels []uint8) Classification {
-	const classes, bins = 10, 15
+	const bins = 15
 	n := len(labels)
+	classes := len(probs) / n
 	var c Classification
 	binCount, binCorrect, binConf := make([]float64, bins), make([]float64, bins), make([]float64, bins)
 	entropy := make([]float64, n)

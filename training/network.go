@@ -55,6 +55,18 @@ func NetworkGraph(p Tensors, layers []weights.Layer, in weights.Shape, x *Node, 
 			x = convGraph(p, l, s, out, x)
 		case weights.OpConvTranspose:
 			x = convTransposeGraph(p, l, s, out, x)
+		case weights.OpMaxPool, weights.OpAvgPool:
+			x = poolGraph(l, s, out, x)
+		case weights.OpUpsample:
+			idx := make([]int32, 0, out.Size())
+			for c := 0; c < out.C; c++ {
+				for y := 0; y < out.H; y++ {
+					for xx := 0; xx < out.W; xx++ {
+						idx = append(idx, int32((c*s.H+y/l.Scale[0])*s.W+xx/l.Scale[1]))
+					}
+				}
+			}
+			x = gather(x, idx)
 		case weights.OpReLU:
 			x = Max(x, ZerosLike(x))
 		case weights.OpLeakyReLU:
@@ -73,7 +85,7 @@ func NetworkGraph(p Tensors, layers []weights.Layer, in weights.Shape, x *Node, 
 			}
 			dropouts++
 		default:
-			return nil, s, fmt.Errorf("layer %d (%s): training builds dense, conv2d, conv-transpose2d, activations, flatten, reshape and dropout", i, l.Op)
+			return nil, s, fmt.Errorf("layer %d (%s): training does not build it", i, l.Op)
 		}
 		s = out
 	}
@@ -157,4 +169,40 @@ func convTransposeGraph(p Tensors, l weights.Layer, in, out weights.Shape, x *No
 	w := Reshape(Transpose(p(x.Graph(), l.Weights), 0, 1), out.C, k)
 	y := Reshape(MatMul(w, cols), out.C*out.H*out.W, n)
 	return biasImage(y, p(x.Graph(), l.Bias), out.C, out.H*out.W)
+}
+
+// poolGraph is max- or average pooling: each window's values gathered as [KH·KW, out.Size(), N] and reduced
+// over the window. Padding is −∞ to a maximum (PyTorch's) and 0 to an average, which divides by KH·KW (PyTorch's
+// count_include_pad, as the engine does).
+func poolGraph(l weights.Layer, in, out weights.Shape, x *Node) *Node {
+	kh, kw, sh, sw, ph, pw := l.Kernel[0], l.Kernel[1], l.Stride[0], l.Stride[1], l.Padding[0], l.Padding[1]
+	pad := int32(in.Size())
+	idx := make([]int32, 0, kh*kw*out.Size())
+	for ky := 0; ky < kh; ky++ {
+		for kx := 0; kx < kw; kx++ {
+			for c := 0; c < out.C; c++ {
+				for oy := 0; oy < out.H; oy++ {
+					for ox := 0; ox < out.W; ox++ {
+						y, xx := oy*sh+ky-ph, ox*sw+kx-pw
+						if y < 0 || y >= in.H || xx < 0 || xx >= in.W {
+							idx = append(idx, pad)
+						} else {
+							idx = append(idx, int32((c*in.H+y)*in.W+xx))
+						}
+					}
+				}
+			}
+		}
+	}
+	n := x.Shape().Dimensions[1]
+	src := zeroRow(x)
+	if l.Op == weights.OpMaxPool {
+		src = Concatenate([]*Node{x, BroadcastToDims(Reshape(Infinity(x.Graph(), x.DType(), -1), 1, 1), 1, n)}, 0)
+	}
+	in32 := Const(x.Graph(), tensors.FromFlatDataAndDimensions(idx, len(idx), 1))
+	windows := Reshape(Gather(src, in32), kh*kw, out.Size(), n)
+	if l.Op == weights.OpMaxPool {
+		return ReduceMax(windows, 0)
+	}
+	return DivScalar(ReduceSum(windows, 0), float64(kh*kw))
 }

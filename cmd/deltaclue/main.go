@@ -48,6 +48,8 @@ func main() {
 		err = experiment(os.Args[2:])
 	case "global":
 		err = global(os.Args[2:])
+	case "quality":
+		err = quality(os.Args[2:])
 	case "worked-example":
 		err = workedExampleCmd(os.Args[2:])
 	default:
@@ -72,6 +74,8 @@ func usage() {
   experiment  the paper's experiments on the most uncertain test digits: CSVs and SVG plots
   global      GLAM-CLUE's global translations on the test split's uncertain digits beside δ-CLUE:
               groups.json, groups.csv and coverage.svg in -out
+  quality     the models measured on their test items, as one JSON object: accuracy, nll, ece, auroc, elbo,
+              reconstructions_keep_label, test_items
   worked-example  docs/measures.md's worked example, from the shipped models (-write docs/measures.md)
 
 Every command but worked-example takes -models NAME|DIR|FILE: the models to run on, the shipped digits by
