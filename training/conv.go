@@ -10,8 +10,8 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/deltaclue/deltaclue/engine/mcmask"
-	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )

@@ -9,8 +9,8 @@ import (
 
 	"github.com/deltaclue/deltaclue/internal/fashion"
 	"github.com/deltaclue/deltaclue/internal/idx"
-	"github.com/deltaclue/deltaclue/weights"
 	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // The errors a user of `make data` can meet: each says what is wrong and what to do.

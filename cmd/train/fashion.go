@@ -81,10 +81,9 @@ func runFashion(dataDir, outDir, shipDir, only string, maxEpochs int) error {
 			return err
 		}
 	}
-	desc, err := readDescription(descPath)
-	if err != nil {
-		return err
-	}
+	// The VAE's part of the description does not depend on the classifier's dropout rate: the VAE can train
+	// before, or beside, the classifier.
+	desc := training.FashionDescription(training.DefaultFashionClassifier.Dropouts[0])
 	if only == "" || only == "vae" {
 		cfg := training.DefaultFashionVAE
 		cfg.Log = os.Stdout
@@ -103,6 +102,10 @@ func runFashion(dataDir, outDir, shipDir, only string, maxEpochs int) error {
 		}
 	}
 	if only == "" || only == "compact" {
+		desc, err := readDescription(descPath)
+		if err != nil {
+			return err
+		}
 		return compactFashion(backend, desc, clfPath, vaePath, shipDir, test)
 	}
 	return nil
@@ -188,7 +191,7 @@ func compactFashion(backend compute.Backend, desc *weights.Description, clfPath,
 			}
 		}
 		man := weights.Manifest{Model: f.Manifest.Model, Dataset: f.Manifest.Dataset,
-			Training: map[string]any{"trained_by": "cmd/train -dataset fashion", "seconds": f.Manifest.Training["seconds"]},
+			Training:   map[string]any{"trained_by": "cmd/train -dataset fashion", "seconds": f.Manifest.Training["seconds"]},
 			Compaction: &weights.Compaction{Tool: "cmd/train -dataset fashion", Source: f.Manifest.PayloadSHA, Float32Metrics: metrics}}
 		b, err := weights.Encode(man, named)
 		if err != nil {
