@@ -128,3 +128,41 @@ func TestTrainTranslation(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribedTranslationLossIsTheDigits: the group loss built from a description (any models) is, on the
+// digits' description, the loss of the digits' own graphs, and so is its gradient with respect to t.
+func TestDescribedTranslationLossIsTheDigits(t *testing.T) {
+	const n, b, lambdaX = 5, 3, 0.03
+	z, x, m := glamMembers(t, n)
+	vae, _ := weights.ShippedVAE()
+	bnn, _ := weights.ShippedBNN()
+	latent := m.VAE.Latent
+	shift := make([]float32, latent)
+	r := rng.New(4)
+	for j := range shift {
+		shift[j] = float32(r.Norm() * 0.4)
+	}
+	pt, err := FileTensors(vae, bnn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := weights.DigitsDescription()
+	va, ba, p := vae.Manifest.Architecture, bnn.Manifest.Architecture, FileParams(vae, bnn)
+	exec := MustNewExec(Backend(), func(tn, zn, xn *Node) []*Node {
+		old := TranslationLoss(va, ba, p, tn, zn, xn, b, lambdaX)
+		described := DescribedTranslationLoss(d, pt, tn, zn, xn, b, lambdaX)
+		return []*Node{old, described, Gradient(old, tn)[0], Gradient(described, tn)[0]}
+	})
+	out := exec.MustExec(tensors.FromFlatDataAndDimensions(shift, 1, latent), tensors.FromFlatDataAndDimensions(z, n, latent),
+		tensors.FromFlatDataAndDimensions(x, n, 784))
+	v := func(i int) []float32 { return tensors.MustCopyFlatData[float32](out[i]) }
+	if a, c := v(0)[0], v(1)[0]; math.Abs(float64(a-c)) > 1e-5*math.Abs(float64(a)) {
+		t.Errorf("group loss: the digits' graphs %.7f, the description's %.7f", a, c)
+	}
+	g1, g2 := v(2), v(3)
+	for j := range g1 {
+		if math.Abs(float64(g1[j]-g2[j])) > 1e-4*math.Abs(float64(g1[j]))+1e-6 {
+			t.Errorf("∂L/∂t[%d]: the digits' graphs %.6g, the description's %.6g", j, g1[j], g2[j])
+		}
+	}
+}
