@@ -2,6 +2,7 @@
 // data` (what `make anchors` runs, and `make compact` after converting the models):
 //
 //	go run ./cmd/anchors -data data -out weights/anchors.dcw
+//	go run ./cmd/anchors -models weights/fashion -data data/fashion -out weights/fashion/anchors.dcw
 //
 // The anchors are the latent codes of the training digits that the shipped (int8) BNN classifies correctly with
 // predictive entropy below -max-entropy (0.05, anchors.MaxEntropy), encoded by the shipped VAE, per class, stored
@@ -17,25 +18,28 @@ import (
 	"path/filepath"
 
 	"github.com/deltaclue/deltaclue/engine/anchors"
+	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
 func main() {
 	data := flag.String("data", "data", "folder written by `make data`")
 	out := flag.String("out", filepath.Join("weights", weights.BundleAnchors), "the anchors file to write")
+	models := flag.String("models", modelsource.Digits, modelsource.Help+"; its training split is read from -data (data/fashion for the Fashion models)")
 	maxEntropy := flag.Float64("max-entropy", anchors.MaxEntropy, "a correctly classified training digit below this predictive entropy (nats) is an anchor")
 	flag.Parse()
-	if err := run(*data, *out, *maxEntropy); err != nil {
+	if err := run(*models, *data, *out, *maxEntropy); err != nil {
 		fmt.Fprintln(os.Stderr, "anchors:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dataDir, out string, maxEntropy float64) error {
-	models, err := weights.OpenBundleFiles(weights.ShippedBundle(), false)
+func run(spec, dataDir, out string, maxEntropy float64) error {
+	src, err := modelsource.Open(spec)
 	if err != nil {
 		return err
 	}
+	models := src.Bundle
 	split := models.VAE.Manifest.Dataset
 	train, err := anchors.ReadTrain(dataDir, split)
 	if err != nil {

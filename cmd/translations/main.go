@@ -2,6 +2,7 @@
 // and MNIST's training split of `make data` (what `make translations` runs, and `make train` after the anchors):
 //
 //	go run ./cmd/translations -data data -out weights/global.dcw
+//	go run ./cmd/translations -models weights/fashion -data data/fashion -out weights/fashion/global.dcw
 //
 // It takes the training digits the shipped BNN is uncertain about (H_total above δ-CLUE's default threshold),
 // runs δ-CLUE on each with the page's default parameters (package engine/glam: Uncertain, Reach), groups them by
@@ -22,9 +23,9 @@ import (
 	"github.com/deltaclue/deltaclue/engine/anchors"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
+	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/training"
-	"github.com/deltaclue/deltaclue/weights"
 )
 
 func main() {
@@ -32,26 +33,38 @@ func main() {
 	out := flag.String("out", filepath.Join("weights", "global.dcw"), "the translations file to write")
 	minMembers := flag.Int("min", glam.MinMembers, "the fewest members a group needs for a translation")
 	maxMembers := flag.Int("max-members", glam.MaxMembers, "learn each translation on at most this many members (the first by index)")
+	models := flag.String("models", modelsource.Digits, modelsource.Help+"; its training split is read from -data (data/fashion for the Fashion models)")
 	flag.Parse()
-	if err := run(*data, *out, *minMembers, *maxMembers); err != nil {
+	if err := run(*models, *data, *out, *minMembers, *maxMembers); err != nil {
 		fmt.Fprintln(os.Stderr, "translations:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dataDir, out string, minMembers, maxMembers int) error {
+func run(spec, dataDir, out string, minMembers, maxMembers int) error {
 	start := time.Now()
-	vae, err := weights.ShippedVAE()
+	src, err := modelsource.Open(spec)
 	if err != nil {
 		return err
 	}
-	bnn, err := weights.ShippedBNN()
+	vae, bnn := src.Bundle.VAE, src.Bundle.BNN
+	m, _, err := glam.LoadBundle(src.Bundle)
 	if err != nil {
 		return err
 	}
-	m, err := clue.ShippedModels()
-	if err != nil {
-		return err
+	// The digits learn through their own graphs, as they always have (the same file, bit for bit); any other
+	// models through their description's.
+	learn := func(z, x []float32, n, b int, cfg training.TranslationConfig) ([]float32, []float64, error) {
+		return training.TrainTranslation(training.Backend(), vae, bnn, z, x, n, b, cfg)
+	}
+	if !src.ShippedDigits {
+		p, err := training.FileTensors(vae, bnn)
+		if err != nil {
+			return err
+		}
+		learn = func(z, x []float32, n, b int, cfg training.TranslationConfig) ([]float32, []float64, error) {
+			return training.TrainDescribedTranslation(training.Backend(), src.Description(), p, z, x, n, b, cfg)
+		}
 	}
 	train, err := anchors.ReadTrain(dataDir, vae.Manifest.Dataset)
 	if err != nil {
@@ -60,7 +73,7 @@ func run(dataDir, out string, minMembers, maxMembers int) error {
 	images := train.Floats()
 	p := clue.Defaults()
 	idx, read := glam.Uncertain(m, images, p.HThreshold)
-	fmt.Printf("%d of %d training digits have H_total > %g; running δ-CLUE (n = %d, δ = %g) on each…\n", len(idx), train.Len(), p.HThreshold, p.N, p.Delta)
+	fmt.Printf("%d of %d training items have H_total > %g; running δ-CLUE (n = %d, δ = %g) on each…\n", len(idx), train.Len(), p.HThreshold, p.N, p.Delta)
 	reached, err := glam.Reach(context.Background(), m, images, idx, read, p, runtime.NumCPU())
 	if err != nil {
 		return err
@@ -68,7 +81,6 @@ func run(dataDir, out string, minMembers, maxMembers int) error {
 	groups := glam.Groups(reached, minMembers)
 	fmt.Printf("%d groups a→b with at least %d members (%.0fs)\n", len(groups), minMembers, time.Since(start).Seconds())
 	cfg := training.DefaultTranslation
-	backend := training.Backend()
 	var ts []glam.Translation
 	losses := map[string]any{}
 	for _, g := range groups {
@@ -78,7 +90,7 @@ func run(dataDir, out string, minMembers, maxMembers int) error {
 			x = append(x, images[i*mnist.Pixels:(i+1)*mnist.Pixels]...)
 		}
 		z := m.VAE.Encode(x)
-		t, loss, err := training.TrainTranslation(backend, vae, bnn, z, x, len(members), g.To, cfg)
+		t, loss, err := learn(z, x, len(members), g.To, cfg)
 		if err != nil {
 			return fmt.Errorf("group %d→%d: %w", g.From, g.To, err)
 		}
