@@ -154,3 +154,87 @@ func sizeOf(shape []int) int {
 	}
 	return n
 }
+
+// TestTrainingConvolutionsAgree: training's convolution and transposed convolution (the latter by phases of
+// its stride) against the engine's on random shapes, kernels, strides, paddings and output paddings, the
+// kernel up to 4 wide and the stride up to 3, so that some phases have no tap.
+func TestTrainingConvolutionsAgree(t *testing.T) {
+	r := rng.New(77)
+	checked := map[string]int{}
+	for trial := 0; trial < 40; trial++ {
+		in := Shape{1 + r.IntN(3), 2 + r.IntN(6), 2 + r.IntN(6)}
+		win := Window{KH: 1 + r.IntN(4), KW: 1 + r.IntN(4), StrideH: 1 + r.IntN(3), StrideW: 1 + r.IntN(3)}
+		win.PadH, win.PadW = r.IntN(win.KH/2+1), r.IntN(win.KW/2+1)
+		transposed := trial%2 == 1
+		if transposed {
+			win.OutPadH, win.OutPadW = r.IntN(win.StrideH), r.IntN(win.StrideW)
+		}
+		outC := 1 + r.IntN(3)
+		layer := weights.Layer{Op: weights.OpConv, Out: outC, Kernel: [2]int{win.KH, win.KW}, Stride: [2]int{win.StrideH, win.StrideW},
+			Padding: [2]int{win.PadH, win.PadW}, OutputPadding: [2]int{win.OutPadH, win.OutPadW}, Weights: "w", Bias: "b"}
+		wShape := []int{outC, in.C, win.KH, win.KW}
+		if transposed {
+			layer.Op, wShape = weights.OpConvTranspose, []int{in.C, outC, win.KH, win.KW}
+		}
+		if _, err := layer.OutShape(weights.Image(in.C, in.H, in.W)); err != nil {
+			continue // a window a description refuses for this shape
+		}
+		ws, bs := randSlice(r, sizeOf(wShape), 0.5), randSlice(r, outC, 0.1)
+		g := NewGraph(2)
+		x := g.Input(in.Size(), false)
+		copy(x.Data, randSlice(r, 2*in.Size(), 1))
+		var y *Tensor
+		var out Shape
+		if transposed {
+			c, err := NewConvTranspose(in, outC, win, ws, bs)
+			if err != nil {
+				continue // a window the engine refuses for this shape
+			}
+			y, out = g.ConvTranspose2D(x, &c), c.Out
+		} else {
+			c, err := NewConv(in, outC, win, ws, bs)
+			if err != nil {
+				continue
+			}
+			y, out = g.Conv2D(x, &c), c.Out
+		}
+		g.Forward()
+		p, err := training.FileTensors(mustFile(t, []weights.Named{{Name: "w", Shape: wShape, Values: ws}, {Name: "b", Shape: []int{outC}, Values: bs}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exec := graph.MustNewExec(oracleBackend(), func(xn *graph.Node) *graph.Node {
+			yn, _, err := training.NetworkGraph(p, []weights.Layer{layer}, weights.Image(in.C, in.H, in.W), graph.Transpose(xn, 0, 1), nil, 0)
+			if err != nil {
+				panic(err)
+			}
+			return graph.Transpose(yn, 0, 1)
+		})
+		got := tensors.MustCopyFlatData[float32](exec.MustExec(tensors.FromFlatDataAndDimensions(x.Data, 2, in.Size()))[0])
+		if len(got) != len(y.Data) {
+			t.Fatalf("%s %v → %v, window %+v: gomlx gives %d values, the engine %d", layer.Op, in, out, win, len(got), len(y.Data))
+		}
+		for j := range got {
+			if math.Abs(float64(got[j]-y.Data[j])) > 1e-5*(1+math.Abs(float64(y.Data[j]))) {
+				t.Fatalf("%s %v → %v, window %+v: value %d is %v in gomlx, %v in the engine", layer.Op, in, out, win, j, got[j], y.Data[j])
+			}
+		}
+		checked[layer.Op]++
+	}
+	if checked[weights.OpConv] < 8 || checked[weights.OpConvTranspose] < 8 {
+		t.Errorf("only %v shapes were checked", checked)
+	}
+	t.Logf("shapes checked: %v", checked)
+}
+
+func mustFile(t *testing.T, named []weights.Named) *weights.File {
+	b, err := weights.Encode(weights.Manifest{Model: "test"}, named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := weights.Decode("test.dcw", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}

@@ -16,7 +16,7 @@ import (
 //
 // The VAE mirrors DCGAN's shape: 4×4 stride-2 convolutions to 64×7×7 and a dense layer to a 16-dimensional
 // latent mean (and log-variance, for the ELBO), and a decoder from a dense layer to 32×7×7 through two 4×4
-// stride-2 transposed convolutions to 28×28 Bernoulli logits, as the digits' VAE gives.
+// stride-2 transposed convolutions (to 16×14×14, then 1×28×28) to Bernoulli logits, as the digits' VAE gives.
 
 // FashionName is the Fashion models' name in links and on the command line.
 const FashionName = "fashion"
@@ -62,7 +62,7 @@ func FashionDescription(rate float64) *weights.Description {
 				denseLayer("encoder_logvar/0", FashionLatent))},
 			Decoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
 				denseLayer("decoder/0", 32*7*7), relu, {Op: weights.OpReshape, Shape: []int{32, 7, 7}},
-				convT("decoder/1", 32, 4, 2, 1), relu, convT("decoder/2", 1, 4, 2, 1),
+				convT("decoder/1", 16, 4, 2, 1), relu, convT("decoder/2", 1, 4, 2, 1),
 			}},
 		},
 	}

@@ -139,36 +139,85 @@ func convGraph(p Tensors, l weights.Layer, in, out weights.Shape, x *Node) *Node
 	return biasImage(y, p(x.Graph(), l.Bias), out.C, out.H*out.W)
 }
 
-// convTransposeGraph is conv-transpose2d as a gather: output pixel (oy, ox) takes, through tap (ky, kx), the
-// input pixel iy = (oy + pad − ky)/stride where that divides and lies inside, else the zero row; the weights
-// [in.C, out.C, KH, KW] are read as [out.C, in.C·KH·KW].
+// convTransposeGraph is conv-transpose2d as gathers, one per phase of the stride: output pixel (oy, ox) takes,
+// through tap (ky, kx), the input pixel iy = (oy + pad − ky)/stride where that divides (else nothing) and lies
+// inside (else the zero row). Only the taps with ky ≡ oy + pad (mod stride) divide, so the output pixels of one
+// phase ((oy + pad) mod stride, and the same across) share their taps: each phase is one gather of those taps'
+// windows and one product with those taps' weights, a stride² share of the work of gathering every tap. The
+// phases' outputs are then put back in raster order.
 func convTransposeGraph(p Tensors, l weights.Layer, in, out weights.Shape, x *Node) *Node {
 	kh, kw, sh, sw, ph, pw := l.Kernel[0], l.Kernel[1], l.Stride[0], l.Stride[1], l.Padding[0], l.Padding[1]
+	g := x.Graph()
+	n := x.Shape().Dimensions[1]
 	zero := int32(in.Size())
-	idx := make([]int32, 0, in.C*kh*kw*out.H*out.W)
-	for c := 0; c < in.C; c++ {
-		for ky := 0; ky < kh; ky++ {
-			for kx := 0; kx < kw; kx++ {
-				for oy := 0; oy < out.H; oy++ {
-					for ox := 0; ox < out.W; ox++ {
-						ty, tx := oy+ph-ky, ox+pw-kx
-						y, xx := ty/sh, tx/sw
-						if ty < 0 || tx < 0 || ty%sh != 0 || tx%sw != 0 || y >= in.H || xx >= in.W {
-							idx = append(idx, zero)
-						} else {
-							idx = append(idx, int32((c*in.H+y)*in.W+xx))
+	// The weights [in.C, out.C, KH, KW] as rows per tap: [KH·KW, in.C·out.C].
+	byTap := Reshape(TransposeAllAxes(p(g, l.Weights), 2, 3, 0, 1), kh*kw, in.C*out.C)
+	var parts []*Node
+	order := make([]int32, out.H*out.W) // order[raster position] = position among the phases' outputs
+	done := 0
+	for ry := 0; ry < sh; ry++ {
+		for rx := 0; rx < sw; rx++ {
+			var taps []int32
+			var kys, kxs []int
+			for ky := ry; ky < kh; ky += sh {
+				kys = append(kys, ky)
+			}
+			for kx := rx; kx < kw; kx += sw {
+				kxs = append(kxs, kx)
+			}
+			var pixels [][2]int
+			for oy := 0; oy < out.H; oy++ {
+				for ox := 0; ox < out.W; ox++ {
+					if (oy+ph)%sh == ry && (ox+pw)%sw == rx {
+						pixels = append(pixels, [2]int{oy, ox})
+					}
+				}
+			}
+			if len(pixels) == 0 {
+				continue
+			}
+			for i, px := range pixels {
+				order[px[0]*out.W+px[1]] = int32(done + i)
+			}
+			done += len(pixels)
+			if len(kys) == 0 || len(kxs) == 0 {
+				// No tap reaches these pixels: the bias alone.
+				parts = append(parts, Zeros(g, shapes.Make(x.DType(), out.C, len(pixels), n)))
+				continue
+			}
+			for _, ky := range kys {
+				for _, kx := range kxs {
+					taps = append(taps, int32(ky*kw+kx))
+				}
+			}
+			t := len(taps)
+			idx := make([]int32, 0, in.C*t*len(pixels))
+			for c := 0; c < in.C; c++ {
+				for _, ky := range kys {
+					for _, kx := range kxs {
+						for _, px := range pixels {
+							iy, ix := (px[0]+ph-ky)/sh, (px[1]+pw-kx)/sw
+							if px[0]+ph-ky < 0 || px[1]+pw-kx < 0 || iy >= in.H || ix >= in.W {
+								idx = append(idx, zero)
+							} else {
+								idx = append(idx, int32((c*in.H+iy)*in.W+ix))
+							}
 						}
 					}
 				}
 			}
+			cols := Reshape(gather(x, idx), in.C*t, len(pixels)*n)
+			tapIdx := Const(g, tensors.FromFlatDataAndDimensions(taps, t, 1))
+			w := TransposeAllAxes(Reshape(Gather(byTap, tapIdx), t, in.C, out.C), 2, 1, 0) // [out.C, in.C, t]
+			y := MatMul(Reshape(w, out.C, in.C*t), cols)
+			parts = append(parts, Reshape(y, out.C, len(pixels), n))
 		}
 	}
-	n := x.Shape().Dimensions[1]
-	k := in.C * kh * kw
-	cols := Reshape(gather(x, idx), k, out.H*out.W*n)
-	w := Reshape(Transpose(p(x.Graph(), l.Weights), 0, 1), out.C, k)
-	y := Reshape(MatMul(w, cols), out.C*out.H*out.W, n)
-	return biasImage(y, p(x.Graph(), l.Bias), out.C, out.H*out.W)
+	// [out.C, pixels in phase order, N] → raster order, by a gather over the pixels.
+	all := Transpose(Concatenate(parts, 1), 0, 1) // [pixels, out.C, N]
+	raster := Gather(all, Const(g, tensors.FromFlatDataAndDimensions(order, len(order), 1)))
+	y := Reshape(Transpose(raster, 0, 1), out.C*out.H*out.W, n)
+	return biasImage(y, p(g, l.Bias), out.C, out.H*out.W)
 }
 
 // poolGraph is max- or average pooling: each window's values gathered as [KH·KW, out.Size(), N] and reduced
