@@ -6,7 +6,9 @@
 const cacheName = "app-" + "{{.Version}}";
 const resourcesToCache = {{.ResourcesToCache}};
 const isLarge = (url) => /(\.wasm|\/models\.bin)$/.test(new URL(url, self.location.href).pathname);
-const isOnDemand = (url) => /\/web\/global\.json$/.test(new URL(url, self.location.href).pathname);
+// Fetched only when a visitor asks: the global view's data, and another models' gallery (web/<name>/); kept then,
+// they are there offline too. (Another models' worker and bundle the page keeps itself, as it does the default's.)
+const isOnDemand = (url) => /\/web\/([a-z0-9-]+\/)?(global|gallery)\.json$/.test(new URL(url, self.location.href).pathname);
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
@@ -75,7 +77,6 @@ self.addEventListener("fetch", (event) => {
     // Offline, a file that is not in the cache fails as it would without a service worker, and says so once
     // (in the page's console), not also as an uncaught error here.
     const response = await fetch(event.request).catch(() => Response.error());
-    // The global view's data is fetched only when a visitor asks for it: kept then, it is there offline too.
     if (response.ok && isOnDemand(event.request.url)) {
       await cache.put(event.request, response.clone());
     }

@@ -50,7 +50,7 @@ var siteDirs = map[string]string{}
 func TestMain(m *testing.M) {
 	// The page's unit tests run as the digits' page does: cmd/site passes their description in go-app's
 	// environment, which natively is the process's.
-	os.Setenv(ModelEnv, PageDescription(weights.DigitsDescription(), true))
+	os.Setenv(ModelsEnv, PageDescriptions([]SiteModels{{Description: weights.DigitsDescription(), Gallery: true, Global: true}}))
 	code := m.Run()
 	if os.Getenv("E2E_SITE") == "" {
 		for _, d := range siteDirs {

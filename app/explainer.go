@@ -111,6 +111,9 @@ func (e *Explainer) OnMount(ctx app.Context) {
 		n, e.settings.WorkersNote = core.WorkersFromQuery(addr.Workers, n, MaxWorkers)
 	}
 	e.links.Err = addr.Problem
+	if addr.Link != "" && openModelsOfLink(addr.Link) {
+		return // the page loads again, for the models the link was made with
+	}
 	if addr.Link != "" {
 		e.openLink(addr.Link)
 	}

@@ -82,7 +82,7 @@ func (e *Explainer) loadGallery(ctx app.Context) {
 		return
 	}
 	g.loading, g.err = true, ""
-	fetchText(ctx, ctx.ResolveStaticResource(GalleryFile), func(ctx app.Context, text string, err error) {
+	fetchText(ctx, ctx.ResolveStaticResource(served().file("gallery.json")), func(ctx app.Context, text string, err error) {
 		g.loading = false
 		var items []GalleryItem
 		if err == nil {

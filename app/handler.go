@@ -6,7 +6,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/deltaclue/deltaclue/weights"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // Routes registers the page's components (the same in the browser and in the static-site generator).
@@ -14,8 +14,9 @@ func Routes() {
 	app.Route("/", func() app.Composer { return &Explainer{} })
 }
 
-// WorkerFiles are the search worker's files, served from web/ beside app.wasm: the service worker caches them
-// under the page's version, so a deploy never pairs a new page with an old worker or the reverse.
+// WorkerFiles are the search worker's files for the default models, served from web/ beside app.wasm: the
+// service worker caches them under the page's version, so a deploy never pairs a new page with an old worker or
+// the reverse. Other models' workers and bundles (web/<name>/) it keeps once a page has run them.
 var WorkerFiles = []string{"/web/worker.js", "/web/worker.wasm", "/web/matmul.wasm", ModelsFile}
 
 // serviceWorker is the site's app-worker.js template (see the file for how it caches).
@@ -24,16 +25,19 @@ var WorkerFiles = []string{"/web/worker.js", "/web/worker.wasm", "/web/matmul.wa
 var serviceWorker string
 
 // Handler describes the site to go-app. repo, if non-empty, makes a site for GitHub Pages under /<repo>/;
-// version is the build's content hash, the service worker's cache key; models is the description of the models
-// the site serves, which the page reads from go-app's environment (ModelEnv); gallery says whether the site
-// serves a gallery of their test items (GalleryFile).
-func Handler(repo, version string, models *weights.Description, gallery bool) *app.Handler {
-	page := PageDescription(models, gallery)
-	servedOnce.Do(func() { servedDesc = readModel(page) }) // what the pre-rendered page shows
-	env := map[string]string{ModelEnv: page}
+// version is the build's content hash, the service worker's cache key; models are the models the site serves,
+// the default first, which the page reads from go-app's environment (ModelsEnv).
+func Handler(repo, version string, models []SiteModels) *app.Handler {
+	page := PageDescriptions(models)
+	servedOnce.Do(func() { servedDesc = chooseModels(page, "") }) // what the pre-rendered page shows
+	env := map[string]string{ModelsEnv: page}
 	cacheable := append([]string{"/web/icon.svg"}, WorkerFiles...)
-	if gallery {
+	if models[0].Gallery {
 		cacheable = append(cacheable, GalleryFile) // the gallery works offline
+	}
+	var titles []string
+	for _, m := range models {
+		titles = append(titles, m.Description.Title)
 	}
 	var res app.ResourceResolver = app.LocalDir("")
 	if repo != "" {
@@ -45,7 +49,7 @@ func Handler(repo, version string, models *weights.Description, gallery bool) *a
 		ShortName: "deltaclue",
 		Title:     "deltaclue: why is the model unsure?",
 		Description: "δ-CLUE in the browser: diverse, nearby, confident alternatives that explain a Bayesian neural network's uncertainty about " +
-			served().aNoun() + " (" + models.Title + ").",
+			served().aNoun() + " (" + plural.List(titles) + ").",
 		Env:  env,
 		Lang: "en",
 		// The icon keeps its drawing inside the central circle a maskable icon needs; go-app lists the maskable

@@ -9,7 +9,7 @@ import (
 // The site's resolver leaves URLs with a scheme alone (go-app's prefixed data: URLs under a sub-path) and
 // resolves the site's own paths as go-app does.
 func TestResources(t *testing.T) {
-	h := Handler("demo", "v", weights.DigitsDescription(), true)
+	h := Handler("demo", "v", []SiteModels{{Description: weights.DigitsDescription(), Gallery: true, Global: true}})
 	for in, want := range map[string]string{
 		"data:image/png;base64,iVBORw0KGgo=": "data:image/png;base64,iVBORw0KGgo=",
 		"blob:https://x/1":                   "blob:https://x/1",

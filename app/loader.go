@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -32,25 +31,20 @@ type modelsState struct {
 	timing map[string]float64
 }
 
-// The models bundle the build serves as web/models.bin: its SHA-256 and size, stamped by cmd/site (-ldflags
-// -X), so that the page refuses a bundle that is not the one it was built with.
-var (
-	ModelsSHA256 = ""
-	ModelsBytes  = "0"
-)
-
-// ModelsFile is where the site serves the models bundle.
+// ModelsFile is where the site serves the default models' bundle; another models' is in web/<name>/ (file).
+// The page refuses a bundle whose SHA-256 is not the one its description of the models gives.
 const ModelsFile = "/web/models.bin"
 
 // loadAssets fetches and compiles the workers' files once for the page (web/loader.js), checks the models
 // bundle against the build's SHA-256, and then starts n workers on them. While it loads, the page works: the
 // drawing pad, the gallery and uploads need no workers.
 func (e *Explainer) loadAssets(ctx app.Context, n int) {
-	e.models.total, _ = strconv.Atoi(ModelsBytes)
+	m := served()
+	e.models.total = m.bytes
 	e.models.timing = map[string]float64{"mounted": now()}
 	urls := map[string]any{
-		"worker": ctx.ResolveStaticResource("/web/worker.wasm"), "kernel": ctx.ResolveStaticResource("/web/matmul.wasm"),
-		"models": ctx.ResolveStaticResource(ModelsFile), "app": ctx.ResolveStaticResource("/web/app.wasm"),
+		"worker": ctx.ResolveStaticResource(m.file("worker.wasm")), "kernel": ctx.ResolveStaticResource("/web/matmul.wasm"),
+		"models": ctx.ResolveStaticResource(m.file("models.bin")), "app": ctx.ResolveStaticResource("/web/app.wasm"),
 	}
 	lastShown := time.Time{}
 	progress := funcOf(func(_ app.Value, args []app.Value) any {
@@ -85,9 +79,9 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 		ctx.Dispatch(func(ctx app.Context) {
 			e.models.timing["loaded"], e.models.timing["checked"] = loadedAt, checked
 			e.models.loaded = size
-			if got := hash; ModelsSHA256 != "" && got != ModelsSHA256 {
-				e.workers.err = fmt.Sprintf("The models bundle (web/models.bin) failed its integrity check: its SHA-256 is %.12s…, "+
-					"this build expects %.12s…. Nothing will run on it. Reload the page; if this persists, the site is damaged.", got, ModelsSHA256)
+			if got, want := hash, m.sha256; want != "" && got != want {
+				e.workers.err = fmt.Sprintf("The models bundle (web/%smodels.bin) failed its integrity check: its SHA-256 is %.12s…, "+
+					"this build expects %.12s…. Nothing will run on it. Reload the page; if this persists, the site is damaged.", m.dir, got, want)
 				if early := assets.Get("pool"); early.Truthy() {
 					early.Call("terminate") // the loader's workers started on it before the check
 				}

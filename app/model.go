@@ -3,6 +3,8 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -16,15 +18,24 @@ import (
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
-// The models the site serves, as their description says (weights.Description): the input's shape and how it
-// is drawn, the classes' names, what one input is called. cmd/site passes the description's page part (not its
+// The models the site serves, as their descriptions say (weights.Description): the input's shape and how it is
+// drawn, the classes' names, what one input is called. cmd/site passes each description's page part (not its
 // networks) in go-app's environment, so that the page is laid out for the models before their bundle arrives;
 // the workers then report the name of what they run, and a mismatch is refused (pool.go).
+//
+// A site may serve several models (the digits and Fashion-MNIST's clothes): the first is the default, its files
+// in web/, each other's in web/<name>/. A page runs one of them, the one its address names (?models=fashion;
+// none: the default), and a visitor who chooses another loads the page again with its name: each model's
+// state is the page's whole state, and a first visit downloads only the chosen model's files.
 
-// ModelEnv is the environment variable (go-app's, set by Handler) holding the served models' description.
-const ModelEnv = "DELTACLUE_MODEL"
+// ModelsEnv is the environment variable (go-app's, set by Handler) holding the served models' descriptions.
+const ModelsEnv = "DELTACLUE_MODELS"
 
-// pageDescription is the part of a description the page reads, as cmd/site writes it into go-app's environment.
+// ModelsQuery is the address's query parameter that names the models a page runs.
+const ModelsQuery = "models"
+
+// pageDescription is the part of a description the page reads, as cmd/site writes it into go-app's environment,
+// with where the site serves the models' files.
 type pageDescription struct {
 	Format      int           `json:"format"`
 	Name        string        `json:"name"`
@@ -34,12 +45,39 @@ type pageDescription struct {
 	Uncertainty string        `json:"uncertainty"`
 	Samples     int           `json:"samples"`
 	Gallery     bool          `json:"gallery,omitempty"` // the site serves a gallery of the models' test items
+	Global      bool          `json:"global,omitempty"`  // the site serves the global view's groups
+	Dir         string        `json:"dir,omitempty"`     // the models' files are under web/<dir> ("" or "name/")
+	SHA256      string        `json:"sha256,omitempty"`  // the bundle's (models.bin) SHA-256, which the page checks
+	Bytes       int           `json:"bytes,omitempty"`   // and its size
 }
 
-// PageDescription is the part of d the page reads: the models' name, title, input and classes, and whether the
-// site serves a gallery of their test items (GalleryFile).
-func PageDescription(d *weights.Description, gallery bool) string {
-	b, _ := json.Marshal(pageDescription{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty, d.Classifier.Samples, gallery})
+// SiteModels is one of the models a site serves, as Handler describes it to the page.
+type SiteModels struct {
+	Description *weights.Description
+	Gallery     bool   // the site serves a gallery of their test items (GalleryFile)
+	Global      bool   // the site serves their global view's groups (GlobalFile)
+	SHA256      string // their bundle's SHA-256, hex
+	Bytes       int    // their bundle's size
+}
+
+// Dir is where the site serves the i-th models' files, under web/: the default (first) in web/ itself.
+func (s SiteModels) Dir(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return s.Description.Name + "/"
+}
+
+// PageDescriptions is what the page reads of the served models (ModelsEnv): each one's name, title, input and
+// classes, what the site serves of them and where.
+func PageDescriptions(models []SiteModels) string {
+	var list []pageDescription
+	for i, m := range models {
+		d := m.Description
+		list = append(list, pageDescription{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty,
+			d.Classifier.Samples, m.Gallery, m.Global, m.Dir(i), m.SHA256, m.Bytes})
+	}
+	b, _ := json.Marshal(list)
 	return string(b)
 }
 
@@ -51,43 +89,108 @@ type pageModel struct {
 	uncertainty string // the classifier's: weights.UncertaintyMCDropout or UncertaintyEnsemble
 	samples     int    // its dropout masks or members
 	gallery     bool   // the site serves a gallery of their test items
+	global      bool   // the site serves their global view's groups
+	dir         string // their files are under web/<dir>
+	sha256      string // their bundle's SHA-256 ("": not checked)
+	bytes       int    // its size
+	isDefault   bool   // the site's first models, which an address without ?models= runs
 	err         string // why the environment's description could not be read ("" if it was)
 }
 
 var (
 	servedOnce sync.Once
 	servedDesc pageModel
+	// servedAll is every model the site serves, in its order; servedNote says why the page runs another than
+	// its address asked for ("" when it runs those).
+	servedAll  []pageModel
+	servedNote string
 )
 
-// served is the models the site serves, as the environment's description says (cmd/site and Handler put it
-// there; the tests' TestMain too).
+// served is the models the page runs: those of the site (its environment's descriptions, which cmd/site and
+// Handler put there; the tests' TestMain too) that its address names, or the default.
 func served() *pageModel {
-	servedOnce.Do(func() { servedDesc = readModel(app.Getenv(ModelEnv)) })
+	servedOnce.Do(func() { servedDesc = chooseModels(app.Getenv(ModelsEnv), modelsInAddress()) })
 	return &servedDesc
 }
 
-// readModel reads a page description. One that is missing or not sound gives a 1×1 stand-in, so that the page
-// still lays out, with the reason why (err), which the page shows and nothing runs on. The page does not fall
-// back on the digits' description: it would link their whole description and its checks (20 KB gzipped).
-func readModel(s string) pageModel {
+// modelsInAddress is the models the page's address names (?models=), "" for none or on the server.
+func modelsInAddress() string {
+	if app.IsServer {
+		return ""
+	}
+	return app.Window().URL().Query().Get(ModelsQuery)
+}
+
+// chooseModels reads the site's descriptions and picks the models named want ("": the default). Models the
+// site does not serve give the default, and servedNote says so.
+func chooseModels(env, want string) pageModel {
+	servedAll, servedNote = readModels(env), ""
+	if want != "" {
+		for _, m := range servedAll {
+			if m.name == want {
+				return m
+			}
+		}
+		if servedAll[0].err == "" {
+			servedNote = fmt.Sprintf("This site serves no %q models (it serves %s): the page runs the %s.", want, servedNames(), servedAll[0].title)
+		}
+	}
+	return servedAll[0]
+}
+
+// servedNames lists the served models' names in words: "digits and fashion".
+func servedNames() string {
+	var names []string
+	for _, m := range servedAll {
+		names = append(names, strconv.Quote(m.name))
+	}
+	return plural.List(names)
+}
+
+// readModels reads the site's page descriptions. One that is missing or not sound gives a 1×1 stand-in, so that
+// the page still lays out, with the reason why (err), which the page shows and nothing runs on. The page does
+// not fall back on the digits' description: it would link their whole description and its checks (20 KB
+// gzipped).
+func readModels(s string) []pageModel {
 	m := pageModel{Input: weights.Input{Height: 1, Width: 1, Channels: 1, Range: [2]float64{0, 1}, Drawing: weights.DrawInk},
-		name: "unknown", classes: []string{"?", "?"}}
+		name: "unknown", classes: []string{"?", "?"}, isDefault: true}
 	if s == "" {
 		m.err = "The page was built without the description of its models: the site is damaged; rebuild it with cmd/site."
-		return m
+		return []pageModel{m}
 	}
-	var got pageModel
-	var raw pageDescription
+	var raw []pageDescription
 	err := json.Unmarshal([]byte(s), &raw)
-	if err == nil {
-		got = pageModel{Input: raw.Input, name: raw.Name, title: raw.Title, classes: raw.Classes, uncertainty: raw.Uncertainty, samples: raw.Samples, gallery: raw.Gallery}
-		err = got.check()
+	if err == nil && len(raw) == 0 {
+		err = fmt.Errorf("no models")
+	}
+	var all []pageModel
+	for i, r := range raw {
+		if err != nil {
+			break
+		}
+		got := pageModel{Input: r.Input, name: r.Name, title: r.Title, classes: r.Classes, uncertainty: r.Uncertainty, samples: r.Samples,
+			gallery: r.Gallery, global: r.Global, dir: r.Dir, sha256: r.SHA256, bytes: r.Bytes, isDefault: i == 0}
+		if err = got.check(); err == nil && (i == 0) != (r.Dir == "") {
+			err = fmt.Errorf("the files of %q under web/%s", r.Name, r.Dir)
+		}
+		all = append(all, got)
 	}
 	if err != nil {
 		m.err = "The page's description of its models is damaged (" + err.Error() + "): reload the page; if this persists, the site is damaged."
-		return m
+		return []pageModel{m}
 	}
-	return got
+	return all
+}
+
+// file is where the site serves one of the models' files (name: "models.bin"), as a path under the site's root.
+func (m *pageModel) file(name string) string { return "/web/" + m.dir + name }
+
+// address is the page's address for the models: its own with ?models=name (none for the default), no fragment.
+func (m *pageModel) address() string {
+	if m.isDefault {
+		return "."
+	}
+	return "?" + ModelsQuery + "=" + m.name
 }
 
 // check is what the page relies on of a description (weights.Description.Check has checked the whole of it
@@ -142,8 +245,8 @@ func (m *pageModel) words() clue.Words { return clue.NewWords(m.classes, m.noun(
 // hasGallery says whether the site serves a gallery of the models' test items (none when they have none).
 func (m *pageModel) hasGallery() bool { return m.gallery }
 
-// hasGlobal says whether the page has a global view: its groups (web/global.json) are the digits'.
-func (m *pageModel) hasGlobal() bool { return m.name == sharelink.DigitsModels }
+// hasGlobal says whether the page has a global view: the site serves its groups (global.json).
+func (m *pageModel) hasGlobal() bool { return m.global }
 
 // classifier says in words how the classifier knows its uncertainty.
 func (m *pageModel) classifier() string {
@@ -163,4 +266,55 @@ func (e *Explainer) linkModels() core.Models {
 // rasterShape is the input's shape for package raster.
 func (m *pageModel) rasterShape() raster.Shape {
 	return raster.Shape{Height: m.Height, Width: m.Width, Channels: m.Channels}
+}
+
+// openModelsOfLink loads the page again for the models a share link was made with, when the site serves them
+// and the page runs others (a link made on the Fashion page, opened without its ?models=): it says whether it
+// did. A link for models the site does not serve is left to the page, which refuses it in a sentence.
+func openModelsOfLink(fragment string) bool {
+	s, err := sharelink.Decode(fragment)
+	if err != nil || s.Models == served().name {
+		return false
+	}
+	for _, m := range servedAll {
+		if m.name == s.Models && m.err == "" {
+			u := app.Window().Get("URL").New(app.Window().Get("location").Get("href"))
+			if m.isDefault {
+				u.Get("searchParams").Call("delete", ModelsQuery)
+			} else {
+				u.Get("searchParams").Call("set", ModelsQuery, m.name)
+			}
+			app.Window().Get("location").Call("replace", u.Call("toString"))
+			return true
+		}
+	}
+	return false
+}
+
+// modelsChoice is the choice of the served models on the page's first screen: a link to each one's page, the
+// page's own marked as current (in words and weight, not colour alone). A visitor who follows one loads the page
+// for those models (the browser's own navigation, not go-app's: each models' state is a page's whole state).
+func modelsChoice() app.UI {
+	cur := served()
+	return app.Nav().ID("models-choice").Aria("label", "Models").Body(
+		app.Span().Class("models-choice-label").Text("Model:"),
+		app.Range(servedAll).Slice(func(i int) app.UI {
+			m := servedAll[i]
+			a := app.A().Class("models-choice-item").Href(m.address()).Title(m.title).
+				// The browser follows the link itself: go-app's own handler (window.onclick) would keep the page.
+				Attr("onclick", "event.stopPropagation()").Text(m.label())
+			if m.name == cur.name {
+				a = a.Aria("current", "page").Class("current")
+			}
+			return a
+		}),
+	)
+}
+
+// label is what the choice of models calls them: their name, capitalised ("Digits", "Fashion").
+func (m *pageModel) label() string {
+	if m.name == "" {
+		return m.name
+	}
+	return strings.ToUpper(m.name[:1]) + m.name[1:]
 }

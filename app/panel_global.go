@@ -198,7 +198,7 @@ func (e *Explainer) loadGlobal(ctx app.Context, _ app.Event) {
 		return
 	}
 	e.models.global.loading, e.models.global.err = true, ""
-	fetchText(e.models.global.page, ctx.ResolveStaticResource(GlobalFile), func(ctx app.Context, text string, err error) {
+	fetchText(e.models.global.page, ctx.ResolveStaticResource(served().file("global.json")), func(ctx app.Context, text string, err error) {
 		e.models.global.loading = false
 		if err != nil {
 			e.models.global.err = "The groups could not be loaded: " + err.Error()

@@ -43,7 +43,7 @@ func (e *Explainer) Render() app.UI {
 		),
 		&resultsPanel{Page: e, View: e.resultsView()},
 		&sweepPanel{Page: e, View: e.sweepView()},
-		// The global view's groups (web/global.json) are the digits' test digits.
+		// The global view's groups (global.json), for models whose site serves them.
 		app.If(served().hasGlobal(), func() app.UI { return &globalPanel{Page: e, View: e.globalView()} }),
 	)
 }
@@ -57,8 +57,13 @@ type headerPanel struct {
 func (p *headerPanel) Render() app.UI {
 	defer rendered("header", time.Now())
 	m := served()
-	return app.Header().Body(
+	header := app.Header()
+	if len(servedAll) > 1 {
+		header = header.Class("with-models")
+	}
+	return header.Body(
 		app.H1().Text("deltaclue"),
+		app.If(len(servedAll) > 1, modelsChoice),
 		app.P().Class("lede").Body(app.Text("Why is the model unsure about this "+m.noun()+"? "),
 			app.Span().Class("lede-more").Text("δ-CLUE shows a set of nearby "+m.nouns()+" the model is sure about.")),
 		// A pop-over: opening it moves nothing on the page.
@@ -100,11 +105,12 @@ type noticesView struct {
 	Costly      *costlyView
 	WorkersNote string
 	PoolErr     string
+	ModelsNote  string // the address asked for models the site does not serve
 }
 
 func (e *Explainer) noticesView() noticesView {
 	return noticesView{Stale: e.models.stale, LinkErr: e.links.Err, LinkNote: e.links.Note, Costly: e.costlyView(),
-		WorkersNote: e.settings.WorkersNote, PoolErr: e.workers.err}
+		WorkersNote: e.settings.WorkersNote, PoolErr: e.workers.err, ModelsNote: servedNote}
 }
 
 // noticesPanel is the banners above the stage: a new version, a link's fault or note, a costly link's question,
@@ -125,6 +131,7 @@ func (p *noticesPanel) Render() app.UI {
 			return app.Div().Class("banner").Body(app.Text("A new version of deltaclue is available and the workers run it. "),
 				app.Button().Text("Reload").OnClick(func(ctx app.Context, _ app.Event) { ctx.Reload() }))
 		}),
+		app.If(v.ModelsNote != "", func() app.UI { return app.Div().ID("models-note").Class("banner error").Text(v.ModelsNote) }),
 		app.If(v.LinkErr != "", func() app.UI { return app.Div().ID("link-error").Class("banner error").Text(v.LinkErr) }),
 		app.If(v.LinkNote != "", func() app.UI { return app.P().ID("link-note").Class("hint").Text(v.LinkNote) }),
 		app.If(v.Costly != nil, func() app.UI { return p.renderCostly(*v.Costly) }),

@@ -7,6 +7,16 @@
 
 const deltaclueBase = document.currentScript ? document.currentScript.src : location.href;
 
+// The served models' folders under web/, by name (cmd/site writes them in; the default models' files are in web/
+// itself): the early downloads below fetch the files of the models the address names (?models=fashion).
+const deltaclueModelDirs = {};
+const deltaclueModelDir = (() => {
+  const want = new URLSearchParams(location.search).get("models");
+  return (want && Object.prototype.hasOwnProperty.call(deltaclueModelDirs, want)) ? deltaclueModelDirs[want] : "";
+})();
+// deltaclueFile is the address of one of the site's files: a model's own (worker.wasm, models.bin) in its folder.
+const deltaclueFile = (name) => new URL((name === "worker.wasm" || name === "models.bin" ? deltaclueModelDir : "") + name, deltaclueBase).href;
+
 // Site data a browser may deny this page: a frame on another site's page where the visitor's browser blocks
 // third-party storage (without partitioning it), or a visitor who blocks site data for this site. Reading
 // localStorage or sessionStorage then throws a SecurityError (or, in WebKit with storage turned off, gives null),
@@ -176,7 +186,7 @@ if (!deltaclueEmbed) {
 // be seen and then loads what it needs when its page runs.)
 const deltaclueEarly = {};
 for (const name of deltaclueEmbed ? [] : ["worker.wasm", "matmul.wasm", "models.bin"]) {
-  const url = new URL(name, deltaclueBase).href;
+  const url = deltaclueFile(name);
   const response = fetch(url).catch(() => null); // a failure is fetched again, and reported, below
   const module = name.endsWith(".wasm") ?
     response.then((r) => r && r.ok ? WebAssembly.compileStreaming(r.clone()) : null).catch(() => null) : null;
@@ -201,7 +211,7 @@ const deltaclueEarlyPool = window.deltaclueEarlyPool = (() => {
     n = +asked;
   }
   const pool = { n, link: location.hash.length > 1 ? location.hash.slice(1) : "", id: 1, workers: [], queue: [], listeners: [] };
-  const at = (name) => deltaclueEarly[new URL(name, deltaclueBase).href];
+  const at = (name) => deltaclueEarly[deltaclueFile(name)];
   const models = at("models.bin").response.then((r) => (r && r.ok ? r.clone().arrayBuffer() : null));
   const digest = models.then(deltaclueDigest);
   // The workers are made at once, so that each loads its script (and wasm_exec.js) while worker.wasm still

@@ -7,6 +7,7 @@
 //	go run ./cmd/site -out build/site -repo NAME    # a site for GitHub Pages under /NAME/
 //	go run ./cmd/site -repo NAME -base-url https://USER.github.io/NAME/   # and its public address, for link previews
 //	go run ./cmd/site -models DIR                   # a site explaining other models (a folder or a bundle file)
+//	go run ./cmd/site -models digits,fashion        # a site offering several models, the first the default
 //
 // The page's og: tags (what a chat app or a social network shows for a shared link) must be absolute URLs: they
 // are written when the build is told the site's public address (-base-url), and left out otherwise.
@@ -14,6 +15,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -43,13 +45,14 @@ func main() {
 	out := flag.String("out", "build/site", "folder to write the site into (replaced)")
 	repo := flag.String("repo", "", "GitHub Pages repository name: the site then lives under /<repo>/")
 	baseURL := flag.String("base-url", "", "the site's public address, e.g. https://user.github.io/<repo>/ (for the og: tags of link previews)")
-	modelsSpec := flag.String("models", "digits", "the models the site explains: digits (the shipped ones), a models folder (model.json and its .dcw files) or a bundle file")
+	modelsSpec := flag.String("models", "digits", "the models the site explains, separated by commas, the first the default: "+
+		"digits or fashion (the shipped ones), a models folder (model.json and its .dcw files) or a bundle file")
 	flag.Parse()
 	base, err := parseBaseURL(*baseURL, *repo)
 	if err != nil {
 		log.Fatal("site: ", err)
 	}
-	served, err := modelsource.Open(*modelsSpec)
+	served, err := openModels(*modelsSpec)
 	if err != nil {
 		log.Fatal("site: ", err)
 	}
@@ -58,8 +61,32 @@ func main() {
 	}
 }
 
-func build(out, repo string, base *url.URL, served *modelsource.Models) error {
-	models := served.Bytes
+// openModels opens the models a comma-separated list names, each once by name.
+func openModels(specs string) ([]*modelsource.Models, error) {
+	var all []*modelsource.Models
+	seen := map[string]string{}
+	for _, spec := range strings.Split(specs, ",") {
+		spec = strings.TrimSpace(spec)
+		if spec == "" {
+			continue
+		}
+		m, err := modelsource.Open(spec)
+		if err != nil {
+			return nil, err
+		}
+		if other, ok := seen[m.Name()]; ok {
+			return nil, fmt.Errorf("%s and %s are both called %q: a site serves each models' name once", other, spec, m.Name())
+		}
+		seen[m.Name()] = spec
+		all = append(all, m)
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("-models names no models")
+	}
+	return all, nil
+}
+
+func build(out, repo string, base *url.URL, served []*modelsource.Models) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository's root (no go.mod here)")
 	}
@@ -68,10 +95,15 @@ func build(out, repo string, base *url.URL, served *modelsource.Models) error {
 		return err
 	}
 	// The source covers the shipped models' files; a site of other models is another build, whose version (what
-	// the service worker caches the files under) covers their bundle too.
-	if !bytes.Equal(models, weights.ShippedBundle()) {
-		h := sha256.Sum256(append([]byte(version), models...))
-		version = hex.EncodeToString(h[:])[:12]
+	// the service worker caches the files under) covers their bundles too.
+	if len(served) > 1 || !bytes.Equal(served[0].Bytes, weights.ShippedBundle()) {
+		h := sha256.New()
+		h.Write([]byte(version))
+		for _, m := range served {
+			fmt.Fprintf(h, "%d\n", len(m.Bytes))
+			h.Write(m.Bytes)
+		}
+		version = hex.EncodeToString(h.Sum(nil))[:12]
 	}
 	if err := os.RemoveAll(out); err != nil {
 		return err
@@ -97,31 +129,16 @@ func build(out, repo string, base *url.URL, served *modelsource.Models) error {
 		}
 		return nil
 	}
-	// The models travel as data, fetched once by the page and checked against the SHA-256 stamped into it.
-	if err := os.WriteFile(filepath.Join(web, "models.bin"), models, 0o644); err != nil {
+	if err := wasm("app.wasm", "./wasm/app", "", ""); err != nil {
 		return err
 	}
-	sum := sha256.Sum256(models)
-	stamp := fmt.Sprintf("-X github.com/deltaclue/deltaclue/app.ModelsSHA256=%x -X github.com/deltaclue/deltaclue/app.ModelsBytes=%d", sum, len(models))
-	if err := wasm("app.wasm", "./wasm/app", "", stamp); err != nil {
-		return err
-	}
-	// The worker runs the served models' layers and no others: a worker for dense models (the digits') leaves
-	// the image layers out (engine's build tag denseonly), 28 KB gzipped less for a first visit.
-	b, err := weights.OpenBundleFiles(models, false)
-	if err != nil {
-		return err
-	}
-	workerTags := "wasmsimd"
-	if b.Description.DenseOnly() {
-		workerTags += ",denseonly"
-	}
-	if err := wasm("worker.wasm", "./wasm/worker", workerTags, fmt.Sprintf("-X main.Version=%s -X main.ModelsSHA256=%x", version, sum)); err != nil {
-		return err
-	}
-	gallery, err := writeGallery(web, served)
-	if err != nil {
-		return err
+	var site []deltaclue.SiteModels
+	for i, m := range served {
+		sm, err := writeModels(web, i, m, version, wasm)
+		if err != nil {
+			return fmt.Errorf("the %q models: %w", m.Name(), err)
+		}
+		site = append(site, sm)
 	}
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
@@ -129,9 +146,8 @@ func build(out, repo string, base *url.URL, served *modelsource.Models) error {
 	}
 	copies := map[string]string{
 		filepath.Join("web", "worker.js"): "worker.js", filepath.Join("web", "app.css"): "app.css",
-		filepath.Join("web", "loader.js"):   "loader.js",
-		filepath.Join("web", "icon.svg"):    "icon.svg",
-		filepath.Join("web", "global.json"): "global.json", // the global view's data, fetched when asked
+		filepath.Join("web", "loader.js"): "loader.js",
+		filepath.Join("web", "icon.svg"):  "icon.svg",
 	}
 	for src, dst := range copies {
 		b, err := os.ReadFile(src)
@@ -140,6 +156,11 @@ func build(out, repo string, base *url.URL, served *modelsource.Models) error {
 		}
 		if filepath.Ext(dst) == ".js" {
 			b = []byte(deltaclue.StripLineComments(string(b)))
+		}
+		if dst == "loader.js" {
+			if b, err = modelDirs(b, site); err != nil {
+				return err
+			}
 		}
 		if err := os.WriteFile(filepath.Join(web, dst), b, 0o644); err != nil {
 			return err
@@ -153,7 +174,7 @@ func build(out, repo string, base *url.URL, served *modelsource.Models) error {
 			return err
 		}
 	}
-	if err := writePages(out, repo, base, version, b.Description, gallery); err != nil {
+	if err := writePages(out, repo, base, version, site); err != nil {
 		return err
 	}
 	// The workers load the page's wasm_exec.js (go-app writes it at the site's root): it must be this Go's, the
@@ -169,13 +190,17 @@ func build(out, repo string, base *url.URL, served *modelsource.Models) error {
 	if err := writeGzipCopies(out); err != nil {
 		return err
 	}
-	for _, f := range []string{"app.wasm", "worker.wasm", "matmul.wasm", "models.bin"} {
+	files := []string{"app.wasm", "matmul.wasm"}
+	for i, m := range site {
+		files = append(files, m.Dir(i)+"worker.wasm", m.Dir(i)+"models.bin")
+	}
+	for _, f := range files {
 		b, _ := os.ReadFile(filepath.Join(web, f))
 		z, err := os.ReadFile(filepath.Join(web, f+".gz"))
 		if err != nil {
 			z = b // too small to be worth compressing
 		}
-		fmt.Printf("  %-12s %6.2f MB raw, %5.2f MB gzipped\n", f, float64(len(b))/1e6, float64(len(z))/1e6)
+		fmt.Printf("  %-20s %6.2f MB raw, %5.2f MB gzipped\n", f, float64(len(b))/1e6, float64(len(z))/1e6)
 	}
 	return nil
 }
@@ -300,9 +325,73 @@ func sameWasmExec(out, toolchain string) error {
 	return nil
 }
 
-// writeGallery writes the gallery the page offers (app.GalleryFile): the served models' test items they are
-// least sure of (the digits': their shipped test split's). Models without test items have none; it says whether
-// it wrote one.
+// modelDirs writes the served models' folders into the loader (its deltaclueModelDirs), so that its early
+// downloads fetch the files of the models a page's address names.
+func modelDirs(loader []byte, site []deltaclue.SiteModels) ([]byte, error) {
+	const empty = "const deltaclueModelDirs = {};"
+	if !bytes.Contains(loader, []byte(empty)) {
+		return nil, fmt.Errorf("web/loader.js has no %q to fill in", empty)
+	}
+	dirs := map[string]string{}
+	for i, m := range site {
+		dirs[m.Description.Name] = m.Dir(i)
+	}
+	js, err := json.Marshal(dirs)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Replace(loader, []byte(empty), []byte("const deltaclueModelDirs = "+string(js)+";"), 1), nil
+}
+
+// writeModels writes the i-th served models' files into web/<dir> (app.SiteModels.Dir): their bundle, the
+// search worker built for their layers and stamped with the bundle's SHA-256, their gallery and their global
+// view's groups when they have them.
+func writeModels(web string, i int, m *modelsource.Models, version string, wasm func(dst, pkg, tags, ldflags string) error) (deltaclue.SiteModels, error) {
+	sm := deltaclue.SiteModels{Description: m.Description()}
+	dir := filepath.Join(web, sm.Dir(i))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return sm, err
+	}
+	// The models travel as data, fetched once by the page and checked against the SHA-256 its description of
+	// them gives.
+	if err := os.WriteFile(filepath.Join(dir, "models.bin"), m.Bytes, 0o644); err != nil {
+		return sm, err
+	}
+	sum := sha256.Sum256(m.Bytes)
+	sm.SHA256, sm.Bytes = hex.EncodeToString(sum[:]), len(m.Bytes)
+	// The worker runs the models' layers and no others: a worker for dense models (the digits') leaves the image
+	// layers out (engine's build tag denseonly), 28 KB gzipped less for a first visit.
+	tags := "wasmsimd"
+	if m.Description().DenseOnly() {
+		tags += ",denseonly"
+	}
+	if err := wasm(filepath.Join(sm.Dir(i), "worker.wasm"), "./wasm/worker", tags, fmt.Sprintf("-X main.Version=%s -X main.ModelsSHA256=%x", version, sum)); err != nil {
+		return sm, err
+	}
+	var err error
+	if sm.Gallery, err = writeGallery(dir, m); err != nil {
+		return sm, err
+	}
+	// The global view's groups: the digits' are web/global.json in the repository, other models' the
+	// global.json of their folder (deltaclue global writes it).
+	global := m.GlobalView
+	if m.ShippedDigits {
+		if global, err = os.ReadFile(filepath.Join("web", "global.json")); err != nil {
+			return sm, err
+		}
+	}
+	if global != nil {
+		sm.Global = true
+		if err := os.WriteFile(filepath.Join(dir, "global.json"), global, 0o644); err != nil {
+			return sm, err
+		}
+	}
+	return sm, nil
+}
+
+// writeGallery writes the gallery the page offers (gallery.json in dir): the models' test items they are least
+// sure of (the digits': their shipped test split's). Models without test items have none; it says whether it
+// wrote one.
 func writeGallery(web string, served *modelsource.Models) (bool, error) {
 	if served.Test == nil {
 		return false, nil

@@ -16,7 +16,6 @@ import (
 
 	deltaclue "github.com/deltaclue/deltaclue/app"
 
-	"github.com/deltaclue/deltaclue/weights"
 )
 
 // siteRoot is the path the site lives under: "/" or "/<repo>/".
@@ -54,9 +53,9 @@ var routes sync.Once
 
 // writePages writes go-app's files (index.html, app.js, app-worker.js, the manifest…) into out and sets right
 // what go-app cannot be told: the manifest's scope, the og: tags, and the pre-rendered page's boolean attributes.
-func writePages(out, repo string, base *url.URL, version string, models *weights.Description, gallery bool) error {
+func writePages(out, repo string, base *url.URL, version string, models []deltaclue.SiteModels) error {
 	routes.Do(deltaclue.Routes)
-	if err := app.GenerateStaticWebsite(out, deltaclue.Handler(repo, version, models, gallery)); err != nil {
+	if err := app.GenerateStaticWebsite(out, deltaclue.Handler(repo, version, models)); err != nil {
 		return err
 	}
 	edits := []struct {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	deltaclue "github.com/deltaclue/deltaclue/app"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -19,7 +20,7 @@ func site(t *testing.T, repo, baseURL string) (page string, manifest map[string]
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if err := writePages(out, repo, base, "test", weights.DigitsDescription(), true); err != nil {
+	if err := writePages(out, repo, base, "test", []deltaclue.SiteModels{{Description: weights.DigitsDescription(), Gallery: true, Global: true}}); err != nil {
 		t.Fatal(err)
 	}
 	read := func(name string) string {

@@ -40,6 +40,9 @@ type Models struct {
 	// ShippedDigits says that the models are the shipped digits' (by name and fingerprint, from wherever they
 	// were opened): the digits' own data (the test split -digit indexes, `make data`) is theirs.
 	ShippedDigits bool
+	// GlobalView is a folder's global.json (what `deltaclue global` writes: GLAM-CLUE's groups on the test
+	// items, which the page's global view shows), nil without one.
+	GlobalView []byte
 }
 
 // Description is the models' description.
@@ -121,8 +124,18 @@ func openFS(fsys fs.FS, dir, spec string) (*Models, error) {
 	case err != nil:
 		return nil, err
 	}
-	return open(spec, weights.EncodeBundle(members), dir, items)
+	m, err := open(spec, weights.EncodeBundle(members), dir, items)
+	if err != nil {
+		return nil, err
+	}
+	if m.GlobalView, err = fs.ReadFile(fsys, GlobalViewFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return m, nil
 }
+
+// GlobalViewFile is the name of a models folder's global view's groups.
+const GlobalViewFile = "global.json"
 
 // weightsExt is how a weights file's name ends.
 const weightsExt = ".dcw"

@@ -57,3 +57,14 @@ func A(name string) string {
 	}
 	return "a " + name
 }
+
+// List joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func List(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}

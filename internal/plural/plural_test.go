@@ -37,3 +37,11 @@ func TestA(t *testing.T) {
 		}
 	}
 }
+
+func TestList(t *testing.T) {
+	for want, words := range map[string][]string{"": nil, "a": {"a"}, "a and b": {"a", "b"}, "a, b and c": {"a", "b", "c"}} {
+		if got := List(words); got != want {
+			t.Errorf("List(%q) = %q, want %q", words, got, want)
+		}
+	}
+}
