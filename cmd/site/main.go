@@ -15,10 +15,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"image"

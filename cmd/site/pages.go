@@ -15,7 +15,6 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	deltaclue "github.com/deltaclue/deltaclue/app"
-
 )
 
 // siteRoot is the path the site lives under: "/" or "/<repo>/".
