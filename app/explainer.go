@@ -93,9 +93,12 @@ type copyNote struct {
 
 // OnMount starts the workers and opens a share link, if the URL holds one.
 func (e *Explainer) OnMount(ctx app.Context) {
-	e.in, e.sel = core.NewInput(), core.NewSelection()
+	e.in, e.sel = newInput(), core.NewSelection()
 	e.gc.mount(ctx)
 	e.models.global.page = ctx
+	if e.in.Tab == "gallery" {
+		e.loadGallery(ctx)
+	}
 	l := clue.DefaultLadder()
 	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.settings.Show(clue.Defaults())

@@ -23,11 +23,12 @@ type inputView struct {
 	CanUndo, CanClear bool
 	Live              bool
 	Err               string
+	Note              string
 }
 
 func (e *Explainer) inputView() inputView {
 	return inputView{Tab: e.in.Tab, CanUndo: len(e.in.Strokes) > 0, CanClear: len(e.in.Strokes) > 0 || e.in.PadBase != nil,
-		Live: e.in.Live, Err: e.in.Err}
+		Live: e.in.Live, Err: e.in.Err, Note: e.in.Note}
 }
 
 // inputPanel is 1 · Your digit (the models' noun): the drawing pad, the gallery of uncertain test inputs and the
@@ -54,8 +55,14 @@ func (p *inputPanel) Render() app.UI {
 	pw, ph := padSize()
 	return app.Section().ID("digit").Class("card digit").Body(
 		app.H2().Text("1 · Your "+m.noun()),
-		app.Div().Class("tabs").Role("tablist").Body(tab("draw", "Draw"),
-			app.If(m.hasGallery(), func() app.UI { return tab("gallery", "Uncertain "+m.nouns()) }), tab("upload", "Upload")),
+		// Models whose inputs one would not draw with a mouse (a shoe) offer their test items and uploads first.
+		app.If(!m.PickFirst, func() app.UI {
+			return app.Div().Class("tabs").Role("tablist").Body(tab("draw", "Draw"),
+				app.If(m.hasGallery(), func() app.UI { return tab("gallery", "Uncertain "+m.nouns()) }), tab("upload", "Upload"))
+		}).Else(func() app.UI {
+			return app.Div().Class("tabs").Role("tablist").Body(
+				app.If(m.hasGallery(), func() app.UI { return tab("gallery", "Uncertain "+m.nouns()) }), tab("upload", "Upload"), tab("draw", "Draw"))
+		}),
 		app.Div().Class("tab-panel draw").Hidden(v.Tab != "draw").Body(
 			app.Canvas().ID("pad").Class("pad").Width(pw).Height(ph).Aria("label", "drawing pad: draw "+m.aNoun()).
 				On("pointerdown", e.padDown).On("pointermove", e.padMove).On("pointerup", e.padUp).On("pointercancel", e.padUp),
@@ -86,6 +93,7 @@ func (p *inputPanel) Render() app.UI {
 			app.Input().ID("upload").Type("file").Accept("image/*").OnChange(e.upload),
 		),
 		app.If(v.Err != "", func() app.UI { return app.P().ID("input-error").Class("error").Text(v.Err) }),
+		app.If(v.Note != "", func() app.UI { return app.P().ID("input-note").Class("hint").Text(v.Note) }),
 	)
 }
 
@@ -255,13 +263,15 @@ func (e *Explainer) decodeUpload(ctx app.Context, file app.Value, name string, w
 		c2d := readableCanvas2d(c)
 		c2d.Call("drawImage", bitmap, 0, 0)
 		bitmap.Call("close")
-		x, err := picture.Fit(canvasImage(c2d, cw, ch), cw, ch, served().Input)
+		x, steps, err := picture.FitSteps(canvasImage(c2d, cw, ch), cw, ch, served().Input)
+		steps.From = [2]int{w, h} // the file's size, before it was shrunk to decode
 		ctx.Dispatch(func(ctx app.Context) {
 			if err != nil {
 				e.in.Err = (&mnist.FileError{Name: name, Err: err, Noun: served().noun()}).Error()
 				return
 			}
 			e.setInput(ctx, sharelink.Quantize(x), name)
+			e.in.Note = steps.Sentence(name, served().noun())
 		})
 	}, func(string) {
 		ctx.Dispatch(func(app.Context) {
@@ -308,4 +318,17 @@ func uploadHint(m *pageModel) string {
 		return "An image of " + m.aNoun() + ", any size (it is resized to " + fmt.Sprintf("%d×%d", m.Width, m.Height) + "):"
 	}
 	return "An image of one " + m.noun() + ", any size; dark on light or light on dark:"
+}
+
+// newInput is a blank input; for models whose inputs one would not draw (weights.Input.PickFirst), their test
+// items are offered first (or the upload, when the site has none).
+func newInput() core.Input {
+	in, m := core.NewInput(), served()
+	if m.PickFirst {
+		in.Tab = "upload"
+		if m.hasGallery() {
+			in.Tab = "gallery"
+		}
+	}
+	return in
 }

@@ -143,7 +143,7 @@ func (p *noticesPanel) Render() app.UI {
 // OnPreRender sets what OnMount sets first, for the HTML that go-app pre-renders: the page's first paint, shown
 // while app.wasm loads, is then the page as it mounts (the pad shown, the default parameters in their fields).
 func (e *Explainer) OnPreRender(app.Context) {
-	e.in, e.sel = core.NewInput(), core.NewSelection()
+	e.in, e.sel = newInput(), core.NewSelection()
 	l := clue.DefaultLadder()
 	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.settings.Show(clue.Defaults())

@@ -46,7 +46,14 @@ func Preprocess(img []float32, w, h int) ([]float32, error) { return Frame(img, 
 // Frame is Preprocess for a field of any size tw×th: the ink's longer side is scaled to 20/28 of the field's
 // shorter side (rounded), and its centre of mass placed on the field's centre. For 28×28 it is Preprocess, bit
 // for bit.
-func Frame(img []float32, w, h, tw, th int) ([]float32, error) {
+func Frame(img []float32, w, h, tw, th int) ([]float32, error) { return frame(img, w, h, tw, th, false) }
+
+// FrameFill frames an image as Fashion-MNIST's were made: the ink's bounding box (the object, trimmed of its
+// background) scaled, keeping its aspect ratio, so that its longer side fills the field's shorter side, and
+// centred by its box.
+func FrameFill(img []float32, w, h, tw, th int) ([]float32, error) { return frame(img, w, h, tw, th, true) }
+
+func frame(img []float32, w, h, tw, th int, fill bool) ([]float32, error) {
 	if w <= 0 || h <= 0 || len(img) != w*h {
 		return nil, errors.New("the image's size does not match its pixels")
 	}
@@ -69,6 +76,9 @@ func Frame(img []float32, w, h, tw, th int) ([]float32, error) {
 		return nil, ErrEmpty
 	}
 	box := max(1, int(math.Round(float64(min(tw, th))*20/28))) // 20 for MNIST's 28
+	if fill {
+		box = min(tw, th)
+	}
 	bw, bh := x1-x0+1, y1-y0+1
 	scale := float64(box) / float64(max(bw, bh))
 	bx, by := max(1, int(math.Round(float64(bw)*scale))), max(1, int(math.Round(float64(bh)*scale)))
@@ -85,6 +95,9 @@ func Frame(img []float32, w, h, tw, th int) ([]float32, error) {
 	// pixel centres: the field's centre is at 13.5 for MNIST's 28
 	ox := int(math.Round(float64(tw-1)/2 - mx/mass))
 	oy := int(math.Round(float64(th-1)/2 - my/mass))
+	if fill { // the box's centre on the field's
+		ox, oy = (tw-bx)/2, (th-by)/2
+	}
 	out := make([]float32, tw*th)
 	for y := 0; y < by; y++ {
 		for x := 0; x < bx; x++ {
@@ -151,6 +164,12 @@ func coverage(n, t int, s float64) []span {
 // intensities: luminance composited over black, inverted when the image's border is mostly bright (dark ink on
 // a light background), so that ink is bright as in MNIST.
 func Intensities(rgba []uint8, w, h int) []float32 {
+	out, _ := IntensitiesInverted(rgba, w, h)
+	return out
+}
+
+// IntensitiesInverted is Intensities, and says whether it inverted the image (its border was mostly bright).
+func IntensitiesInverted(rgba []uint8, w, h int) ([]float32, bool) {
 	out := make([]float32, w*h)
 	for o := range out {
 		px := binary.LittleEndian.Uint32(rgba[4*o:])
@@ -178,8 +197,9 @@ func Intensities(rgba []uint8, w, h int) []float32 {
 		for i, v := range out {
 			out[i] = 1 - v
 		}
+		return out, true
 	}
-	return out
+	return out, false
 }
 
 // intensity is one pixel's ink: its luminance composited over black.

@@ -48,7 +48,8 @@ func FashionDescription(rate float64) *weights.Description {
 		opLayer(weights.OpFlatten)}
 	return &weights.Description{
 		Format: weights.DescriptionFormat, Name: FashionName, Title: "Clothes and shoes (Fashion-MNIST)",
-		Input:   weights.Input{Height: 28, Width: 28, Channels: 1, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: "garment"},
+		Input: weights.Input{Height: 28, Width: 28, Channels: 1, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: "garment",
+			Framing: weights.FrameFill, PickFirst: true},
 		Classes: append([]string(nil), fashion.Classes...),
 		Classifier: weights.Classifier{Uncertainty: weights.UncertaintyMCDropout, Samples: 20, MaskSeed: 7,
 			Networks: []weights.Network{{File: weights.BundleBNN, Layers: []weights.Layer{
@@ -78,3 +79,13 @@ var DefaultFashionClassifier = ClassifierConfig{
 // DefaultFashionVAE is how the Fashion VAE is trained: at most 14 epochs (an epoch takes 2–4 minutes on 2 cores in
 // gomlx's pure-Go backend), at twice the classifier's step size.
 var DefaultFashionVAE = Loop{Seed: 31, Batch: 128, LR: 2e-3, MaxEpochs: 14, Patience: 3, Augment: Augment{FlipProb: 0.5}}
+
+// DropoutRate is the rate of the first dropout layer of d's classifier (0 without one).
+func DropoutRate(d *weights.Description) float64 {
+	for _, l := range d.Classifier.Networks[0].Layers {
+		if l.Op == weights.OpDropout {
+			return l.Rate
+		}
+	}
+	return 0
+}

@@ -46,7 +46,20 @@ type Input struct {
 	Drawing string `json:"drawing"`
 	// Noun is what the page calls one input: "digit", "garment", "image".
 	Noun string `json:"noun"`
+	// Framing is how an ink drawing or an upload becomes the input: FrameMNIST (the default: the ink's box
+	// scaled to 20/28 of the field and centred by its mass, as MNIST was made) or FrameFill (the object's box
+	// scaled to fill the field and centred, as Fashion-MNIST was made).
+	Framing string `json:"framing,omitempty"`
+	// PickFirst says the page offers the models' own test items and uploads before the drawing pad: inputs one
+	// would not draw with a mouse (a shoe).
+	PickFirst bool `json:"pick_first,omitempty"`
 }
+
+// How an ink input is framed.
+const (
+	FrameMNIST = "mnist"
+	FrameFill  = "fill"
+)
 
 // How inputs are drawn.
 const (
@@ -230,6 +243,8 @@ func (d *Description) checkHeader() error {
 		return fmt.Errorf("the input's drawing %q: %q or %q", d.Input.Drawing, DrawInk, DrawColour)
 	case d.Input.Drawing == DrawInk && d.Input.Channels != 1, d.Input.Drawing == DrawColour && d.Input.Channels != 3:
 		return fmt.Errorf("the input is drawn as %q with %d channels: ink has 1, colour 3", d.Input.Drawing, d.Input.Channels)
+	case d.Input.Framing != "" && d.Input.Framing != FrameMNIST && d.Input.Framing != FrameFill:
+		return fmt.Errorf("the input's framing %q: %q (the default) or %q", d.Input.Framing, FrameMNIST, FrameFill)
 	case d.Input.Noun == "" || len(d.Input.Noun) > 32:
 		return fmt.Errorf("the input's noun %q must be 1 to 32 bytes", d.Input.Noun)
 	case len(d.Classes) < 2 || len(d.Classes) > 1000:

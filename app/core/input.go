@@ -23,6 +23,7 @@ type Input struct {
 	X0      []float32                // the input, quantised to k/255 (what a share link carries); nil: none
 	Source  string                   // where it came from, in words
 	Err     string                   // why the last image could not be the input
+	Note    string                   // what was done to an upload to make it the input ("" for none)
 	Inspect *searchworker.Inspection // the models' view of X0, once a worker answered
 
 	InspectSeq int // inspect requests carry ID −InspectSeq: an answer about an earlier input is ignored
@@ -35,7 +36,7 @@ func NewInput() Input { return Input{Tab: "draw", Live: true, InspectAt: -1} }
 // Take makes a quantised image the input: the models' view of the previous one no longer holds.
 func (in *Input) Take(q []uint8, source string) {
 	s := sharelink.State{Image: q}
-	in.X0, in.Source, in.Inspect, in.Err = s.Float(), source, nil, ""
+	in.X0, in.Source, in.Inspect, in.Err, in.Note = s.Float(), source, nil, "", ""
 }
 
 // Drop forgets the input (a pad cleared to nothing).

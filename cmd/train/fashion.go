@@ -102,10 +102,12 @@ func runFashion(dataDir, outDir, shipDir, only string, maxEpochs int) error {
 		}
 	}
 	if only == "" || only == "compact" {
-		desc, err := readDescription(descPath)
+		trained, err := readDescription(descPath)
 		if err != nil {
 			return err
 		}
+		// The description as the code gives it now, with the dropout rate the classifier was trained with.
+		desc := training.FashionDescription(training.DropoutRate(trained))
 		return compactFashion(backend, desc, clfPath, vaePath, shipDir, test)
 	}
 	return nil

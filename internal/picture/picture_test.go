@@ -80,3 +80,60 @@ func TestFitOtherShapes(t *testing.T) {
 		t.Error("a short image was taken")
 	}
 }
+
+// TestFitSteps: an upload is framed as the description says (Fashion-MNIST's: the object's box fills the
+// field, centred), and the sentence says what was done to it.
+func TestFitSteps(t *testing.T) {
+	const w, h = 40, 30
+	rgba := make([]uint8, 4*w*h)
+	for i := 0; i < w*h; i++ { // a white background, a dark reddish 10×5 object at (5, 5)
+		x, y := i%w, i/w
+		c := [4]uint8{255, 255, 255, 255}
+		if x >= 5 && x < 15 && y >= 5 && y < 10 {
+			c = [4]uint8{40, 0, 0, 255}
+		}
+		copy(rgba[4*i:], c[:])
+	}
+	fill := weights.Input{Height: 28, Width: 28, Channels: 1, Drawing: weights.DrawInk, Noun: "garment", Framing: weights.FrameFill}
+	x, steps, err := FitSteps(rgba, w, h, fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 10×5 box becomes 28×14, rows 7 to 20, each at the object's ink.
+	for y := 0; y < 28; y++ {
+		inside := y >= 7 && y < 21
+		for xx := 0; xx < 28; xx++ {
+			if v := x[y*28+xx]; inside != (v > 0.5) {
+				t.Fatalf("pixel (%d, %d) is %v: the object should fill rows 7 to 20", xx, y, v)
+			}
+		}
+	}
+	want := "shirt.png (40×30) was made grey, inverted (the model reads light on dark) and trimmed to the garment, resized to fill 28×28 as the model's training images were."
+	if got := steps.Sentence("shirt.png", "garment"); got != want {
+		t.Errorf("the sentence:\n got %s\nwant %s", got, want)
+	}
+	// MNIST's framing (the default) says so; a grey image light on dark needs neither step.
+	digit := fill
+	digit.Framing, digit.Noun = "", "digit"
+	grey := make([]uint8, 4*w*h)
+	for i := 3; i < len(grey); i += 4 {
+		grey[i] = 255
+	}
+	copy(grey[4*(12*w+12):], []uint8{200, 200, 200, 255})
+	if _, steps, err = FitSteps(grey, w, h, digit); err != nil {
+		t.Fatal(err)
+	}
+	want = "d.png (40×30) was trimmed to the digit, resized and centred in 28×28 as the model's training images were."
+	if got := steps.Sentence("d.png", "digit"); got != want {
+		t.Errorf("the sentence:\n got %s\nwant %s", got, want)
+	}
+	// A colour model's input is resized, stretched when the aspect differs.
+	colour := weights.Input{Height: 8, Width: 8, Channels: 3, Drawing: weights.DrawColour, Noun: "image"}
+	if _, steps, err = FitSteps(rgba, w, h, colour); err != nil {
+		t.Fatal(err)
+	}
+	want = "c.png (40×30) was resized to 8×8 (stretched to the model's shape)."
+	if got := steps.Sentence("c.png", "image"); got != want {
+		t.Errorf("the sentence:\n got %s\nwant %s", got, want)
+	}
+}
