@@ -33,15 +33,16 @@ func main() {
 	out := flag.String("out", filepath.Join("weights", "global.dcw"), "the translations file to write")
 	minMembers := flag.Int("min", glam.MinMembers, "the fewest members a group needs for a translation")
 	maxMembers := flag.Int("max-members", glam.MaxMembers, "learn each translation on at most this many members (the first by index)")
+	maxUncertain := flag.Int("max-uncertain", 0, "run δ-CLUE on at most this many uncertain training items (the first by index; 0: all)")
 	models := flag.String("models", modelsource.Digits, modelsource.Help+"; its training split is read from -data (data/fashion for the Fashion models)")
 	flag.Parse()
-	if err := run(*models, *data, *out, *minMembers, *maxMembers); err != nil {
+	if err := run(*models, *data, *out, *minMembers, *maxMembers, *maxUncertain); err != nil {
 		fmt.Fprintln(os.Stderr, "translations:", err)
 		os.Exit(1)
 	}
 }
 
-func run(spec, dataDir, out string, minMembers, maxMembers int) error {
+func run(spec, dataDir, out string, minMembers, maxMembers, maxUncertain int) error {
 	start := time.Now()
 	src, err := modelsource.Open(spec)
 	if err != nil {
@@ -73,7 +74,11 @@ func run(spec, dataDir, out string, minMembers, maxMembers int) error {
 	images := train.Floats()
 	p := clue.Defaults()
 	idx, read := glam.Uncertain(m, images, p.HThreshold)
-	fmt.Printf("%d of %d training items have H_total > %g; running δ-CLUE (n = %d, δ = %g) on each…\n", len(idx), train.Len(), p.HThreshold, p.N, p.Delta)
+	all := len(idx)
+	if maxUncertain > 0 && len(idx) > maxUncertain {
+		idx, read = idx[:maxUncertain], read[:maxUncertain]
+	}
+	fmt.Printf("%d of %d training items have H_total > %g; running δ-CLUE (n = %d, δ = %g) on %d of them…\n", all, train.Len(), p.HThreshold, p.N, p.Delta, len(idx))
 	reached, err := glam.Reach(context.Background(), m, images, idx, read, p, runtime.NumCPU())
 	if err != nil {
 		return err
@@ -99,10 +104,14 @@ func run(spec, dataDir, out string, minMembers, maxMembers int) error {
 		losses[glam.TensorName(g.From, g.To)] = []float64{loss[0], loss[len(loss)-1]}
 		fmt.Printf("  %d→%d  %3d members (learned on %d)  loss %.3f → %.3f  ‖t‖ %.2f\n", g.From, g.To, len(g.Members), len(members), loss[0], loss[len(loss)-1], tr.Norm())
 	}
-	b, err := glam.Encode(ts, m.VAE.Latent, vae.Manifest.Dataset, map[string]any{
-		"config": cfg, "min_members": minMembers, "max_members": maxMembers, "uncertain": len(idx),
+	info := map[string]any{
+		"config": cfg, "min_members": minMembers, "max_members": maxMembers, "uncertain": all,
 		"h_threshold": p.HThreshold, "search": map[string]any{"n": p.N, "delta": p.Delta, "scheme": p.Scheme.String(), "seed": p.Seed},
-		"loss_first_last": losses, "tool": "cmd/translations"})
+		"loss_first_last": losses, "tool": "cmd/translations"}
+	if len(idx) < all {
+		info["searched"] = len(idx) // the first by index
+	}
+	b, err := glam.Encode(ts, m.VAE.Latent, vae.Manifest.Dataset, info)
 	if err != nil {
 		return err
 	}
