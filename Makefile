@@ -21,9 +21,9 @@ serve: site
 
 ## site: the static site in build/site; REPO=<name> makes it for GitHub Pages under /<name>/; BASE_URL=<its public
 ## address> (https://user.github.io/<name>/) adds the og: tags that link previews need, which must be absolute;
-## MODELS=<folder or bundle file> serves other models than the shipped digits (docs/models.md)
+## MODELS=<models, separated by commas, the first the default: digits, fashion, a folder or a bundle file> serves other models than the shipped digits and clothes (docs/models.md)
 site:
-	$(GO) run ./cmd/site -out build/site -repo "$(REPO)" -base-url "$(BASE_URL)" -models "$(MODELS)"
+	$(GO) run ./cmd/site -out build/site -repo "$(REPO)" -base-url "$(BASE_URL)" $(if $(MODELS),-models "$(MODELS)")
 
 ## test: go vet, every test natively, the WASM packages under Node, and a short run of every fuzzer
 test: vet test-native test-wasm fuzz
@@ -60,10 +60,20 @@ data:
 # The float32 export of `make train`, which `make compact` converts into the shipped files (git-ignored).
 F32      ?= build/weights-f32
 
-## train: retrain the models from `make data` into the float32 export $(F32) (GOEXPERIMENT=simd), then make compact
+## train: retrain the models from `make data` into the float32 export $(F32) (GOEXPERIMENT=simd), then make compact;
+## DATASET=fashion: the Fashion-MNIST models from `make data DATASET=fashion` into weights/fashion (about an hour on 2 cores), with their anchors and translations
 train:
+ifeq ($(DATASET),fashion)
+	GOEXPERIMENT=simd $(GO) run ./cmd/train -dataset fashion -data data -out build/fashion-f32 -ship weights/fashion
+	$(GO) run ./cmd/anchors -models weights/fashion -data data/fashion -out weights/fashion/anchors.dcw
+	$(GO) run ./cmd/translations -models weights/fashion -data data/fashion -out weights/fashion/global.dcw -max-uncertain $(FASHION_UNCERTAIN)
+else
 	GOEXPERIMENT=simd $(GO) run ./cmd/train -data data -out $(F32)
 	$(MAKE) compact
+endif
+
+# How many of the uncertain Fashion training items GLAM-CLUE's translations are learned from (the first by index).
+FASHION_UNCERTAIN ?= 1500
 
 ## compact: convert the float32 export $(F32) into the shipped int8 files in weights/, measured on the test split, then make anchors
 compact:

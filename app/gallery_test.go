@@ -3,31 +3,19 @@
 package app
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"slices"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // thumb is a digit as a PNG data URL, dark ink on white (the global view's data holds such thumbnails).
-func thumb(x []float32) string {
-	img := image.NewGray(image.Rect(0, 0, mnist.Side, mnist.Side))
-	for i, v := range x {
-		img.SetGray(i%mnist.Side, i/mnist.Side, color.Gray{uint8(255 - 255*v)})
-	}
-	var b bytes.Buffer
-	png.Encode(&b, img)
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
-}
+func thumb(x []float32) string { return Thumbnail(x, weights.DigitsDescription().Input) }
 
 // digitsGallerySHA256 is the SHA-256 of the digits' gallery: the bytes app/gallery.json held when the page
 // carried it, before cmd/site made it from the models' test items.

@@ -4,55 +4,19 @@ package app
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 var updateGlobal = flag.Bool("update-global", false, "rewrite web/global.json from docs/global/groups.json and the shipped models")
-
-// measuredGroups is the part of docs/global/groups.json (deltaclue global) the page shows.
-type measuredGroups struct {
-	Uncertain int `json:"uncertain"`
-	Params    struct {
-		Delta float64 `json:"delta"`
-	} `json:"params"`
-	Groups []struct {
-		From               int     `json:"from"`
-		To                 int     `json:"to"`
-		Train              int     `json:"train_members"`
-		Members            int     `json:"members"`
-		Coverage           float64 `json:"coverage"`
-		MeanDistance       float64 `json:"mean_distance"`
-		MeanSearchDistance float64 `json:"mean_search_distance"`
-		MeanShift          float64 `json:"mean_shift"`
-	} `json:"groups"`
-	Totals struct {
-		Cases              int     `json:"cases"`
-		Coverage           float64 `json:"coverage"`
-		MeanDistance       float64 `json:"mean_distance"`
-		MeanSearchDistance float64 `json:"mean_search_distance"`
-		AnswerMs           float64 `json:"answer_ms"`
-		SearchMs           float64 `json:"search_ms"`
-	} `json:"totals"`
-	Cases []struct {
-		Digit    int     `json:"digit"`
-		From     int     `json:"from"`
-		To       int     `json:"to"`
-		Member   bool    `json:"member"`
-		Sure     bool    `json:"sure"`
-		K        float32 `json:"k"`
-		Distance float32 `json:"distance"`
-	} `json:"cases"`
-}
 
 // TestGlobalData makes the global view's data from what `deltaclue global` measured and the shipped models,
 // and checks the committed web/global.json is exactly that: every member's answer again (same k and d as
@@ -78,66 +42,10 @@ func TestGlobalData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := GlobalData{Uncertain: mg.Uncertain, Cases: mg.Totals.Cases, Coverage: mg.Totals.Coverage, MeanDistance: mg.Totals.MeanDistance,
-		MeanSearchDistance: mg.Totals.MeanSearchDistance, AnswerMs: mg.Totals.AnswerMs, SearchMs: mg.Totals.SearchMs,
-		Delta: mg.Params.Delta, Ks: []float32{0.5, 1, 1.5, 2}}
-	members := map[int]bool{}
-	hThreshold := clue.Defaults().HThreshold
-	for _, mgr := range mg.Groups {
-		gr := GlobalGroup{From: mgr.From, To: mgr.To, Train: mgr.Train, Members: mgr.Members, Coverage: mgr.Coverage,
-			MeanDistance: mgr.MeanDistance, MeanSearchDistance: mgr.MeanSearchDistance, MeanShift: mgr.MeanShift}
-		for _, c := range mg.Cases {
-			if c.Member && c.From == gr.From && c.To == gr.To {
-				gr.Cases = append(gr.Cases, GlobalCase{Digit: c.Digit, Sure: c.Sure, K: c.K, Distance: c.Distance})
-				members[c.Digit] = true
-			}
-		}
-		sort.Slice(gr.Cases, func(i, j int) bool { return gr.Cases[i].Digit < gr.Cases[j].Digit })
-		if len(gr.Cases) != gr.Members || len(gr.Cases) == 0 {
-			t.Fatalf("group %d→%d: %d member cases, %d members", gr.From, gr.To, len(gr.Cases), gr.Members)
-		}
-		gr.Strip.Digit = gr.Cases[0].Digit
-		for _, c := range gr.Cases {
-			if c.Sure {
-				gr.Strip.Digit = c.Digit
-				break
-			}
-		}
-		var tr glam.Translation
-		for _, x := range ts {
-			if x.From == gr.From && x.To == gr.To {
-				tr = x
-			}
-		}
-		for _, c := range gr.Cases { // the measured answers are the models' answers today
-			x0 := set.Float(c.Digit, nil)
-			as := glam.Explain(m, ts, x0, m.VAE.Encode(x0), gr.From, []int{gr.To}, hThreshold)
-			if len(as) != 1 || as[0].Sure != c.Sure || as[0].K != c.K || as[0].Distance != c.Distance {
-				t.Fatalf("group %d→%d, digit %d: the models answer %+v, docs/global/groups.json measured %+v: after new models or translations, "+
-					"go run ./cmd/deltaclue global -out docs/global, then go test ./app -run GlobalData -update-global", gr.From, gr.To, c.Digit, as, c)
-			}
-		}
-		x0 := set.Float(gr.Strip.Digit, nil)
-		for _, r := range glam.Rungs(m, tr, x0, m.VAE.Encode(x0), g.Ks) {
-			gr.Strip.Frames = append(gr.Strip.Frames, thumb(r.Image))
-			gr.Strip.Labels = append(gr.Strip.Labels, r.Label)
-			gr.Strip.H = append(gr.Strip.H, r.HTotal)
-		}
-		g.Groups = append(g.Groups, gr)
+	js, err := MakeGlobalData(raw, m, ts, set, weights.DigitsDescription().Input)
+	if err != nil {
+		t.Fatalf("%v: after new models or translations, go run ./cmd/deltaclue global -out docs/global, then go test ./app -run GlobalData -update-global", err)
 	}
-	var idx []int
-	for i := range members {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
-	for _, i := range idx {
-		x := set.Float(i, nil)
-		u := m.BNN.Classify(x)[0]
-		g.Digits = append(g.Digits, GlobalDigit{Index: i, Label: int(set.Labels[i]), Read: u.Label(), H: u.Total,
-			Pixels: base64.StdEncoding.EncodeToString(set.Image(i)), Thumb: thumb(x)})
-	}
-	js, _ := json.Marshal(g)
-	js = append(js, '\n')
 	if *updateGlobal {
 		if err := os.WriteFile("../web/global.json", js, 0o644); err != nil {
 			t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/deltaclue/deltaclue/mnist"
 )
 
 // GlobalFile is where the site serves the global view's data.
@@ -78,9 +77,10 @@ func ParseGlobal(b []byte) (*GlobalData, error) {
 		return nil, fmt.Errorf("the groups' data is not valid JSON: %v", err)
 	}
 	digits := map[int]bool{}
+	size := served().Size()
 	for _, d := range g.Digits {
-		if px, err := base64.StdEncoding.DecodeString(d.Pixels); err != nil || len(px) != mnist.Pixels {
-			return nil, fmt.Errorf("the groups' data: digit %d has not %d pixels", d.Index, mnist.Pixels)
+		if px, err := base64.StdEncoding.DecodeString(d.Pixels); err != nil || len(px) != size {
+			return nil, fmt.Errorf("the groups' data: item %d has not %d values", d.Index, size)
 		}
 		digits[d.Index] = true
 	}

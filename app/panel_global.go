@@ -14,10 +14,8 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/figures"
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/internal/plural"
 
-	"github.com/deltaclue/deltaclue/mnist"
 )
 
 // globalState is the global view: its data once fetched, the label filter and the group chosen.
@@ -55,12 +53,12 @@ type globalPanel struct {
 
 func (p *globalPanel) Render() app.UI {
 	defer rendered("global", time.Now())
-	v, e := p.View, p.Page
+	v, e, m := p.View, p.Page, served()
 	return app.Section().ID("global").Class("card results global").Body(
-		app.H2().Text("6 · Across the data: learned moves for groups of uncertain digits"),
+		app.H2().Text("6 · Across the data: learned moves for groups of uncertain "+m.nouns()),
 		app.P().Class("hint").Text("GLAM-CLUE, δ-CLUE's sequel, learns one step in the autoencoder's latent space for each group of uncertain "+
-			"training digits read as a and explained as b; moving a digit along it, k times over, is an answer in one function call. "+
-			"Here is how well each step does on the uncertain digits of the test split."),
+			"training "+m.nouns()+" read as a and explained as b; moving "+m.aNoun()+" along it, k times over, is an answer in one function call. "+
+			"Here is how well each step does on the uncertain "+m.nouns()+" of the test split."),
 		app.If(v.Data == nil, func() app.UI {
 			return app.Div().Class("row").Body(
 				app.Button().ID("global-load").Text("Show the groups").Disabled(v.Loading).OnClick(e.loadGlobal),
@@ -73,7 +71,7 @@ func (p *globalPanel) Render() app.UI {
 }
 
 func (p *globalPanel) renderData(g *GlobalData) app.UI {
-	v, e := p.View, p.Page
+	v, e, m := p.View, p.Page, served()
 	shown := 0
 	for _, gr := range g.Groups {
 		if v.From < 0 || gr.From == v.From {
@@ -81,19 +79,19 @@ func (p *globalPanel) renderData(g *GlobalData) app.UI {
 		}
 	}
 	options := []app.UI{app.Option().Value("-1").Selected(v.From < 0).Text("any label")}
-	for a := 0; a < 10; a++ {
-		options = append(options, app.Option().Value(strconv.Itoa(a)).Selected(v.From == a).Text(strconv.Itoa(a)))
+	for a := range m.classes {
+		options = append(options, app.Option().Value(strconv.Itoa(a)).Selected(v.From == a).Text(m.class(a)))
 	}
 	return app.Div().Body(
 		app.P().ID("global-summary").Class("sentence").Text(fmt.Sprintf(
-			"%d groups. On the %d uncertain test digits, the learned step makes the model sure of the group's label in %.1f\u00a0%% of %d cases, "+
+			"%d groups. On the %d uncertain test "+m.nouns()+", the learned step makes the model sure of the group's label in %.1f\u00a0%% of %d cases, "+
 				"at a mean distance d of %.1f (δ-CLUE's searches: %.1f), in %.1f ms instead of %.0f ms.",
 			len(g.Groups), g.Uncertain, 100*g.Coverage, g.Cases, g.MeanDistance, g.MeanSearchDistance, g.AnswerMs, g.SearchMs)),
 		app.Div().Class("row").Body(
-			app.Label().For("global-from").Text("digits the model reads as"),
+			app.Label().For("global-from").Text(m.nouns()+" the model reads as"),
 			app.Select().ID("global-from").OnChange(func(ctx app.Context, _ app.Event) {
 				a, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
-				if err != nil || a < -1 || a > 9 {
+				if err != nil || a < -1 || a >= len(m.classes) {
 					a = -1
 				}
 				e.models.global.from = a
@@ -103,7 +101,7 @@ func (p *globalPanel) renderData(g *GlobalData) app.UI {
 			}).Body(options...),
 			app.Span().ID("global-count").Class("status").Aria("live", "polite").Text(plural.Count(shown, "group")+" shown"),
 		),
-		app.P().Class("hint").Text("Each strip: one member as drawn (under it, the label the model reads), then moved 0.5, 1, 1.5 and 2 times "+
+		app.P().Class("hint").Text("Each strip: one member as it is (under it, the label the model reads), then moved 0.5, 1, 1.5 and 2 times "+
 			"its group's step; under each, the label the model reads, with ✓ and a solid frame where it is sure. Choose a group to see its members."),
 		// The members and the groups are HTML made by globalHTML, and their buttons' clicks are handled here, by
 		// the button's data: built from go-app's elements they added 120 KB to app.wasm.
@@ -125,13 +123,14 @@ func (p *globalPanel) renderData(g *GlobalData) app.UI {
 // each a button carrying its group's index or its member's test index.
 func globalHTML(g *GlobalData, from, chosen int, hThreshold float64) string {
 	var b strings.Builder
-	esc := figures.Escape
+	esc, m := figures.Escape, served()
+	test, name := "test "+m.noun(), m.class
 	b.WriteString("<div>")
 	if chosen >= 0 && chosen < len(g.Groups) {
 		gr := g.Groups[chosen]
-		fmt.Fprintf(&b, `<div id="global-members" class="members"><h3 id="global-members-title" tabindex="-1">Group %d → %d: %s the model reads as %d, whose δ-CLUE reached %d</h3>`,
-			gr.From, gr.To, plural.Count(gr.Members, "test digit"), gr.From, gr.To)
-		b.WriteString(`<p class="hint">Choose one to open it as your digit: its δ-CLUE runs, and its amortised answers show at once.</p><div class="thumbs">`)
+		fmt.Fprintf(&b, `<div id="global-members" class="members"><h3 id="global-members-title" tabindex="-1">Group %s → %s: %s the model reads as %s, whose δ-CLUE reached %s</h3>`,
+			esc(name(gr.From)), esc(name(gr.To)), plural.Count(gr.Members, test), esc(name(gr.From)), esc(name(gr.To)))
+		fmt.Fprintf(&b, `<p class="hint">Choose one to open it as your %s: its δ-CLUE runs, and its amortised answers show at once.</p><div class="thumbs">`, m.noun())
 		for _, c := range gr.Cases {
 			d := g.digit(c.Digit)
 			if d == nil {
@@ -141,9 +140,9 @@ func globalHTML(g *GlobalData, from, chosen int, hThreshold float64) string {
 			if !c.Sure {
 				answer, short = "not sure by k = 2", "✗"
 			}
-			fmt.Fprintf(&b, `<button id="member-%d" class="thumb member" data-digit="%d" title="%s"><img src="%s" alt="test digit %d"><span>#%d · %s</span></button>`,
-				d.Index, d.Index, esc(fmt.Sprintf("test digit %d: true label %d, read as %d with H = %.2f; the step: %s", d.Index, d.Label, d.Read, d.H, answer)),
-				d.Thumb, d.Index, d.Index, short)
+			fmt.Fprintf(&b, `<button id="member-%d" class="thumb member" data-digit="%d" title="%s"><img src="%s" alt="%s %d"><span>#%d · %s</span></button>`,
+				d.Index, d.Index, esc(fmt.Sprintf("%s %d: true label %s, read as %s with H = %.2f; the step: %s", test, d.Index, name(d.Label), name(d.Read), d.H, answer)),
+				d.Thumb, test, d.Index, d.Index, short)
 		}
 		b.WriteString("</div></div>")
 	}
@@ -154,10 +153,10 @@ func globalHTML(g *GlobalData, from, chosen int, hThreshold float64) string {
 		}
 		stats := groupStats(gr)
 		fmt.Fprintf(&b, `<div role="listitem"><button id="group-%d-%d" class="group" data-group="%d" aria-pressed="%t" aria-label="%s">`,
-			gr.From, gr.To, i, i == chosen, esc(fmt.Sprintf("group %d → %d: %s; test digit %d moved along the step", gr.From, gr.To, stats, gr.Strip.Digit)))
-		fmt.Fprintf(&b, `<span class="group-name">%d → %d</span><span class="group-stats">%s</span><span class="group-strip">`, gr.From, gr.To, esc(stats))
+			gr.From, gr.To, i, i == chosen, esc(fmt.Sprintf("group %s → %s: %s; %s %d moved along the step", name(gr.From), name(gr.To), stats, test, gr.Strip.Digit)))
+		fmt.Fprintf(&b, `<span class="group-name">%s → %s</span><span class="group-stats">%s</span><span class="group-strip">`, esc(name(gr.From)), esc(name(gr.To)), esc(stats))
 		if d := g.digit(gr.Strip.Digit); d != nil {
-			fmt.Fprintf(&b, `<figure><img src="%s" alt="test digit %d"><figcaption>%d</figcaption></figure>`, d.Thumb, d.Index, d.Read)
+			fmt.Fprintf(&b, `<figure><img src="%s" alt="%s %d"><figcaption>%s</figcaption></figure>`, d.Thumb, test, d.Index, esc(name(d.Read)))
 		}
 		for f := range gr.Strip.Frames {
 			sure := gr.Strip.Labels[f] == gr.To && float64(gr.Strip.H[f]) < hThreshold
@@ -165,8 +164,8 @@ func globalHTML(g *GlobalData, from, chosen int, hThreshold float64) string {
 			if sure {
 				class, mark = ` class="sure"`, " ✓"
 			}
-			fmt.Fprintf(&b, `<figure%s><img src="%s" alt="moved %g·t: read as %d, H %.2f"><figcaption>%g·t: %d%s</figcaption></figure>`,
-				class, gr.Strip.Frames[f], g.Ks[f], gr.Strip.Labels[f], gr.Strip.H[f], g.Ks[f], gr.Strip.Labels[f], mark)
+			fmt.Fprintf(&b, `<figure%s><img src="%s" alt="moved %g·t: read as %s, H %.2f"><figcaption>%g·t: %s%s</figcaption></figure>`,
+				class, gr.Strip.Frames[f], g.Ks[f], esc(name(gr.Strip.Labels[f])), gr.Strip.H[f], g.Ks[f], esc(name(gr.Strip.Labels[f])), mark)
 		}
 		b.WriteString("</span></button></div>")
 	}
@@ -188,7 +187,7 @@ func groupStats(gr GlobalGroup) string {
 			search = fmt.Sprintf(" (search d %.1f)", gr.MeanSearchDistance) // "d" said once, here
 		}
 	}
-	return plural.Count(gr.Members, "test digit") + " · " + sure + search
+	return plural.Count(gr.Members, "test "+served().noun()) + " · " + sure + search
 }
 
 // loadGlobal fetches web/global.json (about 170 KB compressed: only when asked, so a first visit does not pay
@@ -238,11 +237,12 @@ func (e *Explainer) openMember(ctx app.Context, index int) {
 		return
 	}
 	px, err := base64.StdEncoding.DecodeString(d.Pixels)
-	if err != nil || len(px) != sharelink.Pixels {
-		e.models.global.err = fmt.Sprintf("test digit %d has not %d pixels", d.Index, mnist.Pixels)
+	m := served()
+	if err != nil || len(px) != m.Size() {
+		e.models.global.err = fmt.Sprintf("test %s %d has not %d values", m.noun(), d.Index, m.Size())
 		return
 	}
-	e.setInput(ctx, px, fmt.Sprintf("test digit %d (true label %d)", d.Index, d.Label))
+	e.setInput(ctx, px, fmt.Sprintf("test %s %d (true label %s)", m.noun(), d.Index, m.class(d.Label)))
 	// Back to the top, the keyboard's focus on the answer (a button may be disabled while the preview runs): the
 	// digit, the model's view and the answer are there.
 	e.focusOn(ctx, "answer", func(app.Value) {

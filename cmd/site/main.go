@@ -36,6 +36,7 @@ import (
 
 	deltaclue "github.com/deltaclue/deltaclue/app"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/engine/kernel"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/weights"
@@ -372,12 +373,21 @@ func writeModels(web string, i int, m *modelsource.Models, version string, wasm 
 	if sm.Gallery, err = writeGallery(dir, m); err != nil {
 		return sm, err
 	}
-	// The global view's groups: the digits' are web/global.json in the repository, other models' the
-	// global.json of their folder (deltaclue global writes it).
-	global := m.GlobalView
-	if m.ShippedDigits {
+	// The global view's groups: the digits' are web/global.json in the repository; other models' are made
+	// from their folder's groups.json (deltaclue global) and the models.
+	var global []byte
+	switch {
+	case m.ShippedDigits:
 		if global, err = os.ReadFile(filepath.Join("web", "global.json")); err != nil {
 			return sm, err
+		}
+	case m.Groups != nil && m.Test != nil:
+		models, ts, err := glam.LoadBundle(m.Bundle)
+		if err != nil {
+			return sm, err
+		}
+		if global, err = deltaclue.MakeGlobalData(m.Groups, models, ts, m.Test, m.Description().Input); err != nil {
+			return sm, fmt.Errorf("the global view: %w", err)
 		}
 	}
 	if global != nil {

@@ -40,9 +40,9 @@ type Models struct {
 	// ShippedDigits says that the models are the shipped digits' (by name and fingerprint, from wherever they
 	// were opened): the digits' own data (the test split -digit indexes, `make data`) is theirs.
 	ShippedDigits bool
-	// GlobalView is a folder's global.json (what `deltaclue global` writes: GLAM-CLUE's groups on the test
-	// items, which the page's global view shows), nil without one.
-	GlobalView []byte
+	// Groups is a folder's groups.json (what `deltaclue global` writes: GLAM-CLUE's groups measured on the
+	// test items, from which cmd/site makes the page's global view), nil without one.
+	Groups []byte
 }
 
 // Description is the models' description.
@@ -128,14 +128,14 @@ func openFS(fsys fs.FS, dir, spec string) (*Models, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.GlobalView, err = fs.ReadFile(fsys, GlobalViewFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if m.Groups, err = fs.ReadFile(fsys, GroupsFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return m, nil
 }
 
-// GlobalViewFile is the name of a models folder's global view's groups.
-const GlobalViewFile = "global.json"
+// GroupsFile is the name of a models folder's GLAM-CLUE groups, as `deltaclue global` writes them.
+const GroupsFile = "groups.json"
 
 // weightsExt is how a weights file's name ends.
 const weightsExt = ".dcw"
