@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-
 )
 
 // GlobalFile is where the site serves the global view's data.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/internal/plural"
-
 )
 
 // globalState is the global view: its data once fetched, the label filter and the group chosen.
