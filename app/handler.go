@@ -109,3 +109,41 @@ func StripLineComments(js string) string {
 	}
 	return strings.Join(kept, "\n")
 }
+
+// StripCSSComments drops a style sheet's comments (/* … */ outside quoted strings) and the blank lines they
+// leave: they explain web/app.css in the repository but cost a first visit 1.1 KB gzipped. Nothing else changes.
+func StripCSSComments(css string) string {
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(css); i++ {
+		c := css[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && i+1 < len(css) {
+				b.WriteByte(c)
+				i++
+				c = css[i]
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '/' && i+1 < len(css) && css[i+1] == '*':
+			end := strings.Index(css[i+2:], "*/")
+			if end < 0 {
+				return b.String()
+			}
+			i += 2 + end + 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	lines := strings.Split(b.String(), "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n") + "\n"
+}

@@ -31,3 +31,12 @@ func TestResources(t *testing.T) {
 		}
 	}
 }
+
+// TestStripCSSComments: comments go, quoted text that looks like one stays, and so does every rule.
+func TestStripCSSComments(t *testing.T) {
+	in := "/* a */\na { b: c; } /* d\n e */\n\n.x::before { content: \"/* not */\"; }\n.y { content: '\\'/*'; }\n"
+	want := "a { b: c; } \n.x::before { content: \"/* not */\"; }\n.y { content: '\\'/*'; }\n"
+	if got := StripCSSComments(in); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

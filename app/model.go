@@ -10,6 +10,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/app/raster"
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -118,7 +119,12 @@ func modelsInAddress() string {
 	if app.IsServer {
 		return ""
 	}
-	return app.Window().URL().Query().Get(ModelsQuery)
+	// The browser's own parser: net/url's query parser would cost app.wasm 3 KB.
+	v := app.Window().Get("URLSearchParams").New(app.Window().Get("location").Get("search")).Call("get", ModelsQuery)
+	if v.Type() != app.TypeString {
+		return ""
+	}
+	return v.String()
 }
 
 // chooseModels reads the site's descriptions and picks the models named want ("": the default). Models the
@@ -278,11 +284,12 @@ func openModelsOfLink(fragment string) bool {
 	}
 	for _, m := range servedAll {
 		if m.name == s.Models && m.err == "" {
+			// The address's other parameters (?workers=2) kept, ?models= set (none for the default).
 			u := app.Window().Get("URL").New(app.Window().Get("location").Get("href"))
-			if m.isDefault {
-				u.Get("searchParams").Call("delete", ModelsQuery)
+			if q := u.Get("searchParams"); m.isDefault {
+				q.Call("delete", ModelsQuery)
 			} else {
-				u.Get("searchParams").Call("set", ModelsQuery, m.name)
+				q.Call("set", ModelsQuery, m.name)
 			}
 			app.Window().Get("location").Call("replace", u.Call("toString"))
 			return true
@@ -293,22 +300,22 @@ func openModelsOfLink(fragment string) bool {
 
 // modelsChoice is the choice of the served models on the page's first screen: a link to each one's page, the
 // page's own marked as current (in words and weight, not colour alone). A visitor who follows one loads the page
-// for those models (the browser's own navigation, not go-app's: each models' state is a page's whole state).
+// for those models (the browser's own navigation, not go-app's, whose handler on window the link's own stops:
+// each models' state is a page's whole state). It is HTML made here: go-app's elements for it cost app.wasm 5 KB.
 func modelsChoice() app.UI {
 	cur := served()
-	return app.Nav().ID("models-choice").Aria("label", "Models").Body(
-		app.Span().Class("models-choice-label").Text("Model:"),
-		app.Range(servedAll).Slice(func(i int) app.UI {
-			m := servedAll[i]
-			a := app.A().Class("models-choice-item").Href(m.address()).Title(m.title).
-				// The browser follows the link itself: go-app's own handler (window.onclick) would keep the page.
-				Attr("onclick", "event.stopPropagation()").Text(m.label())
-			if m.name == cur.name {
-				a = a.Aria("current", "page").Class("current")
-			}
-			return a
-		}),
-	)
+	var b strings.Builder
+	b.WriteString(`<nav id="models-choice" aria-label="Models"><span class="models-choice-label">Model:</span>`)
+	for _, m := range servedAll {
+		current := ""
+		if m.name == cur.name {
+			current = ` aria-current="page"`
+		}
+		b.WriteString(`<a class="models-choice-item" href="` + figures.Escape(m.address()) + `" title="` + figures.Escape(m.title) + `"` + current +
+			` onclick="event.stopPropagation()">` + figures.Escape(m.label()) + `</a>`)
+	}
+	b.WriteString(`</nav>`)
+	return app.Raw(b.String())
 }
 
 // label is what the choice of models calls them: their name, capitalised ("Digits", "Fashion").

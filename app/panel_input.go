@@ -55,14 +55,7 @@ func (p *inputPanel) Render() app.UI {
 	pw, ph := padSize()
 	return app.Section().ID("digit").Class("card digit").Body(
 		app.H2().Text("1 · Your "+m.noun()),
-		// Models whose inputs one would not draw with a mouse (a shoe) offer their test items and uploads first.
-		app.If(!m.PickFirst, func() app.UI {
-			return app.Div().Class("tabs").Role("tablist").Body(tab("draw", "Draw"),
-				app.If(m.hasGallery(), func() app.UI { return tab("gallery", "Uncertain "+m.nouns()) }), tab("upload", "Upload"))
-		}).Else(func() app.UI {
-			return app.Div().Class("tabs").Role("tablist").Body(
-				app.If(m.hasGallery(), func() app.UI { return tab("gallery", "Uncertain "+m.nouns()) }), tab("upload", "Upload"), tab("draw", "Draw"))
-		}),
+		app.Div().Class("tabs").Role("tablist").Body(tabs(m, tab)...),
 		app.Div().Class("tab-panel draw").Hidden(v.Tab != "draw").Body(
 			app.Canvas().ID("pad").Class("pad").Width(pw).Height(ph).Aria("label", "drawing pad: draw "+m.aNoun()).
 				On("pointerdown", e.padDown).On("pointermove", e.padMove).On("pointerup", e.padUp).On("pointercancel", e.padUp),
@@ -331,4 +324,21 @@ func newInput() core.Input {
 		}
 	}
 	return in
+}
+
+// tabs are the input's tabs in the order the models want them: models whose inputs one would not draw with a
+// mouse (a shoe; weights.Input.PickFirst) offer their test items and uploads before the pad.
+func tabs(m *pageModel, tab func(id, label string) app.UI) []app.UI {
+	var ts []app.UI
+	if !m.PickFirst {
+		ts = append(ts, tab("draw", "Draw"))
+	}
+	if m.hasGallery() {
+		ts = append(ts, tab("gallery", "Uncertain "+m.nouns()))
+	}
+	ts = append(ts, tab("upload", "Upload"))
+	if m.PickFirst {
+		ts = append(ts, tab("draw", "Draw"))
+	}
+	return ts
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
@@ -69,14 +70,26 @@ func (p *headerPanel) Render() app.UI {
 		// A pop-over: opening it moves nothing on the page.
 		app.Details().Class("about").Body(
 			app.Summary().Text("What am I looking at?"),
-			app.Div().Class("about-body").Body(app.P().Text("A Bayesian neural network ("+m.classifier()+") reads "+m.aNoun()+" ("+m.title+") and says how sure it is: its predictive entropy H, split into aleatoric (noise in the data) and epistemic (the model's own ignorance) parts."),
-				app.P().Text("When it is unsure, δ-CLUE explains why by searching the latent space of a variational autoencoder, within a ball of radius δ around the "+m.noun()+"'s code, for "+m.nouns()+" the network is confident about. Each of n searches starts elsewhere in the ball; together they show the different ways the "+m.noun()+" could be read, how far each is from what was drawn (d, the L1 distance in pixels), and how the labels share out."),
-				app.P().Body(app.Text("Everything runs in your browser, in a pool of Web Workers. Method: Ley, Bhatt & Weller, "),
-					app.A().Href(PaperURL).Target("_blank").Rel("noopener").Text("δ-CLUE: Diverse Sets of Explanations for Uncertainty Estimates"), app.Text(" (2021).")),
-				app.If(p.Offline.Known, func() app.UI { return app.P().ID("offline-note").Title(p.Offline.Reason).Text(p.Offline.Sentence()) }),
-			),
+			app.Raw(aboutHTML(m, p.Offline)),
 		),
 	)
+}
+
+// aboutTemplate is what "What am I looking at?" says, the models' words filled in by aboutHTML: HTML made from
+// one string, where go-app's elements and the concatenations cost app.wasm 8 KB.
+const aboutTemplate = `<div class="about-body"><p>A Bayesian neural network (CLASSIFIER) reads A_NOUN (TITLE) and says how sure it is: its predictive entropy H, split into aleatoric (noise in the data) and epistemic (the model's own ignorance) parts.</p>` +
+	`<p>When it is unsure, δ-CLUE explains why by searching the latent space of a variational autoencoder, within a ball of radius δ around the NOUN's code, for NOUNS the network is confident about. Each of n searches starts elsewhere in the ball; together they show the different ways the NOUN could be read, how far each is from what was drawn (d, the L1 distance in pixels), and how the labels share out.</p>` +
+	`<p>Everything runs in your browser, in a pool of Web Workers. Method: Ley, Bhatt &amp; Weller, <a href="PAPER" target="_blank" rel="noopener">δ-CLUE: Diverse Sets of Explanations for Uncertainty Estimates</a> (2021).</p>OFFLINE</div>`
+
+// aboutHTML is aboutTemplate for the models m, with whether the page is kept for offline use.
+func aboutHTML(m *pageModel, o offlineUse) string {
+	esc := figures.Escape
+	offline := ""
+	if o.Known {
+		offline = `<p id="offline-note" title="` + esc(o.Reason) + `">` + esc(o.Sentence()) + `</p>`
+	}
+	return strings.NewReplacer("CLASSIFIER", esc(m.classifier()), "A_NOUN", esc(m.aNoun()), "TITLE", esc(m.title),
+		"NOUNS", esc(m.nouns()), "NOUN", esc(m.noun()), "PAPER", esc(PaperURL), "OFFLINE", offline).Replace(aboutTemplate)
 }
 
 // embedHeader is an embedded page's title line: the name, and the link that opens the same state in the full

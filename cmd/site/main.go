@@ -155,8 +155,11 @@ func build(out, repo string, base *url.URL, served []*modelsource.Models) error 
 		if err != nil {
 			return err
 		}
-		if filepath.Ext(dst) == ".js" {
+		switch filepath.Ext(dst) {
+		case ".js":
 			b = []byte(deltaclue.StripLineComments(string(b)))
+		case ".css":
+			b = []byte(deltaclue.StripCSSComments(string(b)))
 		}
 		if dst == "loader.js" {
 			if b, err = modelDirs(b, site); err != nil {

@@ -7,7 +7,7 @@ package picture
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 
 	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/mnist"
@@ -31,8 +31,9 @@ type Steps struct {
 
 // Sentence says what was done, for one who uploaded the image (name), in the models' noun: "photo.jpg
 // (640×480) was made grey, inverted (the model reads light on dark) and trimmed to the garment, resized to fill
-// 28×28 as the model's training images were."
+// 28×28 as the model's training images were." (Concatenated, not formatted: the page's app.wasm carries it.)
 func (s Steps) Sentence(name, noun string) string {
+	size := func(wh [2]int) string { return strconv.Itoa(wh[0]) + "×" + strconv.Itoa(wh[1]) }
 	var did []string
 	if s.Grey {
 		did = append(did, "made grey")
@@ -42,17 +43,17 @@ func (s Steps) Sentence(name, noun string) string {
 	}
 	switch s.Framing {
 	case weights.FrameFill:
-		did = append(did, fmt.Sprintf("trimmed to the %s, resized to fill %d×%d as the model's training images were", noun, s.To[0], s.To[1]))
+		did = append(did, "trimmed to the "+noun+", resized to fill "+size(s.To)+" as the model's training images were")
 	case "":
-		what := fmt.Sprintf("resized to %d×%d", s.To[0], s.To[1])
+		what := "resized to " + size(s.To)
 		if s.NotSquare {
 			what += " (stretched to the model's shape)"
 		}
 		did = append(did, what)
 	default:
-		did = append(did, fmt.Sprintf("trimmed to the %s, resized and centred in %d×%d as the model's training images were", noun, s.To[0], s.To[1]))
+		did = append(did, "trimmed to the "+noun+", resized and centred in "+size(s.To)+" as the model's training images were")
 	}
-	return fmt.Sprintf("%s (%d×%d) was %s.", name, s.From[0], s.From[1], plural.List(did))
+	return name + " (" + size(s.From) + ") was " + plural.List(did) + "."
 }
 
 // FitSteps is Fit, and says what it did.
