@@ -177,11 +177,14 @@ func intsAny(xs []int) []any {
 
 // EmbedSnippet is the HTML that puts the explainer at page (its address, query and fragment dropped) with the
 // share link fragment on another page: a compact frame, full width up to 760 px, loaded when it scrolls into
-// view.
+// view, for the page's models (&models=fashion; none for the site's default).
 func EmbedSnippet(page, fragment string) string {
 	page, _, _ = strings.Cut(page, "#")
 	page, _, _ = strings.Cut(page, "?")
 	src := page + "?embed=1"
+	if m := served(); !m.isDefault {
+		src += "&" + ModelsQuery + "=" + m.name
+	}
 	if fragment != "" {
 		src += "#" + fragment
 	}
