@@ -4,11 +4,14 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -16,14 +19,10 @@ import (
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 )
 
-// TestBrowserModelChoice, in Chromium, Firefox and WebKitGTK, at /repo/ and at the root, on the site as `make
-// serve` builds it (the digits and Fashion-MNIST's clothes): the first screen offers both models, the digits'
-// marked as the page's; following Fashion loads the page for the clothes, which fetches Fashion's worker and
-// bundle and not the digits', speaks of garments, offers the uncertain garments first and reads a picked one in
-// the classes' names; a Fashion link opened at the site's plain address moves to the Fashion page and gives the
-// native engine's set, bit for bit; an address naming models the site does not serve says so in one sentence
-// and runs the digits; and with the server gone, the Fashion page visited once opens its link again.
-func TestBrowserModelChoice(t *testing.T) {
+// fashionLink is a share link for the Fashion models: the test item they are least sure of among the first 40,
+// a small search (n = 16, 40 steps); and the native engine's set for it.
+func fashionLink(t *testing.T) (*modelsource.Models, string, []clue.Explanation) {
+	t.Helper()
 	fashion, err := modelsource.Open("fashion")
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +32,6 @@ func TestBrowserModelChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := fashion.Description()
-	// A Fashion link: the test item the models are least sure of among the first 40, a small search.
 	x := make([]float32, d.Input.Size())
 	best, bestH := 0, float32(-1)
 	for i := 0; i < 40; i++ {
@@ -56,6 +54,56 @@ func TestBrowserModelChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	clue.Summarize(prob.X0, prob.Z0, m.BNN.Classes, s.Params, native)
+	return fashion, link, native
+}
+
+// TestBrowserFashionScreenshots: the README's pictures of the Fashion page, at 1280×800 and 390×844, after a
+// Fashion link's set (the page's default search) has come: the garment, the model's view and the answer on the
+// first screen, as the digits' are (E2E_DOCS=docs/screenshots writes them there).
+func TestBrowserFashionScreenshots(t *testing.T) {
+	chrome := findChrome(t)
+	fashion, _, _ := fashionLink(t)
+	m, err := clue.LoadBundle(fashion.Bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, fashion.Description().Input.Size())
+	items := clue.MostUncertain(m.BNN, func() []float32 {
+		all := make([]float32, 0, fashion.Test.Len()*len(x))
+		for i := 0; i < fashion.Test.Len(); i++ {
+			all = append(all, fashion.Test.Float(i, x)...)
+		}
+		return all
+	}(), 1)
+	fashion.Test.Float(items[0], x)
+	d := fashion.Description()
+	link := sharelink.Encode(sharelink.State{Models: d.Name, Model: fashion.Bundle.Fingerprint(), Height: d.Input.Height, Width: d.Input.Width,
+		Channels: d.Input.Channels, Image: sharelink.Quantize(x), Params: clue.Defaults(), Selected: sharelink.NoSelection})
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	for _, vp := range firstViewports {
+		t.Run(fmt.Sprintf("%dx%d", vp.W, vp.H), func(t *testing.T) {
+			ctx := browser(t, chrome)
+			do(t, ctx, chromedp.EmulateViewport(vp.W, vp.H))
+			do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?models=fashion&workers=2#"+link))
+			answerShown(t, ctx, "the Fashion link's set", false)
+			v := measureFirst(t, ctx)
+			v.inView(t, "the Fashion link's set", vp.W, vp.H, "#sentence", "#cards > :first-child", "#run")
+			viewportShot(t, ctx, fmt.Sprintf("fashion-%d.png", vp.W))
+		})
+	}
+}
+
+// TestBrowserModelChoice, in Chromium, Firefox and WebKitGTK, at /repo/ and at the root, on the site as `make
+// serve` builds it (the digits and Fashion-MNIST's clothes): the first screen offers both models, the digits'
+// marked as the page's; following Fashion loads the page for the clothes, which fetches Fashion's worker and
+// bundle and not the digits', speaks of garments, offers the uncertain garments first and reads a picked one in
+// the classes' names; a Fashion link opened at the site's plain address moves to the Fashion page and gives the
+// native engine's set, bit for bit; an address naming models the site does not serve says so in one sentence
+// and runs the digits; and with the server gone, the Fashion page visited once opens its link again.
+func TestBrowserModelChoice(t *testing.T) {
+	fashion, link, native := fashionLink(t)
+	d := fashion.Description()
 
 	sites := []struct{ name, repo, prefix string }{{"subpath", "repo", "/repo"}, {"root", "", ""}}
 	dirs := map[string]string{"repo": buildSite(t), "": buildSiteFor(t, "")}
