@@ -27,14 +27,15 @@ func main() {
 	out := flag.String("out", filepath.Join("weights", weights.BundleAnchors), "the anchors file to write")
 	models := flag.String("models", modelsource.Digits, modelsource.Help+"; its training split is read from -data (data/fashion for the Fashion models)")
 	maxEntropy := flag.Float64("max-entropy", anchors.MaxEntropy, "a correctly classified training digit below this predictive entropy (nats) is an anchor")
+	perClass := flag.Int("max-per-class", 0, "keep at most this many anchors of each class, the first by training index (0: all)")
 	flag.Parse()
-	if err := run(*models, *data, *out, *maxEntropy); err != nil {
+	if err := run(*models, *data, *out, *maxEntropy, *perClass); err != nil {
 		fmt.Fprintln(os.Stderr, "anchors:", err)
 		os.Exit(1)
 	}
 }
 
-func run(spec, dataDir, out string, maxEntropy float64) error {
+func run(spec, dataDir, out string, maxEntropy float64, perClass int) error {
 	src, err := modelsource.Open(spec)
 	if err != nil {
 		return err
@@ -45,7 +46,7 @@ func run(spec, dataDir, out string, maxEntropy float64) error {
 	if err != nil {
 		return err
 	}
-	b, err := anchors.Make(models, train, split, maxEntropy)
+	b, err := anchors.MakeAtMost(models, train, split, maxEntropy, perClass)
 	if err != nil {
 		return err
 	}

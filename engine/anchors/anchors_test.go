@@ -163,6 +163,28 @@ func TestMakeOnAnotherBundle(t *testing.T) {
 	if f.Manifest.Dataset != split {
 		t.Errorf("the manifest's dataset is %+v, want %+v", f.Manifest.Dataset, split)
 	}
+	// At most 2 of each class: the first 2 by index, the same codes.
+	capped, err := MakeAtMost(b, train, split, maxEntropy, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := weights.Decode("anchors", capped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	few, err := cf.Anchors(bnn.Classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range want {
+		n := min(2, len(want[c])) * vae.Latent
+		if len(few[c]) != n || !slices.Equal(few[c], anchors[c][:n]) {
+			t.Errorf("class %d capped at 2: %d values, want the first %d of all", c, len(few[c]), n)
+		}
+	}
+	if cf.Manifest.Training["max_per_class"] != 2.0 {
+		t.Errorf("the capped anchors' manifest says %v", cf.Manifest.Training["max_per_class"])
+	}
 
 	for _, c := range []struct {
 		name       string

@@ -16,14 +16,18 @@ import (
 	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
+	"github.com/deltaclue/deltaclue/weights/fashion"
 )
 
-// Digits is the name of the shipped models, the default. It is the only name known: any other models are
-// given as a file or a folder (a folder called "digits" as ./digits).
-const Digits = "digits"
+// The names of the shipped models: the digits (the default) and Fashion-MNIST's clothes (weights/fashion). Any
+// other models are given as a file or a folder (a folder called "digits" as ./digits).
+const (
+	Digits  = "digits"
+	Fashion = "fashion"
+)
 
 // Help is what a command's -models flag says.
-const Help = `the models to explain with: "digits" (the shipped ones), a models bundle file (models.bin), or a folder holding model.json, its *.dcw files and optionally test items (test-images.idx, test-labels.idx)`
+const Help = `the models to explain with: "digits" or "fashion" (the shipped ones), a models bundle file (models.bin), or a folder holding model.json, its *.dcw files and optionally test items (test-images.idx, test-labels.idx)`
 
 // Models are opened models.
 type Models struct {
@@ -57,12 +61,15 @@ func Open(spec string) (*Models, error) {
 	if spec == "" || spec == Digits {
 		return open(Digits, weights.ShippedBundle(), "the shipped models", nil)
 	}
+	if spec == Fashion {
+		return openFS(fashion.FS(), "weights/fashion", Fashion)
+	}
 	info, err := os.Stat(spec)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && weights.ValidName(spec):
-		return nil, fmt.Errorf("there are no models called %q: the known models are %q; others are given as a models bundle file or a folder holding model.json", spec, Digits)
+		return nil, fmt.Errorf("there are no models called %q: the known models are %q and %q; others are given as a models bundle file or a folder holding model.json", spec, Digits, Fashion)
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s does not exist: give %q, a models bundle file or a folder holding model.json", spec, Digits)
+		return nil, fmt.Errorf("%s does not exist: give %q, %q, a models bundle file or a folder holding model.json", spec, Digits, Fashion)
 	case err != nil:
 		return nil, err
 	case info.IsDir():

@@ -164,3 +164,29 @@ func TestOpenRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenFashion: "fashion" names the shipped Fashion-MNIST models (weights/fashion, embedded): their
+// description, their 2,000 held-out test items, their anchors and translations; the same bytes as the folder in
+// the repository; and a name the project does not know is refused naming both that it does.
+func TestOpenFashion(t *testing.T) {
+	m, err := Open("fashion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.Description()
+	if m.Name() != "fashion" || m.ShippedDigits || m.Test == nil || m.Test.Len() != 2000 || len(d.Classes) != 10 ||
+		d.Classes[9] != "Ankle boot" || m.Bundle.Anchors == nil {
+		t.Errorf("Open(fashion): %q, digits %v, test items %v, classes %v, anchors %v, translations %v, groups %d bytes",
+			m.Name(), m.ShippedDigits, m.Test, d.Classes, m.Bundle.Anchors != nil, m.Bundle.Global != nil, len(m.Groups))
+	}
+	dir, err := Open(filepath.Join("..", "..", "weights", "fashion"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dir.Bytes, m.Bytes) {
+		t.Error("the embedded Fashion models differ from weights/fashion")
+	}
+	if _, err := Open("cars"); err == nil || !strings.Contains(err.Error(), `the known models are "digits" and "fashion"`) {
+		t.Errorf("Open(cars): %v", err)
+	}
+}
