@@ -180,11 +180,12 @@ func TestBrowserModelChoice(t *testing.T) {
 					// The server gone: the Fashion page visited once opens its link again.
 					engineDo(t, br, "the Fashion link again", func(ctx context.Context) error { return br.Navigate(ctx, run.Link) })
 					engineFinished(t, br, "the Fashion link's set, online")
-					engineWait(t, br, "Fashion's files in the service worker's cache", `(async () => {
+					engineWait(t, br, "the page's and Fashion's files in the service worker's cache", `(async () => {
+						if (!navigator.serviceWorker || !navigator.serviceWorker.controller) return false;
 						const key = (await caches.keys()).find((k) => k.startsWith("app-"));
 						if (!key) return false;
 						const urls = (await (await caches.open(key)).keys()).map((r) => new URL(r.url).pathname);
-						return ["fashion/models.bin", "fashion/worker.wasm"].every((n) => urls.some((u) => u.endsWith(n)));
+						return ["web/app.wasm", "web/matmul.wasm", "web/loader.js", "fashion/models.bin", "fashion/worker.wasm"].every((n) => urls.some((u) => u.endsWith(n)));
 					})()`, time.Minute)
 					srv.Close()
 					engineDo(t, br, "reloading with the server gone", func(ctx context.Context) error { return br.Reload(ctx) })

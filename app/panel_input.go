@@ -24,11 +24,13 @@ type inputView struct {
 	Live              bool
 	Err               string
 	Note              string
+	Gallery           int    // the gallery's items, once loaded: the panel renders again when they come
+	GalleryErr        string // why they could not be loaded
 }
 
 func (e *Explainer) inputView() inputView {
 	return inputView{Tab: e.in.Tab, CanUndo: len(e.in.Strokes) > 0, CanClear: len(e.in.Strokes) > 0 || e.in.PadBase != nil,
-		Live: e.in.Live, Err: e.in.Err, Note: e.in.Note}
+		Live: e.in.Live, Err: e.in.Err, Note: e.in.Note, Gallery: len(e.models.gallery.items), GalleryErr: e.models.gallery.err}
 }
 
 // inputPanel is 1 · Your digit (the models' noun): the drawing pad, the gallery of uncertain test inputs and the

@@ -3,7 +3,7 @@
 // worker's loader and SIMD kernel, styles and icons, and go-app's index.html, loader and service worker, all
 // under one content-hash version.
 //
-//	go run ./cmd/site -out build/site               # a site served at /
+//	go run ./cmd/site -out build/site               # a site served at /, offering the digits and the clothes
 //	go run ./cmd/site -out build/site -repo NAME    # a site for GitHub Pages under /NAME/
 //	go run ./cmd/site -repo NAME -base-url https://USER.github.io/NAME/   # and its public address, for link previews
 //	go run ./cmd/site -models DIR                   # a site explaining other models (a folder or a bundle file)
@@ -46,7 +46,7 @@ func main() {
 	out := flag.String("out", "build/site", "folder to write the site into (replaced)")
 	repo := flag.String("repo", "", "GitHub Pages repository name: the site then lives under /<repo>/")
 	baseURL := flag.String("base-url", "", "the site's public address, e.g. https://user.github.io/<repo>/ (for the og: tags of link previews)")
-	modelsSpec := flag.String("models", "digits", "the models the site explains, separated by commas, the first the default: "+
+	modelsSpec := flag.String("models", "digits,fashion", "the models the site explains, separated by commas, the first the default: "+
 		"digits or fashion (the shipped ones), a models folder (model.json and its .dcw files) or a bundle file")
 	flag.Parse()
 	base, err := parseBaseURL(*baseURL, *repo)
