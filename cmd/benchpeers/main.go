@@ -70,6 +70,7 @@ type options struct {
 	checks    int
 	impls     []string
 	checkOnly bool
+	tfjsPlain bool
 	python    string
 	chrome    string
 	mdOut     string
@@ -97,6 +98,7 @@ func main() {
 	flag.IntVar(&o.checks, "checks", 8, "restarts whose first step (cost and gradient) is compared")
 	flag.StringVar(&impls, "impls", strings.Join(allImpls, ","), "the implementations: browser (our page), tfjs, native (our engine), torch")
 	flag.BoolVar(&o.checkOnly, "check-only", false, "run the correctness checks of TF.js and PyTorch alone")
+	flag.BoolVar(&o.tfjsPlain, "tfjs-plain", false, "TF.js's dense layers with the gradient tf.matMul records (dy·Wᵀ, which the WASM backend multiplies in a naive loop) instead of through Wᵀ stored once")
 	flag.StringVar(&o.python, "python", "", "a Python with torch and numpy (default: /usr/bin/python3, else python3)")
 	flag.StringVar(&o.chrome, "chrome", "", "Chromium binary (default: $CHROME_PATH, else chromium on $PATH)")
 	flag.StringVar(&o.mdOut, "md", "", "also write the results into this Markdown file, between its results markers (docs/peers.md)")

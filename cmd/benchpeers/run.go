@@ -163,13 +163,16 @@ func run(ctx context.Context, o options) (*Report, error) {
 	}
 	if im := impls[implTFJS]; im != nil && im.Name == "" {
 		im.Name = fmt.Sprintf("TF.js %s, WASM backend, %s (%d threads)", tfjsVersion, rep.Chromium, o.threads)
+		if o.tfjsPlain {
+			im.Name = fmt.Sprintf("TF.js %s, WASM backend, plain tf.matMul gradients, %s (%d threads)", tfjsVersion, rep.Chromium, o.threads)
+		}
 	}
 
 	// Correctness before speed.
 	nav := 0
 	if im := impls[implTFJS]; im != nil && im.Missing == "" {
 		nav++
-		out, err := tfjsCheck(ctx, br, srv.origin, o.threads, nav, o.timeout)
+		out, err := tfjsCheck(ctx, br, srv.origin, tfjsConfig{o.threads, o.tfjsPlain}, nav, o.timeout)
 		check(rep, im, ref, out, err, h)
 	}
 	if im := impls[implTorch]; im != nil && im.Missing == "" {
@@ -207,7 +210,7 @@ func run(ctx context.Context, o options) (*Report, error) {
 			case implPage:
 				res, err = pageTime(ctx, br, srv.origin, link, o.threads, nav, o.warm, ref, o.timeout)
 			case implTFJS:
-				res, err = tfjsTime(ctx, br, srv.origin, o.threads, nav, o.warm, o.timeout)
+				res, err = tfjsTime(ctx, br, srv.origin, tfjsConfig{o.threads, o.tfjsPlain}, nav, o.warm, o.timeout)
 			case implNative:
 				res, err = runNative(ctx, workload, spec, o.warm, o.threads)
 			case implTorch:

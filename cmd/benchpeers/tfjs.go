@@ -137,15 +137,27 @@ type tfjsState struct {
 	Isolated    bool    `json:"isolated"`
 	SIMD        bool    `json:"simd"`
 	Multithread bool    `json:"multithread"`
+	Plain       bool    `json:"plain"`
+}
+
+// tfjsConfig is how the TF.js page runs: its threads, and plain (dense layers' gradients as tf.matMul records
+// them, through the WASM backend's naive loop for a transposed product) or not (through Wᵀ stored once).
+type tfjsConfig struct {
+	threads int
+	plain   bool
 }
 
 // tfjsOpen loads the TF.js page afresh (run makes the address new) and waits until it is set up with the
 // threads asked for.
-func tfjsOpen(ctx context.Context, br browser.Browser, origin string, threads, run int, timeout time.Duration) (*tfjsState, error) {
-	if err := br.Navigate(ctx, fmt.Sprintf("%s/tfjs/?threads=%d&run=%d", origin, threads, run)); err != nil {
+func tfjsOpen(ctx context.Context, br browser.Browser, origin string, t tfjsConfig, run int, timeout time.Duration) (*tfjsState, error) {
+	plain := 0
+	if t.plain {
+		plain = 1
+	}
+	if err := br.Navigate(ctx, fmt.Sprintf("%s/tfjs/?threads=%d&plain=%d&run=%d", origin, t.threads, plain, run)); err != nil {
 		return nil, fmt.Errorf("opening the TF.js page: %w", err)
 	}
-	raw, err := browser.WaitFor(ctx, br, `window.peer && (window.peer.ready || window.peer.error) && JSON.stringify(Object.assign({}, window.peer, {check: undefined, time: undefined}))`,
+	raw, err := browser.WaitFor(ctx, br, `window.peer && (window.peer.ready || window.peer.error) && JSON.stringify(Object.assign({}, window.peer, {check: undefined, time: undefined, profile: undefined}))`,
 		timeout, 50*time.Millisecond)
 	if err != nil {
 		return nil, fmt.Errorf("the TF.js page did not get ready: %w", err)
@@ -162,8 +174,10 @@ func tfjsOpen(ctx context.Context, br browser.Browser, origin string, threads, r
 		return nil, fmt.Errorf("the TF.js page failed: %s", firstLine(st.Error))
 	case !st.Isolated || !st.Multithread:
 		return nil, fmt.Errorf("the TF.js page is not cross-origin isolated (crossOriginIsolated %v, multithreading %v): no SharedArrayBuffer, no threads", st.Isolated, st.Multithread)
-	case st.Threads != threads:
-		return nil, fmt.Errorf("TF.js's WASM backend runs %d threads, not %d", st.Threads, threads)
+	case st.Threads != t.threads:
+		return nil, fmt.Errorf("TF.js's WASM backend runs %d threads, not %d", st.Threads, t.threads)
+	case st.Plain != t.plain:
+		return nil, fmt.Errorf("the TF.js page did not take plain=%v", t.plain)
 	case !strings.HasPrefix(st.Backend, "TF.js "+tfjsVersion+", wasm"):
 		return nil, fmt.Errorf("the page runs %s, not TF.js %s on wasm", st.Backend, tfjsVersion)
 	}
@@ -171,8 +185,8 @@ func tfjsOpen(ctx context.Context, br browser.Browser, origin string, threads, r
 }
 
 // tfjsCheck runs the check on a fresh page load.
-func tfjsCheck(ctx context.Context, br browser.Browser, origin string, threads, run int, timeout time.Duration) (*Outcome, error) {
-	if _, err := tfjsOpen(ctx, br, origin, threads, run, timeout); err != nil {
+func tfjsCheck(ctx context.Context, br browser.Browser, origin string, t tfjsConfig, run int, timeout time.Duration) (*Outcome, error) {
+	if _, err := tfjsOpen(ctx, br, origin, t, run, timeout); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -185,8 +199,8 @@ func tfjsCheck(ctx context.Context, br browser.Browser, origin string, threads, 
 }
 
 // tfjsTime times a fresh page load: its start-up, the cold search and warm ones.
-func tfjsTime(ctx context.Context, br browser.Browser, origin string, threads, run, warm int, timeout time.Duration) (*TimeResult, error) {
-	st, err := tfjsOpen(ctx, br, origin, threads, run, timeout)
+func tfjsTime(ctx context.Context, br browser.Browser, origin string, t tfjsConfig, run, warm int, timeout time.Duration) (*TimeResult, error) {
+	st, err := tfjsOpen(ctx, br, origin, t, run, timeout)
 	if err != nil {
 		return nil, err
 	}

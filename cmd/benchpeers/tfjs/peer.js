@@ -5,20 +5,28 @@
 // It reads workload.bin (cmd/benchpeers/workload.go): the decoder's and the classifier's layers with float32
 // tensors, the fixed MC-dropout masks, x0, z0 and every restart's start, and builds the networks from the layer
 // list: images in NHWC (what TF.js's convolutions take), vectors flat in the description's channel-major order,
-// converted where one meets the other. The objective is the engine's: H_total of the MC-dropout predictive + λx ·
+// converted where one meets the other. Dense layers carry their own gradient, through Wᵀ stored once (?plain=1:
+// the gradient tf.matMul records, dy·Wᵀ, which the WASM backend multiplies in a naive loop, as it does every
+// product with a transposed side); convolutions are tf.conv2d and tf.conv2dTranspose as they come (the latter, and
+// a convolution's input gradient, run the backend's own single-threaded loop, Conv2DBackpropInput, not XNNPACK).
+// The objective is the engine's: H_total of the MC-dropout predictive + λx ·
 // the summed L1 distance of the decoded image to x0, all in float32 (the WASM backend has no float64). Each step
 // is one batch of all n restarts: ∂cost/∂z by tf.grad, then one Adam step and the projection onto the L2 ball of
 // radius δ around z0 in float64 on the page (a few thousand numbers, as the engine does them).
 //
 // window.peer: {ready, error, readyMs, threads, backend, isolated, simd} once set up; check() resolves to the
 // first step's costs and gradients and the whole search's results, time(warm) to the cold search's and the warm
-// ones' times.
+// ones' times, profile() to one step's kernels and their times (to see where TF.js spends a step).
 "use strict";
 
 (() => {
 	const peer = {ready: false, error: ""};
 	window.peer = peer;
-	const threads = Number(new URLSearchParams(location.search).get("threads") || 2);
+	const query = new URLSearchParams(location.search);
+	const threads = Number(query.get("threads") || 2);
+	// plain=1: dense layers as tf.matMul alone, whose recorded gradient (dy·Wᵀ, a transposed product) takes the WASM
+	// backend's naive loop; by default they carry a gradient through Wᵀ stored once, which XNNPACK runs.
+	const plain = query.get("plain") === "1";
 	// TF.js's WASM backend caps its threads at navigator.hardwareConcurrency / 2 (it takes every core for two
 	// hyper-threads: backend.cc's init_with_threads_count), which is 1 on a 2-core machine whatever
 	// setThreadsCount asks. The page reports twice the threads asked for, so that it runs them.
@@ -56,10 +64,18 @@
 		const layers = spec.layers.map((l) => {
 			const L = Object.assign({}, l);
 			switch (l.op) {
-				case "dense":
-					L.w = tf.tensor2d(get(l.w), l.w.shape);
-					L.b = tf.tensor1d(get(l.b));
+				case "dense": {
+					const w = tf.tensor2d(get(l.w), l.w.shape), b = tf.tensor1d(get(l.b));
+					if (plain) {
+						L.apply = (x) => tf.add(tf.matMul(x, w), b);
+						break;
+					}
+					// The WASM backend runs a product through XNNPACK only when neither side is transposed; the
+					// gradient of x·W is dy·Wᵀ, so Wᵀ is stored once and the gradient multiplies by it.
+					const wT = tf.tidy(() => w.transpose());
+					L.apply = tf.customGrad((x) => ({value: tf.add(tf.matMul(x, w), b), gradFunc: (dy) => tf.matMul(dy, wT)}));
 					break;
+				}
 				case "conv2d":
 				case "conv-transpose2d": // [out, in, kh, kw] or [in, out, kh, kw] → [kh, kw, in, out] or [kh, kw, out, in]
 					L.w = tf.tidy(() => tf.tensor4d(get(l.w), l.w.shape).transpose([2, 3, 1, 0]));
@@ -81,7 +97,7 @@
 			for (const l of layers) {
 				switch (l.op) {
 					case "dense":
-						x = tf.add(tf.matMul(toFlat(x), l.w), l.b);
+						x = l.apply(toFlat(x));
 						break;
 					case "conv2d":
 						x = tf.add(tf.conv2d(toNHWC(x, l.in), l.w, l.stride, pad(l.padding)), l.b);
@@ -195,7 +211,20 @@
 			for (let r = 0; r < c; r++) grads.push(Array.from(gd.subarray(r * d, (r + 1) * d)));
 			return {costs, grads};
 		}
-		return {run, firstStep};
+		// profile times the kernels of one step at the starts (tf.profile), summed by kernel, the slowest first.
+		async function profile() {
+			const z = tf.tensor2d(starts, [s.n, d]);
+			const info = await tf.profile(() => tf.tidy(() => gradient(z)).dispose());
+			z.dispose();
+			const by = {};
+			for (const k of info.kernels) {
+				const e = (by[k.name] = by[k.name] || {name: k.name, calls: 0, ms: 0});
+				e.calls++;
+				e.ms += k.kernelTimeMs;
+			}
+			return Object.values(by).sort((a, b) => b.ms - a.ms);
+		}
+		return {run, firstStep, profile};
 	}
 
 	const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -212,6 +241,7 @@
 			readyMs: performance.now(),
 			threads: tf.wasm.getThreadsCount(),
 			backend: `TF.js ${tf.version.tfjs}, ${tf.getBackend()}`,
+			plain,
 			isolated: self.crossOriginIsolated === true,
 			simd: await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT"),
 			multithread: await tf.env().getAsync("WASM_HAS_MULTITHREAD_SUPPORT"),
@@ -220,6 +250,7 @@
 				const r = search.run();
 				return {first_cost: first.costs, first_grad: first.grads, final_z: r.finalZ, final_cost: r.cost, final_h: r.h, labels: r.labels};
 			},
+			profile: () => search.profile(),
 			time: async (warm) => {
 				const runs = [];
 				for (let i = 0; i <= warm; i++) {
