@@ -99,7 +99,11 @@ func (im *Impl) add(round int, r *TimeResult, err error, rep *Report, ref *Outco
 	for _, w := range r.Warm {
 		warm = append(warm, fmt.Sprintf("%.0f", w.Ms))
 	}
-	logf("  %-8s start-up %6.0f ms, cold %7.0f ms, warm %s ms", im.Key, r.ReadyMs, r.Cold.Ms, strings.Join(warm, ", "))
+	line := fmt.Sprintf("  %-8s start-up %6.0f ms, cold %7.0f ms", im.Key, r.ReadyMs, r.Cold.Ms)
+	if len(warm) > 0 {
+		line += fmt.Sprintf(", warm %s ms", strings.Join(warm, ", "))
+	}
+	logf("%s", line)
 }
 
 // failure is the run's error: a peer that disagrees with the engine, or runs that failed.

@@ -105,7 +105,7 @@ func run(ctx context.Context, o options) (*Report, error) {
 		} else if torch, err = newTorchPeer(python, tmp, workload, o.threads); err != nil {
 			return nil, err
 		} else {
-			impls[implTorch].Name = fmt.Sprintf("PyTorch %s (%s), native (%d threads)", version, blas, o.threads)
+			impls[implTorch].Name = fmt.Sprintf("PyTorch %s (%s), native (%s)", version, blas, plural(o.threads, "thread"))
 			if blas == "reference BLAS" {
 				rep.Notes = append(rep.Notes, "PyTorch's matrix products ran on Debian's reference BLAS (libblas3), "+
 					"several times slower than OpenBLAS: apt-get install libopenblas0-openmp for a fair comparison")
@@ -151,7 +151,7 @@ func run(ctx context.Context, o options) (*Report, error) {
 		if err := buildSite(ctx, root, spec, site); err != nil {
 			return nil, err
 		}
-		im.Name = fmt.Sprintf("deltaclue, %s (page, %d workers)", rep.Chromium, o.threads)
+		im.Name = fmt.Sprintf("deltaclue, %s (page, %s)", rep.Chromium, plural(o.threads, "worker"))
 	}
 	srv, err := startServer(site, workload, npm)
 	if err != nil {
@@ -159,12 +159,12 @@ func run(ctx context.Context, o options) (*Report, error) {
 	}
 	defer srv.Close()
 	if im := impls[implNative]; im != nil {
-		im.Name = fmt.Sprintf("deltaclue, native (%s, %d goroutines)", runtime.Version(), o.threads)
+		im.Name = fmt.Sprintf("deltaclue, native (%s, %s)", runtime.Version(), plural(o.threads, "goroutine"))
 	}
 	if im := impls[implTFJS]; im != nil && im.Name == "" {
-		im.Name = fmt.Sprintf("TF.js %s, WASM backend, %s (%d threads)", tfjsVersion, rep.Chromium, o.threads)
+		im.Name = fmt.Sprintf("TF.js %s, WASM backend, %s (%s)", tfjsVersion, rep.Chromium, plural(o.threads, "thread"))
 		if o.tfjsPlain {
-			im.Name = fmt.Sprintf("TF.js %s, WASM backend, plain tf.matMul gradients, %s (%d threads)", tfjsVersion, rep.Chromium, o.threads)
+			im.Name = fmt.Sprintf("TF.js %s, WASM backend, plain tf.matMul gradients, %s (%s)", tfjsVersion, rep.Chromium, plural(o.threads, "thread"))
 		}
 	}
 
