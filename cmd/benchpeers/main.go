@@ -29,6 +29,7 @@
 //	go run ./cmd/benchpeers -short           # n = 8, T = 5, one round: a quick check that everything runs and agrees
 //	go run ./cmd/benchpeers -check-only      # the correctness checks alone
 //	go run ./cmd/benchpeers -setup           # install the npm packages into build/peers (npm ci), nothing else
+//	go run ./cmd/benchpeers -from docs/peers.json -md docs/peers.md   # the tables of an earlier run, again
 //
 // It needs Chromium, npm (the first time, for TensorFlow.js) and a Python with torch (Debian: apt-get install
 // chromium npm python3-torch); a peer that cannot run is left out, loudly.
@@ -36,6 +37,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -87,6 +89,7 @@ func main() {
 	var o options
 	var impls string
 	setup := flag.Bool("setup", false, "only install the npm packages (TensorFlow.js) into build/peers, and exit")
+	from := flag.String("from", "", "run nothing: print the tables of an earlier run's -json file (and write them into -md)")
 	flag.StringVar(&o.models, "models", "", `the models: "fashion" (the default, when they can be opened; else "digits"), "digits", a models folder or a bundle file`)
 	flag.IntVar(&o.index, "index", -1, "the test item to explain (default: the digits' test digit 1735, or the item the classifier is least sure of)")
 	flag.BoolVar(&o.short, "short", false, "a short run for CI: n = 8 restarts, T = 5 steps, one round, one warm search")
@@ -117,7 +120,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
-	if *setup {
+	if *from != "" {
+		err = render(*from, o.mdOut)
+	} else if *setup {
 		var root string
 		if root, err = benchenv.ModuleRoot(); err == nil {
 			err = installTFJS(ctx, npmDir(root))
@@ -133,6 +138,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchpeers:", err)
 		os.Exit(1)
 	}
+}
+
+// render prints the tables of an earlier run's JSON report, and writes them into mdPath when it is not "".
+func render(jsonPath, mdPath string) error {
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		return err
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fmt.Errorf("%s: %w", jsonPath, err)
+	}
+	printTimes(os.Stdout, &rep)
+	printChecks(os.Stdout, &rep)
+	return rep.write(mdPath, "")
 }
 
 func (o *options) validate() error {

@@ -186,8 +186,11 @@ func checksOf(rep *Report) int {
 }
 
 func plural(n int, word string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return "1 " + word
+	case strings.HasSuffix(word, "ch"):
+		return fmt.Sprintf("%d %ses", n, word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
