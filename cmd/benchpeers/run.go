@@ -106,6 +106,9 @@ func run(ctx context.Context, o options) (*Report, error) {
 			return nil, err
 		} else {
 			impls[implTorch].Name = fmt.Sprintf("PyTorch %s (%s), native (%s)", version, blas, plural(o.threads, "thread"))
+			if pol := os.Getenv("OMP_WAIT_POLICY"); pol != "" { // peer.py inherits it
+				impls[implTorch].Name = fmt.Sprintf("PyTorch %s (%s, OMP_WAIT_POLICY=%s), native (%s)", version, blas, pol, plural(o.threads, "thread"))
+			}
 			if blas == "reference BLAS" {
 				rep.Notes = append(rep.Notes, "PyTorch's matrix products ran on Debian's reference BLAS (libblas3), "+
 					"several times slower than OpenBLAS: apt-get install libopenblas0-openmp for a fair comparison")
