@@ -182,6 +182,17 @@ func dropoutWidths(n weights.Network, in weights.Shape) (widths []int, rates []f
 	return widths, rates
 }
 
+// DropoutMasks draws the fixed MC-dropout masks of a classifier's network n, whose input has shape in, as Load
+// builds it: masks[k][l] is dropout layer l's mask in posterior sample k (one value per unit of a vector, or per
+// channel of an image), each 0 or 1/(1−rate); nil for an ensemble's member.
+func DropoutMasks(c weights.Classifier, n weights.Network, in weights.Shape) [][][]float32 {
+	if c.Uncertainty == weights.UncertaintyEnsemble {
+		return nil
+	}
+	widths, rates := dropoutWidths(n, in)
+	return mcmask.DrawLayers(c.MaskSeed, c.Samples, widths, rates)
+}
+
 // Load builds the VAE and the classifier a description describes, from the bundle's weights files, after
 // checking it against them.
 func Load(d *weights.Description, files map[string]*weights.File) (*VAE, *BNN, error) {
@@ -221,12 +232,7 @@ func loadClassifier(d *weights.Description, files map[string]*weights.File) (*BN
 	c := d.Classifier
 	b := &BNN{Classes: len(d.Classes), K: c.Samples, Input: engineShape(in), ensemble: c.Uncertainty == weights.UncertaintyEnsemble}
 	for i, n := range c.Networks {
-		var masks [][][]float32
-		if !b.ensemble {
-			widths, rates := dropoutWidths(n, in)
-			masks = mcmask.DrawLayers(c.MaskSeed, c.Samples, widths, rates)
-		}
-		net, err := buildNetwork(c.NetworkName(i), n, files[n.File], in, masks)
+		net, err := buildNetwork(c.NetworkName(i), n, files[n.File], in, DropoutMasks(c, n, in))
 		if err != nil {
 			return nil, err
 		}

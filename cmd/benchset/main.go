@@ -73,6 +73,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/cmd/benchset/nativebench"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/benchenv"
 	"github.com/deltaclue/deltaclue/internal/browser"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
@@ -156,11 +157,11 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
-	root, err := moduleRoot()
+	root, err := benchenv.ModuleRoot()
 	if err != nil {
 		return err
 	}
-	rep := &Report{When: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Tree: treeID(root), Nproc: nproc(), CPU: cpuModel(),
+	rep := &Report{When: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Tree: benchenv.TreeID(root), Nproc: benchenv.NProc(), CPU: benchenv.CPUModel(),
 		Chromium: chromeVersion(chrome), GoVersion: runtime.Version(), Digit: o.digit, Runs: o.runs}
 
 	tmp, err := os.MkdirTemp("", "benchset-")
@@ -287,7 +288,7 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}
 
-	rep.LoadAvgBefore = loadavg()
+	rep.LoadAvgBefore = benchenv.LoadAvg()
 	logf("load average before: %s", rep.LoadAvgBefore)
 	p := nativebench.SetParams(setN, setSteps)
 	firstRuns := map[*build]firstRun{}
@@ -386,7 +387,7 @@ func run(ctx context.Context, o options) (err error) {
 			}
 		}
 	}
-	rep.LoadAvgAfter = loadavg()
+	rep.LoadAvgAfter = benchenv.LoadAvg()
 	logf("load average after: %s (%s in all)", rep.LoadAvgAfter, time.Since(start).Round(time.Second))
 
 	printReport(os.Stdout, rep, builds)
@@ -422,14 +423,14 @@ func runEnginesOnly(ctx context.Context, o options, rep *Report, head *build, en
 	}
 	defer srv.Close()
 	head.url = url
-	rep.LoadAvgBefore = loadavg()
+	rep.LoadAvgBefore = benchenv.LoadAvg()
 	logf("load average before: %s", rep.LoadAvgBefore)
 	var table bytes.Buffer
 	rep.Engines, err = engineBench(ctx, &table, head, engines, chrome, head.link(digit, nativebench.SetParams(setN, setSteps)), o.runs, o.timeout)
 	if err != nil {
 		return err
 	}
-	rep.LoadAvgAfter = loadavg()
+	rep.LoadAvgAfter = benchenv.LoadAvg()
 	logf("load average after: %s (%s in all)", rep.LoadAvgAfter, time.Since(start).Round(time.Second))
 	fmt.Printf("\nbench-set -engines-only, %s, tree %s\nmachine: nproc %d, %s; %s\nload average before %s, after %s\n",
 		rep.When, rep.Tree, rep.Nproc, rep.CPU, rep.GoVersion, rep.LoadAvgBefore, rep.LoadAvgAfter)

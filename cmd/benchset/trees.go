@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -55,18 +54,6 @@ func (b *build) link(img [mnist.Pixels]uint8, p clue.Params) string {
 	return sharelink.Encode(sharelink.State{Image: img[:], Params: p, Model: b.Fingerprint, Selected: sharelink.NoSelection})
 }
 
-func moduleRoot() (string, error) {
-	b, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(b))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("run benchset inside the deltaclue module (go env GOMOD is empty)")
-	}
-	return filepath.Dir(gomod), nil
-}
-
 func git(dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -77,18 +64,6 @@ func git(dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(string(b)), nil
-}
-
-// treeID is the short commit id, with "with uncommitted changes" when the work tree differs from it.
-func treeID(root string) string {
-	id, err := git(root, "rev-parse", "--short", "HEAD")
-	if err != nil {
-		return "unknown commit"
-	}
-	if st, err := git(root, "status", "--porcelain"); err == nil && st != "" {
-		id += " with uncommitted changes"
-	}
-	return id
 }
 
 // prepareBase checks out rev in a new detached worktree and returns its build and the cleanup that removes it.

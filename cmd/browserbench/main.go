@@ -35,6 +35,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/deltaclue/deltaclue/engine/kernel"
+	"github.com/deltaclue/deltaclue/internal/benchenv"
 )
 
 func main() {
@@ -170,14 +171,6 @@ func chromeVersion(chrome string) string {
 	return strings.TrimSpace(string(b))
 }
 
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.TrimSpace(string(b))
-}
-
 func run(out string, noSIMD bool, chromeFlag string, timeout time.Duration) error {
 	chrome, err := findChrome(chromeFlag)
 	if err != nil {
@@ -232,7 +225,7 @@ func run(out string, noSIMD bool, chromeFlag string, timeout time.Duration) erro
 	defer cancelC()
 
 	version := chromeVersion(chrome)
-	before := loadavg()
+	before := benchenv.LoadAvg()
 	fmt.Printf("load average before: %s\nopening %s in %s…\n", before, url, chrome)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		return fmt.Errorf("starting Chromium or loading the page: %w\n%s", err, tail(chromeOut.String()))
@@ -240,7 +233,7 @@ func run(out string, noSIMD bool, chromeFlag string, timeout time.Duration) erro
 	text, err := chromedp.Run(ctx, chromedp.Poll[string](
 		`globalThis.benchResult ? JSON.stringify(globalThis.benchResult) : (globalThis.benchError ? "ERROR " + globalThis.benchError : false)`,
 		chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(250*time.Millisecond)))
-	after := loadavg()
+	after := benchenv.LoadAvg()
 	if err != nil || strings.HasPrefix(text, "ERROR ") {
 		logLines, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`globalThis.benchLog || []`))
 		msg := strings.TrimPrefix(text, "ERROR ")

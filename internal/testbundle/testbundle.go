@@ -166,6 +166,44 @@ func Colour(seed uint64) (*Bundle, error) {
 		map[string]string{weights.BundleVAE: "vae", weights.BundleBNN: "bnn"})
 }
 
+// Peers is a 1×16×16 model of three classes whose networks hold every layer cmd/benchpeers' peers (TensorFlow.js
+// and PyTorch) build, in the settings that trip a port up: an MC-dropout CNN (4 samples) with a non-square
+// kernel and padding, leaky ReLU, dropout on an image's channels before a convolution, a strided convolution,
+// tanh, dropout on channels before a flatten and a dense layer, and dropout on units; and a VAE of latent size 3
+// whose decoder runs a dense layer, a reshape and two transposed convolutions (the second with output padding),
+// Bernoulli.
+func Peers(seed uint64) (*Bundle, error) {
+	r := rng.New(seed)
+	clf := &builder{r: r, prefix: "clf"}
+	enc, dec := &builder{r: r, prefix: "enc"}, &builder{r: r, prefix: "dec"}
+	tall := weights.Layer{Op: weights.OpConv, Out: 4, Kernel: [2]int{3, 1}, Stride: [2]int{1, 1}, Padding: [2]int{1, 0},
+		Weights: clf.tensor([]int{4, 1, 3, 1}, 3, 1.5), Bias: clf.tensor([]int{4}, 1, 0.1)}
+	d := &weights.Description{Format: weights.DescriptionFormat, Name: "peers-test", Title: "A small model of every layer the peers run",
+		Input:   weights.Input{Height: 16, Width: 16, Channels: 1, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: "sketch"},
+		Classes: []string{"left", "middle", "right"},
+		Classifier: weights.Classifier{Uncertainty: weights.UncertaintyMCDropout, Samples: 4, MaskSeed: seed, Networks: []weights.Network{{
+			File: weights.BundleBNN, Layers: []weights.Layer{
+				tall, {Op: weights.OpLeakyReLU, Slope: 0.1},
+				{Op: weights.OpDropout, Rate: 0.25},
+				clf.conv(4, 6, 3, 2, 1), op(weights.OpTanh),
+				{Op: weights.OpDropout, Rate: 0.3},
+				op(weights.OpFlatten), clf.dense(6*8*8, 12), op(weights.OpReLU),
+				{Op: weights.OpDropout, Rate: 0.2},
+				clf.denseScaled(12, 3, 12),
+			}}}},
+		VAE: weights.VAE{Latent: 3, Likelihood: weights.LikelihoodBernoulli,
+			Encoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
+				enc.conv(1, 2, 3, 2, 1), op(weights.OpReLU), op(weights.OpFlatten), enc.dense(2*8*8, 3)}},
+			Decoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
+				dec.dense(3, 4*4*4), op(weights.OpReLU), {Op: weights.OpReshape, Shape: []int{4, 4, 4}},
+				dec.convT(4, 3, 4, 2, 1, 0), {Op: weights.OpLeakyReLU, Slope: 0.2},
+				dec.convT(3, 1, 3, 2, 1, 1)}},
+		},
+	}
+	return assemble(d, map[string][]*builder{weights.BundleVAE: {enc, dec}, weights.BundleBNN: {clf}},
+		map[string]string{weights.BundleVAE: "vae", weights.BundleBNN: "bnn"})
+}
+
 // Items makes n test items for b's models from seed: each value a random k/255, each label a random class. With
 // modelsource.WriteDir(dir, b.Bytes, b.Items(n, seed)) they make a models folder a command's -models reads.
 func (b *Bundle) Items(n int, seed uint64) *idx.Items {

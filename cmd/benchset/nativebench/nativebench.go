@@ -120,9 +120,25 @@ func run(digit, n, steps, workers, runs int, fpOnly bool) (*Result, error) {
 	return r, nil
 }
 
-// timeSet runs the set with restart i on goroutine i % workers (as the page splits it over its workers) and
-// merges the results by restart.
+// timeSet runs the set split over workers goroutines (SearchSplit) and times it.
 func timeSet(prob *clue.Problem, p clue.Params, workers int) (Run, error) {
+	all, elapsed, err := SearchSplit(prob, p, workers)
+	if err != nil {
+		return Run{}, err
+	}
+	r := Run{Workers: workers, Ms: float64(elapsed.Microseconds()) / 1000, Explanations: len(all)}
+	for _, e := range all {
+		r.Evaluations += e.Steps + 1
+		if e.Accepted {
+			r.Accepted++
+		}
+	}
+	return r, nil
+}
+
+// SearchSplit runs the search with restart i on goroutine i % workers (as the page splits it over its
+// workers), merges the results by restart, and returns them with the wall time the searches took.
+func SearchSplit(prob *clue.Problem, p clue.Params, workers int) ([]clue.Explanation, time.Duration, error) {
 	total := p.Restarts()
 	shares := make([][]int, workers)
 	for i := range total {
@@ -143,26 +159,19 @@ func timeSet(prob *clue.Problem, p clue.Params, workers int) (Run, error) {
 		}()
 	}
 	wg.Wait()
+	elapsed := time.Since(start)
 	var all []clue.Explanation
 	for k := range outs {
 		if errs[k] != nil {
-			return Run{}, errs[k]
+			return nil, elapsed, errs[k]
 		}
 		all = append(all, outs[k]...)
 	}
 	sort.Slice(all, func(a, b int) bool { return all[a].Restart < all[b].Restart })
-	elapsed := time.Since(start)
-	r := Run{Workers: workers, Ms: float64(elapsed.Microseconds()) / 1000, Explanations: len(all)}
-	for _, e := range all {
-		r.Evaluations += e.Steps + 1
-		if e.Accepted {
-			r.Accepted++
-		}
-	}
 	if len(all) != total {
-		return r, fmt.Errorf("%d explanations for %d restarts", len(all), total)
+		return all, elapsed, fmt.Errorf("%d explanations for %d restarts", len(all), total)
 	}
-	return r, nil
+	return all, elapsed, nil
 }
 
 // Exit is Main for a program's main function.

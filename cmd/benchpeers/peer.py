@@ -1,0 +1,202 @@
+"""The δ-CLUE search in PyTorch, for cmd/benchpeers: the same search on the same weights as the engine.
+
+    python3 peer.py WORKLOAD check           # the first step's costs and gradients, and the whole search's results
+    python3 peer.py WORKLOAD time [--warm W] # one process: start-up, the first (cold) search, then W warm ones
+
+WORKLOAD is cmd/benchpeers' workload file (workload.go): the decoder's and the classifier's layers with float32
+tensors, the classifier's fixed MC-dropout masks, x0, z0 and every restart's start. The networks are built from
+the layer list (dense, conv2d, conv-transpose2d, flatten, reshape, relu, leaky-relu, sigmoid, tanh, and dropout
+as fixed masks), in NCHW as PyTorch lays images out, which is the description's own layout (a flattened image is
+channel-major). The objective is the engine's: H_total of the MC-dropout predictive (its K fixed masks; the
+predictive head in float64, as the engine computes it) + λx · the summed L1 distance of the decoded image
+(Bernoulli: the sigmoid of the decoder's logits) to x0. Each step is one batch of all n restarts: the cost,
+∂cost/∂z by autograd, one Adam step (in float64, as the engine's) and the projection onto the L2 ball of radius δ
+around z0. torch.set_num_threads sets the threads (2 by default). It prints one JSON object.
+"""
+
+import argparse
+import json
+import struct
+import sys
+import time
+
+T0 = time.perf_counter()
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def load(path):
+    raw = open(path, "rb").read()
+    if raw[:8] != b"DCPEERS1":
+        raise SystemExit(f"{path} is not a workload file")
+    (n,) = struct.unpack("<I", raw[8:12])
+    head = json.loads(raw[12 : 12 + n])
+    off = 12 + n
+    off += (-off) % 4
+    data = np.frombuffer(raw, dtype="<f4", offset=off)
+
+    def tensor(ref):
+        size = int(np.prod(ref["shape"]))
+        return torch.from_numpy(data[ref["offset"] : ref["offset"] + size].astype(np.float32).reshape(ref["shape"]))
+
+    return head, tensor
+
+
+class Network:
+    """A network of the workload: its layers as functions of a batch."""
+
+    def __init__(self, spec, tensor, samples):
+        self.layers = []
+        self.samples = samples
+        for l in spec["layers"]:
+            l = dict(l)
+            for key in ("w", "b", "mask"):
+                if key in l:
+                    l[key] = tensor(l[key]).contiguous()
+            self.layers.append(l)
+
+    def __call__(self, x):
+        """x: [batch, ...]; the layers after a dropout layer run once per MC sample, on [K·batch, ...]
+        (sample-major: row k·batch + i is sample k of point i)."""
+        batch = x.shape[0]
+        expanded = False
+        for l in self.layers:
+            op = l["op"]
+            shape = l["in"]
+            if op == "dense":
+                x = torch.addmm(l["b"], x.reshape(x.shape[0], -1), l["w"])
+            elif op in ("conv2d", "conv-transpose2d"):
+                x = x.reshape(x.shape[0], *shape)
+                if op == "conv2d":
+                    x = F.conv2d(x, l["w"], l["b"], stride=tuple(l["stride"]), padding=tuple(l["padding"]))
+                else:
+                    x = F.conv_transpose2d(x, l["w"], l["b"], stride=tuple(l["stride"]), padding=tuple(l["padding"]),
+                                           output_padding=tuple(l.get("output_padding", [0, 0])))
+            elif op == "flatten":
+                x = x.reshape(x.shape[0], -1)
+            elif op == "reshape":
+                x = x.reshape(x.shape[0], *l["shape"])
+            elif op == "relu":
+                x = F.relu(x)
+            elif op == "leaky-relu":
+                x = F.leaky_relu(x, l["slope"])
+            elif op == "sigmoid":
+                x = torch.sigmoid(x)
+            elif op == "tanh":
+                x = torch.tanh(x)
+            elif op == "dropout":
+                k = self.samples
+                mask = l["mask"]  # [K, units or channels]
+                x = x.reshape(x.shape[0], *shape)
+                rest = tuple(x.shape[1:])
+                m = mask.reshape(k, 1, mask.shape[1], *([1] * (len(rest) - 1)))
+                if expanded:
+                    x = x.reshape(k, batch, *rest) * m
+                else:
+                    x = x.unsqueeze(0) * m
+                    expanded = True
+                x = x.reshape(k * batch, *rest)
+            else:
+                raise SystemExit(f"layer {op!r} is not implemented here")
+        return x.reshape(x.shape[0], -1)
+
+
+class Search:
+    def __init__(self, head, tensor):
+        self.head = head
+        s = head["search"]
+        self.n, self.steps = s["n"], s["steps"]
+        self.lr, self.b1, self.b2, self.eps = s["learning_rate"], s["beta1"], s["beta2"], s["eps"]
+        self.delta, self.w_total, self.lambda_x = s["delta"], s["w_total"], s["lambda_x"]
+        c = head["classifier"]
+        self.k = c["samples"]
+        self.ensemble = c["uncertainty"] == "ensemble"
+        self.decoder = Network(head["decoder"], tensor, 1)
+        self.classifier = [Network(n, tensor, self.k) for n in c["networks"]]
+        self.x0 = tensor(head["x0"]).reshape(1, -1)
+        self.z0 = tensor(head["z0"]).double().reshape(1, -1)
+        self.starts = tensor(head["starts"]).double()
+        self.checks = head["checks"]
+        self.bernoulli = head["bernoulli"]
+
+    def objective(self, z):
+        """The cost of each latent point z [batch, latent] (float32), its H_total and its predictive p̄."""
+        out = self.decoder(z)
+        image = torch.sigmoid(out) if self.bernoulli else out
+        if self.ensemble:
+            logits = torch.cat([net(image) for net in self.classifier], 0)
+        else:
+            logits = self.classifier[0](image)
+        b = z.shape[0]
+        lp = F.log_softmax(logits.double().reshape(self.k, b, -1), -1)
+        pbar = lp.exp().mean(0)
+        h = -(pbar * torch.log(pbar.clamp_min(1e-300))).sum(-1)
+        distance = (image - self.x0).abs().sum(-1)
+        cost = self.w_total * h.float() + self.lambda_x * distance
+        return cost, h, pbar
+
+    def first_step(self):
+        z = self.starts[: self.checks].float().requires_grad_()
+        cost, _, _ = self.objective(z)
+        (g,) = torch.autograd.grad(cost.sum(), z)
+        return cost.detach().double().tolist(), g.double().tolist()
+
+    def run(self):
+        """The search: Steps Adam updates of every restart from its start, each projected onto the ball."""
+        z = self.starts.clone()
+        m = torch.zeros_like(z)
+        v = torch.zeros_like(z)
+        b1t = b2t = 1.0
+        for _ in range(self.steps):
+            zf = z.float().requires_grad_()
+            cost, _, _ = self.objective(zf)
+            (g,) = torch.autograd.grad(cost.sum(), zf)
+            g = g.double()
+            b1t *= self.b1
+            b2t *= self.b2
+            m = self.b1 * m + (1 - self.b1) * g
+            v = self.b2 * v + (1 - self.b2) * g * g
+            z = z - self.lr * (m / (1 - b1t)) / (torch.sqrt(v / (1 - b2t)) + self.eps)
+            off = z - self.z0
+            rho = torch.sqrt((off * off).sum(-1, keepdim=True))
+            z = torch.where(rho > self.delta, self.z0 + self.delta * off / rho, z)
+        with torch.no_grad():
+            zf = z.float()
+            cost, h, pbar = self.objective(zf)
+        return zf, cost, h, pbar
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("workload")
+    ap.add_argument("mode", choices=["check", "time"])
+    ap.add_argument("--warm", type=int, default=3, help="warm searches after the cold one (time)")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    head, tensor = load(a.workload)
+    s = Search(head, tensor)
+    ready = time.perf_counter()
+    info = {"torch": torch.__version__, "threads": torch.get_num_threads(), "python": sys.version.split()[0]}
+    if a.mode == "check":
+        cost, grad = s.first_step()
+        z, c, h, pbar = s.run()
+        out = {"first_cost": cost, "first_grad": grad, "final_z": z.double().tolist(), "final_cost": c.double().tolist(),
+               "final_h": h.tolist(), "labels": pbar.argmax(-1).tolist()}
+        out.update(info)
+        json.dump(out, sys.stdout)
+        return
+    runs = []
+    for i in range(1 + a.warm):
+        t = time.perf_counter()
+        _, c, _, _ = s.run()
+        runs.append({"ms": (time.perf_counter() - t) * 1e3, "mean_cost": float(c.double().mean())})
+    out = {"ready_ms": (ready - T0) * 1e3, "cold": runs[0], "warm": runs[1:]}
+    out.update(info)
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
