@@ -120,3 +120,8 @@ bench-browser:
 ## bench-set: one δ-CLUE set (digit 1735, n = 100 × 100 steps) in headless Chromium (1, 2 workers) and natively (1, 2 cores), the gallery, the first minute (cold link → set, first search vs again, second visit, phone, live preview), and the set in Chromium, Firefox and WebKitGTK side by side; BASE=<git rev> side by side; BENCHSET_FLAGS=-engines-only for the engines alone, -first-minute-only for the first minute and the gallery
 bench-set:
 	$(GO) run ./cmd/benchset $(if $(BASE),-base $(BASE)) $(BENCHSET_FLAGS)
+
+.PHONY: bench-peers
+## bench-peers: the same δ-CLUE search (n = 100 × 100 steps, same weights and starts) in our page (2 workers), TF.js 4.22.0 WASM (2 threads) in the same Chromium, our engine natively and PyTorch (2 threads), interleaved, each peer checked against the engine before it is timed; writes docs/peers.md's results and docs/peers.json (needs chromium, npm, python3-torch; libopenblas0-openmp for a fair PyTorch); BENCHPEERS_FLAGS=-short for a quick run that writes nothing
+bench-peers:
+	$(GO) run ./cmd/benchpeers $(if $(BENCHPEERS_FLAGS),,-md docs/peers.md -json docs/peers.json) $(BENCHPEERS_FLAGS)
