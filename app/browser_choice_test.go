@@ -152,6 +152,12 @@ func TestBrowserModelChoice(t *testing.T) {
 					if !strings.Contains(string(thumbs), "Uncertain garments|Upload|Draw") {
 						t.Errorf("%s: the Fashion page's tabs are %s", name, thumbs)
 					}
+					// The global view: Fashion's groups, named by their classes.
+					engineClick(t, br, "global-load")
+					groups := engineWait(t, br, "Fashion's groups", `document.querySelectorAll("#global .group").length > 0 && document.querySelector("#global .group-name").textContent`, time.Minute)
+					if !strings.Contains(string(groups), " → ") || !slices.ContainsFunc(d.Classes, func(c string) bool { return strings.Contains(string(groups), c) }) {
+						t.Errorf("%s: Fashion's first group is %s: want a → b in the classes' names", name, groups)
+					}
 					engineEval[bool](t, br, `(document.querySelector(".thumb").click(), true)`)
 					label := engineWait(t, br, "the picked garment's reading", `document.getElementById("pred-label") && document.getElementById("pred-label").textContent`, time.Minute)
 					var l string

@@ -175,7 +175,7 @@ func TestOpenFashion(t *testing.T) {
 	}
 	d := m.Description()
 	if m.Name() != "fashion" || m.ShippedDigits || m.Test == nil || m.Test.Len() != 2000 || len(d.Classes) != 10 ||
-		d.Classes[9] != "Ankle boot" || m.Bundle.Anchors == nil {
+		d.Classes[9] != "Ankle boot" || m.Bundle.Anchors == nil || m.Bundle.Global == nil || m.Groups == nil {
 		t.Errorf("Open(fashion): %q, digits %v, test items %v, classes %v, anchors %v, translations %v, groups %d bytes",
 			m.Name(), m.ShippedDigits, m.Test, d.Classes, m.Bundle.Anchors != nil, m.Bundle.Global != nil, len(m.Groups))
 	}
