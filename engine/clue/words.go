@@ -44,4 +44,13 @@ func (w Words) noun() string {
 func (w Words) AnInput() string { return plural.A(w.noun()) }
 
 // A is class k's name with its article ("a 7", "an 8", "an ankle boot").
-func (w Words) A(k int) string { return plural.A(w.Class(k)) }
+func (w Words) A(k int) string { return plural.A(inSentence(w.Class(k))) }
+
+// inSentence is a class's name as a sentence writes it after "a": a capitalised word, as Zalando names its
+// classes ("Coat", "Ankle boot"), in lower case; a name that is not one (a digit, "T-shirt/top") as it is.
+func inSentence(name string) string {
+	if len(name) > 1 && name[0] >= 'A' && name[0] <= 'Z' && name[1] >= 'a' && name[1] <= 'z' {
+		return string(name[0]+'a'-'A') + name[1:]
+	}
+	return name
+}

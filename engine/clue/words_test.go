@@ -13,6 +13,10 @@ func TestWords(t *testing.T) {
 		{NewWords([]string{"T-shirt/top", "ankle boot"}, "garment"), 1, "an ankle boot"},
 		{NewWords([]string{"T-shirt/top", "ankle boot"}, "garment"), 0, "a T-shirt/top"},
 		{NewWords([]string{"cat", "dog"}, "photo"), 5, "a 5"},
+		// Zalando's names, capitalised, go in lower case inside a sentence; a name that is not a capitalised word stays.
+		{NewWords([]string{"Coat", "Ankle boot", "T-shirt/top"}, "garment"), 0, "a coat"},
+		{NewWords([]string{"Coat", "Ankle boot", "T-shirt/top"}, "garment"), 1, "an ankle boot"},
+		{NewWords([]string{"Coat", "Ankle boot", "T-shirt/top"}, "garment"), 2, "a T-shirt/top"},
 	} {
 		if got := c.w.A(c.k); got != c.want {
 			t.Errorf("A(%d) = %q, want %q", c.k, got, c.want)
