@@ -4,8 +4,8 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"

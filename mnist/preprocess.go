@@ -46,12 +46,16 @@ func Preprocess(img []float32, w, h int) ([]float32, error) { return Frame(img, 
 // Frame is Preprocess for a field of any size tw×th: the ink's longer side is scaled to 20/28 of the field's
 // shorter side (rounded), and its centre of mass placed on the field's centre. For 28×28 it is Preprocess, bit
 // for bit.
-func Frame(img []float32, w, h, tw, th int) ([]float32, error) { return frame(img, w, h, tw, th, false) }
+func Frame(img []float32, w, h, tw, th int) ([]float32, error) {
+	return frame(img, w, h, tw, th, false)
+}
 
 // FrameFill frames an image as Fashion-MNIST's were made: the ink's bounding box (the object, trimmed of its
 // background) scaled, keeping its aspect ratio, so that its longer side fills the field's shorter side, and
 // centred by its box.
-func FrameFill(img []float32, w, h, tw, th int) ([]float32, error) { return frame(img, w, h, tw, th, true) }
+func FrameFill(img []float32, w, h, tw, th int) ([]float32, error) {
+	return frame(img, w, h, tw, th, true)
+}
 
 func frame(img []float32, w, h, tw, th int, fill bool) ([]float32, error) {
 	if w <= 0 || h <= 0 || len(img) != w*h {
