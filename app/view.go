@@ -69,7 +69,8 @@ func (p *headerPanel) Render() app.UI {
 			app.Span().Class("lede-more").Text("δ-CLUE shows a set of nearby "+m.nouns()+" the model is sure about.")),
 		// A pop-over: opening it moves nothing on the page.
 		app.Details().Class("about").Body(
-			app.Summary().Text("What am I looking at?"),
+			// A phone with the models' choice in the title's row says it short.
+			app.Summary().Body(app.Span().Class("about-full").Text("What am I looking at?"), app.Span().Class("about-short").Text("About")),
 			app.Raw(aboutHTML(m, p.Offline)),
 		),
 	)
