@@ -154,20 +154,15 @@ func firstDropout(layers []weights.Layer) int {
 func PredictiveGraph(p Tensors, d *weights.Description, x *Node) *Node {
 	if d.Classifier.Uncertainty == weights.UncertaintyEnsemble {
 		// A deep ensemble: the mean of its members' softmax.
-		var sum *Node
+		var logits []*Node
 		for _, net := range d.Classifier.Networks {
-			logits, _, err := NetworkGraph(p, net.Layers, d.InputShape(), columns(x), nil, 0)
+			l, _, err := NetworkGraph(p, net.Layers, d.InputShape(), columns(x), nil, 0)
 			if err != nil {
 				panic(err)
 			}
-			probs := Softmax(columns(logits), -1)
-			if sum == nil {
-				sum = probs
-			} else {
-				sum = Add(sum, probs)
-			}
+			logits = append(logits, l)
 		}
-		return MulScalar(sum, 1/float64(len(d.Classifier.Networks)))
+		return meanSoftmax(logits)
 	}
 	net := d.Classifier.Networks[0]
 	in := d.InputShape()
@@ -178,27 +173,32 @@ func PredictiveGraph(p Tensors, d *weights.Description, x *Node) *Node {
 	if err != nil {
 		panic(err)
 	}
-	var sum *Node
+	var logits []*Node
 	for _, sample := range all {
 		masks := func(g *Graph, l int, at weights.Shape) *Node {
-			m := Const(g, tensors.FromFlatDataAndDimensions(sample[l], len(sample[l]), 1))
-			if at.Flat {
-				return m
-			}
-			return Reshape(BroadcastToDims(Reshape(m, at.C, 1, 1), at.C, at.H*at.W, 1), at.Size(), 1)
+			return imageMask(Const(g, tensors.FromFlatDataAndDimensions(sample[l], len(sample[l]), 1)), at)
 		}
-		logits, _, err := NetworkGraph(p, net.Layers[cut:], s, trunk, masks, 0)
+		l, _, err := NetworkGraph(p, net.Layers[cut:], s, trunk, masks, 0)
 		if err != nil {
 			panic(err)
 		}
-		probs := Softmax(columns(logits), -1)
+		logits = append(logits, l)
+	}
+	return meanSoftmax(logits)
+}
+
+// meanSoftmax is the mean of the softmax of each of logits [classes, N], as [N, classes].
+func meanSoftmax(logits []*Node) *Node {
+	var sum *Node
+	for _, l := range logits {
+		probs := Softmax(columns(l), -1)
 		if sum == nil {
 			sum = probs
 		} else {
 			sum = Add(sum, probs)
 		}
 	}
-	return MulScalar(sum, 1/float64(len(all)))
+	return MulScalar(sum, 1/float64(len(logits)))
 }
 
 // dropoutWidths lists what each dropout layer masks (units of a vector, channels of an image) and its rate.
@@ -213,21 +213,6 @@ func dropoutWidths(layers []weights.Layer, in weights.Shape) (widths []int, rate
 		}
 	}
 	return widths, rates
-}
-
-// dropoutShapes lists the shape each dropout layer acts on.
-func dropoutShapes(layers []weights.Layer, in weights.Shape) []weights.Shape {
-	var at []weights.Shape
-	s := in
-	for _, l := range layers {
-		if l.Op == weights.OpDropout {
-			at = append(at, s)
-		}
-		if out, err := l.OutShape(s); err == nil {
-			s = out
-		}
-	}
-	return at
 }
 
 // ClassifierConfig configures training an MC-dropout classifier of a description.
