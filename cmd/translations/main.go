@@ -33,7 +33,7 @@ func main() {
 	out := flag.String("out", filepath.Join("weights", "global.dcw"), "the translations file to write")
 	minMembers := flag.Int("min", glam.MinMembers, "the fewest members a group needs for a translation")
 	maxMembers := flag.Int("max-members", glam.MaxMembers, "learn each translation on at most this many members (the first by index)")
-	maxUncertain := flag.Int("max-uncertain", 0, "run δ-CLUE on at most this many uncertain training items (the first by index; 0: all)")
+	maxUncertain := flag.Int("max-uncertain", 0, "run δ-CLUE on at most this many uncertain training items, evenly spaced over the split, which lists its items class by class (0: all)")
 	models := flag.String("models", modelsource.Digits, modelsource.Help+"; its training split is read from -data (data/fashion for the Fashion models)")
 	flag.Parse()
 	if err := run(*models, *data, *out, *minMembers, *maxMembers, *maxUncertain); err != nil {
@@ -75,9 +75,7 @@ func run(spec, dataDir, out string, minMembers, maxMembers, maxUncertain int) er
 	p := clue.Defaults()
 	idx, read := glam.Uncertain(m, images, p.HThreshold)
 	all := len(idx)
-	if maxUncertain > 0 && len(idx) > maxUncertain {
-		idx, read = idx[:maxUncertain], read[:maxUncertain]
-	}
+	idx, read = glam.Spread(idx, read, maxUncertain)
 	fmt.Printf("%d of %d training items have H_total > %g; running δ-CLUE (n = %d, δ = %g) on %d of them…\n", all, train.Len(), p.HThreshold, p.N, p.Delta, len(idx))
 	reached, err := glam.Reach(context.Background(), m, images, idx, read, p, runtime.NumCPU())
 	if err != nil {
@@ -109,7 +107,8 @@ func run(spec, dataDir, out string, minMembers, maxMembers, maxUncertain int) er
 		"h_threshold": p.HThreshold, "search": map[string]any{"n": p.N, "delta": p.Delta, "scheme": p.Scheme.String(), "seed": p.Seed},
 		"loss_first_last": losses, "tool": "cmd/translations"}
 	if len(idx) < all {
-		info["searched"] = len(idx) // the first by index
+		info["searched"] = len(idx)
+		info["searched_how"] = "evenly spaced over the uncertain items, in the split's order (glam.Spread)"
 	}
 	b, err := glam.Encode(ts, m.VAE.Latent, vae.Manifest.Dataset, info)
 	if err != nil {

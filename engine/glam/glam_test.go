@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -28,6 +29,23 @@ func TestGroups(t *testing.T) {
 	}
 	if got := Groups(rs, 4); len(got) != 0 {
 		t.Errorf("Groups(min 4) = %+v, want none", got)
+	}
+}
+
+func TestSpread(t *testing.T) {
+	idx := []int{3, 5, 8, 13, 21, 34, 55, 89, 144, 233}
+	read := []int{0, 0, 0, 0, 1, 1, 1, 2, 2, 2}
+	gotIdx, gotRead := Spread(idx, read, 4)
+	if want := []int{3, 8, 34, 89}; !slices.Equal(gotIdx, want) {
+		t.Errorf("Spread(…, 4) = %v, want %v", gotIdx, want)
+	}
+	if want := []int{0, 0, 1, 2}; !slices.Equal(gotRead, want) {
+		t.Errorf("Spread(…, 4)'s labels = %v, want %v: every class of a class-by-class list gets its share", gotRead, want)
+	}
+	for _, n := range []int{0, -1, 10, 11} {
+		if i, r := Spread(idx, read, n); !slices.Equal(i, idx) || !slices.Equal(r, read) {
+			t.Errorf("Spread(…, %d) = %v %v, want everything", n, i, r)
+		}
 	}
 }
 

@@ -44,6 +44,22 @@ func Uncertain(m *clue.Models, images []float32, hThreshold float64) (idx, read 
 	return idx, read
 }
 
+// Spread returns at most n of the uncertain inputs idx (with their labels read, read), evenly spaced over the
+// list: the k-th of n is at position ⌊k·len/n⌋. A training split that lists its items class by class (as
+// mnist.StratifiedSplit's does) then gives every class its share, where the first n by index would all be of the
+// first classes. With n ≤ 0 or n ≥ len(idx), everything is returned.
+func Spread(idx, read []int, n int) ([]int, []int) {
+	if n <= 0 || n >= len(idx) {
+		return idx, read
+	}
+	outIdx, outRead := make([]int, n), make([]int, n)
+	for k := range n {
+		at := k * len(idx) / n
+		outIdx[k], outRead[k] = idx[at], read[at]
+	}
+	return outIdx, outRead
+}
+
 // Reach runs δ-CLUE with p on each image idx[i] of images (of the models' input, one after another) (read[i] is the label read on it) on up to
 // workers goroutines, and returns what each reached, in the order of idx. Each search's result depends only on
 // its image and p, so the answer does not depend on workers.
