@@ -122,6 +122,7 @@ bench-set:
 	$(GO) run ./cmd/benchset $(if $(BASE),-base $(BASE)) $(BENCHSET_FLAGS)
 
 .PHONY: bench-peers
-## bench-peers: the same δ-CLUE search (n = 100 × 100 steps, same weights and starts) in our page (2 workers), TF.js 4.22.0 WASM (2 threads) in the same Chromium, our engine natively and PyTorch (2 threads), interleaved, each peer checked against the engine before it is timed; writes docs/peers.md's results and docs/peers.json (needs chromium, npm, python3-torch; libopenblas0-openmp for a fair PyTorch); BENCHPEERS_FLAGS=-short for a quick run that writes nothing
+## bench-peers: the same δ-CLUE search (n = 100 × 100 steps, same weights and starts) in our page (2 workers), TF.js 4.22.0 WASM (2 threads) in the same Chromium, our engine natively and PyTorch (2 threads), interleaved, each peer checked against the engine before it is timed; on Fashion's models, then the digits'; writes docs/peers.md's results and docs/peers.json (Fashion), docs/peers-digits.json (needs chromium, npm, python3-torch; libopenblas0-openmp for a fair PyTorch); BENCHPEERS_FLAGS=-short for a quick run that writes nothing
 bench-peers:
-	$(GO) run ./cmd/benchpeers $(if $(BENCHPEERS_FLAGS),,-md docs/peers.md -json docs/peers.json) $(BENCHPEERS_FLAGS)
+	$(GO) run ./cmd/benchpeers -models fashion $(if $(BENCHPEERS_FLAGS),,-md docs/peers.md -json docs/peers.json) $(BENCHPEERS_FLAGS)
+	$(GO) run ./cmd/benchpeers -models digits $(if $(BENCHPEERS_FLAGS),,-md docs/peers.md -json docs/peers-digits.json) $(BENCHPEERS_FLAGS)

@@ -26,8 +26,14 @@ type Report struct {
 	Chromium   string `json:"chromium,omitempty"`
 	LoadBefore string `json:"load_before"`
 	LoadAfter  string `json:"load_after"`
-	// Busy says the load average was above half the cores before or after the rounds: the numbers are then
-	// not fit for comparison.
+	// OthersCPU is the CPU seconds the processes outside the harness's tree used during the rounds, OthersShare
+	// that as a share of the cores over the rounds' wall time, and OthersTop the busiest of them (its command
+	// and seconds): the benchmark's own work raises the load average, so it cannot tell a busy machine.
+	OthersCPU   float64 `json:"others_cpu_seconds"`
+	OthersShare float64 `json:"others_share"`
+	OthersTop   string  `json:"others_top,omitempty"`
+	// Busy says the other processes used more than benchenv.OthersBusy of the cores during the rounds: the
+	// numbers are then not fit for comparison.
 	Busy bool `json:"busy"`
 
 	Models                string  `json:"models"`
@@ -145,7 +151,7 @@ func median(xs []float64) float64 {
 
 // printChecks writes the correctness table.
 func printChecks(w io.Writer, rep *Report) {
-	fmt.Fprintf(w, "\n### Correctness: the peers against the engine\n\n")
+	fmt.Fprintf(w, "\n#### Correctness: the peers against the engine\n\n")
 	fmt.Fprintf(w, "The same search (%s, %s; n = %d × T = %d, K = %d) from the same starts. The first step at the starts of the first %s: the cost "+
 		"and its gradient, relative error (the gradient's: ‖Δg‖/‖g‖), allowed %g. After the search: each restart's final cost "+
 		"(relative error, median allowed %g), its final point (‖Δz‖, δ = 2), the mean final cost (allowed %g) and the final label (≥ %.0f%% the same).\n\n",
@@ -195,17 +201,26 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
+// orNone is s, or "none" when it is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
 // printTimes writes the times' table.
 func printTimes(w io.Writer, rep *Report) {
-	fmt.Fprintf(w, "### Times\n\n")
+	fmt.Fprintf(w, "#### Times\n\n")
 	if rep.Busy {
-		fmt.Fprintf(w, "**THE MACHINE WAS BUSY** (load average %s before, %s after, on %d cores): these numbers are not fit for comparison; take them again on a quiet machine.\n\n",
-			rep.LoadBefore, rep.LoadAfter, rep.Nproc)
+		fmt.Fprintf(w, "**THE MACHINE WAS BUSY**: other processes used %.1f %% of the %d cores during the rounds (%s): these numbers are not fit for comparison; take them again on a quiet machine.\n\n",
+			100*rep.OthersShare, rep.Nproc, rep.OthersTop)
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "**Note:** %s.\n\n", n)
 	}
-	fmt.Fprintf(w, "%s, tree %s; %d cores (nproc), %s; %s; load average %s before, %s after.\n", rep.When, rep.Tree, rep.Nproc, rep.CPU, rep.GoVersion, rep.LoadBefore, rep.LoadAfter)
+	fmt.Fprintf(w, "%s, tree %s; %d cores (nproc), %s; %s; load average %s before, %s after; other processes used %.1f CPU s during the rounds, %.1f %% of the cores (the busiest: %s).\n",
+		rep.When, rep.Tree, rep.Nproc, rep.CPU, rep.GoVersion, rep.LoadBefore, rep.LoadAfter, rep.OthersCPU, 100*rep.OthersShare, orNone(rep.OthersTop))
 	fmt.Fprintf(w, "The search: %s (%s), n = %d restarts × exactly T = %d Adam steps, K = %d MC samples: %.1f GFLOP by the engine's count "+
 		"(2 × n × (T + 1) × %d multiply-adds per point and step). %s, each a fresh page load or process per implementation in this order: "+
 		"start-up (to ready to search), the first search (cold) and %s.\n\n",
@@ -270,11 +285,12 @@ func warmOf(im *Impl) []float64 {
 	return xs
 }
 
-// Markers of docs/peers.md's results section, which -md replaces.
-const (
-	beginResults = "<!-- benchpeers: results begin (written by make bench-peers) -->"
-	endResults   = "<!-- benchpeers: results end -->"
-)
+// resultMarkers are the markers of docs/peers.md's results section for the models named, which -md replaces:
+// each model has its own.
+func resultMarkers(models string) (begin, end string) {
+	return "<!-- benchpeers: " + models + " results begin (written by make bench-peers) -->",
+		"<!-- benchpeers: " + models + " results end -->"
+}
 
 // write writes the Markdown section and the JSON file, each when asked.
 func (rep *Report) write(mdPath, jsonPath string) error {
@@ -295,9 +311,10 @@ func (rep *Report) write(mdPath, jsonPath string) error {
 	if err != nil {
 		return err
 	}
+	beginResults, endResults := resultMarkers(rep.Models)
 	i, j := bytes.Index(doc, []byte(beginResults)), bytes.Index(doc, []byte(endResults))
 	if i < 0 || j < i {
-		return fmt.Errorf("%s has no results section (%q … %q)", mdPath, beginResults, endResults)
+		return fmt.Errorf("%s has no results section for the %s models: add the lines %q and %q where they go", mdPath, rep.Models, beginResults, endResults)
 	}
 	var sec bytes.Buffer
 	sec.WriteString(beginResults + "\n\n")

@@ -196,6 +196,7 @@ func run(ctx context.Context, o options) (*Report, error) {
 	}
 	rep.LoadBefore = benchenv.LoadAvg()
 	logf("load average before the rounds: %s", rep.LoadBefore)
+	others := benchenv.WatchOthers(time.Second)
 	for r := 1; r <= o.rounds; r++ {
 		logf("round %d of %d", r, o.rounds)
 		for _, name := range o.impls {
@@ -223,8 +224,14 @@ func run(ctx context.Context, o options) (*Report, error) {
 		}
 	}
 	rep.LoadAfter = benchenv.LoadAvg()
-	rep.Busy = benchenv.Busy(rep.LoadBefore, rep.Nproc) || benchenv.Busy(rep.LoadAfter, rep.Nproc)
-	logf("load average after: %s (%s in all)", rep.LoadAfter, time.Since(start).Round(time.Second))
+	secs, wall, top, topSecs := others.Stop()
+	rep.OthersCPU, rep.OthersShare = secs, benchenv.Share(secs, wall, rep.Nproc)
+	if top != "" {
+		rep.OthersTop = fmt.Sprintf("%s, %.1f s", top, topSecs)
+	}
+	rep.Busy = rep.OthersShare > benchenv.OthersBusy
+	logf("load average after: %s (%s in all); other processes used %.1f CPU s over the rounds' %s, %.1f %% of the cores (the busiest: %s)",
+		rep.LoadAfter, time.Since(start).Round(time.Second), secs, wall.Round(time.Second), 100*rep.OthersShare, orNone(rep.OthersTop))
 	printTimes(out, rep)
 	if err := rep.write(o.mdOut, o.jsonOut); err != nil {
 		return nil, err

@@ -1,8 +1,8 @@
 //go:build !js
 
 // Package benchenv is what the benchmark commands (cmd/benchset, cmd/benchpeers, cmd/browserbench) record of
-// where their numbers were taken: the machine (cores, CPU model, load average) and the tree (the module's root,
-// its commit).
+// where their numbers were taken: the machine (cores, CPU model, load average, and how much CPU other processes
+// took meanwhile) and the tree (the module's root, its commit).
 package benchenv
 
 import (
@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // NProc is the number of cores the process may use (nproc), else runtime.NumCPU.
@@ -50,16 +51,17 @@ func LoadAvg() string {
 	return strings.TrimSpace(string(b))
 }
 
-// Busy says whether a load average (LoadAvg's text) was above half the cores over its first minute: numbers
-// taken then are not fit for comparison.
-func Busy(loadavg string, cores int) bool {
-	f := strings.Fields(loadavg)
-	if len(f) == 0 {
-		return false
+// Share is other processes' CPU seconds as a share of what cores could do in wall.
+func Share(cpuSeconds float64, wall time.Duration, cores int) float64 {
+	if wall <= 0 || cores <= 0 {
+		return 0
 	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	return err == nil && v > float64(cores)/2
+	return cpuSeconds / (wall.Seconds() * float64(cores))
 }
+
+// OthersBusy is the share of the cores the other processes may use before a benchmark's numbers are not fit for
+// comparison.
+const OthersBusy = 0.05
 
 // ModuleRoot is the folder of the go.mod the go command finds from the working directory.
 func ModuleRoot() (string, error) {
