@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -312,5 +315,85 @@ func TestTranslationsOfAnotherModel(t *testing.T) {
 		if c.From < 0 || c.From > 3 || c.To < 0 || c.To > 3 {
 			t.Errorf("a case %d→%d outside the model's 4 classes", c.From, c.To)
 		}
+	}
+}
+
+// TestSchemesGridWithoutSomeTranslations: an input read as a label the models have no translation from is left
+// out of S6's searches (and only S6's), and the grid goes on.
+func TestSchemesGridWithoutSomeTranslations(t *testing.T) {
+	b, err := testbundle.Grey(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two items the classifier reads as different labels: translations from the first one's label only.
+	items := b.Items(40, 4)
+	plain := t.TempDir()
+	if err := modelsource.WriteDir(plain, b.Bytes, items); err != nil {
+		t.Fatal(err)
+	}
+	src, err := modelsource.Open(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := clue.LoadBundle(src.Bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second, from, other := 0, -1, -1, -1
+	for i := range items.Len() {
+		l := m.BNN.Classify(items.Float(i, nil))[0].Label()
+		if i == 0 {
+			from = l
+		} else if l != from {
+			second, other = i, l
+			break
+		}
+	}
+	if second < 0 {
+		t.Fatalf("the test's premise: the classifier reads all 40 items as %d", from)
+	}
+	r := rng.New(9)
+	var ts []glam.Translation
+	for c := range 4 {
+		ts = append(ts, glam.Translation{From: from, To: c, T: []float32{float32(r.Norm()), float32(r.Norm()), float32(r.Norm())}, Members: 5})
+	}
+	encoded, err := glam.Encode(ts, 3, weights.Dataset{Source: "seeded random translations"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := weights.DecodeBundle(b.Bytes)
+	files = append(files, weights.BundleFile{Name: weights.BundleGlobal, Data: encoded})
+	dir := t.TempDir()
+	if err := modelsource.WriteDir(dir, weights.EncodeBundle(files), items); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	indices := fmt.Sprintf("%d,%d", first, second)
+	if err := experiment([]string{"-models", dir, "-grid", "schemes", "-variants", "1,6", "-indices", indices, "-deltas", "1", "-n", "6", "-max-steps", "20", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, "sets.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	ran := map[string][]string{} // variant → the items it ran on
+	for _, row := range rows[1:] {
+		ran[row[col["variant"]]] = append(ran[row[col["variant"]]], row[col["digit"]]+" read as "+row[col["bnn_label"]])
+	}
+	want1 := []string{fmt.Sprintf("%d read as %d", first, from), fmt.Sprintf("%d read as %d", second, other)}
+	if got := ran["S1 random radius"]; !slices.Equal(got, want1) {
+		t.Errorf("S1 ran on %v, want %v", got, want1)
+	}
+	if got, want := ran["S6 amortised starts"], want1[:1]; !slices.Equal(got, want) {
+		t.Errorf("S6 ran on %v, want only %v: the models translate from %d only", got, want, from)
 	}
 }
