@@ -117,7 +117,7 @@ bench-browser:
 	$(GO) run ./cmd/browserbench $(BROWSERBENCH_FLAGS)
 
 .PHONY: bench-set
-## bench-set: one δ-CLUE set (digit 1735, n = 100 × 100 steps) in headless Chromium (1, 2 workers) and natively (1, 2 cores), the gallery, the first minute (cold link → set, first search vs again, second visit, phone, live preview), and the set in Chromium, Firefox and WebKitGTK side by side; BASE=<git rev> side by side; BENCHSET_FLAGS=-engines-only for the engines alone, -first-minute-only for the first minute and the gallery
+## bench-set: one δ-CLUE set (digit 1735, n = 100 × 100 steps) in headless Chromium (1, 2 workers) and natively (1, 2 cores), the gallery, the first minute (cold link → set, a Fashion link against it, first search vs again, second visit, phone, live preview), and the set in Chromium, Firefox and WebKitGTK side by side; BASE=<git rev> side by side; BENCHSET_FLAGS=-engines-only for the engines alone, -first-minute-only for the first minute and the gallery
 bench-set:
 	$(GO) run ./cmd/benchset $(if $(BASE),-base $(BASE)) $(BENCHSET_FLAGS)
 

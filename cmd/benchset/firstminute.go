@@ -10,6 +10,8 @@ package main
 //     publishes; the first result; the set done; the frame after it, "on screen"), all in ms since
 //     navigation; then the same search clicked again (Explain) in that page, and then a second visit: the
 //     same link opened again in the same profile (warm HTTP cache and service worker);
+//   - a Fashion link (the page's default search of the garment its classifier is least sure of, ?models=fashion)
+//     opened cold → its set on screen, and clicked again: issue 30's second domain, beside the digits' link;
 //   - the no-early-stop set's link (n = 100 × 100 steps) opened cold, and clicked again;
 //   - a cold load without a link: a test digit picked from the gallery, Explain pressed, and pressed again;
 //   - a phone: the CPU throttled 4× (Emulation.setCPUThrottlingRate) at 390×844, the default link opened cold;
@@ -39,6 +41,7 @@ import (
 // The first minute's configurations (FirstSample.Config).
 const (
 	fLink    = "default link"       // cold open, clicked again, second visit
+	fFashion = "Fashion link"       // cold open, clicked again
 	fNoStop  = "no-early-stop link" // cold open, clicked again
 	fExplain = "cold load, Explain" // a test digit from the gallery, Explain, again
 	fPhone   = "phone, default link"
@@ -46,7 +49,7 @@ const (
 )
 
 // firstConfigs is the order a round runs them in.
-var firstConfigs = []string{fLink, fNoStop, fExplain, fPhone, fPreview}
+var firstConfigs = []string{fLink, fFashion, fNoStop, fExplain, fPhone, fPreview}
 
 // FirstSample is one fresh browser context's run of a first-minute configuration.
 type FirstSample struct {
@@ -250,15 +253,22 @@ type firstRun struct {
 	b           *build
 	linkDefault string // the default search's share link (fragment)
 	linkNoStop  string // the no-early-stop set's
+	linkFashion string // the Fashion link's fragment, "" when the build has no Fashion models (or not this tree's)
 	digit       int
 	nav         *int
 	timeout     time.Duration
 }
 
 // url is a page of the build with 2 workers, opened with a link fragment (or none); run makes it new.
-func (f firstRun) url(link string) string {
+func (f firstRun) url(link string) string { return f.urlOf("", link) }
+
+// urlOf is url for the models named (?models=, as the page's share links carry it; "" for the site's default).
+func (f firstRun) urlOf(models, link string) string {
 	*f.nav++
 	u := fmt.Sprintf("%s/repo/?workers=2&run=%d", f.b.url, *f.nav)
+	if models != "" {
+		u = fmt.Sprintf("%s/repo/?models=%s&workers=2&run=%d", f.b.url, models, *f.nav)
+	}
 	if link != "" {
 		u += "#" + link
 	}
@@ -355,6 +365,16 @@ func firstIn(ctx context.Context, f firstRun, s *FirstSample) error {
 		}
 		if s.Second, err = readVisit(ctx, -1, f.timeout, 2, 0, 0); err != nil {
 			return fmt.Errorf("the second visit: %w", err)
+		}
+	case fFashion:
+		if err := nav(f.urlOf("fashion", f.linkFashion)); err != nil {
+			return err
+		}
+		if s.Cold, err = readVisit(ctx, -1, f.timeout, 2, 0, 0); err != nil {
+			return err
+		}
+		if s.AgainMs, err = again(ctx, s.Cold.RunID, f.timeout, 0, 0); err != nil {
+			return err
 		}
 	case fNoStop:
 		if err := nav(f.url(f.linkNoStop)); err != nil {
@@ -517,7 +537,7 @@ func firstRound(ctx, bctx context.Context, rep *Report, order []*build, runs map
 				return err
 			}
 			f, ok := runs[b]
-			if !ok || b.url == "" {
+			if !ok || b.url == "" || cfg == fFashion && f.linkFashion == "" {
 				continue
 			}
 			s := FirstSample{Config: cfg, Build: b.Name, Run: round}

@@ -115,6 +115,31 @@ func TestPrintFirst(t *testing.T) {
 	}
 }
 
+// TestFashionAgainstDigits: the Fashion link's cold time to its set on screen against the digits' link, medians
+// of the same build's runs, and the verdict against the target.
+func TestFashionAgainstDigits(t *testing.T) {
+	shown := func(ms float64) *Visit { return &Visit{Phases: map[string]float64{phShown: ms}} }
+	samples := []FirstSample{
+		{Config: fLink, Build: "this tree", Run: 1, Cold: shown(2000)},
+		{Config: fLink, Build: "this tree", Run: 2, Cold: shown(2200)},
+		{Config: fFashion, Build: "this tree", Run: 1, Cold: shown(2400)},
+		{Config: fFashion, Build: "this tree", Run: 2, Cold: shown(2600)},
+		{Config: fFashion, Build: "this tree", Run: 3, Error: "timeout"},
+		{Config: fFashion, Build: "base x", Run: 1, Cold: shown(9000)},
+		{Config: fLink, Build: "base x", Run: 1, Cold: shown(3000)},
+	}
+	if got := fashionAgainstDigits(samples, "this tree"); !strings.Contains(got, "2500 ms (median of 2)") || !strings.Contains(got, "2100 ms (of 2)") ||
+		!strings.Contains(got, "×1.19, within the target ×1.25") {
+		t.Errorf("this tree: %q", got)
+	}
+	if got := fashionAgainstDigits(samples, "base x"); !strings.Contains(got, "×3.00, OVER the target") {
+		t.Errorf("base: %q", got)
+	}
+	if got := fashionAgainstDigits(samples[:2], "this tree"); got != "" {
+		t.Errorf("without a Fashion run: %q, want nothing", got)
+	}
+}
+
 // TestCellOf: median [min–max], failures noted, blank for nothing.
 func TestCellOf(t *testing.T) {
 	if c, m := cellOf([]float64{3, 1, 2}, 0, 0); c != "2 [1–3]" || m != 2 {

@@ -93,6 +93,12 @@ func firstRows(samples []FirstSample) []firstRow {
 		firstRow{"  first ÷ again", fLink, ratio, 2},
 		firstRow{"second visit (same profile) → set on screen", fLink, onScreen(second), 0})
 	rows = append(rows, phases(fLink, second)...)
+	rows = append(rows, firstRow{"Fashion link, cold → set on screen", fFashion, onScreen(cold), 0})
+	rows = append(rows, phases(fFashion, cold)...)
+	rows = append(rows,
+		firstRow{"  the link's search (first in the page)", fFashion, elapsed, 0},
+		firstRow{"  the same search clicked again", fFashion, againMs, 0},
+		firstRow{"  first ÷ again", fFashion, ratio, 2})
 	rows = append(rows,
 		firstRow{"no-early-stop link: its search, first in page", fNoStop, elapsed, 0},
 		firstRow{"  the same search clicked again", fNoStop, againMs, 0},
@@ -211,6 +217,45 @@ func printFirst(w io.Writer, rep *Report, builds []*build) {
 	}
 	printTable(w, samples, firstRows(samples), func(s FirstSample) string { return s.Build }, names, ratio)
 	fmt.Fprintln(w)
+	for _, b := range builds {
+		if line := fashionAgainstDigits(samples, b.Name); line != "" {
+			fmt.Fprintf(w, "%s: %s\n", b.Name, line)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// FashionTarget is how much longer than the digits' a Fashion link may take, cold, to its set on screen (issue 30).
+const FashionTarget = 1.25
+
+// fashionAgainstDigits compares, for one build, the Fashion link's cold time to its set on screen with the digits'
+// default link's, medians over the same run's rounds; "" when either is missing.
+func fashionAgainstDigits(samples []FirstSample, build string) string {
+	med := func(cfg string) (float64, int) {
+		var xs []float64
+		for _, s := range samples {
+			if s.Config == cfg && s.Build == build && s.Error == "" && s.Cold != nil {
+				if v := s.Cold.onScreen(); !math.IsNaN(v) {
+					xs = append(xs, v)
+				}
+			}
+		}
+		if len(xs) == 0 {
+			return math.NaN(), 0
+		}
+		return statOf(xs).med, len(xs)
+	}
+	f, nf := med(fFashion)
+	d, nd := med(fLink)
+	if nf == 0 || nd == 0 || d == 0 {
+		return ""
+	}
+	verdict := "within"
+	if f/d > FashionTarget {
+		verdict = "OVER"
+	}
+	return fmt.Sprintf("a Fashion link cold → set on screen %.0f ms (median of %d), the digits' default link %.0f ms (of %d): ×%.2f, %s the target ×%.2f",
+		f, nf, d, nd, f/d, verdict, FashionTarget)
 }
 
 // firstErrors summarises the failed first-minute runs of this tree.

@@ -292,8 +292,17 @@ func run(ctx context.Context, o options) (err error) {
 	logf("load average before: %s", rep.LoadAvgBefore)
 	p := nativebench.SetParams(setN, setSteps)
 	firstRuns := map[*build]firstRun{}
+	fashion, fashionTree, err := fashionLink(root)
+	if err != nil {
+		return err
+	}
 	for _, b := range builds {
 		firstRuns[b] = firstRun{b: b, linkDefault: b.link(digit, clue.Defaults()), linkNoStop: b.link(digit, p), digit: o.digit, nav: &nav, timeout: o.timeout}
+		if fashion != "" && sameFashion(b.root, fashionTree) {
+			f := firstRuns[b]
+			f.linkFashion = fashion
+			firstRuns[b] = f
+		}
 	}
 	add := func(s Sample) {
 		rep.Samples = append(rep.Samples, s)
