@@ -1,0 +1,133 @@
+//go:build !js
+
+package onnximport
+
+import (
+	"fmt"
+
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// Parts are a bundle's converted networks: the classifier's (one for MC dropout, one per member of a deep
+// ensemble), the VAE's encoder (to the latent mean) and its decoder (to the image, or its logits).
+type Parts struct {
+	Classifier       []*Network
+	Encoder, Decoder *Network
+}
+
+// Info is what the description needs beside the networks.
+type Info struct {
+	Name, Title string
+	Classes     []string
+	Noun        string // what one input is called ("image" when empty)
+	// Samples is an MC-dropout classifier's number of fixed masks, drawn from MaskSeed.
+	Samples  int
+	MaskSeed uint64
+}
+
+// Describe makes the models' description and their float32 weights files (weights.BundleBNN for the
+// classifier, weights.BundleVAE for the VAE), checked as the engine checks a bundle: the networks must chain
+// (the encoder from the classifier's input to a latent size the decoder takes, the decoder back to that input,
+// the classifier to the classes), and the classifier must end in logits or a softmax over them.
+func Describe(p Parts, info Info) (*weights.Description, map[string]*weights.File, error) {
+	if len(p.Classifier) == 0 || p.Encoder == nil || p.Decoder == nil {
+		return nil, nil, fmt.Errorf("a bundle needs a classifier, an encoder and a decoder")
+	}
+	in := p.Classifier[0].In
+	if in.Flat || (in.C != 1 && in.C != 3) {
+		return nil, nil, fmt.Errorf("the classifier takes %v; the explainer takes images of 1 (grey) or 3 (RGB) channels", in)
+	}
+	d := &weights.Description{Format: weights.DescriptionFormat, Name: info.Name, Title: info.Title, Classes: info.Classes}
+	if d.Title == "" {
+		d.Title = info.Name
+	}
+	d.Input = weights.Input{Height: in.H, Width: in.W, Channels: in.C, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: info.Noun}
+	if in.C == 3 {
+		d.Input.Drawing = weights.DrawColour
+	}
+	if d.Input.Noun == "" {
+		d.Input.Noun = "image"
+	}
+	var bnn []weights.Named
+	for i, n := range p.Classifier {
+		who := "the classifier"
+		if len(p.Classifier) > 1 {
+			who = fmt.Sprintf("the ensemble's member %d", i+1)
+		}
+		if n.In != in {
+			return nil, nil, fmt.Errorf("%s takes %v, the first member %v", who, n.In, in)
+		}
+		if !n.Out.Flat || n.Out.Size() != len(info.Classes) {
+			return nil, nil, fmt.Errorf("%s gives %v, and the data have %d classes (%v): name its outputs with -classes", who, n.Out, len(info.Classes), info.Classes)
+		}
+		if n.Final == "Sigmoid" {
+			return nil, nil, fmt.Errorf("%s ends in a sigmoid; the explainer reads a classifier's logits or their softmax", who)
+		}
+		d.Classifier.Networks = append(d.Classifier.Networks, weights.Network{File: weights.BundleBNN, Layers: n.Layers})
+		bnn = append(bnn, n.Tensors...)
+	}
+	if len(p.Classifier) > 1 {
+		d.Classifier.Uncertainty, d.Classifier.Samples = weights.UncertaintyEnsemble, len(p.Classifier)
+	} else {
+		d.Classifier.Uncertainty, d.Classifier.Samples, d.Classifier.MaskSeed = weights.UncertaintyMCDropout, info.Samples, info.MaskSeed
+		if !hasDropout(p.Classifier[0].Layers) {
+			return nil, nil, fmt.Errorf("the classifier has no dropout, and one deterministic network has no uncertainty to explain: " +
+				"say where its dropout acts (-dropout NODE=RATE: eval-mode exports drop it), or give an ensemble's members (-classifier a.onnx,b.onnx,…)")
+		}
+	}
+	enc, dec := p.Encoder, p.Decoder
+	switch {
+	case enc.In != in:
+		return nil, nil, fmt.Errorf("the encoder takes %v and the classifier %v", enc.In, in)
+	case !enc.Out.Flat:
+		return nil, nil, fmt.Errorf("the encoder gives %v, not a latent vector", enc.Out)
+	case enc.Final != "":
+		return nil, nil, fmt.Errorf("the encoder ends in a %s; export it to the latent mean", enc.Final)
+	case dec.In.Size() != enc.Out.Size() || !dec.In.Flat:
+		return nil, nil, fmt.Errorf("the encoder's latent size is %d and the decoder takes %v", enc.Out.Size(), dec.In)
+	case dec.Out != in:
+		return nil, nil, fmt.Errorf("the decoder gives %v, not the classifier's input %v", dec.Out, in)
+	case dec.Final != "" && dec.Final != "Sigmoid":
+		return nil, nil, fmt.Errorf("the decoder ends in a %s; the explainer reads a decoder to the image (or to its logits before a sigmoid)", dec.Final)
+	}
+	d.VAE = weights.VAE{Latent: enc.Out.Size(), Likelihood: weights.LikelihoodGaussian,
+		Encoder: weights.Network{File: weights.BundleVAE, Layers: enc.Layers},
+		Decoder: weights.Network{File: weights.BundleVAE, Layers: dec.Layers}}
+	if dec.Final == "Sigmoid" {
+		d.VAE.Likelihood = weights.LikelihoodBernoulli
+	}
+	files := map[string]*weights.File{}
+	for name, parts := range map[string][]weights.Named{weights.BundleBNN: bnn, weights.BundleVAE: append(append([]weights.Named(nil), enc.Tensors...), dec.Tensors...)} {
+		for _, t := range parts {
+			for _, v := range t.Values {
+				if v != v || v > 3.4e38 || v < -3.4e38 {
+					return nil, nil, fmt.Errorf("tensor %s holds NaN or infinite values", t.Name)
+				}
+			}
+		}
+		model := "bnn"
+		if name == weights.BundleVAE {
+			model = "vae"
+		}
+		b, err := weights.Encode(weights.Manifest{Model: model, Dataset: weights.Dataset{Source: "deltaclue import (ONNX)"}}, parts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if files[name], err = weights.Decode(name, b); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if err := d.Check(files); err != nil {
+		return nil, nil, err
+	}
+	return d, files, nil
+}
+
+func hasDropout(layers []weights.Layer) bool {
+	for _, l := range layers {
+		if l.Op == weights.OpDropout {
+			return true
+		}
+	}
+	return false
+}
