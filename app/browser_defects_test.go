@@ -285,3 +285,24 @@ func parkPointer(t *testing.T, ctx context.Context) {
 	w := eval[float64](t, ctx, `document.documentElement.clientWidth`)
 	do(t, ctx, chromedp.MouseEvent(chromedp.MouseMoved, w-3, 3))
 }
+
+// TestBrowserExplainAgainOnALink: the default search's link opened, and Explain pressed again the moment its
+// set is done and the button enabled (as make bench-set's "clicked again" does, before the page has painted
+// it): the second set finishes too. It once stayed "running" with every result in: a request for the figures of
+// the page's early set, left waiting, went to the summary worker mid-run and made it drop the restarts it held.
+func TestBrowserExplainAgainOnALink(t *testing.T) {
+	chrome := findChrome(t)
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	ctx := browser(t, chrome)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2#"+linkFor(t, 1735, clue.Defaults())))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!(window.deltaclue && window.deltaclue.state == "done" && window.deltaclue.runID >= 1 && !document.getElementById("run").disabled)`,
+		chromedp.WithPollingTimeout(2*time.Minute), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+		t.Fatalf("the link's set: %v", err)
+	}
+	first := eval[float64](t, ctx, `(() => { const id = window.deltaclue.runID; document.getElementById("run").click(); return id })()`)
+	waitFor(t, ctx, "the second set", fmt.Sprintf(`window.deltaclue.runID > %v && window.deltaclue.state == "done" && window.deltaclue.painted`, first), time.Minute)
+	if n := eval[float64](t, ctx, `window.deltaclue.results`); n != float64(clue.Defaults().N) {
+		t.Errorf("the second set has %v results, want %d", n, clue.Defaults().N)
+	}
+}

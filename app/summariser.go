@@ -107,6 +107,10 @@ func (e *Explainer) requestSummary() {
 // makes none, and the page shows the set without its figures.
 func (e *Explainer) requestFigures() {
 	s := e.summaries.worker
+	if e.summaryInWorker() { // a large set's figures come with its summary
+		e.summaries.figuresWanted = false
+		return
+	}
 	e.summaries.figuresWanted, e.summaries.figuresAsked = true, len(e.work.Run.Results)
 	if s == nil || s.failed || !s.ready || s.busy || e.in.Inspect == nil || len(e.work.Run.Results) == 0 {
 		return
@@ -145,7 +149,8 @@ func (e *Explainer) passOn(raw app.Value, batch int, took []clue.Explanation) {
 func (e *Explainer) resetSummary() {
 	e.summaries.seq++
 	e.summaries.unsent, e.summaries.finishing, e.summaries.figuresFor, e.summaries.figuresAsked = nil, false, 0, 0
-	e.summaries.figuresSeq++ // an earlier set's figures, still on their way, are not this one's
+	e.summaries.figuresWanted = false // an earlier set's figures, waiting for the worker, are not this one's
+	e.summaries.figuresSeq++          // nor are those still on their way
 }
 
 // onSummariser handles the summary worker's message on the UI goroutine.

@@ -570,6 +570,20 @@ func TestSummarizeEqualsSummarize(t *testing.T) {
 	if got[0].Type != "error" || !strings.Contains(got[0].Error, "does not fit") {
 		t.Errorf("a restart with label 12: %+v", got[0])
 	}
+	// A one-off (a negative ID: a small set's figures) summarises what it carries and leaves the run held: run 11
+	// holds 4 restarts, a one-off of 6 others comes between, and run 11's next summary covers its 4 and 2 more.
+	forward(t, w, 11, exps[:4])
+	if got := roundTrip(t, w, Request{Type: "summarize", ID: 11, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p}); got[0].Summarized == nil || got[0].Summarized.Count != 4 {
+		t.Fatalf("run 11's first summary: %+v", got[0])
+	}
+	if got := roundTrip(t, w, Request{Type: "summarize", ID: -3, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p, Explanations: exps[10:16], Figures: true}); got[0].Summarized == nil || got[0].Summarized.Count != 6 || got[0].Summarized.Tradeoff == "" {
+		t.Errorf("a one-off of 6 with figures: %+v", got[0])
+	}
+	forward(t, w, 11, exps[4:6])
+	if got := roundTrip(t, w, Request{Type: "summarize", ID: 11, X0: prob.X0, Z0: prob.Z0, Classes: m.BNN.Classes, Params: &p}); got[0].Summarized == nil || got[0].Summarized.Count != 6 {
+		t.Errorf("run 11 after a one-off covers %+v, want its 6 restarts", got[0].Summarized)
+	}
+
 	// A search worker without models still summarises (the summary needs none); a summary worker searches nothing.
 	got = roundTrip(t, w, Request{Type: "inspect", ID: -1, X0: prob.X0})
 	if got[0].Type != "error" {

@@ -19,8 +19,11 @@ import (
 //	page → worker: summarize  x0, z0, classes, params, explanations   the run's restarts not sent before
 //	worker → page: summarized count, summary, marks                  the summary of every restart it holds
 //
-// The worker keeps the restarts of one run (the request's ID); a request with another ID starts afresh. It
-// sorts them by restart before Summarize, as the page and the CLI do, so the summary has the same bits.
+// The worker keeps the restarts of one run (the request's ID); a request with another positive ID starts
+// afresh. A summarize request with a negative ID is a one-off, the figures of a set the page holds whole: the
+// worker summarises the restarts it carries alone and keeps the run it holds (a one-off that reset it once lost
+// a run's first restarts, and the page waited for ever for a summary of them all). It sorts the restarts by
+// restart before Summarize, as the page and the CLI do, so the summary has the same bits.
 //
 // "results" is a search worker's "results" message as it came, its ID set to the summary's run: the page passes
 // each batch on as it takes it, without decoding or encoding it again. Encoding the restarts not sent before
@@ -59,6 +62,10 @@ func (w *Worker) summarize(req Request, send func(Response)) {
 		send(Response{Type: "error", ID: req.ID, Error: err.Error()})
 		return
 	}
+	if req.ID < 0 {
+		w.summarizeApart(req, send)
+		return
+	}
 	w.startRun(req.ID)
 	shape := [3]int{len(req.X0), len(req.Z0), req.Classes}
 	if len(w.sumExps) > 0 && shape != w.sumShape {
@@ -94,6 +101,35 @@ func (w *Worker) summarize(req Request, send func(Response)) {
 		w.sumLast = &Summarized{Count: len(exps), Summary: s, CARLA: clue.CARLAOf(req.X0, req.Label0, exps), Marks: marks}
 	}
 	out = &Summarized{Count: w.sumLast.Count, Summary: w.sumLast.Summary, CARLA: w.sumLast.CARLA, Marks: w.sumLast.Marks}
+	if req.Figures {
+		out.Tradeoff, out.Map = figures.SetFigures(exps, req.Classes, req.Names, req.Z0, *req.Params, req.Path)
+	}
+	send(Response{Type: "summarized", ID: req.ID, Summarized: out})
+}
+
+// summarizeApart answers a one-off request (a negative ID) with the summary of its own restarts, and the
+// figures if asked, leaving the run the worker holds as it is.
+func (w *Worker) summarizeApart(req Request, send func(Response)) {
+	held := make(map[int]bool, len(req.Explanations))
+	for _, x := range req.Explanations {
+		if held[x.Restart] {
+			send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("restart %d was sent twice for one summary", x.Restart)})
+			return
+		}
+		held[x.Restart] = true
+	}
+	if len(req.Explanations) > MaxSummarized {
+		send(Response{Type: "error", ID: req.ID, Error: fmt.Sprintf("a summary of more than %d restarts", MaxSummarized)})
+		return
+	}
+	exps := append([]clue.Explanation(nil), req.Explanations...)
+	sort.SliceStable(exps, func(a, b int) bool { return exps[a].Restart < exps[b].Restart })
+	s := clue.Summarize(req.X0, req.Z0, req.Classes, *req.Params, exps)
+	marks := make([]Mark, len(exps))
+	for i, x := range exps {
+		marks[i] = Mark{Restart: x.Restart, Mode: x.Mode, DuplicateOf: x.DuplicateOf}
+	}
+	out := &Summarized{Count: len(exps), Summary: s, CARLA: clue.CARLAOf(req.X0, req.Label0, exps), Marks: marks}
 	if req.Figures {
 		out.Tradeoff, out.Map = figures.SetFigures(exps, req.Classes, req.Names, req.Z0, *req.Params, req.Path)
 	}
