@@ -100,6 +100,9 @@ func engineFirst(ctx context.Context, f firstRun, engine, chrome string, s *Firs
 	if s.Cold, err = open(); err != nil {
 		return br.Engine(), err
 	}
+	if _, err := browser.WaitFor(ctx, br, `!document.getElementById("run").disabled`, f.timeout, 5*time.Millisecond); err != nil {
+		return br.Engine(), fmt.Errorf("waiting for Explain: %w", err)
+	}
 	if err := br.Eval(ctx, `(document.getElementById("run").click(), true)`, nil); err != nil {
 		return br.Engine(), fmt.Errorf("pressing Explain: %w", err)
 	}

@@ -309,6 +309,11 @@ func readVisit(ctx context.Context, after float64, timeout time.Duration, worker
 
 // again presses Explain in the page and returns the rerun's elapsedMs.
 func again(ctx context.Context, after float64, timeout time.Duration, total, evaluations int) (float64, error) {
+	// The moment the button is enabled again (the page publishes a finished set before it renders).
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!document.getElementById("run").disabled`,
+		chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(5*time.Millisecond))); err != nil {
+		return 0, fmt.Errorf("waiting for Explain: %w", err)
+	}
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(document.getElementById("run").click(), true)`)); err != nil {
 		return 0, fmt.Errorf("pressing Explain: %w", err)
 	}
