@@ -142,10 +142,12 @@ func countDigits(samples []Sample) int {
 }
 
 // pickDigit is a script that clicks the gallery's button of a test digit and returns the address's fragment
-// before the click ("#" if none), or "" if the gallery has no such digit.
+// before the click ("#" if none); the gallery's first item when it has no such digit, "" when it is empty.
 func pickDigit(digit int) string {
 	return fmt.Sprintf(`(() => {
-		const img = document.querySelector('img[alt="test digit %d"]');
+		// The digit, or the gallery's first item when the gallery (the test items the model is least sure of)
+		// no longer holds it.
+		const img = document.querySelector('img[alt="test digit %d"]') || document.querySelector('button img[alt^="test "]');
 		if (!img || !img.closest("button")) return "";
 		const before = location.hash;
 		img.closest("button").click();
