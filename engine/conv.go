@@ -119,6 +119,36 @@ func (g geometry) scatter(x, col []float32) {
 	}
 }
 
+// index is gather's map: for each value of the windows' matrix [rows·cols], in gather's order, the input
+// position it is read from, or −1 outside the image. The layers gather and scatter through it
+// (kernel.GatherIdx, kernel.ScatterAddIdx: in WebAssembly a loop of matmul.wasm, where Go's own loops took a
+// conv's gather and scatter longer than its two matrix products); gather and scatter are its reference
+// (TestWindowIndexKeepsBits).
+func (g geometry) index() kernel.Index {
+	in, w, P := g.in, g.w, g.cols()
+	idx := make([]int32, g.rows()*P)
+	r := 0
+	for c := 0; c < in.C; c++ {
+		for ky := 0; ky < w.KH; ky++ {
+			for kx := 0; kx < w.KW; kx++ {
+				for oy := 0; oy < g.outH; oy++ {
+					iy := oy*w.StrideH - w.PadH + ky
+					for ox := 0; ox < g.outW; ox++ {
+						ix := ox*w.StrideW - w.PadW + kx
+						j := int32(-1)
+						if iy >= 0 && iy < in.H && ix >= 0 && ix < in.W {
+							j = int32(c*in.H*in.W + iy*in.W + ix)
+						}
+						idx[r*P+oy*g.outW+ox] = j
+					}
+				}
+				r++
+			}
+		}
+	}
+	return kernel.NewIndex(idx)
+}
+
 // addInto adds src to dst elementwise. (A product lands in a scratch buffer that starts at +0 and is then
 // added: the matmul kernels' contract wants an accumulator free of -0, which a shared gradient may hold.)
 func addInto(dst, src []float32) {
@@ -177,12 +207,13 @@ func (c *Conv) MultiplyAdds() int { return c.Out.Size() * c.In.C * c.Window.KH *
 // one image's input gradient before it is added (nil without a gradient).
 type convScratch struct {
 	geo geometry
+	idx kernel.Index // geo.index()
 	col []float32
 	dx  []float32
 }
 
 func newConvScratch(geo geometry, in int, grad bool) convScratch {
-	s := convScratch{geo: geo, col: make([]float32, geo.rows()*geo.cols())}
+	s := convScratch{geo: geo, idx: geo.index(), col: make([]float32, geo.rows()*geo.cols())}
 	if grad {
 		s.dx = make([]float32, in)
 	}
@@ -207,7 +238,7 @@ func (s *convScratch) conv(l *Conv, x, y []float32, n int) {
 	for r := 0; r < n; r++ {
 		yr := y[r*outW : (r+1)*outW]
 		fillBias(yr, l.B, P)
-		s.geo.gather(s.col, x[r*in:(r+1)*in])
+		kernel.GatherIdx(s.col, x[r*in:(r+1)*in], s.idx)
 		kernel.MatMulAdd(l.W, s.col, yr, C, K, P)
 	}
 }
@@ -220,7 +251,7 @@ func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int) {
 		clear(s.col)
 		kernel.MatMulAdd(l.WT, dy[r*outW:(r+1)*outW], s.col, K, C, P)
 		clear(s.dx)
-		s.geo.scatter(s.dx, s.col)
+		kernel.ScatterAddIdx(s.dx, s.col, s.idx)
 		addInto(dx[r*in:(r+1)*in], s.dx)
 	}
 }
@@ -327,7 +358,7 @@ func (o *convTransposeOp) forward() {
 		fillBias(y, o.l.B, outP)
 		clear(o.col)
 		kernel.MatMulAdd(o.l.WT, o.x.Row(r), o.col, K, C, P)
-		o.geo.scatter(y, o.col)
+		kernel.ScatterAddIdx(y, o.col, o.idx)
 	}
 }
 
@@ -339,7 +370,7 @@ func (o *convTransposeOp) backward() {
 	K, P, C := o.geo.rows(), o.geo.cols(), o.l.In.C
 	in, outW := o.l.In.Size(), o.l.Out.Size()
 	for r := 0; r < o.x.Rows(); r++ {
-		o.geo.gather(o.col, o.out.Grad[r*outW:(r+1)*outW])
+		kernel.GatherIdx(o.col, o.out.Grad[r*outW:(r+1)*outW], o.idx)
 		clear(o.dx)
 		kernel.MatMulAdd(o.l.W, o.col, o.dx, C, K, P)
 		addInto(o.x.Grad[r*in:(r+1)*in], o.dx)

@@ -178,6 +178,43 @@ func naiveConvTranspose(c *ConvTranspose, x []float32) []float64 {
 	return y
 }
 
+// TestWindowIndexKeepsBits: gathering and scattering through a window's index (kernel.GatherIdx and
+// ScatterAddIdx, matmul.wasm's loops in a wasmsimd build) give gather's and scatter's bits, on random windows
+// with overlaps, padding and strides.
+func TestWindowIndexKeepsBits(t *testing.T) {
+	r := rng.New(31)
+	for trial := range 60 {
+		in := Shape{1 + r.IntN(3), 1 + r.IntN(9), 1 + r.IntN(9)}
+		w := Window{KH: 1 + r.IntN(4), KW: 1 + r.IntN(4), StrideH: 1 + r.IntN(3), StrideW: 1 + r.IntN(3)}
+		w.PadH, w.PadW = r.IntN(w.KH), r.IntN(w.KW)
+		oh, ow := windowOut(in.H, w.KH, w.StrideH, w.PadH), windowOut(in.W, w.KW, w.StrideW, w.PadW)
+		if oh < 1 || ow < 1 {
+			continue
+		}
+		g := geometry{in: in, w: w, outH: oh, outW: ow}
+		idx := g.index()
+		x := randSlice(r, in.Size(), 1)
+		want, got := make([]float32, g.rows()*g.cols()), make([]float32, g.rows()*g.cols())
+		g.gather(want, x)
+		kernel.GatherIdx(got, x, idx)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("trial %d (%v, %+v): the gather through the index differs at %d", trial, in, w, i)
+			}
+		}
+		col := randSlice(r, len(want), 1)
+		a := randSlice(r, in.Size(), 1)
+		b := append([]float32(nil), a...)
+		g.scatter(a, col)
+		kernel.ScatterAddIdx(b, col, idx)
+		for i := range a {
+			if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+				t.Fatalf("trial %d (%v, %+v): the scatter through the index differs at %d: %v against %v", trial, in, w, i, b[i], a[i])
+			}
+		}
+	}
+}
+
 // TestConvForwardAgainstDefinition: the convolutions through im2col and the matmul kernel agree with their
 // definitions (float64) within float32 rounding, on random shapes, for every row of a batch.
 func TestConvForwardAgainstDefinition(t *testing.T) {

@@ -62,6 +62,8 @@ self.addEventListener("message", async function start(event) {
     mask_positive: (dx, d, h, n) => kernel.exports.mask_positive(dx, d, h, n),
     transpose: (s, d, rows, cols) => kernel.exports.transpose(s, d, rows, cols),
     scale_rows: (s, d, m, rows, cols) => kernel.exports.scale_rows(s, d, m, rows, cols),
+    gather_idx: (d, s, x, n) => kernel.exports.gather_idx(d, s, x, n),
+    scatter_idx: (d, s, x, n) => kernel.exports.scatter_idx(d, s, x, n),
   };
   let instance;
   try {

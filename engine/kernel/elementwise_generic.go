@@ -9,3 +9,7 @@ func maskPositive(dx, d, h []float32) { maskPositiveGo(dx, d, h) }
 func transpose(dst, src []float32, rows, cols int) { transposeGo(dst, src, rows, cols) }
 
 func scaleRows(dst, src, m []float32, rows, cols int) { scaleRowsGo(dst, src, m, rows, cols) }
+
+func gatherIdx(dst, src []float32, idx []int32) { gatherIdxGo(dst, src, idx) }
+
+func scatterIdx(dst, src []float32, idx []int32) { scatterIdxGo(dst, src, idx) }

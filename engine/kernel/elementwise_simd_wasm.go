@@ -44,3 +44,23 @@ func transpose(dst, src []float32, rows, cols int) {
 func scaleRows(dst, src, m []float32, rows, cols int) {
 	wasmScaleRows(unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0]), unsafe.Pointer(&m[0]), int32(rows), int32(cols))
 }
+
+// wasmGatherIdx and wasmScatterIdx are matmul.wasm's exports "gather_idx" and "scatter_idx", supplied like the
+// others; they touch only the n positions the caller checked (Index.check).
+//
+//go:wasmimport deltaclue_kernel gather_idx
+//go:noescape
+func wasmGatherIdx(dst, src, idx unsafe.Pointer, n int32)
+
+//go:wasmimport deltaclue_kernel scatter_idx
+//go:noescape
+func wasmScatterIdx(dst, src, idx unsafe.Pointer, n int32)
+
+// The callers have checked the positions and that there is at least one.
+func gatherIdx(dst, src []float32, idx []int32) {
+	wasmGatherIdx(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), unsafe.Pointer(&idx[0]), int32(len(idx)))
+}
+
+func scatterIdx(dst, src []float32, idx []int32) {
+	wasmScatterIdx(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), unsafe.Pointer(&idx[0]), int32(len(idx)))
+}

@@ -19,9 +19,10 @@
 ;; (load32_zero / store32_lane) blocks; the unused lanes compute garbage that is never stored, and nothing is
 ;; ever read or written outside the three matrices. Row tails (m mod 4) use the same blocks with one row.
 ;;
-;; Beside the kernel it exports two element-wise loops of the engine, relu_rows and mask_positive, and two loops
-;; that lay out the models' weights as a worker starts, transpose and scale_rows (at the end of this file), which
-;; compute the same bits as their Go versions in package kernel (elementwise.go, layout.go).
+;; Beside the kernel it exports two element-wise loops of the engine, relu_rows and mask_positive, two loops
+;; that lay out the models' weights as a worker starts, transpose and scale_rows, and a convolution's window
+;; gather and scatter by index, gather_idx and scatter_idx (at the end of this file), which compute the same bits
+;; as their Go versions in package kernel (elementwise.go, layout.go, windows.go).
 (module
   (import "go" "mem" (memory 0))
 
@@ -505,5 +506,41 @@
         (local.set $m (i32.add (local.get $m) (i32.const 4)))
         (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
         (br $row)))
+  )
+
+  ;; gather_idx(dst, src, idx, n): for every i < n, dst[i] = src[idx[i]], or +0 where idx[i] < 0 (a window's
+  ;; padding): a convolution's windows (im2col) by a precomputed map. The caller checked every index.
+  (func (export "gather_idx") (param $dst i32) (param $src i32) (param $idx i32) (param $n i32)
+    (local $end i32) (local $j i32)
+    (local.set $end (i32.add (local.get $idx) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $idx) (local.get $end)))
+        (local.set $j (i32.load align=4 (local.get $idx)))
+        (f32.store align=4 (local.get $dst)
+          (if (result f32) (i32.lt_s (local.get $j) (i32.const 0))
+            (then (f32.const 0))
+            (else (f32.load align=4 (i32.add (local.get $src) (i32.shl (local.get $j) (i32.const 2)))))))
+        (local.set $idx (i32.add (local.get $idx) (i32.const 4)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+        (br $next)))
+  )
+
+  ;; scatter_idx(dst, src, idx, n): for i = 0, 1, …, n−1 in that order, dst[idx[i]] += src[i] where idx[i] ≥ 0:
+  ;; the adjoint of gather_idx (col2im), each sum float32 as Go's. The caller checked every index.
+  (func (export "scatter_idx") (param $dst i32) (param $src i32) (param $idx i32) (param $n i32)
+    (local $end i32) (local $j i32) (local $at i32)
+    (local.set $end (i32.add (local.get $idx) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $idx) (local.get $end)))
+        (local.set $j (i32.load align=4 (local.get $idx)))
+        (if (i32.ge_s (local.get $j) (i32.const 0))
+          (then
+            (local.set $at (i32.add (local.get $dst) (i32.shl (local.get $j) (i32.const 2))))
+            (f32.store align=4 (local.get $at) (f32.add (f32.load align=4 (local.get $at)) (f32.load align=4 (local.get $src))))))
+        (local.set $idx (i32.add (local.get $idx) (i32.const 4)))
+        (local.set $src (i32.add (local.get $src) (i32.const 4)))
+        (br $next)))
   )
 )

@@ -72,6 +72,8 @@ go.importObject.deltaclue_kernel = {
 	mask_positive: (dx, d, h, n) => (kernel ? kernel.exports.mask_positive(dx, d, h, n) : notYet()),
 	transpose: (s, d, rows, cols) => (kernel ? kernel.exports.transpose(s, d, rows, cols) : notYet()),
 	scale_rows: (s, d, m, rows, cols) => (kernel ? kernel.exports.scale_rows(s, d, m, rows, cols) : notYet()),
+	gather_idx: (d, s, x, n) => (kernel ? kernel.exports.gather_idx(d, s, x, n) : notYet()),
+	scatter_idx: (d, s, x, n) => (kernel ? kernel.exports.scatter_idx(d, s, x, n) : notYet()),
 };
 
 (async () => {
