@@ -1,6 +1,7 @@
 package app
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/weights"
@@ -29,6 +30,18 @@ func TestResources(t *testing.T) {
 		if hasScheme(s) != want {
 			t.Errorf("hasScheme(%q) = %v", s, !want)
 		}
+	}
+}
+
+// TestCompactJS: indentation, blank lines and whole-line comments go; a copyright block at the top stays when
+// asked; code, and a comment after code, are left as they are; the compacted Go wasm_exec.js still defines Go.
+func TestCompactJS(t *testing.T) {
+	js := "// Copyright 2018 The Go Authors.\n// BSD-style.\n\n\"use strict\";\n(() => {\n\t// why\n\tconst a = \"x // y\"; // note\n\n\treturn a;\n})();\n"
+	if got, want := CompactJS(js, true), "// Copyright 2018 The Go Authors.\n// BSD-style.\n\"use strict\";\n(() => {\nconst a = \"x // y\"; // note\nreturn a;\n})();\n"; got != want {
+		t.Errorf("CompactJS(keepHead) =\n%s\nwant\n%s", got, want)
+	}
+	if got := CompactJS(js, false); strings.Contains(got, "Copyright") || !strings.HasPrefix(got, "\"use strict\";") {
+		t.Errorf("CompactJS(drop head) =\n%s", got)
 	}
 }
 

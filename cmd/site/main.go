@@ -157,7 +157,7 @@ func build(out, repo string, base *url.URL, served []*modelsource.Models) error 
 		}
 		switch filepath.Ext(dst) {
 		case ".js":
-			b = []byte(deltaclue.StripLineComments(string(b)))
+			b = []byte(deltaclue.CompactJS(string(b), false))
 		case ".css":
 			b = []byte(deltaclue.StripCSSComments(string(b)))
 		}
@@ -184,6 +184,9 @@ func build(out, repo string, base *url.URL, served []*modelsource.Models) error 
 	// The workers load the page's wasm_exec.js (go-app writes it at the site's root): it must be this Go's, the
 	// one the binaries were built with.
 	if err := sameWasmExec(out, filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js")); err != nil {
+		return err
+	}
+	if err := compactWasmExec(out); err != nil {
 		return err
 	}
 	where := "served under " + siteRoot(repo)
@@ -310,6 +313,17 @@ func writeIcon(path string, size int) error {
 		return err
 	}
 	return f.Close()
+}
+
+// compactWasmExec drops the site's wasm_exec.js's comments and indentation (deltaclue.CompactJS): every first
+// visit downloads it.
+func compactWasmExec(out string) error {
+	path := filepath.Join(out, "wasm_exec.js")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(deltaclue.CompactJS(string(b), true)), 0o644)
 }
 
 // sameWasmExec checks that the site's wasm_exec.js (go-app's copy, which the page and the workers load) is the
