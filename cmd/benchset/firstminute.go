@@ -443,7 +443,15 @@ func pickFromGallery(ctx context.Context, digit int, timeout time.Duration) erro
 		chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
 		return fmt.Errorf("the workers did not get ready: %w (page state %s)", err, pageDump(ctx))
 	}
-	found, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("tab-gallery").click(), `+pickDigit(digit)+`)`))
+	// The gallery's thumbnails are drawn once its tab opens (its data fetched then).
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(document.getElementById("tab-gallery").click(), true)`)); err != nil {
+		return fmt.Errorf("opening the gallery: %w", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!document.querySelector('button img[alt^="test "]')`,
+		chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+		return fmt.Errorf("the gallery did not show its items: %w (page state %s)", err, pageDump(ctx))
+	}
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[string](pickDigit(digit)))
 	switch {
 	case err != nil:
 		return fmt.Errorf("picking the test digit: %w", err)
