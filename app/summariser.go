@@ -107,10 +107,6 @@ func (e *Explainer) requestSummary() {
 // makes none, and the page shows the set without its figures.
 func (e *Explainer) requestFigures() {
 	s := e.summaries.worker
-	if e.summaryInWorker() { // a large set's figures come with its summary
-		e.summaries.figuresWanted = false
-		return
-	}
 	e.summaries.figuresWanted, e.summaries.figuresAsked = true, len(e.work.Run.Results)
 	if s == nil || s.failed || !s.ready || s.busy || e.in.Inspect == nil || len(e.work.Run.Results) == 0 {
 		return
