@@ -307,17 +307,9 @@ func readTensor(t node) (*Tensor, error) {
 	}
 	var got int
 	switch tensor.DataType {
-	case Float:
-		l := t.get("float_data").List()
-		got = l.Len()
-		if int64(got) == n {
-			tensor.Float = make([]float32, n)
-			for i := range tensor.Float {
-				tensor.Float[i] = float32(l.Get(i).Float())
-			}
-		}
-	case Double:
-		l := t.get("double_data").List()
+	case Float, Double:
+		field := map[int32]string{Float: "float_data", Double: "double_data"}[tensor.DataType]
+		l := t.get(field).List()
 		got = l.Len()
 		if int64(got) == n {
 			tensor.Float = make([]float32, n)

@@ -347,13 +347,9 @@ func (c *converter) gemm(n onnxfile.Node) error {
 	if len(w.Dims) != 2 {
 		return fmt.Errorf("weights of shape %s", dimsString(w.Dims))
 	}
-	var b []float32
-	if len(n.Inputs) > 2 && n.Inputs[2] != "" {
-		bt, err := c.floats(arg(n, 2), "its bias")
-		if err != nil {
-			return err
-		}
-		b = bt.Float
+	b, err := c.bias(n)
+	if err != nil {
+		return err
 	}
 	trans := n.Attrs["transB"].I != 0
 	in, out := int(w.Dims[0]), int(w.Dims[1])
@@ -402,13 +398,9 @@ func (c *converter) conv(n onnxfile.Node) error {
 	if len(w.Dims) != 4 {
 		return fmt.Errorf("weights of shape %s; a 2-D convolution's have 4 dimensions", dimsString(w.Dims))
 	}
-	var b []float32
-	if len(n.Inputs) > 2 && n.Inputs[2] != "" {
-		bt, err := c.floats(arg(n, 2), "its bias")
-		if err != nil {
-			return err
-		}
-		b = bt.Float
+	b, err := c.bias(n)
+	if err != nil {
+		return err
 	}
 	if g := n.Attrs["group"].I; g > 1 {
 		return fmt.Errorf("a grouped convolution (groups = %d); the engine runs groups = 1", g)
@@ -705,6 +697,18 @@ func (c *converter) resize(n onnxfile.Node) error {
 		return fmt.Errorf("a scale of %g×%g; the engine upsamples by whole factors", sh, sw)
 	}
 	return c.add(weights.Layer{Op: weights.OpUpsample, Scale: [2]int{int(sh), int(sw)}})
+}
+
+// bias is a Gemm's or a convolution's optional third input, nil when it has none.
+func (c *converter) bias(n onnxfile.Node) ([]float32, error) {
+	if arg(n, 2) == "" {
+		return nil, nil
+	}
+	t, err := c.floats(arg(n, 2), "its bias")
+	if err != nil {
+		return nil, err
+	}
+	return t.Float, nil
 }
 
 // floats is a constant input of float values (weights, biases, rates, scales), refused in a sentence when it is
