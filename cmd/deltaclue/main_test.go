@@ -359,12 +359,10 @@ func TestExplainPNGAndBadInput(t *testing.T) {
 	}
 }
 
-func TestExperimentSmallGrid(t *testing.T) {
-	out := t.TempDir()
-	if err := experiment([]string{"-digits", "2", "-deltas", "1,2", "-n", "10", "-variants", "1,4", "-out", out}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(filepath.Join(out, "sets.csv"))
+// readCSVFile reads a CSV file the commands wrote, failing the test when it cannot.
+func readCSVFile(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,6 +371,15 @@ func TestExperimentSmallGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rows
+}
+
+func TestExperimentSmallGrid(t *testing.T) {
+	out := t.TempDir()
+	if err := experiment([]string{"-digits", "2", "-deltas", "1,2", "-n", "10", "-variants", "1,4", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSVFile(t, filepath.Join(out, "sets.csv"))
 	if len(rows) != 1+2*2*2 {
 		t.Fatalf("%d CSV rows, want a header and 2 digits × 2 radii × 2 variants", len(rows))
 	}

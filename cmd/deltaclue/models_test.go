@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -265,6 +264,23 @@ func TestModelsRefusals(t *testing.T) {
 	}
 }
 
+// folderWithTranslations writes a models folder of b with the translations ts added to its bundle, and items as
+// its test items.
+func folderWithTranslations(t *testing.T, b *testbundle.Bundle, ts []glam.Translation, items *idx.Items) string {
+	t.Helper()
+	encoded, err := glam.Encode(ts, 3, weights.Dataset{Source: "seeded random translations"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := weights.DecodeBundle(b.Bytes)
+	files = append(files, weights.BundleFile{Name: weights.BundleGlobal, Data: encoded})
+	dir := t.TempDir()
+	if err := modelsource.WriteDir(dir, weights.EncodeBundle(files), items); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestTranslationsOfAnotherModel: with GLAM-CLUE translations in its folder, another model's explain gives
 // amortised answers in its class names, the schemes' grid runs S6 on its test items, and global runs over them.
 func TestTranslationsOfAnotherModel(t *testing.T) {
@@ -279,16 +295,7 @@ func TestTranslationsOfAnotherModel(t *testing.T) {
 			ts = append(ts, glam.Translation{From: a, To: c, T: []float32{float32(r.Norm()), float32(r.Norm()), float32(r.Norm())}, Members: 5})
 		}
 	}
-	encoded, err := glam.Encode(ts, 3, weights.Dataset{Source: "seeded random translations"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, _ := weights.DecodeBundle(b.Bytes)
-	files = append(files, weights.BundleFile{Name: weights.BundleGlobal, Data: encoded})
-	dir := t.TempDir()
-	if err := modelsource.WriteDir(dir, weights.EncodeBundle(files), b.Items(12, 4)); err != nil {
-		t.Fatal(err)
-	}
+	dir := folderWithTranslations(t, b, ts, b.Items(12, 4))
 	out := t.TempDir()
 	if err := explain([]string{"-models", dir, "-index", "1", "-n", "8", "-max-steps", "20", "-out", out}); err != nil {
 		t.Fatal(err)
@@ -357,30 +364,13 @@ func TestSchemesGridWithoutSomeTranslations(t *testing.T) {
 	for c := range 4 {
 		ts = append(ts, glam.Translation{From: from, To: c, T: []float32{float32(r.Norm()), float32(r.Norm()), float32(r.Norm())}, Members: 5})
 	}
-	encoded, err := glam.Encode(ts, 3, weights.Dataset{Source: "seeded random translations"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, _ := weights.DecodeBundle(b.Bytes)
-	files = append(files, weights.BundleFile{Name: weights.BundleGlobal, Data: encoded})
-	dir := t.TempDir()
-	if err := modelsource.WriteDir(dir, weights.EncodeBundle(files), items); err != nil {
-		t.Fatal(err)
-	}
+	dir := folderWithTranslations(t, b, ts, items)
 	out := t.TempDir()
 	indices := fmt.Sprintf("%d,%d", first, second)
 	if err := experiment([]string{"-models", dir, "-grid", "schemes", "-variants", "1,6", "-indices", indices, "-deltas", "1", "-n", "6", "-max-steps", "20", "-out", out}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(out, "sets.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSVFile(t, filepath.Join(out, "sets.csv"))
 	col := map[string]int{}
 	for i, name := range rows[0] {
 		col[name] = i
