@@ -131,7 +131,7 @@ func readsPacked(o op, t *Tensor) bool {
 // wire works out, once the graph is built, where compaction may pass tensors packed (compact.go): a tensor's
 // Data is needed at full width unless every reader reads it packed; a ReLU's output gradient travels packed
 // when its only reader is a dense op, and its input gradient when the ReLU is its only reader and a dense op
-// produced it.
+// produced it; a ReLU with none of that around it runs at full width (reluOp.full).
 func (g *Graph) wire() {
 	for _, t := range g.tensors {
 		t.needFull = t.pk == nil || len(t.users) == 0
@@ -157,6 +157,12 @@ func (g *Graph) wire() {
 				x.gpk.on = p.x.PerPoint == 1
 			case *denseSamplesOp:
 				x.gpk.on = true
+			}
+		}
+		if !DenseOnly {
+			r.full = r.x.pk == nil && (r.x.gpk == nil || !r.x.gpk.on) && (r.out.gpk == nil || !r.out.gpk.on)
+			for _, u := range r.out.users {
+				r.full = r.full && !readsPacked(u, r.out)
 			}
 		}
 	}

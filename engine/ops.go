@@ -109,6 +109,10 @@ type reluOp struct {
 	x, out *Tensor
 	acc    []uint32 // per input column: the OR of the output's bits over a block's rows
 	pos    []int32  // the kept columns' positions in the input's rows
+	// full: nothing around the ReLU reads or writes packed (an image's, between convolutions), so it runs at full
+	// width even with compaction on: packing would only cost a pass over the rows and a gathered backward. (Never
+	// in a DenseOnly build, which has no such ReLU and so leaves that code out.)
+	full bool
 }
 
 // ReLU is max(x, 0) elementwise; NaN passes through (so a bad input shows in the result instead of vanishing).
@@ -134,6 +138,11 @@ func (g *Graph) ReLU(x *Tensor) *Tensor {
 }
 
 func (o *reluOp) forward() {
+	if !DenseOnly && o.full {
+		o.out.pk.on = false
+		kernel.ReluRows(o.x.Live(), o.out.Live(), o.acc, o.x.Rows(), o.x.Cols) // (acc: its column ORs, unused)
+		return
+	}
 	if !o.x.g.compact {
 		o.out.pk.on = false
 		x, out := o.x.Live(), o.out.Live()
@@ -209,6 +218,11 @@ func (o *reluOp) forward() {
 // meets the kernel as its a operand, where a zero's products are ±0 or skipped.
 func (o *reluOp) backward() {
 	if o.x.Grad == nil {
+		return
+	}
+	if !DenseOnly && o.full { // (the same bits as the loop below, in the SIMD module where there is one)
+		n := o.x.Rows() * o.x.Cols
+		kernel.AddWherePositive(o.x.Grad[:n], o.out.Grad[:n], o.x.Data[:n])
 		return
 	}
 	if !o.x.g.compact {

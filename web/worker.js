@@ -60,6 +60,7 @@ self.addEventListener("message", async function start(event) {
     matmul_add: (a, b, c, m, k, n) => kernel.exports.matmul_add(a, b, c, m, k, n),
     relu_rows: (x, y, acc, rows, w) => kernel.exports.relu_rows(x, y, acc, rows, w),
     mask_positive: (dx, d, h, n) => kernel.exports.mask_positive(dx, d, h, n),
+    add_positive: (dx, d, h, n) => kernel.exports.add_positive(dx, d, h, n),
     transpose: (s, d, rows, cols) => kernel.exports.transpose(s, d, rows, cols),
     scale_rows: (s, d, m, rows, cols) => kernel.exports.scale_rows(s, d, m, rows, cols),
     gather_idx: (d, s, x, n) => kernel.exports.gather_idx(d, s, x, n),

@@ -103,3 +103,32 @@ func Masked(d, v float32) float32 {
 	}
 	return math.Float32frombits(math.Float32bits(d) & m)
 }
+
+// AddWherePositive adds d[t] to dx[t] where h[t] > 0 and leaves dx[t] alone elsewhere (a NaN h[t] included), for
+// t < len(dx): the rectifier's backward pass at full width, `if h > 0 { dx += d }`, bit for bit (a -0 in dx
+// stays -0 where h ≤ 0). In a js/wasm build with the wasmsimd tag it runs matmul.wasm's add_positive (SIMD);
+// elsewhere AddWherePositiveGo.
+//
+// It panics if d or h is shorter than dx.
+func AddWherePositive(dx, d, h []float32) {
+	d, h = checkMask(dx, d, h)
+	if len(dx) == 0 {
+		return
+	}
+	addWherePositive(dx, d, h)
+}
+
+// AddWherePositiveGo is AddWherePositive always in Go: the reference the SIMD version is tested against.
+func AddWherePositiveGo(dx, d, h []float32) {
+	d, h = checkMask(dx, d, h)
+	addWherePositiveGo(dx, d, h)
+}
+
+func addWherePositiveGo(dx, d, h []float32) {
+	d, h = d[:len(dx)], h[:len(dx)]
+	for t, v := range h {
+		if v > 0 {
+			dx[t] += d[t]
+		}
+	}
+}

@@ -13,3 +13,5 @@ func scaleRows(dst, src, m []float32, rows, cols int) { scaleRowsGo(dst, src, m,
 func gatherIdx(dst, src []float32, idx []int32) { gatherIdxGo(dst, src, idx) }
 
 func scatterIdx(dst, src []float32, idx []int32) { scatterIdxGo(dst, src, idx) }
+
+func addWherePositive(dx, d, h []float32) { addWherePositiveGo(dx, d, h) }

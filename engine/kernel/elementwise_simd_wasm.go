@@ -25,6 +25,18 @@ func maskPositive(dx, d, h []float32) {
 	wasmMaskPositive(unsafe.Pointer(&dx[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&h[0]), int32(len(dx)))
 }
 
+// wasmAddPositive is matmul.wasm's export "add_positive", supplied like the others; it reads and writes only
+// within n values of each slice.
+//
+//go:wasmimport deltaclue_kernel add_positive
+//go:noescape
+func wasmAddPositive(dx, d, h unsafe.Pointer, n int32)
+
+// The caller has checked the lengths and that len(dx) is at least 1.
+func addWherePositive(dx, d, h []float32) {
+	wasmAddPositive(unsafe.Pointer(&dx[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&h[0]), int32(len(dx)))
+}
+
 // wasmTranspose and wasmScaleRows are matmul.wasm's exports "transpose" and "scale_rows", supplied like the
 // others; they read and write only within rows*cols values (and rows of m).
 //

@@ -118,3 +118,41 @@ func TestMaskPositiveBitForBit(t *testing.T) {
 		}
 	}
 }
+
+// TestAddWherePositiveBitForBit: AddWherePositive (the SIMD module's add_positive in a wasmsimd build) and
+// AddWherePositiveGo add d to dx where h > 0 and leave dx's bits alone elsewhere (a -0 and a NaN h included),
+// the float32 sum as Go's (any NaN for a NaN sum), never past n.
+func TestAddWherePositiveBitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 300; trial++ {
+		n := r.IntN(40)
+		d, h, start := randomFloats(r, n+2), randomFloats(r, n+2), randomFloats(r, n+2)
+		want := make([]uint32, n)
+		for k := range want {
+			want[k] = math.Float32bits(start[k])
+			if h[k] > 0 {
+				want[k] = math.Float32bits(start[k] + d[k])
+			}
+		}
+		for _, f := range []struct {
+			name string
+			fn   func(dx, d, h []float32)
+		}{{"AddWherePositive", AddWherePositive}, {"AddWherePositiveGo", AddWherePositiveGo}} {
+			dx := append([]float32(nil), start...)
+			dx[n], dx[n+1] = 7, 7
+			f.fn(dx[:n], d, h)
+			for k := 0; k < n; k++ {
+				got := math.Float32bits(dx[k])
+				if w := math.Float32frombits(want[k]); w != w && dx[k] != dx[k] {
+					continue // a NaN sum: which NaN's bits it carries is the hardware's, not ours
+				}
+				if got != want[k] {
+					t.Fatalf("%s n=%d: element %d is %#08x, want %#08x (dx %#08x, d %#08x, h %#08x)", f.name, n, k, got, want[k], math.Float32bits(start[k]), math.Float32bits(d[k]), math.Float32bits(h[k]))
+				}
+			}
+			if dx[n] != 7 || dx[n+1] != 7 {
+				t.Fatalf("%s wrote past n", f.name)
+			}
+		}
+	}
+}

@@ -19,7 +19,7 @@
 ;; (load32_zero / store32_lane) blocks; the unused lanes compute garbage that is never stored, and nothing is
 ;; ever read or written outside the three matrices. Row tails (m mod 4) use the same blocks with one row.
 ;;
-;; Beside the kernel it exports two element-wise loops of the engine, relu_rows and mask_positive, two loops
+;; Beside the kernel it exports three element-wise loops of the engine, relu_rows, mask_positive and add_positive, two loops
 ;; that lay out the models' weights as a worker starts, transpose and scale_rows, and a convolution's window
 ;; gather and scatter by index, gather_idx and scatter_idx (at the end of this file), which compute the same bits
 ;; as their Go versions in package kernel (elementwise.go, layout.go, windows.go).
@@ -422,7 +422,36 @@
         (local.set $t (i32.add (local.get $t) (i32.const 1)))
         (br $tail)))
   )
-;; ---- laying out the weights as a worker starts ----
+
+  ;; add_positive(dx, d, h, n): for t < n, dx[t] += d[t] where h[t] > 0, dx[t] untouched elsewhere (a NaN h
+  ;; included): the sum's lanes are kept by the comparison's mask, the others keep dx's bits.
+  (func (export "add_positive") (param $dx i32) (param $d i32) (param $h i32) (param $n i32)
+    (local $t i32) (local $n4 i32) (local $o i32) (local $x v128)
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $vec_done
+      (loop $vec
+        (br_if $vec_done (i32.ge_u (local.get $t) (local.get $n4)))
+        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
+        (local.set $x (v128.load align=4 (i32.add (local.get $dx) (local.get $o))))
+        (v128.store align=4 (i32.add (local.get $dx) (local.get $o))
+          (v128.bitselect (f32x4.add (local.get $x) (v128.load align=4 (i32.add (local.get $d) (local.get $o))))
+                          (local.get $x)
+                          (f32x4.gt (v128.load align=4 (i32.add (local.get $h) (local.get $o))) (v128.const f32x4 0 0 0 0))))
+        (local.set $t (i32.add (local.get $t) (i32.const 4)))
+        (br $vec)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $t) (local.get $n)))
+        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
+        (if (f32.gt (f32.load align=4 (i32.add (local.get $h) (local.get $o))) (f32.const 0))
+          (then (f32.store align=4 (i32.add (local.get $dx) (local.get $o))
+                  (f32.add (f32.load align=4 (i32.add (local.get $dx) (local.get $o)))
+                           (f32.load align=4 (i32.add (local.get $d) (local.get $o)))))))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $tail)))
+  )
+
+  ;; ---- laying out the weights as a worker starts ----
   ;;
   ;; A worker runs these once per layer before its first search, in code the browser has only just compiled,
   ;; where the same loops as compiled Go took a third of the worker's start (measured under Node).

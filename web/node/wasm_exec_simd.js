@@ -70,6 +70,7 @@ go.importObject.deltaclue_kernel = {
 	matmul_add: (a, b, c, m, k, n) => (kernel ? kernel.exports.matmul_add(a, b, c, m, k, n) : notYet()),
 	relu_rows: (x, y, acc, rows, w) => (kernel ? kernel.exports.relu_rows(x, y, acc, rows, w) : notYet()),
 	mask_positive: (dx, d, h, n) => (kernel ? kernel.exports.mask_positive(dx, d, h, n) : notYet()),
+	add_positive: (dx, d, h, n) => (kernel ? kernel.exports.add_positive(dx, d, h, n) : notYet()),
 	transpose: (s, d, rows, cols) => (kernel ? kernel.exports.transpose(s, d, rows, cols) : notYet()),
 	scale_rows: (s, d, m, rows, cols) => (kernel ? kernel.exports.scale_rows(s, d, m, rows, cols) : notYet()),
 	gather_idx: (d, s, x, n) => (kernel ? kernel.exports.gather_idx(d, s, x, n) : notYet()),
