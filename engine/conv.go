@@ -243,18 +243,28 @@ func (s *convScratch) conv(l *Conv, x, y []float32, n int) {
 	}
 }
 
-// convGrad adds the input gradients of n images, scatter(Wᵀ·∂out) image by image, from dy into dx.
-func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int) {
+// convGrad adds the input gradients of n images, scatter(Wᵀ·∂out) image by image, from dy into dx. With fresh
+// (dx all +0, as Backward clears it, and no other writer before), it scatters into dx itself: the same sums in
+// the same order from the same +0, without a scratch image to clear and add.
+func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int, fresh bool) {
 	K, P, C := s.geo.rows(), s.geo.cols(), l.Out.C
 	in, outW := l.In.Size(), l.Out.Size()
 	for r := 0; r < n; r++ {
 		clear(s.col)
 		kernel.MatMulAdd(l.WT, dy[r*outW:(r+1)*outW], s.col, K, C, P)
+		if fresh {
+			kernel.ScatterAddIdx(dx[r*in:(r+1)*in], s.col, s.idx)
+			continue
+		}
 		clear(s.dx)
 		kernel.ScatterAddIdx(s.dx, s.col, s.idx)
 		addInto(dx[r*in:(r+1)*in], s.dx)
 	}
 }
+
+// freshGrad reports whether x's gradient is all +0 when op o's backward runs: Backward cleared it (it is not
+// packed) and o is x's only reader, so nothing else writes it.
+func freshGrad(x *Tensor) bool { return len(x.users) == 1 && !x.gradPacked() }
 
 type convOp struct {
 	x, out *Tensor
@@ -281,7 +291,7 @@ func (o *convOp) forward() { o.conv(o.l, o.x.Live(), o.out.Live(), o.x.Rows()) }
 func (o *convOp) backward() {
 	if o.x.Grad != nil {
 		n := o.x.Rows()
-		o.convGrad(o.l, o.out.Grad[:n*o.out.Cols], o.x.Grad[:n*o.x.Cols], n)
+		o.convGrad(o.l, o.out.Grad[:n*o.out.Cols], o.x.Grad[:n*o.x.Cols], n, freshGrad(o.x))
 	}
 }
 
@@ -369,8 +379,13 @@ func (o *convTransposeOp) backward() {
 	}
 	K, P, C := o.geo.rows(), o.geo.cols(), o.l.In.C
 	in, outW := o.l.In.Size(), o.l.Out.Size()
+	fresh := freshGrad(o.x) // then the product lands in ∂x itself, from the same +0
 	for r := 0; r < o.x.Rows(); r++ {
 		kernel.GatherIdx(o.col, o.out.Grad[r*outW:(r+1)*outW], o.idx)
+		if fresh {
+			kernel.MatMulAdd(o.l.W, o.col, o.x.Grad[r*in:(r+1)*in], C, K, P)
+			continue
+		}
 		clear(o.dx)
 		kernel.MatMulAdd(o.l.W, o.col, o.dx, C, K, P)
 		addInto(o.x.Grad[r*in:(r+1)*in], o.dx)
@@ -417,6 +432,6 @@ func (o *convSamplesOp) backward() {
 		return
 	}
 	for k := range o.layers {
-		o.convGrad(&o.layers[k], block(o.out, k, true), block(o.x, k, true), o.x.g.batch)
+		o.convGrad(&o.layers[k], block(o.out, k, true), block(o.x, k, true), o.x.g.batch, o.x.PerPoint > 1 && freshGrad(o.x))
 	}
 }
