@@ -251,6 +251,15 @@ func (o *reluOp) backward() {
 			kernel.MaskPositive(dxp[:b*n], dout[:b*n], h[:b*n])
 			continue
 		}
+		if !DenseOnly && dxp != nil { // ∂out at full width (an image layer wrote it): gather its active columns, mask
+			cols := kernel.NewIndex(idx)
+			for i := 0; i < b; i++ {
+				r, dx := k*b+i, dxp[i*n:(i+1)*n]
+				kernel.GatherIdx(dx, o.out.Grad[r*c:(r+1)*c], cols)
+				kernel.MaskPositive(dx, dx, h[i*n:(i+1)*n])
+			}
+			continue
+		}
 		for i := 0; i < b; i++ {
 			hr := h[i*n : (i+1)*n]
 			r := k*b + i
