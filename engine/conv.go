@@ -224,8 +224,9 @@ func newConvScratch(geo geometry, in int, grad bool) convScratch {
 func fillBias(y, b []float32, P int) {
 	for c, v := range b {
 		plane := y[c*P : (c+1)*P]
-		for i := range plane {
-			plane[i] = v
+		plane[0] = v
+		for n := 1; n < len(plane); n *= 2 {
+			copy(plane[n:], plane[:n])
 		}
 	}
 }
