@@ -122,11 +122,20 @@ func Collect(vae *engine.VAE, bnn *engine.BNN, d *weights.Description, train dat
 	}
 	for c, z := range perClass {
 		if len(z) == 0 {
-			return nil, fmt.Errorf("no training %s of class %s is classified correctly with entropy below %v", d.Input.Noun, d.Classes[c], maxEntropy)
+			return nil, &NoAnchorError{Class: c, msg: fmt.Sprintf("no training %s of class %s is classified correctly with entropy below %v", d.Input.Noun, d.Classes[c], maxEntropy)}
 		}
 	}
 	return perClass, nil
 }
+
+// NoAnchorError is Collect's (and Make's) refusal of a class that no training item qualifies for at the entropy
+// asked: a caller may ask again with a higher one.
+type NoAnchorError struct {
+	Class int
+	msg   string
+}
+
+func (e *NoAnchorError) Error() string { return e.msg }
 
 // conversionError is the largest and the root-mean-square difference between the float32 codes and what their
 // int8 form decodes to.
