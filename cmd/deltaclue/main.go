@@ -9,6 +9,8 @@
 //	                               how far each label is
 //	deltaclue experiment [flags]   the paper's experiments on the most uncertain test digits: a CSV of every
 //	                               set's metrics and SVG plots of the paper's figures
+//	deltaclue import     [flags]   a models folder from a PyTorch classifier and VAE exported to ONNX
+//	                               (docs/your-model.md), checked against independent ONNX runtimes
 //	deltaclue global     [flags]   GLAM-CLUE: the shipped global translations (weights/global.dcw) on the
 //	                               test split's uncertain digits, beside δ-CLUE: a table of the groups (JSON,
 //	                               CSV) and their cost–coverage curves (SVG)
@@ -50,6 +52,10 @@ func main() {
 		err = global(os.Args[2:])
 	case "quality":
 		err = quality(os.Args[2:])
+	case "import":
+		err = importCmd(os.Args[2:])
+	case "predict":
+		err = predict(os.Args[2:])
 	case "worked-example":
 		err = workedExampleCmd(os.Args[2:])
 	default:
@@ -76,6 +82,10 @@ func usage() {
               groups.json, groups.csv and coverage.svg in -out
   quality     the models measured on their test items, as one JSON object: accuracy, nll, ece, auroc, elbo,
               reconstructions_keep_label, test_items
+  import      a models folder from a PyTorch classifier and VAE exported to ONNX and their labelled images
+              (-classifier, -encoder, -decoder, -data, -out), checked against independent ONNX runtimes
+  predict     one image (-png FILE) classified by any bundle, as one JSON object: probs, label, class, entropy,
+              aleatoric, epistemic (-eval: dropout off, as PyTorch's eval mode)
   worked-example  docs/measures.md's worked example, from the shipped models (-write docs/measures.md)
 
 Every command but worked-example takes -models NAME|DIR|FILE: the models to run on, the shipped digits by

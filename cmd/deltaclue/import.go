@@ -1,0 +1,463 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deltaclue/deltaclue/engine/anchors"
+	"github.com/deltaclue/deltaclue/engine/glam"
+	"github.com/deltaclue/deltaclue/internal/idx"
+	"github.com/deltaclue/deltaclue/internal/imagefolder"
+	"github.com/deltaclue/deltaclue/internal/modelsource"
+	"github.com/deltaclue/deltaclue/internal/onnxfile"
+	"github.com/deltaclue/deltaclue/internal/onnximport"
+	"github.com/deltaclue/deltaclue/internal/ortnode"
+	"github.com/deltaclue/deltaclue/internal/translations"
+	"github.com/deltaclue/deltaclue/training"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// importFlags are `deltaclue import`'s flags.
+type importFlags struct {
+	classifier, encoder, decoder, data, test, classes, out string
+	name, title, noun, dropout, ortDir                     string
+	samples, checkItems, maxUncertain, anchorsPer          int
+	minMembers                                             int
+	testShare                                              float64
+}
+
+// importCmd makes a models folder from a PyTorch classifier and VAE exported to ONNX and the labelled images
+// they were trained on, checking every graph against an independent runtime first (docs/your-model.md).
+func importCmd(args []string) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	var f importFlags
+	fs.StringVar(&f.classifier, "classifier", "", "the classifier, exported to ONNX (`torch.onnx.export`); a.onnx,b.onnx,… for the members of a deep ensemble")
+	fs.StringVar(&f.encoder, "encoder", "", "the VAE's encoder, exported to ONNX, from the image to the latent mean")
+	fs.StringVar(&f.decoder, "decoder", "", "the VAE's decoder, exported to ONNX, from a latent point to the image (or its logits)")
+	fs.StringVar(&f.data, "data", "", "the labelled images: a folder per class, DIR/<class name>/*.png (torchvision's ImageFolder layout)")
+	fs.StringVar(&f.test, "test", "", "the test items, a folder per class as -data (default: -test-share of -data, drawn with a fixed seed)")
+	fs.StringVar(&f.classes, "classes", "", "the classifier's outputs' names, in order, separated by commas (default: the data's folder names sorted, as ImageFolder numbers them)")
+	fs.StringVar(&f.out, "out", "", "the models folder to write: model.json, its weights files, the anchors, the translations and the test items (it must not hold models yet)")
+	fs.StringVar(&f.name, "name", "", "the models' name, as share links carry it: lowercase letters, digits and hyphens (default: the -out folder's name)")
+	fs.StringVar(&f.title, "title", "", "the models' title, as the page shows it (default: the name)")
+	fs.StringVar(&f.noun, "noun", "image", "what one input is called in the page's sentences")
+	fs.StringVar(&f.dropout, "dropout", "", "where an MC-dropout classifier's dropout acts, which an eval-mode export drops: NODE=RATE[,NODE=RATE…], the dropout applied to the input of each named ONNX node")
+	fs.IntVar(&f.samples, "samples", 20, "an MC-dropout classifier's fixed dropout masks")
+	fs.Float64Var(&f.testShare, "test-share", 0.2, "without -test, the share of -data kept as the test items (the page's gallery, `deltaclue quality`), drawn with a fixed seed; the rest make the anchors and translations")
+	fs.IntVar(&f.checkItems, "check-items", 64, "how many of the data's items the check runs through both runtimes")
+	fs.IntVar(&f.minMembers, "min-members", glam.MinMembers, "the fewest members a GLAM-CLUE group needs for a translation")
+	fs.IntVar(&f.maxUncertain, "max-uncertain", 100, "GLAM-CLUE's translations search at most this many uncertain training items (0: all)")
+	fs.IntVar(&f.anchorsPer, "anchors-per-class", 200, "keep at most this many S2 anchors of each class")
+	fs.StringVar(&f.ortDir, "onnxruntime", ortnode.DefaultDir, "where onnxruntime-web is installed (the second checker, for the graphs onnx-gomlx does not run)")
+	setup := fs.Bool("setup", false, "only install onnxruntime-web "+ortnode.Version+" into -onnxruntime with npm, and exit (make onnxruntime)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("import: unexpected argument %q (every input is a flag)", fs.Arg(0))
+	}
+	if *setup {
+		r, err := ortnode.Install(context.Background(), f.ortDir)
+		if err != nil {
+			return err
+		}
+		_ = r
+		fmt.Printf("onnxruntime-web %s is installed in %s\n", ortnode.Version, f.ortDir)
+		return nil
+	}
+	return runImport(f)
+}
+
+func runImport(f importFlags) error {
+	start := time.Now()
+	switch {
+	case f.classifier == "":
+		return fmt.Errorf("import: -classifier names the classifier's ONNX file")
+	case f.encoder == "" || f.decoder == "":
+		return fmt.Errorf("import: -encoder and -decoder name the VAE's ONNX files (training a VAE on the data without them is not built yet)")
+	case f.data == "":
+		return fmt.Errorf("import: -data names the labelled images, a folder per class")
+	case f.out == "":
+		return fmt.Errorf("import: -out names the models folder to write")
+	case f.testShare <= 0 || f.testShare >= 1:
+		return fmt.Errorf("import: -test-share %g must be between 0 and 1", f.testShare)
+	case f.samples < 2 || f.samples > 256:
+		return fmt.Errorf("import: -samples %d must be 2 to 256", f.samples)
+	}
+	if err := refuseFull(f.out); err != nil {
+		return err
+	}
+	name := f.name
+	if name == "" {
+		name = defaultName(f.out)
+	}
+	if !weights.ValidName(name) {
+		return fmt.Errorf("import: the name %q must be 1 to 32 lowercase letters, digits and hyphens (-name)", name)
+	}
+	dropout, err := parseDropout(f.dropout)
+	if err != nil {
+		return err
+	}
+	members := strings.Split(f.classifier, ",")
+	if len(members) > 1 && dropout != nil {
+		return fmt.Errorf("import: -dropout is for one MC-dropout classifier; an ensemble's members (-classifier a,b,…) are its uncertainty")
+	}
+
+	// The graphs, converted.
+	var graphs []onnximport.File
+	convert := func(role, path, prefix string, drop map[string]float64) (*onnximport.Network, error) {
+		m, err := onnxfile.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		n, err := onnximport.Convert(m, onnximport.Options{Prefix: prefix, Dropout: drop})
+		if err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", role, path, err)
+		}
+		graphs = append(graphs, onnximport.File{Role: role, Path: path, Net: n})
+		return n, nil
+	}
+	var parts onnximport.Parts
+	for i, path := range members {
+		role, prefix := "the classifier", "bnn"
+		if len(members) > 1 {
+			role, prefix = fmt.Sprintf("the ensemble's member %d", i+1), fmt.Sprintf("member%d", i+1)
+		}
+		n, err := convert(role, strings.TrimSpace(path), prefix, dropout)
+		if err != nil {
+			return err
+		}
+		parts.Classifier = append(parts.Classifier, n)
+	}
+	if parts.Encoder, err = convert("the encoder", f.encoder, "encoder", nil); err != nil {
+		return err
+	}
+	if parts.Decoder, err = convert("the decoder", f.decoder, "decoder", nil); err != nil {
+		return err
+	}
+	if dropout != nil {
+		for node := range dropout {
+			if !slices.ContainsFunc(parts.Classifier[0].Layers, func(l weights.Layer) bool { return l.Op == weights.OpDropout }) {
+				return fmt.Errorf("import: -dropout names %q, which the classifier does not have", node)
+			}
+		}
+	}
+	fmt.Printf("converted %d graphs (%.1fs)\n", len(graphs), time.Since(start).Seconds())
+
+	// The data, in the classifier's order of classes.
+	var classes []string
+	if f.classes != "" {
+		for _, c := range strings.Split(f.classes, ",") {
+			classes = append(classes, strings.TrimSpace(c))
+		}
+	}
+	in := parts.Classifier[0].In
+	data, err := imagefolder.Read(f.data, classes, in.C)
+	if err != nil {
+		return err
+	}
+	if got := data.Items.Input; got.Height != in.H || got.Width != in.W {
+		return fmt.Errorf("import: the images in %s are %d×%d and the classifier takes %d×%d: give the images the model was trained on, at its size",
+			f.data, got.Width, got.Height, in.W, in.H)
+	}
+	fmt.Printf("read %d images of %d classes from %s (%.1fs)\n", data.Items.Len(), len(data.Classes), f.data, time.Since(start).Seconds())
+
+	d, files, err := onnximport.Describe(parts, onnximport.Info{Name: name, Title: f.title, Classes: data.Classes, Noun: f.noun, Samples: f.samples, MaskSeed: 1})
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	// Photos, not drawings: the page offers the test items and uploads first, and an upload fills the frame.
+	d.Input.PickFirst, d.Input.Framing = true, weights.FrameFill
+	data.Items.Input = d.Input
+	train, test := data.Items, (*idx.Items)(nil)
+	if f.test != "" {
+		t, err := imagefolder.Read(f.test, data.Classes, in.C)
+		if err != nil {
+			return err
+		}
+		if got := t.Items.Input; got.Height != in.H || got.Width != in.W {
+			return fmt.Errorf("import: the test images in %s are %d×%d and the classifier takes %d×%d", f.test, got.Width, got.Height, in.W, in.H)
+		}
+		test = t.Items
+		test.Input = d.Input
+	} else {
+		train, test = splitItems(data.Items, f.testShare)
+	}
+
+	// The check: every graph in an independent runtime against the engine's float32 forward.
+	ort, ortErr := ortnode.Find(f.ortDir)
+	if ortErr != nil {
+		ort = nil
+	}
+	n := min(f.checkItems, data.Items.Len())
+	x := make([]float32, 0, n*data.Items.Size())
+	for i := 0; i < n; i++ {
+		x = append(x, data.Items.Float(i*data.Items.Len()/n, nil)...)
+	}
+	agreed, err := onnximport.Check(context.Background(), d, files, graphs, x, n, ort)
+	for _, a := range agreed {
+		fmt.Printf("  %-26s agrees with %s within %.2g (%d values of %d items)\n", a.Role, a.Runtime, a.MaxDiff, a.Values, n)
+	}
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	fmt.Printf("checked against the ONNX runtimes (%.1fs)\n", time.Since(start).Seconds())
+
+	// float32, then int8: what compaction costs, on the test items.
+	backend := training.Backend()
+	measure := func(files map[string]*weights.File) (training.Classification, training.VAEQuality, error) {
+		p, err := training.FileTensors(files[weights.BundleBNN], files[weights.BundleVAE])
+		if err != nil {
+			return training.Classification{}, training.VAEQuality{}, err
+		}
+		c, _ := training.MeasureClassifierWith(backend, d, p, test)
+		v := training.MeasureDescribedVAE(backend, d, p, p, test)
+		return c, v, nil
+	}
+	c32, v32, err := measure(files)
+	if err != nil {
+		return err
+	}
+	enc := map[string][]byte{}
+	for _, name := range []string{weights.BundleBNN, weights.BundleVAE} {
+		if enc[name], err = compactFile(d, files[name], measures(c32, v32), nil); err != nil {
+			return err
+		}
+	}
+	int8Files, err := decodeAll(enc)
+	if err != nil {
+		return err
+	}
+	c8, v8, err := measure(int8Files)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("on %d test items:   accuracy   NLL      reconstructions keep the label\n", test.Len())
+	fmt.Printf("  float32           %6.2f %%  %.4f   %6.2f %%\n", 100*c32.Accuracy, c32.NLL, 100*v32.ReconLabelAgreement)
+	fmt.Printf("  int8              %6.2f %%  %.4f   %6.2f %%   (%.1fs)\n", 100*c8.Accuracy, c8.NLL, 100*v8.ReconLabelAgreement, time.Since(start).Seconds())
+	for _, name := range []string{weights.BundleBNN, weights.BundleVAE} { // with the int8 measures in their manifests
+		if enc[name], err = compactFile(d, files[name], measures(c32, v32), map[string]any{"test": measures(c8, v8)}); err != nil {
+			return err
+		}
+	}
+
+	// The folder: the description and weights, then the anchors and translations made from them.
+	desc, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	enc[weights.DescriptionFile] = append(desc, '\n')
+	b, err := weights.OpenBundleFiles(bundleOf(enc), false)
+	if err != nil {
+		return fmt.Errorf("import: the bundle made does not open: %w", err)
+	}
+	split := weights.Dataset{Source: "deltaclue import of " + filepath.Base(filepath.Clean(f.data)), Train: train.Len(), Test: test.Len()}
+	// The digits' threshold first; a model less sure of its training items than the digits' gets a higher one,
+	// doubled until every class has an anchor (a class it never reads correctly has none at any).
+	var noAnchor *anchors.NoAnchorError
+	maxEntropy := anchors.MaxEntropy
+	for {
+		enc[weights.BundleAnchors], err = anchors.MakeAtMost(b, train, split, maxEntropy, f.anchorsPer)
+		if !errors.As(err, &noAnchor) || maxEntropy*2 > math.Log(float64(len(d.Classes))) {
+			break
+		}
+		maxEntropy *= 2
+	}
+	if err != nil {
+		return fmt.Errorf("import: the anchors (S2's starts): %w", err)
+	}
+	if b, err = weights.OpenBundleFiles(bundleOf(enc), false); err != nil {
+		return fmt.Errorf("import: the bundle made does not open: %w", err)
+	}
+	fmt.Printf("anchors: %v per class, training items read right with entropy below %g nats (%.1fs)\n", b.Files[weights.BundleAnchors].Manifest.Metrics["per_class"], maxEntropy, time.Since(start).Seconds())
+	if enc[weights.BundleGlobal], err = translations.Learn(b, train, translations.Options{MinMembers: f.minMembers, MaxMembers: glam.MaxMembers,
+		MaxUncertain: f.maxUncertain, Tool: "deltaclue import", Engine: true, Log: indent{os.Stdout}}); err != nil {
+		return fmt.Errorf("import: the translations: %w", err)
+	}
+	if _, err = weights.OpenBundleFiles(bundleOf(enc), false); err != nil {
+		return fmt.Errorf("import: the bundle made does not open: %w", err)
+	}
+	fmt.Printf("translations made (%.1fs)\n", time.Since(start).Seconds())
+	// The float32 models beside them, as converted and checked: what `deltaclue predict -eval` compares with
+	// PyTorch's own probabilities; the page and the search use the int8 ones.
+	enc32 := map[string][]byte{weights.DescriptionFile: enc[weights.DescriptionFile]}
+	for _, name := range []string{weights.BundleBNN, weights.BundleVAE} {
+		if enc32[name], err = encodeFile(d, files[name], false, nil, map[string]any{"test": measures(c32, v32)}); err != nil {
+			return err
+		}
+	}
+	if err := modelsource.WriteDir(f.out, bundleOf(enc), test); err != nil {
+		return err
+	}
+	if err := modelsource.WriteDir(filepath.Join(f.out, "float32"), bundleOf(enc32), nil); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s (%d test items; the float32 models in %s) in %.1fs\n", f.out, test.Len(), filepath.Join(f.out, "float32"), time.Since(start).Seconds())
+	fmt.Printf("serve it: make serve MODELS=%s; its global view: deltaclue global -models %s -out %s\n", f.out, f.out, f.out)
+	return nil
+}
+
+// parseDropout reads -dropout's NODE=RATE list.
+func parseDropout(s string) (map[string]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]float64{}
+	for _, part := range strings.Split(s, ",") {
+		node, rate, ok := strings.Cut(strings.TrimSpace(part), "=")
+		r, err := strconv.ParseFloat(rate, 64)
+		if !ok || node == "" || err != nil || !(r > 0 && r < 1) {
+			return nil, fmt.Errorf("import: -dropout %q: each entry is NODE=RATE, an ONNX node's name and a rate between 0 and 1 (\"/fc2/Gemm=0.5\")", part)
+		}
+		out[node] = r
+	}
+	return out, nil
+}
+
+var nameChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// defaultName makes a models name of the output folder's name.
+func defaultName(out string) string {
+	s := nameChars.ReplaceAllString(strings.ToLower(filepath.Base(filepath.Clean(out))), "-")
+	s = strings.Trim(s, "-")
+	if len(s) > 32 {
+		s = s[:32]
+	}
+	return s
+}
+
+// refuseFull refuses an output folder that already holds models: nothing complete is overwritten.
+func refuseFull(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, weights.DescriptionFile)); err == nil {
+		return fmt.Errorf("import: %s already holds models (%s); give a new folder", dir, weights.DescriptionFile)
+	}
+	return nil
+}
+
+// splitItems draws share of the items as the test items with a fixed seed, the rest as the training items, each
+// in the data's order.
+func splitItems(all *idx.Items, share float64) (train, test *idx.Items) {
+	n := all.Len()
+	perm := rand.New(rand.NewPCG(20261126, 31)).Perm(n)
+	nTest := max(1, int(float64(n)*share+0.5))
+	isTest := make([]bool, n)
+	for _, i := range perm[:nTest] {
+		isTest[i] = true
+	}
+	train, test = &idx.Items{Input: all.Input}, &idx.Items{Input: all.Input}
+	size := all.Size()
+	for i := 0; i < n; i++ {
+		s := train
+		if isTest[i] {
+			s = test
+		}
+		s.Values = append(s.Values, all.Values[i*size:(i+1)*size]...)
+		s.Labels = append(s.Labels, all.Labels[i])
+	}
+	return train, test
+}
+
+// compactFile encodes the float32 file f again with its description's weights int8 (a scale per output unit
+// or channel, biases float32, as the shipped models), noting the float32 measures and, when known, the int8 ones.
+func compactFile(d *weights.Description, f *weights.File, float32Metrics, metrics map[string]any) ([]byte, error) {
+	return encodeFile(d, f, true, float32Metrics, metrics)
+}
+
+// encodeFile encodes the float32 file f, its weights int8 when compact, with the measures given.
+func encodeFile(d *weights.Description, f *weights.File, compact bool, float32Metrics, metrics map[string]any) ([]byte, error) {
+	var named []weights.Named
+	for _, t := range f.Manifest.Tensors {
+		v, err := f.Tensor(t.Name, t.Shape...)
+		if err != nil {
+			return nil, err
+		}
+		named = append(named, weights.Named{Name: t.Name, Shape: t.Shape, Values: v})
+	}
+	in := d.InputShape()
+	var nets []weights.Network
+	var ins []weights.Shape
+	if f.Manifest.Model == "bnn" {
+		for _, n := range d.Classifier.Networks {
+			nets, ins = append(nets, n), append(ins, in)
+		}
+	} else {
+		nets, ins = []weights.Network{d.VAE.Encoder, d.VAE.Decoder}, []weights.Shape{in, weights.Vector(d.VAE.Latent)}
+	}
+	man := f.Manifest
+	man.Metrics = metrics
+	if !compact {
+		return weights.Encode(man, named)
+	}
+	var err error
+	for i, n := range nets {
+		if named, err = training.CompactNetwork(named, n.Layers, ins[i]); err != nil {
+			return nil, err
+		}
+	}
+	man.Compaction = &weights.Compaction{Tool: "deltaclue import", Source: f.Manifest.PayloadSHA, Float32Metrics: float32Metrics}
+	return weights.Encode(man, named)
+}
+
+// decodeAll decodes weights files by name.
+func decodeAll(enc map[string][]byte) (map[string]*weights.File, error) {
+	out := map[string]*weights.File{}
+	for name, b := range enc {
+		f, err := weights.Decode(name, b)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = f
+	}
+	return out, nil
+}
+
+// bundleOf is the bundle of the files by name: model.json, then the others in name order (as a models
+// folder's bundle is made).
+func bundleOf(enc map[string][]byte) []byte {
+	names := make([]string, 0, len(enc))
+	for n := range enc {
+		if n != weights.DescriptionFile {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	list := []weights.BundleFile{{Name: weights.DescriptionFile, Data: enc[weights.DescriptionFile]}}
+	for _, n := range names {
+		list = append(list, weights.BundleFile{Name: n, Data: enc[n]})
+	}
+	return weights.EncodeBundle(list)
+}
+
+// measures are a manifest's measures of the models: the VAE's ELBO only where the bundle can give it (an
+// imported VAE has no log-variance network: NaN, which JSON cannot hold).
+func measures(c training.Classification, v training.VAEQuality) map[string]any {
+	vae := map[string]any{"recon_label_agreement": v.ReconLabelAgreement}
+	if !math.IsNaN(v.ELBO) {
+		vae["elbo_per_image"] = v.ELBO
+	}
+	return map[string]any{"classifier": c, "vae": vae}
+}
+
+// indent writes each line two spaces in, under the import's own lines.
+type indent struct{ w io.Writer }
+
+func (w indent) Write(p []byte) (int, error) {
+	s := strings.ReplaceAll(strings.TrimSuffix(string(p), "\n"), "\n", "\n  ")
+	if _, err := io.WriteString(w.w, "  "+s+"\n"); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/deltaclue/deltaclue/engine/glam"
+	"github.com/deltaclue/deltaclue/internal/modelsource"
+	"github.com/deltaclue/deltaclue/internal/ortnode"
+)
+
+// torchPython is Debian's python3 with torch, or the test skips loudly (and fails under CI=true).
+func torchPython(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if err := exec.Command(p, "-c", "import torch, onnx").Run(); err == nil {
+			return p
+		}
+	}
+	msg := "SKIPPED: no python3 with torch and onnx (Debian's python3-torch, python3-onnx): the PyTorch example is not run"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// ortDir is the repository's onnxruntime-web (make onnxruntime), or the test skips loudly (fails under CI=true).
+func ortDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", ortnode.DefaultDir)
+	if _, err := ortnode.Find(dir); err != nil {
+		msg := "SKIPPED: " + err.Error() + ": the import cannot check a decoder's ConvTranspose"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return dir
+}
+
+var example struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// pytorchExample runs examples/pytorch/train_export.py once for the package's tests, small (600 training
+// images, 5 s a model), into a folder kept until the tests end.
+func pytorchExample(t *testing.T) string {
+	t.Helper()
+	py := torchPython(t)
+	example.once.Do(func() {
+		dir, err := os.MkdirTemp("", "deltaclue-example-")
+		if err != nil {
+			example.err = err
+			return
+		}
+		example.dir = dir
+		out, err := exec.Command(py, "../../examples/pytorch/train_export.py", dir, "--train", "600", "--test", "120", "--seconds", "5").CombinedOutput()
+		if err != nil {
+			example.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if example.err != nil {
+		t.Fatalf("the PyTorch example: %v", example.err)
+	}
+	return example.dir
+}
+
+var exampleClasses = "T-shirt or top,Trouser,Pullover,Dress,Coat,Sandal,Shirt,Sneaker,Bag,Ankle boot"
+
+func exampleArgs(ex, out, ort string) []string {
+	return []string{"-classifier", filepath.Join(ex, "clf.onnx"), "-encoder", filepath.Join(ex, "enc.onnx"), "-decoder", filepath.Join(ex, "dec.onnx"),
+		"-data", filepath.Join(ex, "train"), "-test", filepath.Join(ex, "test"), "-classes", exampleClasses, "-dropout", "/fc2/Gemm=0.3",
+		"-out", out, "-onnxruntime", ort, "-max-uncertain", "30", "-min-members", "3"}
+}
+
+// TestImportThePyTorchExample: the example's PyTorch models become a models folder that opens, explains and
+// predicts; the float32 import's eval-mode probabilities are PyTorch's own within 1e-4; nothing is overwritten.
+func TestImportThePyTorchExample(t *testing.T) {
+	ex := pytorchExample(t)
+	ort := ortDir(t)
+	out := filepath.Join(t.TempDir(), "clothes")
+	if err := importCmd(exampleArgs(ex, out, ort)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := modelsource.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.Description()
+	if d.Name != "clothes" || len(d.Classes) != 10 || d.Classes[0] != "T-shirt or top" || m.Test == nil || m.Test.Len() != 120 {
+		t.Fatalf("the folder: name %q, classes %v, test items %v", d.Name, d.Classes, m.Test)
+	}
+	if _, ts, err := glam.LoadBundle(m.Bundle); err != nil || m.Bundle.Anchors == nil || len(ts) == 0 {
+		t.Errorf("the folder's anchors and translations: %d translations, %v", len(ts), err)
+	}
+	var probe struct {
+		Probs []float64 `json:"probs"`
+		Label int       `json:"label"`
+	}
+	b, err := os.ReadFile(filepath.Join(ex, "probe.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		t.Fatal(err)
+	}
+	p, said, err := predictFile(filepath.Join(out, "float32"), filepath.Join(ex, "probe.png"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if said != "" {
+		t.Errorf("a 28×28 grey image was changed: %s", said)
+	}
+	worst := 0.0
+	for k, v := range probe.Probs {
+		worst = math.Max(worst, math.Abs(v-float64(p.Probs[k])))
+	}
+	if worst > 1e-4 || p.Label != probe.Label {
+		t.Errorf("predict -eval on the float32 import: %v (label %d), PyTorch %v (label %d): differs by %.3g", p.Probs, p.Label, probe.Probs, probe.Label, worst)
+	}
+	t.Logf("predict -eval agrees with PyTorch within %.2g", worst)
+	mc, _, err := predictFile(out, filepath.Join(ex, "probe.png"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(mc.Epistemic > 0) || math.Abs(float64(mc.Entropy-mc.Aleatoric-mc.Epistemic)) > 1e-5 || mc.Class != d.Classes[mc.Label] {
+		t.Errorf("the MC-dropout prediction: %+v", mc)
+	}
+	if err := explain([]string{"-models", out, "-index", "3", "-n", "8", "-out", filepath.Join(t.TempDir(), "explained")}); err != nil {
+		t.Errorf("explain on the imported models: %v", err)
+	}
+	if err := importCmd(exampleArgs(ex, out, ort)); err == nil || !strings.Contains(err.Error(), "already holds models") {
+		t.Errorf("importing over a models folder: %v", err)
+	}
+}
+
+// TestImportRefusals: what the import cannot do is refused in a sentence that names it, and nothing is written.
+func TestImportRefusals(t *testing.T) {
+	ex := pytorchExample(t)
+	ort := ortDir(t)
+	tmp := t.TempDir()
+	with := func(args []string, flag, value string) []string {
+		out := append([]string(nil), args...)
+		for i := 0; i < len(out); i += 2 {
+			if out[i] == flag {
+				if value == "" {
+					return append(out[:i], out[i+2:]...)
+				}
+				out[i+1] = value
+				return out
+			}
+		}
+		return append(out, flag, value)
+	}
+	base := exampleArgs(ex, filepath.Join(tmp, "m"), ort)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no classifier", with(base, "-classifier", ""), "-classifier names"},
+		{"no decoder", with(base, "-decoder", ""), "-encoder and -decoder"},
+		{"no data", with(base, "-data", ""), "-data names"},
+		{"a file that is not ONNX", with(base, "-encoder", filepath.Join(ex, "probe.json")), "probe.json"},
+		{"the encoder as decoder", with(base, "-decoder", filepath.Join(ex, "enc.onnx")), "decoder"},
+		{"dropout at a node that is not there", with(base, "-dropout", "/nowhere/Gemm=0.3"), "/nowhere/Gemm"},
+		{"a dropout rate of 1", with(base, "-dropout", "/fc2/Gemm=1"), "between 0 and 1"},
+		{"no dropout", with(base, "-dropout", ""), "-dropout NODE=RATE"},
+		{"too few classes", with(base, "-classes", "T-shirt or top,Trouser"), "not among the classes"},
+		{"a bad name", with(base, "-name", "My Model"), "lowercase"},
+		{"no second checker", with(base, "-onnxruntime", filepath.Join(tmp, "none")), "ConvTranspose"},
+		{"an absurd test share", with(base, "-test-share", "1.5"), "-test-share"},
+	} {
+		err := importCmd(c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line naming %q", c.name, err, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(tmp, "m")); err == nil {
+			t.Fatalf("%s: the folder was written", c.name)
+		}
+	}
+	// Images of another size than the classifier's input.
+	small := filepath.Join(tmp, "small", "Trouser")
+	os.MkdirAll(small, 0o755)
+	writeGreyPNG(t, filepath.Join(small, "a.png"), 14, 14)
+	if err := importCmd(with(with(base, "-data", filepath.Join(tmp, "small")), "-test", "")); err == nil || !strings.Contains(err.Error(), "14×14") {
+		t.Errorf("images of 14×14: %v", err)
+	}
+}
+
+// writeGreyPNG writes a w×h grey PNG, a gradient.
+func writeGreyPNG(t *testing.T, path string, w, h int) {
+	t.Helper()
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+}
