@@ -13,7 +13,7 @@ WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./app/sharelink/... ./app/se
 # package:FuzzTarget pairs run briefly by `make test`.
 FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./engine:FuzzLoad ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest ./app/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert
 
-.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel
+.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel onnxruntime example-pytorch
 
 ## serve: build the explainer (both WASM binaries and the static site) and serve it at http://127.0.0.1:8080
 serve: site
@@ -24,6 +24,25 @@ serve: site
 ## MODELS=<models, separated by commas, the first the default: digits, fashion, a folder or a bundle file> serves other models than the shipped digits and clothes (docs/models.md)
 site:
 	$(GO) run ./cmd/site -out build/site -repo "$(REPO)" -base-url "$(BASE_URL)" $(if $(MODELS),-models "$(MODELS)")
+
+## onnxruntime: install onnxruntime-web 1.30.0 (npm ci, no scripts) into build/onnxruntime: the second runtime
+## `deltaclue import` checks ONNX graphs against, for the ops onnx-gomlx does not run (ConvTranspose, LeakyRelu, …)
+onnxruntime:
+	$(GO) run ./cmd/deltaclue import -setup
+
+## example-pytorch: examples/pytorch's small MC-dropout CNN and conv VAE trained on Fashion-MNIST with Debian's
+## python3-torch, exported to ONNX and imported into build/example/clothes (docs/your-model.md); then
+## `make serve MODELS=build/example/clothes` serves its explainer
+example-pytorch: onnxruntime
+	/usr/bin/python3 examples/pytorch/train_export.py build/example/pytorch
+	rm -rf build/example/clothes
+	$(GO) run ./cmd/deltaclue import -classifier build/example/pytorch/clf.onnx -dropout /fc2/Gemm=0.3 \
+	  -encoder build/example/pytorch/enc.onnx -decoder build/example/pytorch/dec.onnx \
+	  -data build/example/pytorch/train -test build/example/pytorch/test \
+	  -classes "T-shirt or top,Trouser,Pullover,Dress,Coat,Sandal,Shirt,Sneaker,Bag,Ankle boot" \
+	  -title "Clothes (a PyTorch example)" -out build/example/clothes
+	$(GO) run ./cmd/deltaclue predict -models build/example/clothes/float32 -eval -png build/example/pytorch/probe.png
+	@echo "PyTorch's own: $$(cat build/example/pytorch/probe.json)"
 
 ## test: go vet, every test natively, the WASM packages under Node, and a short run of every fuzzer
 test: vet test-native test-wasm fuzz
