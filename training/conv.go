@@ -429,7 +429,7 @@ func (v VAEGraphs) negELBO(x, eps *Node) *Node {
 
 // TrainDescribedVAE trains the VAE of d (its encoder, log-variance head and decoder) with early stopping on the
 // validation ELBO, and returns the best epoch's tensors (float32) and the history.
-func TrainDescribedVAE(backend compute.Backend, c Loop, d *weights.Description, train, val *mnist.Set) ([]weights.Named, map[string]any, error) {
+func TrainDescribedVAE(backend compute.Backend, c Loop, d *weights.Description, train, val dataset.Items) ([]weights.Named, map[string]any, error) {
 	in := d.InputShape()
 	latent := d.VAE.Latent
 	lv := d.VAE.LogVariance
@@ -464,7 +464,7 @@ func TrainDescribedVAE(backend compute.Backend, c Loop, d *weights.Description, 
 		r := rng.New(rng.Derive(c.Seed, 3)) // the same noise every epoch, so scores compare
 		var total float64
 		batchChunks(val.Len(), 500, func(lo, hi int) {
-			total += float64(eval.MustCall1(floats(val, lo, hi), noise(r, hi-lo, latent)).Value().(float32))
+			total += float64(eval.MustCall1(itemFloats(val, lo, hi), noise(r, hi-lo, latent)).Value().(float32))
 		})
 		elbo := -total / float64(val.Len())
 		return -elbo, fmt.Sprintf("validation ELBO %.2f nats/image", elbo)

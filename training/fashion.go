@@ -1,6 +1,7 @@
 package training
 
 import (
+	"fmt"
 	"github.com/deltaclue/deltaclue/internal/fashion"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -88,4 +89,24 @@ func DropoutRate(d *weights.Description) float64 {
 		}
 	}
 	return 0
+}
+
+// ConvVAE is the convolutional VAE `deltaclue import` trains for a classifier that comes without one, for
+// inputs of shape in (sides divisible by 4): Fashion's design at any size and channels, encoder conv 4×4/2 → 32
+// → 64, a dense latent mean and log-variance head on the same trunk; decoder dense to 32 × (H/4) × (W/4),
+// transposed conv → 16 → the input's channels, Bernoulli.
+func ConvVAE(in weights.Shape, latent int) (weights.VAE, error) {
+	if in.Flat || in.H%4 != 0 || in.W%4 != 0 || in.H < 4 || in.W < 4 {
+		return weights.VAE{}, fmt.Errorf("the VAE trained for you halves the image twice, so its sides must be multiples of 4, not %d×%d: train your own and export it (-encoder, -decoder)", in.W, in.H)
+	}
+	relu := opLayer(weights.OpReLU)
+	trunk := []weights.Layer{conv("encoder/0", 32, 4, 2, 1), relu, conv("encoder/1", 64, 4, 2, 1), relu, opLayer(weights.OpFlatten)}
+	return weights.VAE{Latent: latent, Likelihood: weights.LikelihoodBernoulli,
+		Encoder:     weights.Network{File: weights.BundleVAE, Layers: append(append([]weights.Layer(nil), trunk...), denseLayer("encoder_mean/0", latent))},
+		LogVariance: &weights.Network{File: weights.BundleVAE, Layers: append(append([]weights.Layer(nil), trunk...), denseLayer("encoder_logvar/0", latent))},
+		Decoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
+			denseLayer("decoder/0", 32*in.H/4*in.W/4), relu, {Op: weights.OpReshape, Shape: []int{32, in.H / 4, in.W / 4}},
+			convT("decoder/1", 16, 4, 2, 1), relu, convT("decoder/2", in.C, 4, 2, 1),
+		}},
+	}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -80,11 +81,18 @@ func snapshot(store *model.Store, layers []layer) []weights.Named {
 
 // run trains for up to MaxEpochs: each epoch calls step on every full batch (indices into the training set,
 // augmented images), then scores the model on validation (lower is better) and keeps the best weights.
-func (lp Loop) run(name string, snap func() []weights.Named, train *mnist.Set,
+//
+// Items of MNIST's size go through Augment (which draws from the loop's stream even when it is zero, as the
+// shipped models were trained); items of any other size are taken as they are, and Augment must be zero.
+func (lp Loop) run(name string, snap func() []weights.Named, train dataset.Items,
 	step func(epoch int, batch []int, images []float32), validate func() (score float64, report string)) (best []weights.Named, bestEpoch int, history []string) {
 	r := rng.New(rng.Derive(lp.Seed, 1))
-	images := make([]float32, lp.Batch*mnist.Pixels)
-	src := make([]float32, mnist.Pixels)
+	size := train.Size()
+	if size != mnist.Pixels && lp.Augment != (Augment{}) {
+		panic("training: augmentation is for 28×28 images")
+	}
+	images := make([]float32, lp.Batch*size)
+	src := make([]float32, size)
 	bestScore := math.Inf(1)
 	start := time.Now()
 	for epoch := 1; epoch <= lp.MaxEpochs; epoch++ {
@@ -92,7 +100,11 @@ func (lp Loop) run(name string, snap func() []weights.Named, train *mnist.Set,
 		for b := 0; b+lp.Batch <= len(perm); b += lp.Batch {
 			batch := perm[b : b+lp.Batch]
 			for k, i := range batch {
-				lp.Augment.Apply(r, train.Float(i, src), images[k*mnist.Pixels:(k+1)*mnist.Pixels])
+				if size == mnist.Pixels {
+					lp.Augment.Apply(r, train.Float(i, src), images[k*size:(k+1)*size])
+				} else {
+					train.Float(i, images[k*size:(k+1)*size])
+				}
 			}
 			step(epoch, batch, images)
 		}

@@ -35,7 +35,7 @@ type importFlags struct {
 	classifier, encoder, decoder, data, test, classes, out string
 	name, title, noun, dropout, ortDir                     string
 	samples, checkItems, maxUncertain, anchorsPer          int
-	minMembers                                             int
+	minMembers, latent, vaeEpochs                          int
 	testShare                                              float64
 }
 
@@ -45,10 +45,12 @@ func importCmd(args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	var f importFlags
 	fs.StringVar(&f.classifier, "classifier", "", "the classifier, exported to ONNX (`torch.onnx.export`); a.onnx,b.onnx,… for the members of a deep ensemble")
-	fs.StringVar(&f.encoder, "encoder", "", "the VAE's encoder, exported to ONNX, from the image to the latent mean")
+	fs.StringVar(&f.encoder, "encoder", "", "the VAE's encoder, exported to ONNX, from the image to the latent mean (without -encoder and -decoder, a convolutional VAE is trained on -data)")
 	fs.StringVar(&f.decoder, "decoder", "", "the VAE's decoder, exported to ONNX, from a latent point to the image (or its logits)")
-	fs.StringVar(&f.data, "data", "", "the labelled images: a folder per class, DIR/<class name>/*.png (torchvision's ImageFolder layout)")
-	fs.StringVar(&f.test, "test", "", "the test items, a folder per class as -data (default: -test-share of -data, drawn with a fixed seed)")
+	fs.IntVar(&f.latent, "latent", 16, "the latent size of a VAE trained on the data")
+	fs.IntVar(&f.vaeEpochs, "vae-epochs", 10, "at most this many epochs of a VAE trained on the data (early stopping on a tenth held out)")
+	fs.StringVar(&f.data, "data", "", "the labelled images: a folder per class, DIR/<class name>/*.png (torchvision's ImageFolder layout), or an IDX file of images (train-images-idx3-ubyte.gz, its labels beside it as train-labels-idx1-ubyte.gz)")
+	fs.StringVar(&f.test, "test", "", "the test items, a folder per class or an IDX file as -data (default: -test-share of -data, drawn with a fixed seed)")
 	fs.StringVar(&f.classes, "classes", "", "the classifier's outputs' names, in order, separated by commas (default: the data's folder names sorted, as ImageFolder numbers them)")
 	fs.StringVar(&f.out, "out", "", "the models folder to write: model.json, its weights files, the anchors, the translations and the test items (it must not hold models yet)")
 	fs.StringVar(&f.name, "name", "", "the models' name, as share links carry it: lowercase letters, digits and hyphens (default: the -out folder's name)")
@@ -86,8 +88,10 @@ func runImport(f importFlags) error {
 	switch {
 	case f.classifier == "":
 		return fmt.Errorf("import: -classifier names the classifier's ONNX file")
-	case f.encoder == "" || f.decoder == "":
-		return fmt.Errorf("import: -encoder and -decoder name the VAE's ONNX files (training a VAE on the data without them is not built yet)")
+	case (f.encoder == "") != (f.decoder == ""):
+		return fmt.Errorf("import: -encoder and -decoder name the VAE's two ONNX files: give both, or neither to have a VAE trained on the data")
+	case f.latent < 1 || f.latent > 256 || f.vaeEpochs < 1:
+		return fmt.Errorf("import: -latent %d must be 1 to 256 and -vae-epochs %d at least 1", f.latent, f.vaeEpochs)
 	case f.data == "":
 		return fmt.Errorf("import: -data names the labelled images, a folder per class")
 	case f.out == "":
@@ -142,11 +146,14 @@ func runImport(f importFlags) error {
 		}
 		parts.Classifier = append(parts.Classifier, n)
 	}
-	if parts.Encoder, err = convert("the encoder", f.encoder, "encoder", nil); err != nil {
-		return err
-	}
-	if parts.Decoder, err = convert("the decoder", f.decoder, "decoder", nil); err != nil {
-		return err
+	trainVAE := f.encoder == ""
+	if !trainVAE {
+		if parts.Encoder, err = convert("the encoder", f.encoder, "encoder", nil); err != nil {
+			return err
+		}
+		if parts.Decoder, err = convert("the decoder", f.decoder, "decoder", nil); err != nil {
+			return err
+		}
 	}
 	if dropout != nil {
 		for node := range dropout {
@@ -165,7 +172,7 @@ func runImport(f importFlags) error {
 		}
 	}
 	in := parts.Classifier[0].In
-	data, err := imagefolder.Read(f.data, classes, in.C)
+	data, err := imagefolder.ReadAny(f.data, classes, in.C)
 	if err != nil {
 		return err
 	}
@@ -175,16 +182,11 @@ func runImport(f importFlags) error {
 	}
 	fmt.Printf("read %d images of %d classes from %s (%.1fs)\n", data.Items.Len(), len(data.Classes), f.data, time.Since(start).Seconds())
 
-	d, files, err := onnximport.Describe(parts, onnximport.Info{Name: name, Title: f.title, Classes: data.Classes, Noun: f.noun, Samples: f.samples, MaskSeed: 1})
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	// Photos, not drawings: the page offers the test items and uploads first, and an upload fills the frame.
-	d.Input.PickFirst, d.Input.Framing = true, weights.FrameFill
-	data.Items.Input = d.Input
+	input := weights.Input{Height: in.H, Width: in.W, Channels: in.C}
+	data.Items.Input = input
 	train, test := data.Items, (*idx.Items)(nil)
 	if f.test != "" {
-		t, err := imagefolder.Read(f.test, data.Classes, in.C)
+		t, err := imagefolder.ReadAny(f.test, data.Classes, in.C)
 		if err != nil {
 			return err
 		}
@@ -192,10 +194,24 @@ func runImport(f importFlags) error {
 			return fmt.Errorf("import: the test images in %s are %d×%d and the classifier takes %d×%d", f.test, got.Width, got.Height, in.W, in.H)
 		}
 		test = t.Items
-		test.Input = d.Input
+		test.Input = input
 	} else {
 		train, test = splitItems(data.Items, f.testShare)
 	}
+	if trainVAE {
+		if parts.VAE, parts.VAETensors, err = trainConvVAE(in, f.latent, f.vaeEpochs, train); err != nil {
+			return err
+		}
+		fmt.Printf("trained a VAE (%.1fs)\n", time.Since(start).Seconds())
+	}
+
+	d, files, err := onnximport.Describe(parts, onnximport.Info{Name: name, Title: f.title, Classes: data.Classes, Noun: f.noun, Samples: f.samples, MaskSeed: 1})
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	// Photos, not drawings: the page offers the test items and uploads first, and an upload fills the frame.
+	d.Input.PickFirst, d.Input.Framing = true, weights.FrameFill
+	data.Items.Input, train.Input, test.Input = d.Input, d.Input, d.Input
 
 	// The check: every graph in an independent runtime against the engine's float32 forward.
 	ort, ortErr := ortnode.Find(f.ortDir)
@@ -245,9 +261,9 @@ func runImport(f importFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("on %d test items:   accuracy   NLL      reconstructions keep the label\n", test.Len())
-	fmt.Printf("  float32           %6.2f %%  %.4f   %6.2f %%\n", 100*c32.Accuracy, c32.NLL, 100*v32.ReconLabelAgreement)
-	fmt.Printf("  int8              %6.2f %%  %.4f   %6.2f %%   (%.1fs)\n", 100*c8.Accuracy, c8.NLL, 100*v8.ReconLabelAgreement, time.Since(start).Seconds())
+	fmt.Printf("on %d test items:   accuracy   NLL      reconstructions keep the label   ELBO\n", test.Len())
+	fmt.Printf("  float32           %6.2f %%  %.4f   %6.2f %%                          %s\n", 100*c32.Accuracy, c32.NLL, 100*v32.ReconLabelAgreement, elboText(v32.ELBO))
+	fmt.Printf("  int8              %6.2f %%  %.4f   %6.2f %%                          %s   (%.1fs)\n", 100*c8.Accuracy, c8.NLL, 100*v8.ReconLabelAgreement, elboText(v8.ELBO), time.Since(start).Seconds())
 	for _, name := range []string{weights.BundleBNN, weights.BundleVAE} { // with the int8 measures in their manifests
 		if enc[name], err = compactFile(d, files[name], measures(c32, v32), map[string]any{"test": measures(c8, v8)}); err != nil {
 			return err
@@ -395,6 +411,9 @@ func encodeFile(d *weights.Description, f *weights.File, compact bool, float32Me
 		}
 	} else {
 		nets, ins = []weights.Network{d.VAE.Encoder, d.VAE.Decoder}, []weights.Shape{in, weights.Vector(d.VAE.Latent)}
+		if d.VAE.LogVariance != nil {
+			nets, ins = append(nets, *d.VAE.LogVariance), append(ins, in)
+		}
 	}
 	man := f.Manifest
 	man.Metrics = metrics
@@ -460,4 +479,30 @@ func (w indent) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// trainConvVAE trains training.ConvVAE on the training items (a tenth held out for early stopping, drawn with a
+// fixed seed) with gomlx, and returns it with its float32 tensors.
+func trainConvVAE(in weights.Shape, latent, epochs int, items *idx.Items) (*weights.VAE, []weights.Named, error) {
+	v, err := training.ConvVAE(in, latent)
+	if err != nil {
+		return nil, nil, fmt.Errorf("import: %w", err)
+	}
+	d := &weights.Description{Input: items.Input, VAE: v}
+	train, val := splitItems(items, 0.1)
+	loop := training.Loop{Seed: 31, Batch: 64, LR: 2e-3, MaxEpochs: epochs, Patience: 3, Log: indent{os.Stdout}}
+	named, _, err := training.TrainDescribedVAE(training.Backend(), loop, d, train, val)
+	if err != nil {
+		return nil, nil, fmt.Errorf("import: training the VAE: %w", err)
+	}
+	return &v, named, nil
+}
+
+// elboText is an ELBO for the import's table, "n/a" where the VAE cannot give one (an exported VAE has no
+// log-variance network).
+func elboText(elbo float64) string {
+	if math.IsNaN(elbo) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f", elbo)
 }

@@ -13,6 +13,9 @@ import (
 type Parts struct {
 	Classifier       []*Network
 	Encoder, Decoder *Network
+	// VAE, with its float32 tensors VAETensors, stands for Encoder and Decoder: a VAE the import trained.
+	VAE        *weights.VAE
+	VAETensors []weights.Named
 }
 
 // Info is what the description needs beside the networks.
@@ -30,7 +33,7 @@ type Info struct {
 // (the encoder from the classifier's input to a latent size the decoder takes, the decoder back to that input,
 // the classifier to the classes), and the classifier must end in logits or a softmax over them.
 func Describe(p Parts, info Info) (*weights.Description, map[string]*weights.File, error) {
-	if len(p.Classifier) == 0 || p.Encoder == nil || p.Decoder == nil {
+	if len(p.Classifier) == 0 || (p.VAE == nil && (p.Encoder == nil || p.Decoder == nil)) {
 		return nil, nil, fmt.Errorf("a bundle needs a classifier, an encoder and a decoder")
 	}
 	in := p.Classifier[0].In
@@ -75,29 +78,15 @@ func Describe(p Parts, info Info) (*weights.Description, map[string]*weights.Fil
 				"say where its dropout acts (-dropout NODE=RATE: eval-mode exports drop it), or give an ensemble's members (-classifier a.onnx,b.onnx,…)")
 		}
 	}
-	enc, dec := p.Encoder, p.Decoder
-	switch {
-	case enc.In != in:
-		return nil, nil, fmt.Errorf("the encoder takes %v and the classifier %v", enc.In, in)
-	case !enc.Out.Flat:
-		return nil, nil, fmt.Errorf("the encoder gives %v, not a latent vector", enc.Out)
-	case enc.Final != "":
-		return nil, nil, fmt.Errorf("the encoder ends in a %s; export it to the latent mean", enc.Final)
-	case dec.In.Size() != enc.Out.Size() || !dec.In.Flat:
-		return nil, nil, fmt.Errorf("the encoder's latent size is %d and the decoder takes %v", enc.Out.Size(), dec.In)
-	case dec.Out != in:
-		return nil, nil, fmt.Errorf("the decoder gives %v, not the classifier's input %v", dec.Out, in)
-	case dec.Final != "" && dec.Final != "Sigmoid":
-		return nil, nil, fmt.Errorf("the decoder ends in a %s; the explainer reads a decoder to the image (or to its logits before a sigmoid)", dec.Final)
-	}
-	d.VAE = weights.VAE{Latent: enc.Out.Size(), Likelihood: weights.LikelihoodGaussian,
-		Encoder: weights.Network{File: weights.BundleVAE, Layers: enc.Layers},
-		Decoder: weights.Network{File: weights.BundleVAE, Layers: dec.Layers}}
-	if dec.Final == "Sigmoid" {
-		d.VAE.Likelihood = weights.LikelihoodBernoulli
+	vaeTensors := p.VAETensors
+	var err error
+	if p.VAE != nil {
+		d.VAE = *p.VAE
+	} else if d.VAE, vaeTensors, err = describeVAE(p.Encoder, p.Decoder, in); err != nil {
+		return nil, nil, err
 	}
 	files := map[string]*weights.File{}
-	for name, parts := range map[string][]weights.Named{weights.BundleBNN: bnn, weights.BundleVAE: append(append([]weights.Named(nil), enc.Tensors...), dec.Tensors...)} {
+	for name, parts := range map[string][]weights.Named{weights.BundleBNN: bnn, weights.BundleVAE: vaeTensors} {
 		for _, t := range parts {
 			for _, v := range t.Values {
 				if v != v || v > 3.4e38 || v < -3.4e38 {
@@ -130,4 +119,30 @@ func hasDropout(layers []weights.Layer) bool {
 		}
 	}
 	return false
+}
+
+// describeVAE is the description's VAE of an exported encoder and decoder, with their tensors, checked to chain
+// with the classifier's input in.
+func describeVAE(enc, dec *Network, in weights.Shape) (weights.VAE, []weights.Named, error) {
+	switch {
+	case enc.In != in:
+		return weights.VAE{}, nil, fmt.Errorf("the encoder takes %v and the classifier %v", enc.In, in)
+	case !enc.Out.Flat:
+		return weights.VAE{}, nil, fmt.Errorf("the encoder gives %v, not a latent vector", enc.Out)
+	case enc.Final != "":
+		return weights.VAE{}, nil, fmt.Errorf("the encoder ends in a %s; export it to the latent mean", enc.Final)
+	case dec.In.Size() != enc.Out.Size() || !dec.In.Flat:
+		return weights.VAE{}, nil, fmt.Errorf("the encoder's latent size is %d and the decoder takes %v", enc.Out.Size(), dec.In)
+	case dec.Out != in:
+		return weights.VAE{}, nil, fmt.Errorf("the decoder gives %v, not the classifier's input %v", dec.Out, in)
+	case dec.Final != "" && dec.Final != "Sigmoid":
+		return weights.VAE{}, nil, fmt.Errorf("the decoder ends in a %s; the explainer reads a decoder to the image (or to its logits before a sigmoid)", dec.Final)
+	}
+	v := weights.VAE{Latent: enc.Out.Size(), Likelihood: weights.LikelihoodGaussian,
+		Encoder: weights.Network{File: weights.BundleVAE, Layers: enc.Layers},
+		Decoder: weights.Network{File: weights.BundleVAE, Layers: dec.Layers}}
+	if dec.Final == "Sigmoid" {
+		v.Likelihood = weights.LikelihoodBernoulli
+	}
+	return v, append(append([]weights.Named(nil), enc.Tensors...), dec.Tensors...), nil
 }
