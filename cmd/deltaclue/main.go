@@ -56,6 +56,8 @@ func main() {
 		err = importCmd(os.Args[2:])
 	case "predict":
 		err = predict(os.Args[2:])
+	case "audit":
+		err = auditCmd(os.Args[2:])
 	case "worked-example":
 		err = workedExampleCmd(os.Args[2:])
 	default:
@@ -86,6 +88,8 @@ func usage() {
               (-classifier, -encoder, -decoder, -data, -out), checked against independent ONNX runtimes
   predict     one image (-png FILE) classified by any bundle, as one JSON object: probs, label, class, entropy,
               aleatoric, epistemic (-eval: dropout off, as PyTorch's eval mode)
+  audit       a whole dataset (-data): δ-CLUE on every item the model is unsure of, per item and in summary
+              (items.jsonl, summary.json, summary.csv, report.html); -shard i/N or auto on a cluster, then audit merge
   worked-example  docs/measures.md's worked example, from the shipped models (-write docs/measures.md)
 
 Every command but worked-example takes -models NAME|DIR|FILE: the models to run on, the shipped digits by
