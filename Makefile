@@ -13,7 +13,7 @@ WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./app/sharelink/... ./app/se
 # package:FuzzTarget pairs run briefly by `make test`.
 FUZZ_TARGETS := ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./engine:FuzzLoad ./app/sharelink:FuzzDecode ./app/searchworker:FuzzRequest ./app/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert
 
-.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel onnxruntime example-pytorch
+.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel onnxruntime example-pytorch test-cluster
 
 ## serve: build the explainer (both WASM binaries and the static site) and serve it at http://127.0.0.1:8080
 serve: site
@@ -43,6 +43,12 @@ example-pytorch: onnxruntime
 	  -title "Clothes (a PyTorch example)" -out build/example/clothes
 	$(GO) run ./cmd/deltaclue predict -models build/example/clothes/float32 -eval -png build/example/pytorch/probe.png
 	@echo "PyTorch's own: $$(cat build/example/pytorch/probe.json)"
+
+## test-cluster: a one-node Slurm cluster on localhost (slurm-wlm, munge), started and stopped by the script: the
+## audit of the digits' test split as an array of 4 tasks, one requeued mid-way, merged and compared byte for byte
+## with one process (deploy/slurm/test-cluster.sh; AUDIT_FLAGS="" for every uncertain item, not CI's short run)
+test-cluster:
+	deploy/slurm/test-cluster.sh
 
 ## test: go vet, every test natively, the WASM packages under Node, and a short run of every fuzzer
 test: vet test-native test-wasm fuzz

@@ -28,7 +28,7 @@ func auditCmd(args []string) error {
 	p := clue.Defaults()
 	finish := paramFlags(fs, &p)
 	spec := modelsFlag(fs)
-	data := fs.String("data", "", "the items to audit: a folder per class, DIR/<class name>/*.png, or an IDX file of images (its labels beside it)")
+	data := fs.String("data", "", "the items to audit: a folder per class, DIR/<class name>/*.png, an IDX file of images (its labels beside it), or \"test\": the models' own test items")
 	out := fs.String("out", "audit-out", "the audit's folder: the shards' records under shards/, and items.jsonl, summary.json, summary.csv and report.html")
 	top := fs.Int("top", 0, "audit the N items the model is least sure of (0: every item with H above -h-threshold)")
 	site := fs.String("site", "", "the explainer's address (https://user.github.io/name/): each record's link opens its item there")
@@ -56,8 +56,13 @@ func auditCmd(args []string) error {
 		return err
 	}
 	start := time.Now()
-	items, err := audit.Load(*data, m.Description())
-	if err != nil {
+	var items *audit.Data
+	if _, statErr := os.Stat(*data); *data == "test" && statErr != nil {
+		if m.Test == nil {
+			return fmt.Errorf("audit: -data test: the %q models have no test items", m.Name())
+		}
+		items = audit.FromItems(m.Test, m.Description(), "test")
+	} else if items, err = audit.Load(*data, m.Description()); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "read %d items (%d unreadable) from %s\n", items.Items.Len(), len(items.Skipped), *data)

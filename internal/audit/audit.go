@@ -23,11 +23,14 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
+	"github.com/deltaclue/deltaclue/internal/dataset"
+	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/internal/imagefolder"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/weights"
@@ -413,4 +416,16 @@ func writeAtomic(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// FromItems makes the models' own test items (or any items) the data of an audit, named "<name>#i".
+func FromItems(items dataset.Items, d *weights.Description, name string) *Data {
+	out := &idx.Items{Input: d.Input, Labels: make([]uint8, items.Len()), Values: make([]uint8, 0, items.Len()*items.Size())}
+	files := make([]string, items.Len())
+	for i := 0; i < items.Len(); i++ {
+		out.Labels[i] = uint8(items.Label(i))
+		out.Values = append(out.Values, sharelink.Quantize(items.Float(i, nil))...)
+		files[i] = name + "#" + strconv.Itoa(i)
+	}
+	return &Data{Data: &imagefolder.Data{Items: out, Classes: d.Classes, Files: files}}
 }
