@@ -3,6 +3,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -157,7 +158,14 @@ func TestBrowserLinkOnPad(t *testing.T) {
 	// under the pointer (seen: 4 runs in 10).
 	waitStill(t, ctx, "copy-link")
 	do(t, ctx, chromedp.Click(chromedp.ID("copy-link")))
-	note := waitText(t, ctx, "copy-note", 5*time.Second)
+	if !textWithin(ctx, "copy-note", 5*time.Second) {
+		// Under a loaded machine (CI runs the packages' tests side by side) the click was seen to land before
+		// the button took it, with no note at all (1 run in ~20): click once more, the page must still copy.
+		t.Logf("no note 5 s after the click on Copy link: clicking again")
+		waitStill(t, ctx, "copy-link")
+		do(t, ctx, chromedp.Click(chromedp.ID("copy-link")))
+	}
+	note := waitText(t, ctx, "copy-note", 15*time.Second)
 	copied, err := chromedp.Run(ctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatal(err)
@@ -182,4 +190,11 @@ func TestBrowserLinkOnPad(t *testing.T) {
 	if n := eval[int](t, ctx, litPixels); n != 0 {
 		t.Errorf("after Clear the pad has %d lit pixels", n)
 	}
+}
+
+// textWithin reports whether the element with the given id shows some text within the timeout.
+func textWithin(ctx context.Context, id string, timeout time.Duration) bool {
+	js := fmt.Sprintf(`!!(document.getElementById(%q) && document.getElementById(%q).textContent)`, id, id)
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(timeout)))
+	return err == nil
 }

@@ -40,14 +40,14 @@ func TestBrowserImportedModel(t *testing.T) {
 	tmp := t.TempDir()
 	ex, models := filepath.Join(tmp, "pytorch"), filepath.Join(tmp, "clothes")
 	start := time.Now()
-	if b, err := exec.Command(py, "../examples/pytorch/train_export.py", ex, "--train", "600", "--test", "120", "--seconds", "5").CombinedOutput(); err != nil {
+	if b, err := exec.Command(py, "../examples/pytorch/train_export.py", ex, "--train", "600", "--test", "120", "--epochs", "15", "--vae-epochs", "15", "--threads", "1").CombinedOutput(); err != nil {
 		t.Fatalf("the PyTorch example: %v\n%s", err, b)
 	}
 	classes := []string{"T-shirt or top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"}
 	cmd := exec.Command("go", "run", "./cmd/deltaclue", "import", "-classifier", filepath.Join(ex, "clf.onnx"), "-dropout", "/fc2/Gemm=0.3",
 		"-encoder", filepath.Join(ex, "enc.onnx"), "-decoder", filepath.Join(ex, "dec.onnx"), "-data", filepath.Join(ex, "train"),
 		"-test", filepath.Join(ex, "test"), "-classes", strings.Join(classes, ","), "-title", "Clothes (a PyTorch example)",
-		"-max-uncertain", "30", "-min-members", "3", "-onnxruntime", ortnode.DefaultDir, "-out", models)
+		"-max-uncertain", "60", "-min-members", "2", "-onnxruntime", ortnode.DefaultDir, "-out", models)
 	cmd.Dir = ".."
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("deltaclue import: %v\n%s", err, b)

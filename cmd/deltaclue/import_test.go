@@ -66,7 +66,7 @@ func pytorchExample(t *testing.T) string {
 			return
 		}
 		example.dir = dir
-		out, err := exec.Command(py, "../../examples/pytorch/train_export.py", dir, "--train", "600", "--test", "120", "--seconds", "5").CombinedOutput()
+		out, err := exec.Command(py, "../../examples/pytorch/train_export.py", dir, "--train", "600", "--test", "120", "--epochs", "15", "--vae-epochs", "15", "--threads", "1").CombinedOutput()
 		if err != nil {
 			example.err = fmt.Errorf("%v\n%s", err, out)
 		}
@@ -82,7 +82,7 @@ var exampleClasses = "T-shirt or top,Trouser,Pullover,Dress,Coat,Sandal,Shirt,Sn
 func exampleArgs(ex, out, ort string) []string {
 	return []string{"-classifier", filepath.Join(ex, "clf.onnx"), "-encoder", filepath.Join(ex, "enc.onnx"), "-decoder", filepath.Join(ex, "dec.onnx"),
 		"-data", filepath.Join(ex, "train"), "-test", filepath.Join(ex, "test"), "-classes", exampleClasses, "-dropout", "/fc2/Gemm=0.3",
-		"-out", out, "-onnxruntime", ort, "-max-uncertain", "30", "-min-members", "3"}
+		"-out", out, "-onnxruntime", ort, "-max-uncertain", "60", "-min-members", "2"}
 }
 
 // TestImportThePyTorchExample: the example's PyTorch models become a models folder that opens, explains and
@@ -247,5 +247,42 @@ func TestImportTrainsAVAE(t *testing.T) {
 	t.Logf("trained VAE: ELBO %.1f nats, reconstructions keep the label %.2f, accuracy %.3f", *q.ELBO, q.ReconstructionsKeepLabel, q.Accuracy)
 	if err := importCmd(append(args[:len(args):len(args)], "-encoder", filepath.Join(ex, "enc.onnx"))); err == nil || !strings.Contains(err.Error(), "both, or neither") {
 		t.Errorf("an encoder without a decoder: %v", err)
+	}
+}
+
+// TestImportAnEnsemble: -classifier a.onnx,b.onnx makes a deep ensemble of those members (here the example's
+// network twice, so its eval-mode mean is PyTorch's softmax), and -dropout with an ensemble is refused.
+func TestImportAnEnsemble(t *testing.T) {
+	ex := pytorchExample(t)
+	ort := ortDir(t)
+	out := filepath.Join(t.TempDir(), "pair")
+	clf := filepath.Join(ex, "clf.onnx")
+	args := []string{"-classifier", clf + "," + clf, "-encoder", filepath.Join(ex, "enc.onnx"), "-decoder", filepath.Join(ex, "dec.onnx"),
+		"-data", filepath.Join(ex, "train"), "-test", filepath.Join(ex, "test"), "-classes", exampleClasses, "-out", out,
+		"-onnxruntime", ort, "-max-uncertain", "5"}
+	if err := importCmd(append(args[:len(args):len(args)], "-dropout", "/fc2/Gemm=0.3")); err == nil || !strings.Contains(err.Error(), "ensemble") {
+		t.Errorf("-dropout with an ensemble: %v", err)
+	}
+	if err := importCmd(args); err != nil {
+		t.Fatal(err)
+	}
+	m, err := modelsource.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Description().Classifier; c.Uncertainty != "ensemble" || c.Samples != 2 || len(c.Networks) != 2 {
+		t.Errorf("the classifier: %s of %d (%d networks)", c.Uncertainty, c.Samples, len(c.Networks))
+	}
+	var probe struct{ Probs []float64 }
+	b, _ := os.ReadFile(filepath.Join(ex, "probe.json"))
+	json.Unmarshal(b, &probe)
+	p, _, err := predictFile(filepath.Join(out, "float32"), filepath.Join(ex, "probe.png"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range probe.Probs {
+		if math.Abs(v-float64(p.Probs[k])) > 1e-4 {
+			t.Fatalf("the two-member ensemble's class %d: %v, PyTorch %v", k, p.Probs[k], v)
+		}
 	}
 }

@@ -1,7 +1,7 @@
 """Trains a small MC-dropout CNN and a small convolutional VAE on a few thousand Fashion-MNIST images, exports
 them to ONNX, and writes the images as class folders: what `deltaclue import` reads (docs/your-model.md).
 
-usage: python3 train_export.py OUT_DIR [--train N] [--test N] [--seconds S]
+usage: python3 train_export.py OUT_DIR [--train N] [--test N] [--epochs E] [--vae-epochs E] [--threads T]
 
 Needs torch (Debian: python3-torch, 1.13; current torch works too) and onnx for the export (python3-onnx),
 and Fashion-MNIST's IDX files (Debian: dataset-fashion-mnist, or --idx DIR). Writes into OUT_DIR:
@@ -100,11 +100,13 @@ def main():
     ap.add_argument("--idx", default="/usr/share/datasets/fashion-mnist")
     ap.add_argument("--train", type=int, default=3000)
     ap.add_argument("--test", type=int, default=500)
-    ap.add_argument("--seconds", type=float, default=40, help="the training budget of each model")
+    ap.add_argument("--epochs", type=int, default=30, help="the classifier's epochs (a fixed number, so that a run is repeatable)")
+    ap.add_argument("--vae-epochs", type=int, default=40, help="the VAE's epochs")
+    ap.add_argument("--threads", type=int, default=2, help="torch's threads")
     ap.add_argument("--latent", type=int, default=8)
     a = ap.parse_args()
     torch.manual_seed(31)
-    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    torch.set_num_threads(max(1, min(a.threads, os.cpu_count() or 1)))
     images = read_idx(os.path.join(a.idx, "train-images-idx3-ubyte.gz"))
     labels = read_idx(os.path.join(a.idx, "train-labels-idx1-ubyte.gz"))
     timages = read_idx(os.path.join(a.idx, "t10k-images-idx3-ubyte.gz"))
@@ -112,23 +114,22 @@ def main():
     x = images[: a.train].float().div(255).unsqueeze(1)
     y = labels[: a.train].long()
 
-    def train(model, loss_fn, seconds):
+    def train(model, loss_fn, epochs):
         opt = torch.optim.Adam(model.parameters(), lr=2e-3)
         g = torch.Generator().manual_seed(7)
-        start, epochs = time.time(), 0
-        while time.time() - start < seconds and epochs < 60:
+        start = time.time()
+        for _ in range(epochs):
             for idx in torch.randperm(len(x), generator=g).split(64):
                 opt.zero_grad()
                 loss = loss_fn(idx)
                 loss.backward()
                 opt.step()
-            epochs += 1
-        return epochs, float(loss)
+        return time.time() - start, float(loss)
 
     clf = Classifier()
     clf.train()
-    e, l = train(clf, lambda i: nn.functional.cross_entropy(clf(x[i]), y[i]), a.seconds)
-    print(f"classifier: {e} epochs, last batch loss {l:.3f}")
+    secs, l = train(clf, lambda i: nn.functional.cross_entropy(clf(x[i]), y[i]), a.epochs)
+    print(f"classifier: {a.epochs} epochs in {secs:.0f} s, last batch loss {l:.3f}")
     enc, dec = Encoder(a.latent), Decoder(a.latent)
     vae = nn.ModuleList([enc, dec])
 
@@ -141,8 +142,8 @@ def main():
         return (rec + kl) / len(i)
 
     vae.train()
-    e, l = train(vae, neg_elbo, a.seconds)
-    print(f"VAE: {e} epochs, last batch −ELBO {l:.1f} nats")
+    secs, l = train(vae, neg_elbo, a.vae_epochs)
+    print(f"VAE: {a.vae_epochs} epochs in {secs:.0f} s, last batch −ELBO {l:.1f} nats")
     clf.eval(), enc.eval(), dec.eval()
 
     os.makedirs(a.out, exist_ok=True)
