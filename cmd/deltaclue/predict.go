@@ -71,6 +71,7 @@ func predictFile(spec, path string, eval bool) (*Prediction, string, error) {
 		}
 	}
 	u := bnn.Classify(x)[0]
+	u.Epistemic = max(u.Epistemic, 0) // H − its aleatoric part, which rounding may leave a hair below 0
 	return &Prediction{Probs: u.Probs, Label: u.Label(), Class: m.Description().Classes[u.Label()], Entropy: u.Total,
 		Aleatoric: u.Aleatoric, Epistemic: u.Epistemic}, said, nil
 }
