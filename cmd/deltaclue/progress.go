@@ -43,8 +43,11 @@ func (p *progress) update(done int) {
 	}
 	elapsed := time.Since(p.start)
 	left := ""
+	if secs := elapsed.Seconds(); done > 0 && secs > 0 {
+		left = fmt.Sprintf(", %.1f %s/s", float64(done)/secs, p.unit)
+	}
 	if done > 0 && done < p.total {
-		left = fmt.Sprintf(", ~%s left", (time.Duration(float64(elapsed) / float64(done) * float64(p.total-done))).Round(time.Second))
+		left += fmt.Sprintf(", ~%s left", (time.Duration(float64(elapsed) / float64(done) * float64(p.total-done))).Round(time.Second))
 	}
 	if p.tty {
 		const width = 40

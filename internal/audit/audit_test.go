@@ -217,3 +217,24 @@ func TestParseShard(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadBatch: a shard's batch file as a crash or a disk left it never panics the merge: it is read or
+// refused with the file and line named.
+func FuzzReadBatch(f *testing.F) {
+	f.Add([]byte(`{"item":3,"true_label":1,"label":2,"class":"b","h_total":1.2,"reach":[{"label":1,"class":"a","count":2,"d":40,"restart":3}],"link":"#v3.x"}` + "\n"))
+	f.Add([]byte("{\"item\":1}\n{\"item\":"))
+	f.Add([]byte{0xff, '\n', '{'})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(t.TempDir(), "batch-000000.jsonl")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := readBatch(path)
+		if err != nil && !strings.Contains(err.Error(), path) {
+			t.Errorf("the error does not name the file: %v", err)
+		}
+		if err == nil && len(recs) > strings.Count(string(b), "\n")+1 {
+			t.Errorf("%d records from %d lines", len(recs), strings.Count(string(b), "\n")+1)
+		}
+	})
+}

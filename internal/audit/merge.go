@@ -167,7 +167,10 @@ func readBatch(path string) ([]Record, error) {
 		}
 		recs = append(recs, r)
 	}
-	return recs, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return recs, nil
 }
 
 // summarise totals the records per label read and per group a → b.
