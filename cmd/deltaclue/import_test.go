@@ -130,7 +130,33 @@ func TestImportThePyTorchExample(t *testing.T) {
 	if worst > 1e-4 || p.Label != probe.Label {
 		t.Errorf("predict -eval on the float32 import: %v (label %d), PyTorch %v (label %d): differs by %.3g", p.Probs, p.Label, probe.Probs, probe.Label, worst)
 	}
-	t.Logf("predict -eval agrees with PyTorch within %.2g", worst)
+	var probes []struct {
+		File  string    `json:"file"`
+		Probs []float64 `json:"probs"`
+		Label int       `json:"label"`
+	}
+	if b, err = os.ReadFile(filepath.Join(ex, "probes.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &probes); err != nil || len(probes) != 16 {
+		t.Fatalf("probes.json: %d probes, %v", len(probes), err)
+	}
+	for _, pr := range probes {
+		p, _, err := predictFile(filepath.Join(out, "float32"), filepath.Join(ex, pr.File), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range pr.Probs {
+			worst = math.Max(worst, math.Abs(v-float64(p.Probs[k])))
+		}
+		if p.Label != pr.Label {
+			t.Errorf("%s: predict -eval reads %d, PyTorch %d", pr.File, p.Label, pr.Label)
+		}
+	}
+	if worst > 1e-4 {
+		t.Errorf("predict -eval on the float32 import differs from PyTorch by %.3g over 17 images", worst)
+	}
+	t.Logf("predict -eval agrees with PyTorch within %.2g over 17 images", worst)
 	mc, _, err := predictFile(out, filepath.Join(ex, "probe.png"), false)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ and Fashion-MNIST's IDX files (Debian: dataset-fashion-mnist, or --idx DIR). Wri
   train/<class>/*.png, test/<class>/*.png   the images, ImageFolder's layout
   probe.png, probe.json  one test image and PyTorch's eval-mode probabilities for it, which
                      `deltaclue predict -eval` must give within 1e-4 from the float32 import
+  probes.json        the same for the first 16 test images, by their PNGs' paths under OUT_DIR
 """
 import argparse
 import gzip
@@ -162,8 +163,15 @@ def main():
         probe = timages[0]
         write_png(os.path.join(a.out, "probe.png"), probe)
         p = torch.softmax(clf(probe.float().div(255).view(1, 1, 28, 28)), 1)[0]
+        # PyTorch's own probabilities for the first test images too, each by its PNG's path under OUT_DIR
+        probes = []
+        for i in range(min(16, a.test)):
+            q = torch.softmax(clf(timages[i].float().div(255).view(1, 1, 28, 28)), 1)[0]
+            probes.append({"file": os.path.join("test", CLASSES[tlabels[i]], f"{i:05d}.png"), "probs": [float(v) for v in q], "label": int(q.argmax())})
     with open(os.path.join(a.out, "probe.json"), "w") as f:
         json.dump({"probs": [float(v) for v in p], "label": int(p.argmax())}, f)
+    with open(os.path.join(a.out, "probes.json"), "w") as f:
+        json.dump(probes, f, indent=1)
     print(f"test accuracy (eval mode, {a.test} images): {100 * float(acc):.1f} %; wrote {a.out}")
 
 
