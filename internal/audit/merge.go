@@ -8,6 +8,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -157,8 +158,13 @@ func readBatch(path string) ([]Record, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readRecords(f, path)
+}
+
+// readRecords reads records, one JSON object a line, from r; errors name path.
+func readRecords(r io.Reader, path string) ([]Record, error) {
 	var recs []Record
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for line := 1; sc.Scan(); line++ {
 		var r Record
