@@ -514,6 +514,7 @@ func (o *denseSamplesOp) backward() {
 type l1Op struct {
 	x, out *Tensor
 	target []float32
+	stride int // between rows' targets: 0, one target for every row; x.Cols, a row of its own each (L1Rows)
 }
 
 // L1 is Σ_j |x_j − target_j| for each row of x, as a column [rows, 1].
@@ -522,7 +523,7 @@ func (g *Graph) L1(x *Tensor, target []float32) *Tensor {
 		panic("engine: L1 target width does not match")
 	}
 	out := g.newTensor(1, x.PerPoint, x.Grad != nil)
-	o := &l1Op{x, out, target}
+	o := &l1Op{x: x, out: out, target: target}
 	g.use(x, o)
 	g.add(o)
 	return out
@@ -531,7 +532,7 @@ func (g *Graph) L1(x *Tensor, target []float32) *Tensor {
 func (o *l1Op) forward() {
 	for r := 0; r < o.x.Rows(); r++ {
 		var d float64
-		t := o.target
+		t := o.target[r*o.stride:]
 		for j, v := range o.x.Row(r) {
 			e := v - t[j]
 			if e < 0 {
@@ -551,7 +552,7 @@ func (o *l1Op) backward() {
 	c := o.x.Cols
 	for r := 0; r < o.x.Rows(); r++ {
 		gr := o.out.Grad[r]
-		x, dx, t := o.x.Row(r), o.x.Grad[r*c:(r+1)*c], o.target
+		x, dx, t := o.x.Row(r), o.x.Grad[r*c:(r+1)*c], o.target[r*o.stride:]
 		for j, v := range x {
 			switch {
 			case v > t[j]:
