@@ -107,18 +107,11 @@ func testDigit(i int) ([]float32, string, error) {
 // readImage reads an image file (PNG or JPEG, any size) as the models' input in, as the page makes an upload
 // into one (picture.Fit).
 func readImage(path string, in weights.Input) ([]float32, string, error) {
-	f, err := os.Open(path)
+	rgba, err := decodeRGBA(path, in)
 	if err != nil {
 		return nil, "", err
 	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		return nil, "", &mnist.FileError{Name: path, Err: unreadable{err}, Noun: in.Noun}
-	}
-	b := img.Bounds()
-	rgba := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-	draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
+	b := rgba.Bounds()
 	x, err := picture.Fit(rgba.Pix, b.Dx(), b.Dy(), in)
 	if err != nil {
 		return nil, "", &mnist.FileError{Name: path, Err: err, Noun: in.Noun}
@@ -152,3 +145,20 @@ func (u unreadable) Error() string {
 }
 
 func (u unreadable) Unwrap() error { return u.err }
+
+// decodeRGBA decodes an image file (PNG, JPEG or GIF) into RGBA pixels from (0, 0); an error names the file.
+func decodeRGBA(path string, in weights.Input) (*image.RGBA, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		return nil, &mnist.FileError{Name: path, Err: unreadable{err}, Noun: in.Noun}
+	}
+	b := img.Bounds()
+	rgba := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
+	return rgba, nil
+}

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"image"
-	"image/draw"
 	"os"
 
 	"github.com/deltaclue/deltaclue/engine"
@@ -80,18 +78,11 @@ func predictFile(spec, path string, eval bool) (*Prediction, string, error) {
 // pixel for pixel (each value k/255, as the model's own data); any other as the page makes an upload into one
 // (picture.FitSteps), saying what was done.
 func imageInput(path string, in weights.Input) ([]float32, string, error) {
-	f, err := os.Open(path)
+	rgba, err := decodeRGBA(path, in)
 	if err != nil {
 		return nil, "", err
 	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		return nil, "", &mnist.FileError{Name: path, Err: unreadable{err}, Noun: in.Noun}
-	}
-	b := img.Bounds()
-	rgba := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-	draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
+	b := rgba.Bounds()
 	if b.Dx() == in.Width && b.Dy() == in.Height {
 		grey := true
 		for i := 0; i < len(rgba.Pix); i += 4 {
