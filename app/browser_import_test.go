@@ -5,7 +5,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	drive "github.com/deltaclue/deltaclue/internal/browser"
 	"github.com/deltaclue/deltaclue/internal/ortnode"
+	"github.com/deltaclue/deltaclue/internal/testenv"
 )
 
 // TestBrowserImportedModel, in Chromium, Firefox and WebKitGTK, at /repo/ and at the root: the PyTorch example
@@ -21,22 +21,8 @@ import (
 // to ONNX) goes through `deltaclue import` and `cmd/site -models`, and its site explains one of its own uncertain
 // test images: the gallery, the model's reading and the sentence speak of its classes.
 func TestBrowserImportedModel(t *testing.T) {
-	py := ""
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(p, "-c", "import torch, onnx").Run() == nil {
-			py = p
-			break
-		}
-	}
-	ort := filepath.Join("..", ortnode.DefaultDir)
-	_, ortErr := ortnode.Find(ort)
-	if py == "" || ortErr != nil {
-		msg := "SKIPPED: the imported model's site needs python3 with torch and onnx (Debian's python3-torch, python3-onnx) and onnxruntime-web (make onnxruntime)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	py := testenv.Python(t, "the imported model's site is not tested", "torch", "onnx")
+	testenv.ONNXRuntime(t, "..", "the imported model's site is not tested")
 	tmp := t.TempDir()
 	ex, models := filepath.Join(tmp, "pytorch"), filepath.Join(tmp, "clothes")
 	start := time.Now()

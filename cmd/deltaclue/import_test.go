@@ -16,36 +16,14 @@ import (
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/internal/ortnode"
+	"github.com/deltaclue/deltaclue/internal/testenv"
 )
 
-// torchPython is Debian's python3 with torch, or the test skips loudly (and fails under CI=true).
-func torchPython(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if err := exec.Command(p, "-c", "import torch, onnx").Run(); err == nil {
-			return p
-		}
-	}
-	msg := "SKIPPED: no python3 with torch and onnx (Debian's python3-torch, python3-onnx): the PyTorch example is not run"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
-// ortDir is the repository's onnxruntime-web (make onnxruntime), or the test skips loudly (fails under CI=true).
+// ortDir is the repository's onnxruntime-web folder (make onnxruntime), or the test skips loudly (fails under CI=true).
 func ortDir(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", ortnode.DefaultDir)
-	if _, err := ortnode.Find(dir); err != nil {
-		msg := "SKIPPED: " + err.Error() + ": the import cannot check a decoder's ConvTranspose"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return dir
+	testenv.ONNXRuntime(t, filepath.Join("..", ".."), "the import cannot check a decoder's ConvTranspose")
+	return filepath.Join("..", "..", ortnode.DefaultDir)
 }
 
 var example struct {
@@ -58,7 +36,7 @@ var example struct {
 // images, 5 s a model), into a folder kept until the tests end.
 func pytorchExample(t *testing.T) string {
 	t.Helper()
-	py := torchPython(t)
+	py := testenv.Python(t, "the PyTorch example is not run", "torch", "onnx")
 	example.once.Do(func() {
 		dir, err := os.MkdirTemp("", "deltaclue-example-")
 		if err != nil {

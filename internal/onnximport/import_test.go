@@ -14,23 +14,14 @@ import (
 
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/internal/onnxfile"
+	"github.com/deltaclue/deltaclue/internal/testenv"
 	"github.com/deltaclue/deltaclue/training"
 )
 
 // python is Debian's python3 with torch, or the test skips loudly (and fails under CI=true).
 func python(t *testing.T) string {
 	t.Helper()
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(p, "-c", "import torch").Run() == nil {
-			return p
-		}
-	}
-	msg := "SKIPPED: no python3 with torch (Debian's python3-torch): the ONNX import is not checked against PyTorch"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+	return testenv.Python(t, "the ONNX import is not checked against PyTorch", "torch")
 }
 
 // exported runs testdata/export.py into a temporary folder (once per opset) and returns it.
