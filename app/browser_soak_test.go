@@ -70,6 +70,9 @@ func TestBrowserSoak(t *testing.T) {
 			setField(t, ctx, "abs_tol", "0")
 			do(t, ctx, chromedp.Click(chromedp.ID("run")))
 			waitFor(t, ctx, "the search to run", `window.deltaclue.state == "running"`, 10*time.Second)
+			// The page publishes its state before it renders it: a click on Cancel before the render finds the
+			// button still disabled and does nothing, as it would for a person, who clicks what is enabled.
+			waitFor(t, ctx, "Cancel enabled", `!document.getElementById("cancel").disabled`, 10*time.Second)
 			do(t, ctx, chromedp.Click(chromedp.ID("cancel")))
 			waitFor(t, ctx, "the cancel", `window.deltaclue.state == "cancelled"`, 5*time.Second)
 			setField(t, ctx, "rel_tol", "0.01")
