@@ -204,20 +204,105 @@ func (c *Conv) geometry() geometry {
 func (c *Conv) MultiplyAdds() int { return c.Out.Size() * c.In.C * c.Window.KH * c.Window.KW }
 
 // convScratch is what a convolution's op keeps for its calls: its windows' geometry, one image's windows, and
-// one image's input gradient before it is added (nil without a gradient).
+// one image's input gradient before it is added (nil without a gradient); and for the sparse products
+// (sparseProducts) the windows' map by position, one image's windows by position [P × K] (byPos) and its
+// channels by position [P × C] (chans), and a product by position [P × max(K, C)].
 type convScratch struct {
 	geo geometry
 	idx kernel.Index // geo.index()
 	col []float32
 	dx  []float32
+
+	fwdWide, bwdWide     bool // whether each pass's sparse product would be wide enough to pay (sparseFor)
+	sparseFwd, sparseBwd bool // which passes multiply sparse (wireSparse)
+	byPosMap             *kernel.Windows
+	fromPos              *kernel.Pairs // the scatter of the windows by position [P × K], in idx's order
+	byPos, chans         *kernel.Sparse
+	t                    []float32
 }
 
-func newConvScratch(geo geometry, in int, grad bool) convScratch {
+// newConvScratch prepares a convolution's scratch: geo over images of in values, with a gradient if grad; chans
+// is the channels of the layer's other side (a convolution's output, a transposed convolution's input), and
+// fwdWidth and bwdWidth the widths of the sparse products each pass would make (see sparseFor).
+func newConvScratch(geo geometry, in, chans, fwdWidth, bwdWidth int, grad bool) convScratch {
 	s := convScratch{geo: geo, idx: geo.index(), col: make([]float32, geo.rows()*geo.cols())}
 	if grad {
 		s.dx = make([]float32, in)
 	}
+	s.fwdWide, s.bwdWide = sparseFor(fwdWidth), grad && sparseFor(bwdWidth)
+	if s.fwdWide || s.bwdWide {
+		K, P := geo.rows(), geo.cols()
+		s.byPosMap = kernel.NewWindows(transposeIndex(s.idx, K, P), P, K)
+		s.fromPos = scatterFromPositions(s.idx, K, P)
+		s.byPos, s.chans = kernel.NewSparse(P, K), kernel.NewSparse(P, chans)
+		s.t = make([]float32, P*max(K, chans))
+	}
 	return s
+}
+
+// wireSparse decides, once the graph is built, which passes of the convolution from x to out multiply sparse:
+// forward when a ReLU made x (about half of it +0), backward when a ReLU is out's only reader (its gradient is
+// +0 wherever the ReLU was inactive), each only if its product is wide enough to pay.
+func (s *convScratch) wireSparse(x, out *Tensor) {
+	_, fromReLU := x.producer.(*reluOp)
+	s.sparseFwd = s.fwdWide && fromReLU
+	s.sparseBwd = false
+	if len(out.users) == 1 {
+		_, toReLU := out.users[0].(*reluOp)
+		s.sparseBwd = s.bwdWide && toReLU
+	}
+}
+
+// scatterFromPositions is the scatter of idx [K × P] (its order, its padding left out) reading the windows by
+// position [P × K].
+func scatterFromPositions(idx kernel.Index, K, P int) *kernel.Pairs {
+	var dst, src []int32
+	for k := 0; k < K; k++ {
+		for p := 0; p < P; p++ {
+			if j := idx.At(k*P + p); j >= 0 {
+				dst, src = append(dst, j), append(src, int32(p*K+k))
+			}
+		}
+	}
+	return kernel.NewPairs(dst, src)
+}
+
+// transposeIndex is idx [K × P] by position: [P × K].
+func transposeIndex(idx kernel.Index, K, P int) kernel.Index {
+	t := make([]int32, K*P)
+	for k := 0; k < K; k++ {
+		for p := 0; p < P; p++ {
+			t[p*K+k] = idx.At(k*P + p)
+		}
+	}
+	return kernel.NewIndex(t)
+}
+
+// sparseProducts says whether products multiply sparse (kernel.MatMulAddSparse) where that pays: the values a
+// ReLU feeds a convolution or a dense layer are half or more +0, and the gradients it passes back mostly +0 (more
+// than 80 % for Fashion's second convolution), and a sparse product skips them. A window's values or an image's
+// channels are listed by position (conv.go), a dense layer's input by row (compact.go's multiply), and
+// multiplied by the weights' rows: the same products, summed in the same order, as the dense product whose
+// zeros MatMulAdd may skip, so the same bits. In WebAssembly (and with the pure-Go kernel) that is faster; the
+// native AVX kernels' dense products outrun the listing. Tests flip it; compaction off (DELTACLUE_COMPACT=0)
+// turns it off too, as it is skipping zero work; a DenseOnly build (the digits' worker) leaves it out.
+var sparseProducts = kernel.Native == "wasmsimd" || kernel.Native == "go"
+
+// sparseMinWidth is the narrowest sparse product that pays: each row's entries run once per block of up to 32
+// of the weights' columns, so a narrow one runs them for a few columns each (a first convolution's input
+// gradient, 9 wide).
+const sparseMinWidth = 16
+
+// sparseFor says whether a pass whose sparse product is width wide may multiply sparse.
+func sparseFor(width int) bool { return sparseProducts && width >= sparseMinWidth }
+
+// fillRows sets each of the rows of len(v) values of t to v (a product by position starting from the biases).
+func fillRows(t, v []float32, rows int) {
+	t = t[:rows*len(v)]
+	copy(t, v)
+	for n := len(v); n < len(t); n *= 2 {
+		copy(t[n:], t[:n])
+	}
 }
 
 // fillBias sets each plane of P values of y to its channel's bias: where a convolution's sums start.
@@ -232,12 +317,20 @@ func fillBias(y, b []float32, P int) {
 }
 
 // conv runs the convolution l on n images x (rows of l.In.Size()) into y (rows of l.Out.Size()), image by image:
-// the biases, then W·gather(x).
-func (s *convScratch) conv(l *Conv, x, y []float32, n int) {
+// the biases, then W·gather(x); sparse, each image's windows by position times Wᵀ from the biases, transposed
+// into y.
+func (s *convScratch) conv(l *Conv, x, y []float32, n int, compact bool) {
 	K, P, C := s.geo.rows(), s.geo.cols(), l.Out.C
 	in, outW := l.In.Size(), l.Out.Size()
 	for r := 0; r < n; r++ {
 		yr := y[r*outW : (r+1)*outW]
+		if s.sparseFwd && compact {
+			s.byPos.SetGather(x[r*in:(r+1)*in], s.byPosMap)
+			fillRows(s.t, l.B, P)
+			kernel.MatMulAddSparse(s.byPos, l.WT, s.t, C, false)
+			kernel.Transpose(yr, s.t, P, C)
+			continue
+		}
 		fillBias(yr, l.B, P)
 		kernel.GatherIdx(s.col, x[r*in:(r+1)*in], s.idx)
 		kernel.MatMulAdd(l.W, s.col, yr, C, K, P)
@@ -246,20 +339,29 @@ func (s *convScratch) conv(l *Conv, x, y []float32, n int) {
 
 // convGrad adds the input gradients of n images, scatter(Wᵀ·∂out) image by image, from dy into dx. With fresh
 // (dx all +0, as Backward clears it, and no other writer before), it scatters into dx itself: the same sums in
-// the same order from the same +0, without a scratch image to clear and add.
-func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int, fresh bool) {
+// the same order from the same +0, without a scratch image to clear and add. Sparse, Wᵀ·∂out is each image's
+// ∂out channels by position times W, transposed.
+func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int, fresh, compact bool) {
 	K, P, C := s.geo.rows(), s.geo.cols(), l.Out.C
 	in, outW := l.In.Size(), l.Out.Size()
 	for r := 0; r < n; r++ {
-		clear(s.col)
-		kernel.MatMulAdd(l.WT, dy[r*outW:(r+1)*outW], s.col, K, C, P)
-		if fresh {
-			kernel.ScatterAddIdx(dx[r*in:(r+1)*in], s.col, s.idx)
-			continue
+		to := dx[r*in : (r+1)*in]
+		if !fresh {
+			to = s.dx
+			clear(to)
 		}
-		clear(s.dx)
-		kernel.ScatterAddIdx(s.dx, s.col, s.idx)
-		addInto(dx[r*in:(r+1)*in], s.dx)
+		if s.sparseBwd && compact {
+			s.chans.SetTranspose(dy[r*outW : (r+1)*outW])
+			kernel.MatMulAddSparse(s.chans, l.W, s.t, K, true)
+			kernel.ScatterAddPairs(to, s.t, s.fromPos)
+		} else {
+			clear(s.col)
+			kernel.MatMulAdd(l.WT, dy[r*outW:(r+1)*outW], s.col, K, C, P)
+			kernel.ScatterAddIdx(to, s.col, s.idx)
+		}
+		if !fresh {
+			addInto(dx[r*in:(r+1)*in], s.dx)
+		}
 	}
 }
 
@@ -279,20 +381,22 @@ func (g *Graph) Conv2D(x *Tensor, l *Conv) *Tensor {
 		panic(fmt.Sprintf("engine: Conv2D input width %d, the layer takes %v", x.Cols, l.In))
 	}
 	out := g.newTensor(l.Out.Size(), x.PerPoint, x.Grad != nil)
-	o := &convOp{x: x, out: out, l: l, convScratch: newConvScratch(l.geometry(), l.In.Size(), x.Grad != nil)}
+	o := &convOp{x: x, out: out, l: l, convScratch: newConvScratch(l.geometry(), l.In.Size(), l.Out.C, l.Out.C, l.Window.KH*l.Window.KW*l.In.C, x.Grad != nil)}
 	out.producer = o
 	g.use(x, o)
 	g.add(o)
 	return out
 }
 
-func (o *convOp) forward() { o.conv(o.l, o.x.Live(), o.out.Live(), o.x.Rows()) }
+func (o *convOp) wireSparse() { o.convScratch.wireSparse(o.x, o.out) }
+
+func (o *convOp) forward() { o.conv(o.l, o.x.Live(), o.out.Live(), o.x.Rows(), o.x.g.compact) }
 
 // backward: ∂x = scatter(Wᵀ·∂out), image by image.
 func (o *convOp) backward() {
 	if o.x.Grad != nil {
 		n := o.x.Rows()
-		o.convGrad(o.l, o.out.Grad[:n*o.out.Cols], o.x.Grad[:n*o.x.Cols], n, freshGrad(o.x))
+		o.convGrad(o.l, o.out.Grad[:n*o.out.Cols], o.x.Grad[:n*o.x.Cols], n, freshGrad(o.x), o.x.g.compact)
 	}
 }
 
@@ -353,27 +457,36 @@ func (g *Graph) ConvTranspose2D(x *Tensor, l *ConvTranspose) *Tensor {
 		panic(fmt.Sprintf("engine: ConvTranspose2D input width %d, the layer takes %v", x.Cols, l.In))
 	}
 	out := g.newTensor(l.Out.Size(), x.PerPoint, x.Grad != nil)
-	o := &convTransposeOp{x: x, out: out, l: l, convScratch: newConvScratch(l.geometry(), l.In.Size(), x.Grad != nil)}
+	o := &convTransposeOp{x: x, out: out, l: l, convScratch: newConvScratch(l.geometry(), l.In.Size(), l.In.C, l.Out.C*l.Window.KH*l.Window.KW, l.In.C, x.Grad != nil)}
 	out.producer = o
 	g.use(x, o)
 	g.add(o)
 	return out
 }
 
-// forward: out = b + scatter(Wᵀ·x), image by image.
+func (o *convTransposeOp) wireSparse() { o.convScratch.wireSparse(o.x, o.out) }
+
+// forward: out = b + scatter(Wᵀ·x), image by image; sparse, Wᵀ·x is x's channels by position times W,
+// transposed.
 func (o *convTransposeOp) forward() {
 	K, P, C := o.geo.rows(), o.geo.cols(), o.l.In.C
 	outP := o.l.Out.H * o.l.Out.W
 	for r := 0; r < o.x.Rows(); r++ {
 		y := o.out.Row(r)
 		fillBias(y, o.l.B, outP)
+		if o.sparseFwd && o.x.g.compact {
+			o.chans.SetTranspose(o.x.Row(r))
+			kernel.MatMulAddSparse(o.chans, o.l.W, o.t, K, true)
+			kernel.ScatterAddPairs(y, o.t, o.fromPos)
+			continue
+		}
 		clear(o.col)
 		kernel.MatMulAdd(o.l.WT, o.x.Row(r), o.col, K, C, P)
 		kernel.ScatterAddIdx(y, o.col, o.idx)
 	}
 }
 
-// backward: ∂x = W·gather(∂out), image by image.
+// backward: ∂x = W·gather(∂out), image by image; sparse, ∂out's windows by position times Wᵀ, transposed.
 func (o *convTransposeOp) backward() {
 	if o.x.Grad == nil {
 		return
@@ -382,14 +495,24 @@ func (o *convTransposeOp) backward() {
 	in, outW := o.l.In.Size(), o.l.Out.Size()
 	fresh := freshGrad(o.x) // then the product lands in ∂x itself, from the same +0
 	for r := 0; r < o.x.Rows(); r++ {
-		kernel.GatherIdx(o.col, o.out.Grad[r*outW:(r+1)*outW], o.idx)
+		dx := o.dx
 		if fresh {
-			kernel.MatMulAdd(o.l.W, o.col, o.x.Grad[r*in:(r+1)*in], C, K, P)
-			continue
+			dx = o.x.Grad[r*in : (r+1)*in]
 		}
-		clear(o.dx)
-		kernel.MatMulAdd(o.l.W, o.col, o.dx, C, K, P)
-		addInto(o.x.Grad[r*in:(r+1)*in], o.dx)
+		if o.sparseBwd && o.x.g.compact {
+			o.byPos.SetGather(o.out.Grad[r*outW:(r+1)*outW], o.byPosMap)
+			kernel.MatMulAddSparse(o.byPos, o.l.WT, o.t, C, true)
+			kernel.Transpose(dx, o.t, P, C) // every value of dx, from the sums' +0 start: as adding them to fresh +0
+		} else {
+			kernel.GatherIdx(o.col, o.out.Grad[r*outW:(r+1)*outW], o.idx)
+			if !fresh {
+				clear(dx)
+			}
+			kernel.MatMulAdd(o.l.W, o.col, dx, C, K, P)
+		}
+		if !fresh {
+			addInto(o.x.Grad[r*in:(r+1)*in], dx)
+		}
 	}
 }
 
@@ -414,16 +537,19 @@ func (g *Graph) ConvSamples(x *Tensor, layers []Conv) *Tensor {
 		}
 	}
 	out := g.newTensor(layers[0].Out.Size(), len(layers), x.Grad != nil)
-	o := &convSamplesOp{x: x, out: out, layers: layers, convScratch: newConvScratch(layers[0].geometry(), layers[0].In.Size(), x.Grad != nil)}
+	l := &layers[0]
+	o := &convSamplesOp{x: x, out: out, layers: layers, convScratch: newConvScratch(l.geometry(), l.In.Size(), l.Out.C, l.Out.C, l.Window.KH*l.Window.KW*l.In.C, x.Grad != nil)}
 	out.producer = o
 	g.use(x, o)
 	g.add(o)
 	return out
 }
 
+func (o *convSamplesOp) wireSparse() { o.convScratch.wireSparse(o.x, o.out) }
+
 func (o *convSamplesOp) forward() {
 	for k := range o.layers {
-		o.conv(&o.layers[k], block(o.x, k, false), block(o.out, k, false), o.x.g.batch)
+		o.conv(&o.layers[k], block(o.x, k, false), block(o.out, k, false), o.x.g.batch, o.x.g.compact)
 	}
 }
 
@@ -433,6 +559,6 @@ func (o *convSamplesOp) backward() {
 		return
 	}
 	for k := range o.layers {
-		o.convGrad(&o.layers[k], block(o.out, k, true), block(o.x, k, true), o.x.g.batch, o.x.PerPoint > 1 && freshGrad(o.x))
+		o.convGrad(&o.layers[k], block(o.out, k, true), block(o.x, k, true), o.x.g.batch, o.x.PerPoint > 1 && freshGrad(o.x), o.x.g.compact)
 	}
 }

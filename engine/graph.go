@@ -128,10 +128,14 @@ func readsPacked(o op, t *Tensor) bool {
 	return false
 }
 
+// convolution is an op that multiplies its windows and may do it sparse (conv.go).
+type convolution interface{ wireSparse() }
+
 // wire works out, once the graph is built, where compaction may pass tensors packed (compact.go): a tensor's
 // Data is needed at full width unless every reader reads it packed; a ReLU's output gradient travels packed
 // when its only reader is a dense op, and its input gradient when the ReLU is its only reader and a dense op
-// produced it; a ReLU with none of that around it runs at full width (reluOp.full).
+// produced it; a ReLU with none of that around it runs at full width (reluOp.full); and which of a
+// convolution's passes multiply sparse.
 func (g *Graph) wire() {
 	for _, t := range g.tensors {
 		t.needFull = t.pk == nil || len(t.users) == 0
@@ -143,6 +147,9 @@ func (g *Graph) wire() {
 		}
 	}
 	for _, o := range g.ops {
+		if c, ok := o.(convolution); ok {
+			c.wireSparse()
+		}
 		r, ok := o.(*reluOp)
 		if !ok {
 			continue

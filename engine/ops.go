@@ -36,8 +36,9 @@ func NewLayer(in, out int, w, b []float32) Layer {
 type denseOp struct {
 	x, out *Tensor
 	l      *Layer
-	fw, bw *prod     // compaction: the products x·W and ∂out·Wᵀ (bw nil without a gradient)
-	ag, cg []float32 // gather scratch
+	fw, bw *prod          // compaction: the products x·W and ∂out·Wᵀ (bw nil without a gradient)
+	ag, cg []float32      // gather scratch
+	sp     *kernel.Sparse // row-sparse products' scratch (nil: never sparse)
 }
 
 // Dense applies layer l to every row of x.
@@ -50,6 +51,9 @@ func (g *Graph) Dense(x *Tensor, l *Layer) *Tensor {
 	o := &denseOp{x: x, out: out, l: l, fw: newProd(l.W, l.In, l.Out, l.nzRows, nil, x.pk != nil)}
 	rows := g.capacity * x.PerPoint
 	o.ag = make([]float32, rows*max(l.In, l.Out))
+	if sparseProducts && !DenseOnly {
+		o.sp = kernel.NewSparse(rows, max(l.In, l.Out))
+	}
 	if x.Grad != nil {
 		o.bw = newProd(l.WT, l.Out, l.In, nil, l.nzRows, true)
 		o.cg = make([]float32, rows*l.In)
@@ -73,7 +77,7 @@ func (o *denseOp) forward() {
 	if o.x.PerPoint == 1 && o.x.dataPacked() {
 		a.data, a.cols = o.x.pk.block(o.x, 0)
 	}
-	o.fw.run(rows, a, operand{data: o.out.Live()}, nil, false, o.ag, o.cg)
+	o.fw.run(rows, a, operand{data: o.out.Live()}, nil, false, o.ag, o.cg, o.sp)
 }
 
 func (o *denseOp) backward() {
@@ -100,7 +104,7 @@ func (o *denseOp) backward() {
 	case o.x.PerPoint == 1 && o.x.dataPacked() && o.x.nz != nil: // x's ReLU reads ∂x only in its active columns
 		wanted, hasWanted = o.x.nz.list(0), true
 	}
-	o.bw.run(rows, a, c, wanted, hasWanted, o.ag, o.cg)
+	o.bw.run(rows, a, c, wanted, hasWanted, o.ag, o.cg, o.sp)
 }
 
 // ---- ReLU ----
@@ -112,7 +116,8 @@ type reluOp struct {
 	// full: nothing around the ReLU reads or writes packed (an image's, between convolutions), so it runs at full
 	// width even with compaction on: packing would only cost a pass over the rows and a gathered backward. (Never
 	// in a DenseOnly build, which has no such ReLU and so leaves that code out.)
-	full bool
+	full   bool
+	masked []float32 // a row of packed ∂out masked, for a full-width ∂x (not in a DenseOnly build)
 }
 
 // ReLU is max(x, 0) elementwise; NaN passes through (so a bad input shows in the result instead of vanishing).
@@ -131,6 +136,9 @@ func (g *Graph) ReLU(x *Tensor) *Tensor {
 		}
 	}
 	o := &reluOp{x: x, out: out, acc: make([]uint32, x.Cols), pos: make([]int32, x.Cols)}
+	if !DenseOnly {
+		o.masked = make([]float32, x.Cols)
+	}
 	out.producer = o
 	g.use(x, o)
 	g.add(o)
@@ -257,6 +265,15 @@ func (o *reluOp) backward() {
 				r, dx := k*b+i, dxp[i*n:(i+1)*n]
 				kernel.GatherIdx(dx, o.out.Grad[r*c:(r+1)*c], cols)
 				kernel.MaskPositive(dx, dx, h[i*n:(i+1)*n])
+			}
+			continue
+		}
+		if !DenseOnly && dout != nil { // ∂x at full width (an image layer reads it): mask ∂out, add it into ∂x's active columns
+			cols, m := kernel.NewIndex(idx), o.masked[:n]
+			for i := 0; i < b; i++ {
+				r := k*b + i
+				kernel.MaskPositive(m, dout[i*n:(i+1)*n], h[i*n:(i+1)*n])
+				kernel.ScatterAddIdx(o.x.Grad[r*c:(r+1)*c], m, cols)
 			}
 			continue
 		}
@@ -465,7 +482,7 @@ func (o *denseSamplesOp) forward() {
 				copy(out[r*l.Out:(r+1)*l.Out], l.B)
 			}
 		}
-		o.fw[k].run(b, a, c, nil, false, o.ag, o.cg)
+		o.fw[k].run(b, a, c, nil, false, o.ag, o.cg, nil)
 		if o.outCols != nil && o.out.needFull {
 			clear(out)
 			scatterCols(out, c.data, b, l.Out, c.cols)
@@ -505,7 +522,7 @@ func (o *denseSamplesOp) backward() {
 				wanted = o.x.nz.list(k)
 			}
 		}
-		o.bw[k].run(b, a, c, wanted, hasWanted, o.ag, o.cg)
+		o.bw[k].run(b, a, c, wanted, hasWanted, o.ag, o.cg, nil)
 	}
 }
 

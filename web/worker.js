@@ -65,6 +65,11 @@ self.addEventListener("message", async function start(event) {
     scale_rows: (s, d, m, rows, cols) => kernel.exports.scale_rows(s, d, m, rows, cols),
     gather_idx: (d, s, x, n) => kernel.exports.gather_idx(d, s, x, n),
     scatter_idx: (d, s, x, n) => kernel.exports.scatter_idx(d, s, x, n),
+    scatter_pairs: (d, s, pd, ps, n) => kernel.exports.scatter_pairs(d, s, pd, ps, n),
+    sparse_transpose: (d, n, col, val, rows, cols) => kernel.exports.sparse_transpose(d, n, col, val, rows, cols),
+    sparse_gather: (s, wn, wc, wp, n, col, val, rows, cols) => kernel.exports.sparse_gather(s, wn, wc, wp, n, col, val, rows, cols),
+    sparse_rows: (d, n, col, val, rows, cols) => kernel.exports.sparse_rows(d, n, col, val, rows, cols),
+    sparse_matmul: (c, b, n, col, val, rows, cols, w, z) => kernel.exports.sparse_matmul(c, b, n, col, val, rows, cols, w, z),
   };
   let instance;
   try {

@@ -15,3 +15,13 @@ func gatherIdx(dst, src []float32, idx []int32) { gatherIdxGo(dst, src, idx) }
 func scatterIdx(dst, src []float32, idx []int32) { scatterIdxGo(dst, src, idx) }
 
 func addWherePositive(dx, d, h []float32) { addWherePositiveGo(dx, d, h) }
+
+func sparseTranspose(s *Sparse, d []float32) { sparseTransposeGo(s, d) }
+
+func sparseGather(s *Sparse, src []float32, w *Windows) { sparseGatherGo(s, src, w) }
+
+func sparseMatMul(a *Sparse, b, c []float32, n int, zero bool) { sparseMatMulGo(a, b, c, n, zero) }
+
+func sparseRows(s *Sparse, d []float32) int { return sparseRowsGo(s, d) }
+
+func scatterPairs(dst, src []float32, x *Pairs) { scatterPairsGo(dst, src, x) }

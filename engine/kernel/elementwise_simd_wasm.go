@@ -76,3 +76,57 @@ func gatherIdx(dst, src []float32, idx []int32) {
 func scatterIdx(dst, src []float32, idx []int32) {
 	wasmScatterIdx(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), unsafe.Pointer(&idx[0]), int32(len(idx)))
 }
+
+// wasmSparseTranspose, wasmSparseGather, wasmSparseRows and wasmSparseMatMul are matmul.wasm's exports
+// "sparse_transpose", "sparse_gather", "sparse_rows" and "sparse_matmul", supplied like the others; they read and write only within the sizes the
+// callers checked (a Sparse's rows × cols entries, its rows' counts, the positions of an Index).
+//
+//go:wasmimport deltaclue_kernel sparse_transpose
+//go:noescape
+func wasmSparseTranspose(d, n, col, val unsafe.Pointer, rows, cols int32)
+
+//go:wasmimport deltaclue_kernel sparse_gather
+//go:noescape
+func wasmSparseGather(src, wn, wcol, wpos, n, col, val unsafe.Pointer, rows, cols int32)
+
+//go:wasmimport deltaclue_kernel sparse_rows
+//go:noescape
+func wasmSparseRows(d, n, col, val unsafe.Pointer, rows, cols int32) int32
+
+//go:wasmimport deltaclue_kernel sparse_matmul
+//go:noescape
+func wasmSparseMatMul(c, b, n, col, val unsafe.Pointer, rows, cols, width, zero int32)
+
+// The callers have checked the sizes and that s has at least one row and one column (and d one value).
+func sparseTranspose(s *Sparse, d []float32) {
+	wasmSparseTranspose(unsafe.Pointer(&d[0]), unsafe.Pointer(&s.N[0]), unsafe.Pointer(&s.Col[0]), unsafe.Pointer(&s.Val[0]), int32(s.Rows), int32(s.Cols))
+}
+
+func sparseGather(s *Sparse, src []float32, w *Windows) {
+	wasmSparseGather(unsafe.Pointer(&src[0]), unsafe.Pointer(&w.N[0]), unsafe.Pointer(&w.Col[0]), unsafe.Pointer(&w.Pos[0]),
+		unsafe.Pointer(&s.N[0]), unsafe.Pointer(&s.Col[0]), unsafe.Pointer(&s.Val[0]), int32(s.Rows), int32(s.Cols))
+}
+
+func sparseMatMul(a *Sparse, b, c []float32, n int, zero bool) {
+	z := int32(0)
+	if zero {
+		z = 1
+	}
+	wasmSparseMatMul(unsafe.Pointer(&c[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&a.N[0]), unsafe.Pointer(&a.Col[0]), unsafe.Pointer(&a.Val[0]), int32(a.Rows), int32(a.Cols), int32(n), z)
+}
+
+func sparseRows(s *Sparse, d []float32) int {
+	return int(wasmSparseRows(unsafe.Pointer(&d[0]), unsafe.Pointer(&s.N[0]), unsafe.Pointer(&s.Col[0]), unsafe.Pointer(&s.Val[0]), int32(s.Rows), int32(s.Cols)))
+}
+
+// wasmScatterPairs is matmul.wasm's export "scatter_pairs", supplied like the others; it touches only the
+// positions the caller checked (Pairs.check).
+//
+//go:wasmimport deltaclue_kernel scatter_pairs
+//go:noescape
+func wasmScatterPairs(dst, src, pd, ps unsafe.Pointer, n int32)
+
+// The caller has checked the positions and that there is at least one pair.
+func scatterPairs(dst, src []float32, x *Pairs) {
+	wasmScatterPairs(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), unsafe.Pointer(&x.Dst[0]), unsafe.Pointer(&x.Src[0]), int32(len(x.Dst)))
+}

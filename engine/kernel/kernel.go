@@ -60,6 +60,13 @@ import (
 //go:embed matmul.wasm
 var WASM []byte
 
+// DenseWASM is matmul_dense.wasm: WASM without the loops only convolutional models call (the image layers of
+// matmul.wat), the kernel a site ships beside a worker built for dense models (engine's build tag denseonly),
+// which imports none of them.
+//
+//go:embed matmul_dense.wasm
+var DenseWASM []byte
+
 // MatMulAdd computes c += a·b for row-major a [m×k], b [k×n], c [m×n]: for every i, j it adds the products
 // a[i*k+p]*b[p*n+j], each rounded to float32, to c[i*n+j] one at a time in increasing order of p (no fused
 // multiply-add). See the package documentation for the exact contract and its preconditions: c must not contain

@@ -423,34 +423,6 @@
         (br $tail)))
   )
 
-  ;; add_positive(dx, d, h, n): for t < n, dx[t] += d[t] where h[t] > 0, dx[t] untouched elsewhere (a NaN h
-  ;; included): the sum's lanes are kept by the comparison's mask, the others keep dx's bits.
-  (func (export "add_positive") (param $dx i32) (param $d i32) (param $h i32) (param $n i32)
-    (local $t i32) (local $n4 i32) (local $o i32) (local $x v128)
-    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
-    (block $vec_done
-      (loop $vec
-        (br_if $vec_done (i32.ge_u (local.get $t) (local.get $n4)))
-        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
-        (local.set $x (v128.load align=4 (i32.add (local.get $dx) (local.get $o))))
-        (v128.store align=4 (i32.add (local.get $dx) (local.get $o))
-          (v128.bitselect (f32x4.add (local.get $x) (v128.load align=4 (i32.add (local.get $d) (local.get $o))))
-                          (local.get $x)
-                          (f32x4.gt (v128.load align=4 (i32.add (local.get $h) (local.get $o))) (v128.const f32x4 0 0 0 0))))
-        (local.set $t (i32.add (local.get $t) (i32.const 4)))
-        (br $vec)))
-    (block $tail_done
-      (loop $tail
-        (br_if $tail_done (i32.ge_u (local.get $t) (local.get $n)))
-        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
-        (if (f32.gt (f32.load align=4 (i32.add (local.get $h) (local.get $o))) (f32.const 0))
-          (then (f32.store align=4 (i32.add (local.get $dx) (local.get $o))
-                  (f32.add (f32.load align=4 (i32.add (local.get $dx) (local.get $o)))
-                           (f32.load align=4 (i32.add (local.get $d) (local.get $o)))))))
-        (local.set $t (i32.add (local.get $t) (i32.const 1)))
-        (br $tail)))
-  )
-
   ;; ---- laying out the weights as a worker starts ----
   ;;
   ;; A worker runs these once per layer before its first search, in code the browser has only just compiled,
@@ -537,6 +509,38 @@
         (br $row)))
   )
 
+  ;; ==== image layers ====
+  ;; What follows only convolutional models call: matmul_dense.wasm, the kernel a site ships for dense models
+  ;; (the digits'), is this module without it (mkwasm.go cuts the text at this line's marker).
+
+  ;; add_positive(dx, d, h, n): for t < n, dx[t] += d[t] where h[t] > 0, dx[t] untouched elsewhere (a NaN h
+  ;; included): the sum's lanes are kept by the comparison's mask, the others keep dx's bits.
+  (func (export "add_positive") (param $dx i32) (param $d i32) (param $h i32) (param $n i32)
+    (local $t i32) (local $n4 i32) (local $o i32) (local $x v128)
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $vec_done
+      (loop $vec
+        (br_if $vec_done (i32.ge_u (local.get $t) (local.get $n4)))
+        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
+        (local.set $x (v128.load align=4 (i32.add (local.get $dx) (local.get $o))))
+        (v128.store align=4 (i32.add (local.get $dx) (local.get $o))
+          (v128.bitselect (f32x4.add (local.get $x) (v128.load align=4 (i32.add (local.get $d) (local.get $o))))
+                          (local.get $x)
+                          (f32x4.gt (v128.load align=4 (i32.add (local.get $h) (local.get $o))) (v128.const f32x4 0 0 0 0))))
+        (local.set $t (i32.add (local.get $t) (i32.const 4)))
+        (br $vec)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $t) (local.get $n)))
+        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
+        (if (f32.gt (f32.load align=4 (i32.add (local.get $h) (local.get $o))) (f32.const 0))
+          (then (f32.store align=4 (i32.add (local.get $dx) (local.get $o))
+                  (f32.add (f32.load align=4 (i32.add (local.get $dx) (local.get $o)))
+                           (f32.load align=4 (i32.add (local.get $d) (local.get $o)))))))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $tail)))
+  )
+
   ;; gather_idx(dst, src, idx, n): for every i < n, dst[i] = src[idx[i]], or +0 where idx[i] < 0 (a window's
   ;; padding): a convolution's windows (im2col) by a precomputed map. The caller checked every index.
   (func (export "gather_idx") (param $dst i32) (param $src i32) (param $idx i32) (param $n i32)
@@ -571,5 +575,349 @@
         (local.set $idx (i32.add (local.get $idx) (i32.const 4)))
         (local.set $src (i32.add (local.get $src) (i32.const 4)))
         (br $next)))
+  )
+
+
+  ;; scatter_pairs(dst, src, pd, ps, n): for i = 0, 1, …, n−1 in that order, dst[pd[i]] += src[ps[i]]: a scatter
+  ;; whose source is read through a map (windows held by position). The caller checked every position.
+  (func (export "scatter_pairs") (param $dst i32) (param $src i32) (param $pd i32) (param $ps i32) (param $n i32)
+    (local $at i32)
+    (if (local.get $n)
+      (then
+        (loop $next
+          (local.set $at (i32.add (local.get $dst) (i32.shl (i32.load align=4 (local.get $pd)) (i32.const 2))))
+          (f32.store align=4 (local.get $at) (f32.add (f32.load align=4 (local.get $at))
+            (f32.load align=4 (i32.add (local.get $src) (i32.shl (i32.load align=4 (local.get $ps)) (i32.const 2))))))
+          (local.set $pd (i32.add (local.get $pd) (i32.const 4)))
+          (local.set $ps (i32.add (local.get $ps) (i32.const 4)))
+          (br_if $next (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))))
+  ;; ---- sparse rows: a convolution's products after a ReLU (package kernel's Sparse, sparse.go) ----
+  ;;
+  ;; A Sparse [rows × cols] is three arrays: n[i], the count of row i's entries, and col, val, whose row i holds
+  ;; its entries at byte offset i·cols·4: their columns (increasing) and values. A value is an entry when it is
+  ;; not equal to zero (f32.ne: a NaN is, ±0 is not). The two builders write each value into its row's next slot
+  ;; and advance the row's count by the comparison, with no branch on the data.
+
+  ;; sparse_transpose(d, n, col, val, rows, cols): the Sparse [rows × cols] of the transpose of d, row-major
+  ;; [cols × rows]: for k = 0 … cols−1, for p = 0 … rows−1, d[k][p] goes to row p, column k.
+  (func (export "sparse_transpose") (param $d i32) (param $n i32) (param $col i32) (param $val i32) (param $rows i32) (param $cols i32)
+    (local $k i32) (local $p i32) (local $v f32) (local $np i32) (local $c i32) (local $at i32) (local $rs i32)
+    (local.set $p (i32.const 0))
+    (block $clear_done
+      (loop $clear
+        (br_if $clear_done (i32.ge_u (local.get $p) (local.get $rows)))
+        (i32.store align=4 (i32.add (local.get $n) (i32.shl (local.get $p) (i32.const 2))) (i32.const 0))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $clear)))
+    (local.set $rs (i32.shl (local.get $cols) (i32.const 2)))  ;; a row of entries, in bytes
+    (local.set $k (i32.const 0))
+    (block $k_done
+      (loop $kl
+        (br_if $k_done (i32.ge_u (local.get $k) (local.get $cols)))
+        (local.set $np (local.get $n))
+        (local.set $at (i32.const 0))                          ;; row p's entries, in bytes
+        (local.set $p (local.get $rows))
+        (block $p_done
+          (loop $pl
+            (br_if $p_done (i32.eqz (local.get $p)))
+            (local.set $v (f32.load align=4 (local.get $d)))
+            (local.set $c (i32.load align=4 (local.get $np)))
+            (i32.store align=4 (i32.add (i32.add (local.get $col) (local.get $at)) (i32.shl (local.get $c) (i32.const 2))) (local.get $k))
+            (f32.store align=4 (i32.add (i32.add (local.get $val) (local.get $at)) (i32.shl (local.get $c) (i32.const 2))) (local.get $v))
+            (i32.store align=4 (local.get $np) (i32.add (local.get $c) (f32.ne (local.get $v) (f32.const 0))))
+            (local.set $d (i32.add (local.get $d) (i32.const 4)))
+            (local.set $np (i32.add (local.get $np) (i32.const 4)))
+            (local.set $at (i32.add (local.get $at) (local.get $rs)))
+            (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+            (br $pl)))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $kl)))
+  )
+
+  ;; sparse_gather(src, wn, wcol, wpos, n, col, val, rows, cols): the Sparse [rows × cols] of the windows (wn, wcol,
+  ;; wpos: row p reads wn[p] values, the e-th at src[wpos[e]] for column wcol[e], at byte offset p·cols·4 in
+  ;; both; the window's other columns are padding, +0, and not listed). The caller checked every position.
+  (func (export "sparse_gather") (param $src i32) (param $wn i32) (param $wcol i32) (param $wpos i32) (param $n i32) (param $col i32) (param $val i32)
+    (param $rows i32) (param $cols i32)
+    (local $e i32) (local $v f32) (local $c i32) (local $rs i32) (local $kc i32) (local $kp i32)
+    (local.set $rs (i32.shl (local.get $cols) (i32.const 2)))
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.eqz (local.get $rows)))
+        (local.set $c (i32.const 0))
+        (local.set $e (i32.load align=4 (local.get $wn)))
+        (local.set $kc (local.get $wcol))
+        (local.set $kp (local.get $wpos))
+        (block $e_done
+          (loop $el
+            (br_if $e_done (i32.eqz (local.get $e)))
+            (local.set $v (f32.load align=4 (i32.add (local.get $src) (i32.shl (i32.load align=4 (local.get $kp)) (i32.const 2)))))
+            (i32.store align=4 (i32.add (local.get $col) (i32.shl (local.get $c) (i32.const 2))) (i32.load align=4 (local.get $kc)))
+            (f32.store align=4 (i32.add (local.get $val) (i32.shl (local.get $c) (i32.const 2))) (local.get $v))
+            (local.set $c (i32.add (local.get $c) (f32.ne (local.get $v) (f32.const 0))))
+            (local.set $kc (i32.add (local.get $kc) (i32.const 4)))
+            (local.set $kp (i32.add (local.get $kp) (i32.const 4)))
+            (local.set $e (i32.sub (local.get $e) (i32.const 1)))
+            (br $el)))
+        (i32.store align=4 (local.get $n) (local.get $c))
+        (local.set $wn (i32.add (local.get $wn) (i32.const 4)))
+        (local.set $n (i32.add (local.get $n) (i32.const 4)))
+        (local.set $wcol (i32.add (local.get $wcol) (local.get $rs)))
+        (local.set $wpos (i32.add (local.get $wpos) (local.get $rs)))
+        (local.set $col (i32.add (local.get $col) (local.get $rs)))
+        (local.set $val (i32.add (local.get $val) (local.get $rs)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
+  )
+
+  ;; sparse_rows(d, n, col, val, rows, cols) → listed: the Sparse [rows × cols] of the row-major d [rows × cols],
+  ;; and the count of values it lists.
+  (func (export "sparse_rows") (param $d i32) (param $n i32) (param $col i32) (param $val i32) (param $rows i32) (param $cols i32)
+    (result i32)
+    (local $k i32) (local $v f32) (local $c i32) (local $rs i32) (local $total i32)
+    (local.set $rs (i32.shl (local.get $cols) (i32.const 2)))
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.eqz (local.get $rows)))
+        (local.set $c (i32.const 0))
+        (local.set $k (i32.const 0))
+        (block $k_done
+          (loop $kl
+            (br_if $k_done (i32.ge_u (local.get $k) (local.get $cols)))
+            (local.set $v (f32.load align=4 (local.get $d)))
+            (i32.store align=4 (i32.add (local.get $col) (i32.shl (local.get $c) (i32.const 2))) (local.get $k))
+            (f32.store align=4 (i32.add (local.get $val) (i32.shl (local.get $c) (i32.const 2))) (local.get $v))
+            (local.set $c (i32.add (local.get $c) (f32.ne (local.get $v) (f32.const 0))))
+            (local.set $d (i32.add (local.get $d) (i32.const 4)))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $kl)))
+        (i32.store align=4 (local.get $n) (local.get $c))
+        (local.set $total (i32.add (local.get $total) (local.get $c)))
+        (local.set $n (i32.add (local.get $n) (i32.const 4)))
+        (local.set $col (i32.add (local.get $col) (local.get $rs)))
+        (local.set $val (i32.add (local.get $val) (local.get $rs)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
+    (local.get $total)
+  )
+
+  ;; sparse_matmul(c, b, n, col, val, rows, cols, width, zero): c += a·b for the Sparse a [rows × cols] (n, col,
+  ;; val) and row-major b [cols × width], c [rows × width]: c[i][j] gets the products val·b[col][j] of row i's
+  ;; entries added one at a time in their order (increasing columns), each rounded to float32 (f32x4.mul then
+  ;; f32x4.add), which are MatMulAdd's sums with a's zeros skipped. With zero ≠ 0 the sums start from +0, not c.
+  ;; Columns go 32 at a time (8 accumulators, each row's entries run once per block of columns, b's block read
+  ;; from cache row after row), then 16, 4 and 1.
+  (func (export "sparse_matmul") (param $c i32) (param $b i32) (param $n i32) (param $col i32) (param $val i32)
+    (param $rows i32) (param $cols i32) (param $width i32) (param $zero i32)
+    (local $left i32) (local $off i32) (local $rs i32) (local $sb i32)
+    (local.set $rs (i32.shl (local.get $cols) (i32.const 2)))
+    (local.set $sb (i32.shl (local.get $width) (i32.const 2)))
+    (local.set $left (local.get $width))
+    (block $w32_done
+      (loop $w32
+        (br_if $w32_done (i32.lt_u (local.get $left) (i32.const 32)))
+        (call $sparse32 (i32.add (local.get $c) (local.get $off)) (i32.add (local.get $b) (local.get $off)) (local.get $n) (local.get $col)
+          (local.get $val) (local.get $rows) (local.get $rs) (local.get $sb) (local.get $zero))
+        (local.set $off (i32.add (local.get $off) (i32.const 128)))
+        (local.set $left (i32.sub (local.get $left) (i32.const 32)))
+        (br $w32)))
+    (if (i32.ge_u (local.get $left) (i32.const 16)) (then
+      (call $sparse16 (i32.add (local.get $c) (local.get $off)) (i32.add (local.get $b) (local.get $off)) (local.get $n) (local.get $col)
+        (local.get $val) (local.get $rows) (local.get $rs) (local.get $sb) (local.get $zero))
+      (local.set $off (i32.add (local.get $off) (i32.const 64)))
+      (local.set $left (i32.sub (local.get $left) (i32.const 16)))))
+    (block $w4_done
+      (loop $w4
+        (br_if $w4_done (i32.lt_u (local.get $left) (i32.const 4)))
+        (call $sparse4 (i32.add (local.get $c) (local.get $off)) (i32.add (local.get $b) (local.get $off)) (local.get $n) (local.get $col)
+          (local.get $val) (local.get $rows) (local.get $rs) (local.get $sb) (local.get $zero))
+        (local.set $off (i32.add (local.get $off) (i32.const 16)))
+        (local.set $left (i32.sub (local.get $left) (i32.const 4)))
+        (br $w4)))
+    (block $w1_done
+      (loop $w1
+        (br_if $w1_done (i32.eqz (local.get $left)))
+        (call $sparse1 (i32.add (local.get $c) (local.get $off)) (i32.add (local.get $b) (local.get $off)) (local.get $n) (local.get $col)
+          (local.get $val) (local.get $rows) (local.get $rs) (local.get $sb) (local.get $zero))
+        (local.set $off (i32.add (local.get $off) (i32.const 4)))
+        (local.set $left (i32.sub (local.get $left) (i32.const 1)))
+        (br $w1)))
+  )
+
+  ;; $sparse32: columns [0, 32) of c from $pc and of b from $pb, every row (see sparse_matmul).
+  (func $sparse32 (param $pc i32) (param $pb i32) (param $n i32) (param $pk i32) (param $pv i32) (param $rows i32)
+                (param $rs i32) (param $sb i32) (param $zero i32)
+    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128) (local $acc4 v128) (local $acc5 v128) (local $acc6 v128) (local $acc7 v128) (local $s v128)
+    (local $e i32) (local $ek i32) (local $ev i32) (local $bp i32)
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.eqz (local.get $rows)))
+        (if (local.get $zero)
+          (then
+            (local.set $acc0 (v128.const i32x4 0 0 0 0))
+            (local.set $acc1 (v128.const i32x4 0 0 0 0))
+            (local.set $acc2 (v128.const i32x4 0 0 0 0))
+            (local.set $acc3 (v128.const i32x4 0 0 0 0))
+            (local.set $acc4 (v128.const i32x4 0 0 0 0))
+            (local.set $acc5 (v128.const i32x4 0 0 0 0))
+            (local.set $acc6 (v128.const i32x4 0 0 0 0))
+            (local.set $acc7 (v128.const i32x4 0 0 0 0))
+          )
+          (else
+            (local.set $acc0 (v128.load align=4 (local.get $pc)))
+            (local.set $acc1 (v128.load offset=16 align=4 (local.get $pc)))
+            (local.set $acc2 (v128.load offset=32 align=4 (local.get $pc)))
+            (local.set $acc3 (v128.load offset=48 align=4 (local.get $pc)))
+            (local.set $acc4 (v128.load offset=64 align=4 (local.get $pc)))
+            (local.set $acc5 (v128.load offset=80 align=4 (local.get $pc)))
+            (local.set $acc6 (v128.load offset=96 align=4 (local.get $pc)))
+            (local.set $acc7 (v128.load offset=112 align=4 (local.get $pc)))
+          ))
+        (local.set $e (i32.load align=4 (local.get $n)))
+        (local.set $ek (local.get $pk))
+        (local.set $ev (local.get $pv))
+        (if (local.get $e)
+          (then
+          (loop $entry
+            (local.set $s (v128.load32_splat align=4 (local.get $ev)))
+            (local.set $bp (i32.add (local.get $pb) (i32.mul (i32.load align=4 (local.get $ek)) (local.get $sb))))
+            (local.set $acc0 (f32x4.add (local.get $acc0) (f32x4.mul (local.get $s) (v128.load align=4 (local.get $bp)))))
+            (local.set $acc1 (f32x4.add (local.get $acc1) (f32x4.mul (local.get $s) (v128.load offset=16 align=4 (local.get $bp)))))
+            (local.set $acc2 (f32x4.add (local.get $acc2) (f32x4.mul (local.get $s) (v128.load offset=32 align=4 (local.get $bp)))))
+            (local.set $acc3 (f32x4.add (local.get $acc3) (f32x4.mul (local.get $s) (v128.load offset=48 align=4 (local.get $bp)))))
+            (local.set $acc4 (f32x4.add (local.get $acc4) (f32x4.mul (local.get $s) (v128.load offset=64 align=4 (local.get $bp)))))
+            (local.set $acc5 (f32x4.add (local.get $acc5) (f32x4.mul (local.get $s) (v128.load offset=80 align=4 (local.get $bp)))))
+            (local.set $acc6 (f32x4.add (local.get $acc6) (f32x4.mul (local.get $s) (v128.load offset=96 align=4 (local.get $bp)))))
+            (local.set $acc7 (f32x4.add (local.get $acc7) (f32x4.mul (local.get $s) (v128.load offset=112 align=4 (local.get $bp)))))
+            (local.set $ek (i32.add (local.get $ek) (i32.const 4)))
+            (local.set $ev (i32.add (local.get $ev) (i32.const 4)))
+            (br_if $entry (local.tee $e (i32.sub (local.get $e) (i32.const 1)))))))
+        (v128.store align=4 (local.get $pc) (local.get $acc0))
+        (v128.store offset=16 align=4 (local.get $pc) (local.get $acc1))
+        (v128.store offset=32 align=4 (local.get $pc) (local.get $acc2))
+        (v128.store offset=48 align=4 (local.get $pc) (local.get $acc3))
+        (v128.store offset=64 align=4 (local.get $pc) (local.get $acc4))
+        (v128.store offset=80 align=4 (local.get $pc) (local.get $acc5))
+        (v128.store offset=96 align=4 (local.get $pc) (local.get $acc6))
+        (v128.store offset=112 align=4 (local.get $pc) (local.get $acc7))
+        (local.set $pc (i32.add (local.get $pc) (local.get $sb)))
+        (local.set $n (i32.add (local.get $n) (i32.const 4)))
+        (local.set $pk (i32.add (local.get $pk) (local.get $rs)))
+        (local.set $pv (i32.add (local.get $pv) (local.get $rs)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
+  )
+
+  ;; $sparse16: columns [0, 16) of c from $pc and of b from $pb, every row (see sparse_matmul).
+  (func $sparse16 (param $pc i32) (param $pb i32) (param $n i32) (param $pk i32) (param $pv i32) (param $rows i32)
+                (param $rs i32) (param $sb i32) (param $zero i32)
+    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128) (local $s v128)
+    (local $e i32) (local $ek i32) (local $ev i32) (local $bp i32)
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.eqz (local.get $rows)))
+        (if (local.get $zero)
+          (then
+            (local.set $acc0 (v128.const i32x4 0 0 0 0))
+            (local.set $acc1 (v128.const i32x4 0 0 0 0))
+            (local.set $acc2 (v128.const i32x4 0 0 0 0))
+            (local.set $acc3 (v128.const i32x4 0 0 0 0))
+          )
+          (else
+            (local.set $acc0 (v128.load align=4 (local.get $pc)))
+            (local.set $acc1 (v128.load offset=16 align=4 (local.get $pc)))
+            (local.set $acc2 (v128.load offset=32 align=4 (local.get $pc)))
+            (local.set $acc3 (v128.load offset=48 align=4 (local.get $pc)))
+          ))
+        (local.set $e (i32.load align=4 (local.get $n)))
+        (local.set $ek (local.get $pk))
+        (local.set $ev (local.get $pv))
+        (if (local.get $e)
+          (then
+          (loop $entry
+            (local.set $s (v128.load32_splat align=4 (local.get $ev)))
+            (local.set $bp (i32.add (local.get $pb) (i32.mul (i32.load align=4 (local.get $ek)) (local.get $sb))))
+            (local.set $acc0 (f32x4.add (local.get $acc0) (f32x4.mul (local.get $s) (v128.load align=4 (local.get $bp)))))
+            (local.set $acc1 (f32x4.add (local.get $acc1) (f32x4.mul (local.get $s) (v128.load offset=16 align=4 (local.get $bp)))))
+            (local.set $acc2 (f32x4.add (local.get $acc2) (f32x4.mul (local.get $s) (v128.load offset=32 align=4 (local.get $bp)))))
+            (local.set $acc3 (f32x4.add (local.get $acc3) (f32x4.mul (local.get $s) (v128.load offset=48 align=4 (local.get $bp)))))
+            (local.set $ek (i32.add (local.get $ek) (i32.const 4)))
+            (local.set $ev (i32.add (local.get $ev) (i32.const 4)))
+            (br_if $entry (local.tee $e (i32.sub (local.get $e) (i32.const 1)))))))
+        (v128.store align=4 (local.get $pc) (local.get $acc0))
+        (v128.store offset=16 align=4 (local.get $pc) (local.get $acc1))
+        (v128.store offset=32 align=4 (local.get $pc) (local.get $acc2))
+        (v128.store offset=48 align=4 (local.get $pc) (local.get $acc3))
+        (local.set $pc (i32.add (local.get $pc) (local.get $sb)))
+        (local.set $n (i32.add (local.get $n) (i32.const 4)))
+        (local.set $pk (i32.add (local.get $pk) (local.get $rs)))
+        (local.set $pv (i32.add (local.get $pv) (local.get $rs)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
+  )
+
+  ;; $sparse4: columns [0, 4) of c from $pc and of b from $pb, every row (see sparse_matmul).
+  (func $sparse4 (param $pc i32) (param $pb i32) (param $n i32) (param $pk i32) (param $pv i32) (param $rows i32)
+                (param $rs i32) (param $sb i32) (param $zero i32)
+    (local $acc0 v128) (local $s v128)
+    (local $e i32) (local $ek i32) (local $ev i32) (local $bp i32)
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.eqz (local.get $rows)))
+        (if (local.get $zero)
+          (then
+            (local.set $acc0 (v128.const i32x4 0 0 0 0))
+          )
+          (else
+            (local.set $acc0 (v128.load align=4 (local.get $pc)))
+          ))
+        (local.set $e (i32.load align=4 (local.get $n)))
+        (local.set $ek (local.get $pk))
+        (local.set $ev (local.get $pv))
+        (if (local.get $e)
+          (then
+          (loop $entry
+            (local.set $s (v128.load32_splat align=4 (local.get $ev)))
+            (local.set $bp (i32.add (local.get $pb) (i32.mul (i32.load align=4 (local.get $ek)) (local.get $sb))))
+            (local.set $acc0 (f32x4.add (local.get $acc0) (f32x4.mul (local.get $s) (v128.load align=4 (local.get $bp)))))
+            (local.set $ek (i32.add (local.get $ek) (i32.const 4)))
+            (local.set $ev (i32.add (local.get $ev) (i32.const 4)))
+            (br_if $entry (local.tee $e (i32.sub (local.get $e) (i32.const 1)))))))
+        (v128.store align=4 (local.get $pc) (local.get $acc0))
+        (local.set $pc (i32.add (local.get $pc) (local.get $sb)))
+        (local.set $n (i32.add (local.get $n) (i32.const 4)))
+        (local.set $pk (i32.add (local.get $pk) (local.get $rs)))
+        (local.set $pv (i32.add (local.get $pv) (local.get $rs)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
+  )
+
+  ;; $sparse1: column 0 of c from $pc and of b from $pb, every row, one float at a time.
+  (func $sparse1 (param $pc i32) (param $pb i32) (param $n i32) (param $pk i32) (param $pv i32) (param $rows i32)
+                (param $rs i32) (param $sb i32) (param $zero i32)
+    (local $acc f32) (local $e i32) (local $ek i32) (local $ev i32)
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.eqz (local.get $rows)))
+        (local.set $acc (select (f32.const 0) (f32.load align=4 (local.get $pc)) (local.get $zero)))
+        (local.set $e (i32.load align=4 (local.get $n)))
+        (local.set $ek (local.get $pk))
+        (local.set $ev (local.get $pv))
+        (block $entries_done
+          (loop $entry
+            (br_if $entries_done (i32.eqz (local.get $e)))
+            (local.set $acc (f32.add (local.get $acc) (f32.mul (f32.load align=4 (local.get $ev))
+              (f32.load align=4 (i32.add (local.get $pb) (i32.mul (i32.load align=4 (local.get $ek)) (local.get $sb)))))))
+            (local.set $ek (i32.add (local.get $ek) (i32.const 4)))
+            (local.set $ev (i32.add (local.get $ev) (i32.const 4)))
+            (local.set $e (i32.sub (local.get $e) (i32.const 1)))
+            (br $entry)))
+        (f32.store align=4 (local.get $pc) (local.get $acc))
+        (local.set $pc (i32.add (local.get $pc) (local.get $sb)))
+        (local.set $n (i32.add (local.get $n) (i32.const 4)))
+        (local.set $pk (i32.add (local.get $pk) (local.get $rs)))
+        (local.set $pv (i32.add (local.get $pv) (local.get $rs)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
   )
 )

@@ -89,3 +89,61 @@ func scatterIdxGo(dst, src []float32, idx []int32) {
 		}
 	}
 }
+
+// At is position i of the map.
+func (x Index) At(i int) int32 { return x.idx[i] }
+
+// Pairs is a map for ScatterAddPairs: for i = 0, 1, …, the value src[Src[i]] goes to dst[Dst[i]], in that order.
+type Pairs struct {
+	Dst, Src       []int32
+	maxDst, maxSrc int32
+}
+
+// NewPairs makes the map of the pairs (dst[i], src[i]), kept, not copied; every position must be at least 0.
+func NewPairs(dst, src []int32) *Pairs {
+	if len(dst) != len(src) {
+		panic("kernel.NewPairs: " + strconv.Itoa(len(dst)) + " destinations for " + strconv.Itoa(len(src)) + " sources")
+	}
+	p := &Pairs{Dst: dst, Src: src, maxDst: -1, maxSrc: -1}
+	for i := range dst {
+		if dst[i] < 0 || src[i] < 0 {
+			panic("kernel.NewPairs: pair " + strconv.Itoa(i) + " has a negative position")
+		}
+		p.maxDst, p.maxSrc = max(p.maxDst, dst[i]), max(p.maxSrc, src[i])
+	}
+	return p
+}
+
+// ScatterAddPairs adds src[x.Src[i]] into dst[x.Dst[i]] for i = 0, 1, … in that order, each sum a float32
+// addition: ScatterAddIdx with its source read through a map (a convolution's windows held by position, added
+// in the order of its windows' rows). In a js/wasm build with the wasmsimd tag it runs matmul.wasm's
+// scatter_pairs; elsewhere ScatterAddPairsGo.
+//
+// It panics if a position is outside dst or src.
+func ScatterAddPairs(dst, src []float32, x *Pairs) {
+	x.check(len(dst), len(src))
+	if len(x.Dst) == 0 {
+		return
+	}
+	scatterPairs(dst, src, x)
+}
+
+// ScatterAddPairsGo is ScatterAddPairs always in Go.
+func ScatterAddPairsGo(dst, src []float32, x *Pairs) {
+	x.check(len(dst), len(src))
+	scatterPairsGo(dst, src, x)
+}
+
+func (x *Pairs) check(dst, src int) {
+	if int(x.maxDst) >= dst || int(x.maxSrc) >= src {
+		panic("kernel.ScatterAddPairs: positions up to " + strconv.Itoa(int(x.maxDst)) + " and " + strconv.Itoa(int(x.maxSrc)) +
+			" do not fit slices of " + strconv.Itoa(dst) + " and " + strconv.Itoa(src))
+	}
+}
+
+func scatterPairsGo(dst, src []float32, x *Pairs) {
+	s := x.Src[:len(x.Dst)]
+	for i, j := range x.Dst {
+		dst[j] += src[s[i]]
+	}
+}

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestGatherScatterBitForBit: GatherIdx and ScatterAddIdx (matmul.wasm's gather_idx and scatter_idx in a
-// wasmsimd build) give the bits of the plain loops, over random maps with padding and repeated positions (a
+// TestGatherScatterBitForBit: GatherIdx, ScatterAddIdx and ScatterAddPairs (matmul.wasm's gather_idx,
+// scatter_idx and scatter_pairs in a wasmsimd build) give the bits of the plain loops, over random maps with padding and repeated positions (a
 // scatter's sums in its order), finite values only (a NaN's payload is the engine's to choose in WebAssembly);
 // nothing past the map is touched.
 func TestGatherScatterBitForBit(t *testing.T) {
@@ -69,6 +69,28 @@ func TestGatherScatterBitForBit(t *testing.T) {
 		}{{"ScatterAddIdx", ScatterAddIdx}, {"ScatterAddIdxGo", ScatterAddIdxGo}} {
 			dst := append([]float32(nil), base...)
 			f.fn(dst, col, x)
+			for k := range wantS {
+				if math.Float32bits(dst[k]) != math.Float32bits(wantS[k]) {
+					t.Fatalf("trial %d: %s: value %d is %v, want %v", trial, f.name, k, dst[k], wantS[k])
+				}
+			}
+		}
+		// The same scatter with its source read through a map: col reversed, its padding left out.
+		var pd, ps []int32
+		rev := make([]float32, n)
+		for i, j := range idx {
+			rev[n-1-i] = col[i]
+			if j >= 0 {
+				pd, ps = append(pd, j), append(ps, int32(n-1-i))
+			}
+		}
+		pairs := NewPairs(pd, ps)
+		for _, f := range []struct {
+			name string
+			fn   func(dst, src []float32, x *Pairs)
+		}{{"ScatterAddPairs", ScatterAddPairs}, {"ScatterAddPairsGo", ScatterAddPairsGo}} {
+			dst := append([]float32(nil), base...)
+			f.fn(dst, rev, pairs)
 			for k := range wantS {
 				if math.Float32bits(dst[k]) != math.Float32bits(wantS[k]) {
 					t.Fatalf("trial %d: %s: value %d is %v, want %v", trial, f.name, k, dst[k], wantS[k])

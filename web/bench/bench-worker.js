@@ -30,6 +30,11 @@ importScripts(new URL("wasm_exec.js", base).href);
 		scale_rows: (s, d, m, rows, cols) => (kernel ? kernel.exports.scale_rows(s, d, m, rows, cols) : notYet()),
 		gather_idx: (d, s, x, n) => (kernel ? kernel.exports.gather_idx(d, s, x, n) : notYet()),
 		scatter_idx: (d, s, x, n) => (kernel ? kernel.exports.scatter_idx(d, s, x, n) : notYet()),
+		scatter_pairs: (d, s, pd, ps, n) => (kernel ? kernel.exports.scatter_pairs(d, s, pd, ps, n) : notYet()),
+		sparse_transpose: (d, n, col, val, rows, cols) => (kernel ? kernel.exports.sparse_transpose(d, n, col, val, rows, cols) : notYet()),
+		sparse_gather: (s, wn, wc, wp, n, col, val, rows, cols) => (kernel ? kernel.exports.sparse_gather(s, wn, wc, wp, n, col, val, rows, cols) : notYet()),
+		sparse_rows: (d, n, col, val, rows, cols) => (kernel ? kernel.exports.sparse_rows(d, n, col, val, rows, cols) : notYet()),
+		sparse_matmul: (c, b, n, col, val, rows, cols, w, z) => (kernel ? kernel.exports.sparse_matmul(c, b, n, col, val, rows, cols, w, z) : notYet()),
 	};
 
 	const module = await WebAssembly.compileStreaming(fetch(new URL("bench.wasm", base)));
