@@ -191,7 +191,7 @@ func TestBrowserModelChoice(t *testing.T) {
 						const key = (await caches.keys()).find((k) => k.startsWith("app-"));
 						if (!key) return false;
 						const urls = (await (await caches.open(key)).keys()).map((r) => new URL(r.url).pathname);
-						return ["web/app.wasm", "web/matmul.wasm", "web/loader.js", "fashion/models.bin", "fashion/worker.wasm"].every((n) => urls.some((u) => u.endsWith(n)));
+						return ["web/app.wasm", "web/loader.js", "fashion/matmul.wasm", "fashion/models.bin", "fashion/worker.wasm"].every((n) => urls.some((u) => u.endsWith(n)));
 					})()`, time.Minute)
 					srv.Close()
 					engineDo(t, br, "reloading with the server gone", func(ctx context.Context) error { return br.Reload(ctx) })

@@ -14,7 +14,8 @@ func Routes() {
 	app.Route("/", func() app.Composer { return &Explainer{} })
 }
 
-// WorkerFiles are the search worker's files for the default models, served from web/ beside app.wasm: the
+// WorkerFiles are the search worker's files for the default models (worker.wasm, the kernel matmul.wasm
+// built for their layers, models.bin), served from web/ beside app.wasm: the
 // service worker caches them under the page's version, so a deploy never pairs a new page with an old worker or
 // the reverse. Other models' workers and bundles (web/<name>/) it keeps once a page has run them.
 var WorkerFiles = []string{"/web/worker.js", "/web/worker.wasm", "/web/matmul.wasm", ModelsFile}

@@ -43,7 +43,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 	e.models.total = m.bytes
 	e.models.timing = map[string]float64{"mounted": now()}
 	urls := map[string]any{
-		"worker": ctx.ResolveStaticResource(m.file("worker.wasm")), "kernel": ctx.ResolveStaticResource("/web/matmul.wasm"),
+		"worker": ctx.ResolveStaticResource(m.file("worker.wasm")), "kernel": ctx.ResolveStaticResource(m.file("matmul.wasm")),
 		"models": ctx.ResolveStaticResource(m.file("models.bin")), "app": ctx.ResolveStaticResource("/web/app.wasm"),
 	}
 	lastShown := time.Time{}

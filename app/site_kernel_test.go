@@ -15,36 +15,55 @@ import (
 	"testing"
 )
 
-// TestSiteWorkerImportsSIMDKernel: the site's search worker imports the WebAssembly SIMD matmul kernel
-// (deltaclue_kernel.matmul_add, engine/kernel), which web/worker.js instantiates from matmul.wasm in every engine
-// and without which it refuses to start. A worker.wasm built without the wasmsimd tag would quietly run the
-// pure-Go kernel, several times slower, with the same results; this is what would notice.
+// TestSiteWorkerImportsSIMDKernel: each served models' search worker imports the WebAssembly SIMD matmul kernel
+// (deltaclue_kernel.matmul_add, engine/kernel), which web/worker.js instantiates from the matmul.wasm beside it
+// in every engine and without which it refuses to start. A worker.wasm built without the wasmsimd tag would
+// quietly run the pure-Go kernel, several times slower, with the same results; this is what would notice. The
+// kernel beside each worker exports everything the worker imports from it (the digits' is the dense kernel,
+// Fashion's the whole), and web/worker.js passes each on.
 func TestSiteWorkerImportsSIMDKernel(t *testing.T) {
 	site := buildSite(t)
-	b, err := os.ReadFile(filepath.Join(site, "web", "worker.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	imports, err := wasmImports(b)
-	if err != nil {
-		t.Fatalf("worker.wasm: %v", err)
-	}
-	if !slices.Contains(imports, "deltaclue_kernel.matmul_add") {
-		t.Fatalf("worker.wasm does not import deltaclue_kernel.matmul_add (built without -tags wasmsimd?); its imports: %v", imports)
-	}
-	if _, err := os.Stat(filepath.Join(site, "web", "matmul.wasm")); err != nil {
-		t.Fatalf("the site has no matmul.wasm beside its worker: %v", err)
-	}
-	// Every function the worker imports from the kernel module (the element-wise loops too) is passed on by
-	// web/worker.js: a missing trampoline would leave the worker unable to start.
 	script, err := os.ReadFile(filepath.Join(site, "web", "worker.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, imp := range imports {
-		if name, ok := strings.CutPrefix(imp, "deltaclue_kernel."); ok && !strings.Contains(string(script), "kernel.exports."+name+"(") {
-			t.Errorf("worker.wasm imports %s, which web/worker.js does not pass on from matmul.wasm", imp)
+	for _, dir := range []string{"web", filepath.Join("web", "fashion")} {
+		b, err := os.ReadFile(filepath.Join(site, dir, "worker.wasm"))
+		if err != nil {
+			t.Fatal(err)
 		}
+		imports, err := wasmNames(b, wasmImportSection)
+		if err != nil {
+			t.Fatalf("%s/worker.wasm: %v", dir, err)
+		}
+		if !slices.Contains(imports, "deltaclue_kernel.matmul_add") {
+			t.Fatalf("%s/worker.wasm does not import deltaclue_kernel.matmul_add (built without -tags wasmsimd?); its imports: %v", dir, imports)
+		}
+		k, err := os.ReadFile(filepath.Join(site, dir, "matmul.wasm"))
+		if err != nil {
+			t.Fatalf("the site has no matmul.wasm beside %s/worker.wasm: %v", dir, err)
+		}
+		exports, err := wasmNames(k, wasmExportSection)
+		if err != nil {
+			t.Fatalf("%s/matmul.wasm: %v", dir, err)
+		}
+		// Every function the worker imports from the kernel module (the element-wise loops too) is in the kernel
+		// beside it and passed on by web/worker.js: a missing one would leave the worker unable to start.
+		var fromKernel []string
+		for _, imp := range imports {
+			name, ok := strings.CutPrefix(imp, "deltaclue_kernel.")
+			if !ok {
+				continue
+			}
+			fromKernel = append(fromKernel, name)
+			if !slices.Contains(exports, name) {
+				t.Errorf("%s/worker.wasm imports %s, which the matmul.wasm beside it does not export (it exports %v)", dir, imp, exports)
+			}
+			if !strings.Contains(string(script), "kernel.exports."+name+"(") {
+				t.Errorf("%s/worker.wasm imports %s, which web/worker.js does not pass on from matmul.wasm", dir, imp)
+			}
+		}
+		t.Logf("%s: worker.wasm imports %v from matmul.wasm (%d bytes), which exports %v", dir, fromKernel, len(k), exports)
 	}
 }
 
@@ -75,8 +94,14 @@ func TestSiteWorkerKnowsTheModelsHash(t *testing.T) {
 	}
 }
 
-// wasmImports lists a WebAssembly module's imports as "module.name".
-func wasmImports(b []byte) ([]string, error) {
+// The sections wasmNames reads.
+const (
+	wasmImportSection = 2
+	wasmExportSection = 7
+)
+
+// wasmNames lists a WebAssembly module's imports ("module.name") or exports ("name").
+func wasmNames(b []byte, section byte) ([]string, error) {
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
 		return nil, errors.New("not a WebAssembly module")
 	}
@@ -108,13 +133,26 @@ func wasmImports(b []byte) ([]string, error) {
 		if p == nil || uint64(len(p)) < size {
 			return nil, bad
 		}
-		if id != 2 { // not the import section
+		if id != section {
 			p = p[size:]
 			continue
 		}
 		p = p[:size]
 		var out []string
-		for n := uleb(); n > 0 && p != nil; n-- {
+		count := uleb()
+		for n := count; n > 0 && p != nil && section == wasmExportSection; n-- {
+			field := name()
+			if len(p) < 1 {
+				return nil, bad
+			}
+			p = p[1:] // kind
+			uleb()    // index
+			if p == nil {
+				return nil, bad
+			}
+			out = append(out, field)
+		}
+		for n := count; n > 0 && p != nil && section == wasmImportSection; n-- {
 			mod, field := name(), name()
 			if len(p) < 1 {
 				return nil, bad

@@ -14,8 +14,10 @@ const deltaclueModelDir = (() => {
   const want = new URLSearchParams(location.search).get("models");
   return (want && Object.prototype.hasOwnProperty.call(deltaclueModelDirs, want)) ? deltaclueModelDirs[want] : "";
 })();
-// deltaclueFile is the address of one of the site's files: a model's own (worker.wasm, models.bin) in its folder.
-const deltaclueFile = (name) => new URL((name === "worker.wasm" || name === "models.bin" ? deltaclueModelDir : "") + name, deltaclueBase).href;
+// deltaclueFile is the address of one of the site's files: a model's own (worker.wasm, its kernel matmul.wasm,
+// models.bin) in its folder.
+const deltaclueModelFiles = ["worker.wasm", "matmul.wasm", "models.bin"];
+const deltaclueFile = (name) => new URL((deltaclueModelFiles.includes(name) ? deltaclueModelDir : "") + name, deltaclueBase).href;
 
 // Site data a browser may deny this page: a frame on another site's page where the visitor's browser blocks
 // third-party storage (without partitioning it), or a visitor who blocks site data for this site. Reading
@@ -185,7 +187,7 @@ if (!deltaclueEmbed) {
 // the page's Go asks for them once it runs, and takes what has already come. (Not in an embed, which waits to
 // be seen and then loads what it needs when its page runs.)
 const deltaclueEarly = {};
-for (const name of deltaclueEmbed ? [] : ["worker.wasm", "matmul.wasm", "models.bin"]) {
+for (const name of deltaclueEmbed ? [] : deltaclueModelFiles) {
   const url = deltaclueFile(name);
   const response = fetch(url).catch(() => null); // a failure is fetched again, and reported, below
   const module = name.endsWith(".wasm") ?
