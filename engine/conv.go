@@ -286,7 +286,7 @@ func transposeIndex(idx kernel.Index, K, P int) kernel.Index {
 // zeros MatMulAdd may skip, so the same bits. In WebAssembly (and with the pure-Go kernel) that is faster; the
 // native AVX kernels' dense products outrun the listing. Tests flip it; compaction off (DELTACLUE_COMPACT=0)
 // turns it off too, as it is skipping zero work; a DenseOnly build (the digits' worker) leaves it out.
-var sparseProducts = kernel.Native == "wasmsimd" || kernel.Native == "go"
+var sparseProducts = kernel.SparsePays
 
 // sparseMinWidth is the narrowest sparse product that pays: each row's entries run once per block of up to 32
 // of the weights' columns, so a narrow one runs them for a few columns each (a first convolution's input

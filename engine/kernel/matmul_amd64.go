@@ -52,6 +52,10 @@ var (
 // It is informational: assigning it changes nothing.
 var Native = kindNames[kind]
 
+// SparsePays says whether multiplying only a matrix's listed nonzero values (MatMulAddSparse) outruns MatMulAdd
+// on a ReLU's output: with the pure-Go kernel; the AVX kernels' dense products are faster.
+var SparsePays = kind == kindGo
+
 func choose(env string, best int) int {
 	want := kindAVX512
 	switch env {

@@ -6,4 +6,8 @@ package kernel
 // tag) it is "avx512", "avx2" or "go", chosen at start-up; "wasmsimd" in a js/wasm build with the wasmsimd tag.
 var Native = "go"
 
+// SparsePays says whether multiplying only a matrix's listed nonzero values (MatMulAddSparse) outruns MatMulAdd
+// on a ReLU's output: with the pure-Go kernel, yes.
+const SparsePays = true
+
 func matMulAdd(a, b, c []float32, m, k, n int) { matMulAddGo(a, b, c, m, k, n) }

@@ -12,6 +12,10 @@ const SIMD = true
 // Native names the kernel MatMulAdd runs: "wasmsimd" in this build (on amd64 natively: "avx512", "avx2" or "go").
 var Native = "wasmsimd"
 
+// SparsePays says whether multiplying only a matrix's listed nonzero values (MatMulAddSparse) outruns MatMulAdd
+// on a ReLU's output: in WebAssembly, yes.
+const SparsePays = true
+
 // wasmMatMulAdd is matmul.wasm's export "matmul_add", supplied by the host under the import module
 // "deltaclue_kernel". Pointers are passed as i32 byte addresses into Go's linear memory, which the kernel
 // imports; it reads a and b and writes c only, within m*k, k*n and m*n elements, and keeps no reference.
