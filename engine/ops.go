@@ -329,6 +329,11 @@ func (g *Graph) Sigmoid(x *Tensor) *Tensor {
 func (o *sigmoidOp) forward() {
 	x, out := o.x.Live(), o.out.Live()
 	out, e := out[:len(x)], o.e[:len(x)]
+	// The same bits in the SIMD module (TestSigmoidKeepsBits); not in a DenseOnly worker, whose kernel leaves it
+	// out for the digits' first visit.
+	if !DenseOnly && kernel.Sigmoid(out, e, x) {
+		return
+	}
 	one := math.Float64bits(1)
 	for start := 0; start < len(x); start += sigmoidChunk {
 		xs := x[start:min(start+sigmoidChunk, len(x))]

@@ -132,3 +132,18 @@ func addWherePositiveGo(dx, d, h []float32) {
 		}
 	}
 }
+
+// Sigmoid is the engine's sigmoid in the SIMD module, where there is one: for i < len(x), with ei = e^{−|x[i]|}
+// by fmath.Exp's steps in float64, e[i] = float32(ei) and out[i] = float32((x[i] < 0 ? ei : 1)/(1 + ei)), the
+// same float64 operations in the same order as engine's sigmoidOp, two at a time. It reports whether it did:
+// not in a build without the SIMD module, nor when some value needs one of Exp's special cases (a NaN, |x|
+// above 708 or below 2^−28), whose slice the caller then computes itself (out and e hold garbage then).
+//
+// It panics if out or e is shorter than x.
+func Sigmoid(out, e, x []float32) bool {
+	if len(x) == 0 {
+		return true
+	}
+	_, _ = out[len(x)-1], e[len(x)-1] // (the bounds are the check: a message would cost the worker's download)
+	return sigmoid(out, e, x)
+}

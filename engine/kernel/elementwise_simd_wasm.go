@@ -130,3 +130,15 @@ func wasmScatterPairs(dst, src, pd, ps unsafe.Pointer, n int32)
 func scatterPairs(dst, src []float32, x *Pairs) {
 	wasmScatterPairs(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), unsafe.Pointer(&x.Dst[0]), unsafe.Pointer(&x.Src[0]), int32(len(x.Dst)))
 }
+
+// wasmSigmoid is matmul.wasm's export "sigmoid", supplied like the others; it reads n values of x and writes n of
+// out and e.
+//
+//go:wasmimport deltaclue_kernel sigmoid
+//go:noescape
+func wasmSigmoid(x, out, e unsafe.Pointer, n int32) int32
+
+// The caller has checked the lengths and that there is at least one value.
+func sigmoid(out, e, x []float32) bool {
+	return wasmSigmoid(unsafe.Pointer(&x[0]), unsafe.Pointer(&out[0]), unsafe.Pointer(&e[0]), int32(len(x))) == 0
+}

@@ -591,6 +591,71 @@
           (local.set $pd (i32.add (local.get $pd) (i32.const 4)))
           (local.set $ps (i32.add (local.get $ps) (i32.const 4)))
           (br_if $next (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))))
+
+  ;; sigmoid(x, out, e, n) → specials: for i < n, with v = x[i] and a = −|v| in float64, ei = Exp(a) by fmath's
+  ;; steps (k from log2e·a − 0.5, the reduction by ln2Hi and ln2Lo, the minimax polynomial, y·2^k), then
+  ;; e[i] = float32(ei) and out[i] = float32((v < 0 ? ei : 1)/(1 + ei)): the engine's sigmoid, the same float64
+  ;; operations in the same order, two at a time. It returns how many values need one of Exp's special cases
+  ;; (a NaN, a < underflow, |a| < 2^−28, or k < −1021, where fmath scales by Ldexp), whose results here are not
+  ;; fmath's: the caller then computes the whole slice itself.
+  (func (export "sigmoid") (param $x i32) (param $out i32) (param $e i32) (param $n i32) (result i32)
+    (local $v v128) (local $a v128) (local $k v128) (local $kf v128) (local $hi v128) (local $lo v128) (local $r v128)
+    (local $t v128) (local $c v128) (local $y v128) (local $ei v128) (local $special v128) (local $o v128)
+    (local $count i32) (local $last i32)
+    (block $done
+      (loop $pair
+        (br_if $done (i32.eqz (local.get $n)))
+        (local.set $last (i32.eq (local.get $n) (i32.const 1)))
+        (local.set $v (f64x2.promote_low_f32x4
+          (if (result v128) (local.get $last)
+            (then (v128.load32_zero align=4 (local.get $x)))
+            (else (v128.load64_zero align=4 (local.get $x))))))
+        (local.set $a (f64x2.neg (f64x2.abs (local.get $v))))
+        (local.set $k (i32x4.trunc_sat_f64x2_s_zero
+          (f64x2.sub (f64x2.mul (v128.const f64x2 1.44269504088896338700e+00 1.44269504088896338700e+00) (local.get $a))
+                     (v128.const f64x2 0.5 0.5))))
+        (local.set $kf (f64x2.convert_low_i32x4_s (local.get $k)))
+        (local.set $hi (f64x2.sub (local.get $a) (f64x2.mul (local.get $kf) (v128.const f64x2 6.93147180369123816490e-01 6.93147180369123816490e-01))))
+        (local.set $lo (f64x2.mul (local.get $kf) (v128.const f64x2 1.90821492927058770002e-10 1.90821492927058770002e-10)))
+        (local.set $r (f64x2.sub (local.get $hi) (local.get $lo)))
+        (local.set $t (f64x2.mul (local.get $r) (local.get $r)))
+        (local.set $c (f64x2.sub (local.get $r) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 1.66666666666666657415e-01 1.66666666666666657415e-01) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 -2.77777777770155933842e-03 -2.77777777770155933842e-03) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 6.61375632143793436117e-05 6.61375632143793436117e-05) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 -1.65339022054652515390e-06 -1.65339022054652515390e-06) (f64x2.mul (local.get $t)
+            (v128.const f64x2 4.13813679705723846039e-08 4.13813679705723846039e-08))))))))))))
+        (local.set $y (f64x2.sub (v128.const f64x2 1 1)
+          (f64x2.sub (f64x2.sub (local.get $lo)
+                                (f64x2.div (f64x2.mul (local.get $r) (local.get $c)) (f64x2.sub (v128.const f64x2 2 2) (local.get $c))))
+                     (local.get $hi))))
+        (local.set $ei (f64x2.mul (local.get $y)
+          (i64x2.shl (i64x2.add (i64x2.extend_low_i32x4_s (local.get $k)) (v128.const i64x2 1023 1023)) (i32.const 52))))
+        ;; Exp's special cases: not a ≥ underflow (a NaN too), a > −2^−28, or k < −1021.
+        (local.set $special (v128.or
+          (v128.or (v128.not (f64x2.ge (local.get $a) (v128.const f64x2 -7.45133219101941108420e+02 -7.45133219101941108420e+02)))
+                   (f64x2.gt (local.get $a) (v128.const f64x2 -3.7252902984619140625e-09 -3.7252902984619140625e-09)))
+          (i64x2.extend_low_i32x4_s (i32x4.lt_s (local.get $k) (v128.const i32x4 -1021 -1021 -1021 -1021)))))
+        (local.set $o (f64x2.div
+          (v128.bitselect (local.get $ei) (v128.const f64x2 1 1) (f64x2.lt (local.get $v) (v128.const f64x2 0 0)))
+          (f64x2.add (v128.const f64x2 1 1) (local.get $ei))))
+        (if (local.get $last)
+          (then
+            (local.set $count (i32.add (local.get $count) (i32.and (i64x2.bitmask (local.get $special)) (i32.const 1))))
+            (v128.store32_lane align=4 0 (local.get $out) (f32x4.demote_f64x2_zero (local.get $o)))
+            (v128.store32_lane align=4 0 (local.get $e) (f32x4.demote_f64x2_zero (local.get $ei)))
+            (br $done)))
+        (local.set $count (i32.add (local.get $count) (i32.popcnt (i64x2.bitmask (local.get $special)))))
+        (v128.store64_lane align=4 0 (local.get $out) (f32x4.demote_f64x2_zero (local.get $o)))
+        (v128.store64_lane align=4 0 (local.get $e) (f32x4.demote_f64x2_zero (local.get $ei)))
+        (local.set $x (i32.add (local.get $x) (i32.const 8)))
+        (local.set $out (i32.add (local.get $out) (i32.const 8)))
+        (local.set $e (i32.add (local.get $e) (i32.const 8)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 2)))
+        (br $pair)))
+    (local.get $count)
+  )
+
   ;; ---- sparse rows: a convolution's products after a ReLU (package kernel's Sparse, sparse.go) ----
   ;;
   ;; A Sparse [rows × cols] is three arrays: n[i], the count of row i's entries, and col, val, whose row i holds
