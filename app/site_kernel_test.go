@@ -27,43 +27,48 @@ func TestSiteWorkerImportsSIMDKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// web/worker.js passes on every function of the kernel it is handed, through a trampoline of 9 numbers.
+	const trampolines, arity = "WebAssembly.Module.exports(kernelModule)", 9
+	if !strings.Contains(string(script), trampolines) {
+		t.Fatalf("web/worker.js does not pass on the kernel's functions (%s)", trampolines)
+	}
 	for _, dir := range []string{"web", filepath.Join("web", "fashion")} {
 		b, err := os.ReadFile(filepath.Join(site, dir, "worker.wasm"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		imports, err := wasmNames(b, wasmImportSection)
+		worker, err := readWasm(b)
 		if err != nil {
 			t.Fatalf("%s/worker.wasm: %v", dir, err)
 		}
-		if !slices.Contains(imports, "deltaclue_kernel.matmul_add") {
-			t.Fatalf("%s/worker.wasm does not import deltaclue_kernel.matmul_add (built without -tags wasmsimd?); its imports: %v", dir, imports)
+		if !slices.Contains(worker.imports, "deltaclue_kernel.matmul_add") {
+			t.Fatalf("%s/worker.wasm does not import deltaclue_kernel.matmul_add (built without -tags wasmsimd?); its imports: %v", dir, worker.imports)
 		}
 		k, err := os.ReadFile(filepath.Join(site, dir, "matmul.wasm"))
 		if err != nil {
 			t.Fatalf("the site has no matmul.wasm beside %s/worker.wasm: %v", dir, err)
 		}
-		exports, err := wasmNames(k, wasmExportSection)
+		kern, err := readWasm(k)
 		if err != nil {
 			t.Fatalf("%s/matmul.wasm: %v", dir, err)
 		}
 		// Every function the worker imports from the kernel module (the element-wise loops too) is in the kernel
-		// beside it and passed on by web/worker.js: a missing one would leave the worker unable to start.
+		// beside it, and no longer than the trampolines pass: a missing one would leave the worker unable to start.
 		var fromKernel []string
-		for _, imp := range imports {
+		for _, imp := range worker.imports {
 			name, ok := strings.CutPrefix(imp, "deltaclue_kernel.")
 			if !ok {
 				continue
 			}
 			fromKernel = append(fromKernel, name)
-			if !slices.Contains(exports, name) {
-				t.Errorf("%s/worker.wasm imports %s, which the matmul.wasm beside it does not export (it exports %v)", dir, imp, exports)
+			if !slices.Contains(kern.exports, name) {
+				t.Errorf("%s/worker.wasm imports %s, which the matmul.wasm beside it does not export (it exports %v)", dir, imp, kern.exports)
 			}
-			if !strings.Contains(string(script), "kernel.exports."+name+"(") {
-				t.Errorf("%s/worker.wasm imports %s, which web/worker.js does not pass on from matmul.wasm", dir, imp)
+			if n := worker.params[imp]; n > arity || n == 0 {
+				t.Errorf("%s/worker.wasm imports %s with %d parameters; web/worker.js's trampolines pass %d", dir, imp, n, arity)
 			}
 		}
-		t.Logf("%s: worker.wasm imports %v from matmul.wasm (%d bytes), which exports %v", dir, fromKernel, len(k), exports)
+		t.Logf("%s: worker.wasm imports %v from matmul.wasm (%d bytes), which exports %v", dir, fromKernel, len(k), kern.exports)
 	}
 }
 
@@ -94,14 +99,16 @@ func TestSiteWorkerKnowsTheModelsHash(t *testing.T) {
 	}
 }
 
-// The sections wasmNames reads.
-const (
-	wasmImportSection = 2
-	wasmExportSection = 7
-)
+// wasmModule is what the tests read of a WebAssembly module: its imports ("module.name", with their functions'
+// parameter counts) and exports.
+type wasmModule struct {
+	imports []string
+	params  map[string]int // an imported function's parameters, by "module.name"
+	exports []string
+}
 
-// wasmNames lists a WebAssembly module's imports ("module.name") or exports ("name").
-func wasmNames(b []byte, section byte) ([]string, error) {
+// readWasm reads a module's type, import and export sections.
+func readWasm(b []byte) (*wasmModule, error) {
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
 		return nil, errors.New("not a WebAssembly module")
 	}
@@ -126,6 +133,15 @@ func wasmNames(b []byte, section byte) ([]string, error) {
 		p = p[n:]
 		return s
 	}
+	skip := func(n uint64) {
+		if uint64(len(p)) < n {
+			p = nil
+			return
+		}
+		p = p[n:]
+	}
+	m := &wasmModule{params: map[string]int{}}
+	var types []int // each function type's parameter count
 	for len(p) > 0 {
 		id := p[0]
 		p = p[1:]
@@ -133,69 +149,65 @@ func wasmNames(b []byte, section byte) ([]string, error) {
 		if p == nil || uint64(len(p)) < size {
 			return nil, bad
 		}
-		if id != section {
-			p = p[size:]
-			continue
-		}
+		rest := p[size:]
 		p = p[:size]
-		var out []string
-		count := uleb()
-		for n := count; n > 0 && p != nil && section == wasmExportSection; n-- {
-			field := name()
-			if len(p) < 1 {
-				return nil, bad
+		switch id {
+		case 1: // types: 0x60, parameters, results
+			for n := uleb(); n > 0 && p != nil; n-- {
+				skip(1)
+				np := uleb()
+				skip(np)
+				skip(uleb())
+				types = append(types, int(np))
 			}
-			p = p[1:] // kind
-			uleb()    // index
-			if p == nil {
-				return nil, bad
-			}
-			out = append(out, field)
-		}
-		for n := count; n > 0 && p != nil && section == wasmImportSection; n-- {
-			mod, field := name(), name()
-			if len(p) < 1 {
-				return nil, bad
-			}
-			kind := p[0]
-			p = p[1:]
-			switch kind {
-			case 0: // function: type index
-				uleb()
-			case 1: // table: element type, limits
-				if len(p) < 2 {
-					return nil, bad
-				}
-				flags := p[1]
-				p = p[2:]
-				uleb()
-				if flags&1 != 0 {
-					uleb()
-				}
-			case 2: // memory: limits
+		case 2: // imports
+			for n := uleb(); n > 0 && p != nil; n-- {
+				mod, field := name(), name()
 				if len(p) < 1 {
 					return nil, bad
 				}
-				flags := p[0]
+				kind := p[0]
 				p = p[1:]
-				uleb()
-				if flags&1 != 0 {
-					uleb()
-				}
-			case 3: // global: value type, mutability
-				if len(p) < 2 {
+				switch kind {
+				case 0: // function: type index
+					if t := uleb(); t < uint64(len(types)) {
+						m.params[mod+"."+field] = types[t]
+					}
+				case 1: // table: element type, limits
+					skip(1)
+					if flags := p; len(flags) > 0 {
+						skip(1)
+						uleb()
+						if flags[0]&1 != 0 {
+							uleb()
+						}
+					}
+				case 2: // memory: limits
+					if flags := p; len(flags) > 0 {
+						skip(1)
+						uleb()
+						if flags[0]&1 != 0 {
+							uleb()
+						}
+					}
+				case 3: // global: value type, mutability
+					skip(2)
+				default:
 					return nil, bad
 				}
-				p = p[2:]
-			default:
-				return nil, bad
+				m.imports = append(m.imports, mod+"."+field)
 			}
-			if p == nil {
-				return nil, bad
+		case 7: // exports: name, kind, index
+			for n := uleb(); n > 0 && p != nil; n-- {
+				m.exports = append(m.exports, name())
+				skip(1)
+				uleb()
 			}
-			out = append(out, mod+"."+field)
 		}
-		return out, nil
+		if p == nil {
+			return nil, bad
+		}
+		p = rest
 	}
-	return nil, nil
+	return m, nil
 }

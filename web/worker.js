@@ -54,23 +54,14 @@ self.addEventListener("message", async function start(event) {
   self.removeEventListener("message", start);
   const go = new Go();
   let kernel = null;
-  // worker.wasm imports deltaclue_kernel's matmul_add and its element-wise and layout loops; the kernel imports Go's memory,
-  // so it is instantiated after Go's module and reached through these trampolines.
-  go.importObject.deltaclue_kernel = {
-    matmul_add: (a, b, c, m, k, n) => kernel.exports.matmul_add(a, b, c, m, k, n),
-    relu_rows: (x, y, acc, rows, w) => kernel.exports.relu_rows(x, y, acc, rows, w),
-    mask_positive: (dx, d, h, n) => kernel.exports.mask_positive(dx, d, h, n),
-    add_positive: (dx, d, h, n) => kernel.exports.add_positive(dx, d, h, n),
-    transpose: (s, d, rows, cols) => kernel.exports.transpose(s, d, rows, cols),
-    scale_rows: (s, d, m, rows, cols) => kernel.exports.scale_rows(s, d, m, rows, cols),
-    gather_idx: (d, s, x, n) => kernel.exports.gather_idx(d, s, x, n),
-    scatter_idx: (d, s, x, n) => kernel.exports.scatter_idx(d, s, x, n),
-    scatter_pairs: (d, s, pd, ps, n) => kernel.exports.scatter_pairs(d, s, pd, ps, n),
-    sparse_transpose: (d, n, col, val, rows, cols) => kernel.exports.sparse_transpose(d, n, col, val, rows, cols),
-    sparse_gather: (s, wn, wc, wp, n, col, val, rows, cols) => kernel.exports.sparse_gather(s, wn, wc, wp, n, col, val, rows, cols),
-    sparse_rows: (d, n, col, val, rows, cols) => kernel.exports.sparse_rows(d, n, col, val, rows, cols),
-    sparse_matmul: (c, b, n, col, val, rows, cols, w, z) => kernel.exports.sparse_matmul(c, b, n, col, val, rows, cols, w, z),
-  };
+  // worker.wasm imports the kernel's functions as deltaclue_kernel.<name> (its matrix products and element-wise and
+  // layout loops); the kernel imports Go's memory, so it is instantiated after Go's module and reached through
+  // these trampolines, one for each function it exports (the longest takes 9 numbers; wasm ignores the rest).
+  go.importObject.deltaclue_kernel = {};
+  for (const { name } of WebAssembly.Module.exports(kernelModule)) {
+    let f = null;
+    go.importObject.deltaclue_kernel[name] = (a, b, c, d, e, g, h, i, j) => (f || (f = kernel.exports[name]))(a, b, c, d, e, g, h, i, j);
+  }
   let instance;
   try {
     instance = await WebAssembly.instantiate(module, go.importObject);

@@ -19,30 +19,20 @@ importScripts(new URL("wasm_exec.js", base).href);
 	const go = new Go();
 	let exitCode = null;
 	go.exit = (code) => { exitCode = code; };
-	let kernel = null;
-	const notYet = () => { throw new Error("deltaclue_kernel called before the kernel was instantiated"); };
-	go.importObject.deltaclue_kernel = {
-		matmul_add: (a, b, c, m, k, n) => (kernel ? kernel.exports.matmul_add(a, b, c, m, k, n) : notYet()),
-		relu_rows: (x, y, acc, rows, w) => (kernel ? kernel.exports.relu_rows(x, y, acc, rows, w) : notYet()),
-		mask_positive: (dx, d, h, n) => (kernel ? kernel.exports.mask_positive(dx, d, h, n) : notYet()),
-		add_positive: (dx, d, h, n) => (kernel ? kernel.exports.add_positive(dx, d, h, n) : notYet()),
-		transpose: (s, d, rows, cols) => (kernel ? kernel.exports.transpose(s, d, rows, cols) : notYet()),
-		scale_rows: (s, d, m, rows, cols) => (kernel ? kernel.exports.scale_rows(s, d, m, rows, cols) : notYet()),
-		gather_idx: (d, s, x, n) => (kernel ? kernel.exports.gather_idx(d, s, x, n) : notYet()),
-		scatter_idx: (d, s, x, n) => (kernel ? kernel.exports.scatter_idx(d, s, x, n) : notYet()),
-		scatter_pairs: (d, s, pd, ps, n) => (kernel ? kernel.exports.scatter_pairs(d, s, pd, ps, n) : notYet()),
-		sparse_transpose: (d, n, col, val, rows, cols) => (kernel ? kernel.exports.sparse_transpose(d, n, col, val, rows, cols) : notYet()),
-		sparse_gather: (s, wn, wc, wp, n, col, val, rows, cols) => (kernel ? kernel.exports.sparse_gather(s, wn, wc, wp, n, col, val, rows, cols) : notYet()),
-		sparse_rows: (d, n, col, val, rows, cols) => (kernel ? kernel.exports.sparse_rows(d, n, col, val, rows, cols) : notYet()),
-		sparse_matmul: (c, b, n, col, val, rows, cols, w, z) => (kernel ? kernel.exports.sparse_matmul(c, b, n, col, val, rows, cols, w, z) : notYet()),
-	};
-
 	const module = await WebAssembly.compileStreaming(fetch(new URL("bench.wasm", base)));
 	const wantsKernel = WebAssembly.Module.imports(module).some((i) => i.module === "deltaclue_kernel");
+	let kernel = null, kernelModule = null;
+	if (wantsKernel) {
+		kernelModule = await WebAssembly.compileStreaming(fetch(new URL("matmul.wasm", base)));
+		// A trampoline for each of the kernel's functions (the longest takes 9 numbers; wasm ignores the rest).
+		go.importObject.deltaclue_kernel = {};
+		for (const { name } of WebAssembly.Module.exports(kernelModule)) {
+			go.importObject.deltaclue_kernel[name] = (a, b, c, d, e, g, h, i, j) => kernel.exports[name](a, b, c, d, e, g, h, i, j);
+		}
+	}
 	const instance = await WebAssembly.instantiate(module, go.importObject);
 	if (wantsKernel) {
-		const k = await WebAssembly.instantiateStreaming(fetch(new URL("matmul.wasm", base)), { go: { mem: instance.exports.mem } });
-		kernel = k.instance;
+		kernel = await WebAssembly.instantiate(kernelModule, { go: { mem: instance.exports.mem } });
 	}
 	self.postMessage({ type: "status", text: "running (SIMD kernel " + (wantsKernel ? "loaded" : "not linked") + ")" });
 	await go.run(instance);
