@@ -19,7 +19,8 @@ import (
 // TestBrowserImportedModel, in Chromium, Firefox and WebKitGTK, at /repo/ and at the root: the PyTorch example
 // (examples/pytorch: a small MC-dropout CNN and conv VAE trained on Fashion-MNIST with Debian's torch, exported
 // to ONNX) goes through `deltaclue import` and `cmd/site -models`, and its site explains one of its own uncertain
-// test images: the gallery, the model's reading and the sentence speak of its classes.
+// test images: the gallery, the model's reading and the sentence speak of its classes, and the global view the
+// import measured shows its groups.
 func TestBrowserImportedModel(t *testing.T) {
 	py := testenv.Python(t, "the imported model's site is not tested", "torch", "onnx")
 	testenv.ONNXRuntime(t, "..", "the imported model's site is not tested")
@@ -73,7 +74,14 @@ func TestBrowserImportedModel(t *testing.T) {
 							name, got.Label, got.Sentence, len(run.Report.Explanations))
 					}
 					b, _ := json.Marshal(got)
-					t.Logf("%s: %d explanations; %s", name, len(run.Report.Explanations), b)
+					// The global view the import measured: its groups, a → b in the classes' names.
+					engineEval[bool](t, br, `(() => { const b = document.getElementById("global-load"); b.scrollIntoView(); b.click(); return true; })()`)
+					engineWait(t, br, "the global view's groups", `document.querySelectorAll("#global .group").length > 0`, 30*time.Second)
+					group := engineEval[string](t, br, `document.querySelector("#global .group-name").textContent`)
+					if from, to, ok := strings.Cut(group, " → "); !ok || !contains(classes, from) || !contains(classes, to) {
+						t.Errorf("%s: the global view's first group is %q, want two of the classes", name, group)
+					}
+					t.Logf("%s: %d explanations; %s; the global view's first group %q", name, len(run.Report.Explanations), b, group)
 				})
 			}
 		})

@@ -64,6 +64,13 @@ func global(args []string) error {
 	if err != nil {
 		return err
 	}
+	return measureGlobal(ms, *out, *digits, *workers)
+}
+
+// measureGlobal measures the models' GLAM-CLUE translations on their test items beside δ-CLUE's searches (on
+// the first limit uncertain items, 0: all, with that many searches at once) and writes groups.json,
+// groups.csv and coverage.svg into out, from which cmd/site makes the page's global view.
+func measureGlobal(ms *models, out string, limit, workers int) error {
 	ts := ms.translations
 	if len(ts) == 0 {
 		return fmt.Errorf("the %q models have no GLAM-CLUE translations (%s): global evaluates them", ms.Name(), weights.BundleGlobal)
@@ -77,11 +84,11 @@ func global(args []string) error {
 	p := clue.Defaults()
 	idx, read := glam.Uncertain(m, images, p.HThreshold)
 	uncertain := len(idx)
-	if *digits > 0 && *digits < len(idx) {
-		idx, read = idx[:*digits], read[:*digits]
+	if limit > 0 && limit < len(idx) {
+		idx, read = idx[:limit], read[:limit]
 	}
-	fmt.Fprintf(os.Stderr, "δ-CLUE (n = %d, δ = %g) on %s of the test split's %s, %s…\n", p.N, p.Delta, ms.items(len(idx), ""), ms.items(uncertain, "uncertain"), plural.Count(*workers, "worker"))
-	reached, err := glam.Reach(context.Background(), m, images, idx, read, p, *workers)
+	fmt.Fprintf(os.Stderr, "δ-CLUE (n = %d, δ = %g) on %s of the test split's %s, %s…\n", p.N, p.Delta, ms.items(len(idx), ""), ms.items(uncertain, "uncertain"), plural.Count(workers, "worker"))
+	reached, err := glam.Reach(context.Background(), m, images, idx, read, p, workers)
 	if err != nil {
 		return err
 	}
@@ -110,14 +117,14 @@ func global(args []string) error {
 	if len(reached) > 0 {
 		t.SearchMs = 1000 * rep.SearchTotal / float64(len(reached))
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := writeGlobal(*out, rep); err != nil {
+	if err := writeGlobal(out, rep); err != nil {
 		return err
 	}
 	fmt.Println(globalSummary(len(ts), ms.items(len(idx), "uncertain test"), *t))
-	fmt.Printf("wrote %s\n", filepath.Join(*out, "{groups.json,groups.csv,coverage.svg}"))
+	fmt.Printf("wrote %s\n", filepath.Join(out, "{groups.json,groups.csv,coverage.svg}"))
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +38,7 @@ type importFlags struct {
 	samples, checkItems, maxUncertain, anchorsPer          int
 	minMembers, latent, vaeEpochs                          int
 	testShare                                              float64
+	global                                                 bool
 }
 
 // importCmd makes a models folder from a PyTorch classifier and VAE exported to ONNX and the labelled images
@@ -63,6 +65,7 @@ func importCmd(args []string) error {
 	fs.IntVar(&f.minMembers, "min-members", glam.MinMembers, "the fewest members a GLAM-CLUE group needs for a translation")
 	fs.IntVar(&f.maxUncertain, "max-uncertain", 100, "GLAM-CLUE's translations search at most this many uncertain training items (0: all)")
 	fs.IntVar(&f.anchorsPer, "anchors-per-class", 200, "keep at most this many S2 anchors of each class")
+	fs.BoolVar(&f.global, "global", true, "also measure the translations on the test items beside δ-CLUE's searches (deltaclue global), which the page's global view shows: a search for each uncertain test item")
 	fs.StringVar(&f.ortDir, "onnxruntime", ortnode.DefaultDir, "where onnxruntime-web is installed (the second checker, for the graphs onnx-gomlx does not run)")
 	setup := fs.Bool("setup", false, "only install onnxruntime-web "+ortnode.Version+" into -onnxruntime with npm, and exit (make onnxruntime)")
 	if err := fs.Parse(args); err != nil {
@@ -286,7 +289,12 @@ func runImport(f importFlags) error {
 	if b, err = weights.OpenBundleFiles(bundleOf(enc), false); err != nil {
 		return fmt.Errorf("import: the bundle made does not open: %w", err)
 	}
-	fmt.Printf("anchors: %v per class, training items read right with entropy below %g nats (%.1fs)\n", b.Files[weights.BundleAnchors].Manifest.Metrics["per_class"], maxEntropy, time.Since(start).Seconds())
+	perClass, _ := b.Files[weights.BundleAnchors].Manifest.Metrics["per_class"].(map[string]any) // (read back from JSON)
+	counts := make([]string, len(d.Classes))
+	for c, name := range d.Classes {
+		counts[c] = fmt.Sprintf("%s %v", name, perClass[strconv.Itoa(c)])
+	}
+	fmt.Printf("anchors: %s; training items read right with entropy below %g nats (%.1fs)\n", strings.Join(counts, ", "), maxEntropy, time.Since(start).Seconds())
 	if enc[weights.BundleGlobal], err = translations.Learn(b, train, translations.Options{MinMembers: f.minMembers, MaxMembers: glam.MaxMembers,
 		MaxUncertain: f.maxUncertain, Tool: "deltaclue import", Engine: true, Log: indent{os.Stdout}}); err != nil {
 		return fmt.Errorf("import: the translations: %w", err)
@@ -310,7 +318,19 @@ func runImport(f importFlags) error {
 		return err
 	}
 	fmt.Printf("wrote %s (%d test items; the float32 models in %s) in %.1fs\n", f.out, test.Len(), filepath.Join(f.out, "float32"), time.Since(start).Seconds())
-	fmt.Printf("serve it: make serve MODELS=%s; its global view: deltaclue global -models %s -out %s\n", f.out, f.out, f.out)
+	if f.global {
+		// The folder is whole without it: a global view that cannot be measured is said, and left out.
+		ms, err := loadModels(f.out)
+		if err == nil {
+			err = measureGlobal(ms, f.out, 0, runtime.NumCPU())
+		}
+		if err != nil {
+			fmt.Printf("no global view: %v\n", err)
+		} else {
+			fmt.Printf("the global view measured (%.1fs)\n", time.Since(start).Seconds())
+		}
+	}
+	fmt.Printf("serve it: make serve MODELS=%s\n", f.out)
 	return nil
 }
 

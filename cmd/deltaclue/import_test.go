@@ -64,7 +64,7 @@ func exampleArgs(ex, out, ort string) []string {
 }
 
 // TestImportThePyTorchExample: the example's PyTorch models become a models folder that opens, explains and
-// predicts; the float32 import's eval-mode probabilities are PyTorch's own within 1e-4; nothing is overwritten.
+// predicts, with its global view measured; the float32 import's eval-mode probabilities are PyTorch's own within 1e-4; nothing is overwritten.
 func TestImportThePyTorchExample(t *testing.T) {
 	ex := pytorchExample(t)
 	ort := ortDir(t)
@@ -82,6 +82,11 @@ func TestImportThePyTorchExample(t *testing.T) {
 	}
 	if _, ts, err := glam.LoadBundle(m.Bundle); err != nil || m.Bundle.Anchors == nil || len(ts) == 0 {
 		t.Errorf("the folder's anchors and translations: %d translations, %v", len(ts), err)
+	}
+	// The global view, measured on the test items: what the page's section shows.
+	var global globalReport
+	if err := json.Unmarshal(m.Groups, &global); err != nil || len(global.Groups) == 0 || global.Uncertain == 0 {
+		t.Errorf("the folder's groups.json: %d groups over %d uncertain test items, %v", len(global.Groups), global.Uncertain, err)
 	}
 	var probe struct {
 		Probs []float64 `json:"probs"`
@@ -227,7 +232,7 @@ func TestImportTrainsAVAE(t *testing.T) {
 	ex := pytorchExample(t)
 	out := filepath.Join(t.TempDir(), "trained")
 	args := []string{"-classifier", filepath.Join(ex, "clf.onnx"), "-dropout", "/fc2/Gemm=0.3", "-data", filepath.Join(ex, "train"),
-		"-test", filepath.Join(ex, "test"), "-classes", exampleClasses, "-out", out, "-vae-epochs", "3", "-latent", "8", "-max-uncertain", "10"}
+		"-test", filepath.Join(ex, "test"), "-classes", exampleClasses, "-out", out, "-vae-epochs", "3", "-latent", "8", "-max-uncertain", "10", "-global=false"}
 	if err := importCmd(args); err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +268,7 @@ func TestImportAnEnsemble(t *testing.T) {
 	clf := filepath.Join(ex, "clf.onnx")
 	args := []string{"-classifier", clf + "," + clf, "-encoder", filepath.Join(ex, "enc.onnx"), "-decoder", filepath.Join(ex, "dec.onnx"),
 		"-data", filepath.Join(ex, "train"), "-test", filepath.Join(ex, "test"), "-classes", exampleClasses, "-out", out,
-		"-onnxruntime", ort, "-max-uncertain", "5"}
+		"-onnxruntime", ort, "-max-uncertain", "5", "-global=false"}
 	if err := importCmd(append(args[:len(args):len(args)], "-dropout", "/fc2/Gemm=0.3")); err == nil || !strings.Contains(err.Error(), "ensemble") {
 		t.Errorf("-dropout with an ensemble: %v", err)
 	}
