@@ -65,6 +65,70 @@ func TestGlobalData(t *testing.T) {
 	t.Logf("web/global.json: %d bytes, %d groups, %d digits", len(committed), len(parsed.Groups), len(parsed.Digits))
 }
 
+// TestGlobalDataLeavesOutEmptyGroups: a group learned on training items none of the test items join (an imported
+// model's, often) is left out of the global view; a group whose members and cases disagree is refused.
+func TestGlobalDataLeavesOutEmptyGroups(t *testing.T) {
+	raw, err := os.ReadFile("../docs/global/groups.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := clue.ShippedModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := glam.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := mnist.HeldOut()
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(members int) []byte {
+		var doc map[string]any
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		groups := doc["groups"].([]any)
+		extra := map[string]any{}
+		for k, v := range groups[0].(map[string]any) {
+			extra[k] = v
+		}
+		taken := map[[2]float64]bool{}
+		for _, c := range doc["cases"].([]any) {
+			c := c.(map[string]any)
+			taken[[2]float64{c["from"].(float64), c["to"].(float64)}] = true
+		}
+		free := [2]float64{-1, -1}
+		for a := 0.0; a < 10 && free[0] < 0; a++ {
+			for b := 0.0; b < 10; b++ {
+				if !taken[[2]float64{a, b}] {
+					free = [2]float64{a, b}
+					break
+				}
+			}
+		}
+		extra["from"], extra["to"], extra["members"] = free[0], free[1], members // a pair no case has
+		doc["groups"] = append(groups, extra)
+		b, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	want, err := MakeGlobalData(raw, m, ts, set, weights.DigitsDescription().Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := MakeGlobalData(with(0), m, ts, set, weights.DigitsDescription().Input)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("a group with no test members: %v (the same data: %v)", err, bytes.Equal(got, want))
+	}
+	if _, err := MakeGlobalData(with(4), m, ts, set, weights.DigitsDescription().Input); err == nil || !strings.Contains(err.Error(), "4 members") {
+		t.Errorf("a group of 4 members without their cases: %v", err)
+	}
+}
+
 // TestGlobalGroupStats: a group the step makes none sure has no distance (its mean_distance is 0 for want of
 // answers, as for group 1 → 9 in web/global.json): its line, its button's aria-label and its strip say none
 // was made sure, never "d 0.0"; a group with no search distance says so too.

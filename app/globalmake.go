@@ -60,7 +60,8 @@ type measuredGroups struct {
 // MakeGlobalData makes the global view's data from groups.json (what `deltaclue global` measured on the test
 // items), the models and their translations: each member's amortised answer computed again (it must be the
 // measured one: else the models or translations changed since), each group's strip (one member moved along k·t,
-// decoded and classified) and the members' values and thumbnails.
+// decoded and classified) and the members' values and thumbnails. A group with no member among the test items
+// is left out: it has no case to show nor a member to move.
 func MakeGlobalData(groupsJSON []byte, m *clue.Models, ts []glam.Translation, items dataset.Items, in weights.Input) ([]byte, error) {
 	var mg measuredGroups
 	if err := json.Unmarshal(groupsJSON, &mg); err != nil {
@@ -87,8 +88,11 @@ func MakeGlobalData(groupsJSON []byte, m *clue.Models, ts []glam.Translation, it
 			}
 		}
 		sort.Slice(gr.Cases, func(i, j int) bool { return gr.Cases[i].Digit < gr.Cases[j].Digit })
-		if len(gr.Cases) != gr.Members || len(gr.Cases) == 0 {
+		if len(gr.Cases) != gr.Members {
 			return nil, fmt.Errorf("group %d→%d: %d member cases, %d members", gr.From, gr.To, len(gr.Cases), gr.Members)
+		}
+		if gr.Members == 0 { // learned on training items, none of which the test items resemble: nothing to show
+			continue
 		}
 		gr.Strip.Digit = gr.Cases[0].Digit
 		for _, c := range gr.Cases {
