@@ -12,6 +12,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
+	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -30,18 +31,7 @@ func TestGlobalData(t *testing.T) {
 	if err := json.Unmarshal(raw, &mg); err != nil {
 		t.Fatal(err)
 	}
-	m, err := clue.ShippedModels()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, err := glam.Shipped()
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := mnist.HeldOut()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, ts, set := shippedGlobal(t)
 	js, err := MakeGlobalData(raw, m, ts, set, weights.DigitsDescription().Input)
 	if err != nil {
 		t.Fatalf("%v: after new models or translations, go run ./cmd/deltaclue global -out docs/global, then go test ./app -run GlobalData -update-global", err)
@@ -65,13 +55,10 @@ func TestGlobalData(t *testing.T) {
 	t.Logf("web/global.json: %d bytes, %d groups, %d digits", len(committed), len(parsed.Groups), len(parsed.Digits))
 }
 
-// TestGlobalDataLeavesOutEmptyGroups: a group learned on training items none of the test items join (an imported
-// model's, often) is left out of the global view; a group whose members and cases disagree is refused.
-func TestGlobalDataLeavesOutEmptyGroups(t *testing.T) {
-	raw, err := os.ReadFile("../docs/global/groups.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+// shippedGlobal is what the digits' global view is made of: the shipped models, their translations and the
+// held-out test digits.
+func shippedGlobal(t *testing.T) (*clue.Models, []glam.Translation, dataset.Items) {
+	t.Helper()
 	m, err := clue.ShippedModels()
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +71,17 @@ func TestGlobalDataLeavesOutEmptyGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, ts, set
+}
+
+// TestGlobalDataLeavesOutEmptyGroups: a group learned on training items none of the test items join (an imported
+// model's, often) is left out of the global view; a group whose members and cases disagree is refused.
+func TestGlobalDataLeavesOutEmptyGroups(t *testing.T) {
+	raw, err := os.ReadFile("../docs/global/groups.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ts, set := shippedGlobal(t)
 	with := func(members int) []byte {
 		var doc map[string]any
 		if err := json.Unmarshal(raw, &doc); err != nil {

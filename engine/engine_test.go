@@ -48,7 +48,13 @@ func benchObjective(t testing.TB, n int) *Objective {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x0 := s.Float(0, nil)
+	return scatteredObjective(t, v, b, s.Float(0, nil), n)
+}
+
+// scatteredObjective builds the objective around the image x0 (λx = 0.03, λy = 0.1) with n points scattered
+// around its code (0.5 a dimension, seed 9).
+func scatteredObjective(t testing.TB, v *VAE, b *BNN, x0 []float32, n int) *Objective {
+	t.Helper()
 	z0 := v.Encode(x0)
 	o, err := NewObjective(v, b, n, LossWeights{Total: 1, LambdaX: 0.03, LambdaY: 0.1}, x0, b.Classify(x0)[0].Probs)
 	if err != nil {

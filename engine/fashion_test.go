@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/deltaclue/deltaclue/engine/kernel"
-	"github.com/deltaclue/deltaclue/engine/rng"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 )
 
@@ -27,19 +26,7 @@ func fashionObjective(t testing.TB, n int) *Objective {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x0 := m.Test.Float(406, nil)
-	z0 := v.Encode(x0)
-	o, err := NewObjective(v, b, n, LossWeights{Total: 1, LambdaX: 0.03, LambdaY: 0.1}, x0, b.Classify(x0)[0].Probs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rng.New(9)
-	for i := 0; i < n; i++ {
-		for d := 0; d < v.Latent; d++ {
-			o.Z.Data[i*v.Latent+d] = z0[d] + float32(r.Norm()*0.5)
-		}
-	}
-	return o
+	return scatteredObjective(t, v, b, m.Test.Float(406, nil), n)
 }
 
 // goldenFashionObjective is the SHA-256 of the bits of the cost, p̄, uncertainties, decoded images and ∂L/∂z of
