@@ -75,8 +75,9 @@ func scatteredObjective(t testing.TB, v *VAE, b *BNN, x0 []float32, n int) *Obje
 // on purpose.)
 const goldenObjective = "dc0503891019b94bbc0d1d6d43f035277569bd6741894b27d6f9142c90d5cf9e"
 
-func TestGoldenBitsEverywhere(t *testing.T) {
-	o := benchObjective(t, 13)
+// objectiveHash runs the objective forward and backward and hashes the bits of its cost, p̄, uncertainties,
+// distances, decoded images and ∂L/∂z.
+func objectiveHash(o *Objective) string {
 	o.Forward()
 	o.Backward()
 	h := sha256.New()
@@ -84,8 +85,11 @@ func TestGoldenBitsEverywhere(t *testing.T) {
 		o.Pred.Epistemic.Live(), o.Distance.Live(), o.Image.Live(), o.Z.Grad[:o.Z.Rows()*o.Z.Cols]} {
 		binary.Write(h, binary.LittleEndian, s)
 	}
-	got := hex.EncodeToString(h.Sum(nil))
-	if got != goldenObjective {
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func TestGoldenBitsEverywhere(t *testing.T) {
+	if got := objectiveHash(benchObjective(t, 13)); got != goldenObjective {
 		t.Fatalf("objective bits hash %s, want %s (kernel SIMD=%v)", got, goldenObjective, kernel.SIMD)
 	}
 }
