@@ -340,7 +340,7 @@ func (s *convScratch) conv(l *Conv, x, y []float32, n int, compact bool) {
 // convGrad adds the input gradients of n images, scatter(Wᵀ·∂out) image by image, from dy into dx. With fresh
 // (dx all +0, as Backward clears it, and no other writer before), it scatters into dx itself: the same sums in
 // the same order from the same +0, without a scratch image to clear and add. Sparse, Wᵀ·∂out is each image's
-// ∂out channels by position times W, transposed.
+// ∂out channels by position times W, scattered through a map in the same order.
 func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int, fresh, compact bool) {
 	K, P, C := s.geo.rows(), s.geo.cols(), l.Out.C
 	in, outW := l.In.Size(), l.Out.Size()
@@ -467,7 +467,7 @@ func (g *Graph) ConvTranspose2D(x *Tensor, l *ConvTranspose) *Tensor {
 func (o *convTransposeOp) wireSparse() { o.convScratch.wireSparse(o.x, o.out) }
 
 // forward: out = b + scatter(Wᵀ·x), image by image; sparse, Wᵀ·x is x's channels by position times W,
-// transposed.
+// scattered through a map in the same order.
 func (o *convTransposeOp) forward() {
 	K, P, C := o.geo.rows(), o.geo.cols(), o.l.In.C
 	outP := o.l.Out.H * o.l.Out.W
