@@ -56,9 +56,11 @@ self.addEventListener("message", async function start(event) {
   let kernel = null;
   // worker.wasm imports the kernel's functions as deltaclue_kernel.<name> (its matrix products and element-wise and
   // layout loops); the kernel imports Go's memory, so it is instantiated after Go's module and reached through
-  // these trampolines, one for each function it exports (the longest takes 9 numbers; wasm ignores the rest).
+  // these trampolines, one for each function the worker imports (the longest takes 9 numbers; wasm ignores the
+  // rest). A worker of another build than the kernel's still starts, and says its version (the page's warning).
   go.importObject.deltaclue_kernel = {};
-  for (const { name } of WebAssembly.Module.exports(kernelModule)) {
+  for (const { module: from, name } of WebAssembly.Module.imports(module)) {
+    if (from !== "deltaclue_kernel") continue;
     let f = null;
     go.importObject.deltaclue_kernel[name] = (a, b, c, d, e, g, h, i, j) => (f || (f = kernel.exports[name]))(a, b, c, d, e, g, h, i, j);
   }
