@@ -68,8 +68,9 @@ func auditCmd(args []string) error {
 	fmt.Fprintf(os.Stderr, "read %d items (%d unreadable) from %s\n", items.Items.Len(), len(items.Skipped), *data)
 	var bar *progress
 	opt := audit.Options{Params: p, Top: *top, Site: *site, Workers: *workers, Progress: func(done, total int) {
-		if bar == nil {
+		if bar == nil { // the first call is the start: what earlier runs of the shard finished
 			bar = newProgress(os.Stderr, total, "items")
+			bar.from = done
 		}
 		bar.update(done)
 	}}

@@ -17,6 +17,7 @@ type progress struct {
 	total  int
 	unit   string // what is counted: "restarts", "radii", "searches"
 	start  time.Time
+	from   int // what was done when it started (a resumed audit's finished items): not this run's rate
 	tenths int // the tenths of the work reported so far (not on a terminal)
 	drawn  bool
 }
@@ -43,11 +44,11 @@ func (p *progress) update(done int) {
 	}
 	elapsed := time.Since(p.start)
 	left := ""
-	if secs := elapsed.Seconds(); done > 0 && secs > 0 {
-		left = fmt.Sprintf(", %.1f %s/s", float64(done)/secs, p.unit)
-	}
-	if done > 0 && done < p.total {
-		left += fmt.Sprintf(", ~%s left", (time.Duration(float64(elapsed) / float64(done) * float64(p.total-done))).Round(time.Second))
+	if secs, now := elapsed.Seconds(), done-p.from; now > 0 && secs > 0 {
+		left = fmt.Sprintf(", %.1f %s/s", float64(now)/secs, p.unit)
+		if done < p.total {
+			left += fmt.Sprintf(", ~%s left", (time.Duration(float64(elapsed) / float64(now) * float64(p.total-done))).Round(time.Second))
+		}
 	}
 	if p.tty {
 		const width = 40

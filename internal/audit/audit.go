@@ -47,7 +47,8 @@ type Options struct {
 	Batch  int    // items per batch file (a shard's unit of work done; default DefaultBatch)
 	// Workers is how many items are searched at once (the records do not depend on it).
 	Workers int
-	// Progress, when not nil, is told how many of the shard's items are done.
+	// Progress, when not nil, is told how many of the shard's items are done: once before the first batch this
+	// run computes (the items earlier runs of the shard finished), then after each batch.
 	Progress func(done, total int)
 }
 
@@ -192,7 +193,7 @@ func Run(ctx context.Context, m *modelsource.Models, data *Data, opt Options, s 
 			return err
 		}
 	}
-	done := 0
+	done, started := 0, false
 	for b := 0; b*opt.Batch < len(mine); b++ {
 		items := mine[b*opt.Batch : min((b+1)*opt.Batch, len(mine))]
 		name := batchName(b)
@@ -200,6 +201,10 @@ func Run(ctx context.Context, m *modelsource.Models, data *Data, opt Options, s 
 			done += len(items)
 			continue
 		}
+		if !started && opt.Progress != nil { // where this run starts: what earlier runs finished
+			opt.Progress(done, len(mine))
+		}
+		started = true
 		recs := make([]Record, len(items))
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, max(1, opt.Workers))

@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"image/png"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/deltaclue/deltaclue/app/figures"
 )
@@ -28,12 +29,12 @@ func Report(h Header, s Summary, recs []Record) ([]byte, error) {
 <title>deltaclue audit: %s</title>
 <style>
 body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1rem;color:#1a1a1a;background:#fafafa}
-h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}
+h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}.group h2{margin-top:.25rem}
 .group{background:#fff;border:1px solid #ddd;border-radius:8px;padding:.75rem;margin:1rem 0}
 .pairs{display:flex;flex-wrap:wrap;gap:.75rem}
 .pair{display:flex;gap:2px;align-items:center;text-decoration:none;color:inherit;border:1px solid #ccc;border-radius:6px;padding:3px}
 a.pair:focus{outline:3px solid #1a5fb4}
-.pair img{width:56px;height:56px;image-rendering:pixelated;background:#000}
+.pair img{width:56px;height:56px;image-rendering:pixelated;background:#fff}
 .pair span{font-size:12px;padding:0 4px}
 svg text{font:12px system-ui,sans-serif}
 table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #eee}
@@ -116,7 +117,15 @@ func groupChart(groups []GroupTotal) string {
 	if len(groups) == 0 {
 		return "<p>No audited item has an accepted explanation.</p>\n"
 	}
-	const left, barW, row = 230, 420, 22
+	// The names' column as wide as the longest name (about 6.6 px a character at 12 px), the bars 160 px: the
+	// chart fits a phone's 358 px at full size for names of up to 11 characters a side, and shrinks a little
+	// for longer ones, where a fixed 710 px had halved its text.
+	const barW, row = 160, 22
+	longest := 0
+	for _, g := range groups {
+		longest = max(longest, utf8.RuneCountInString(g.FromClass+" → "+g.ToClass))
+	}
+	left := max(60, int(6.6*float64(longest))+8)
 	most := groups[0].Items
 	var b strings.Builder
 	height := row*len(groups) + 10
@@ -140,9 +149,11 @@ func thumbnail(q []byte, h Header) (string, error) {
 		return "data:,", nil
 	}
 	var img image.Image
-	if c == 1 {
+	if c == 1 { // ink on paper, as the page draws a grey input (1 is black)
 		g := image.NewGray(image.Rect(0, 0, w, ht))
-		copy(g.Pix, q)
+		for i, v := range q {
+			g.Pix[i] = 255 - v
+		}
 		img = g
 	} else {
 		rgba := image.NewRGBA(image.Rect(0, 0, w, ht))
