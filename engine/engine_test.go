@@ -177,6 +177,17 @@ func TestPointStepCount(t *testing.T) {
 	}
 }
 
+// stepAll runs the objective's forward and backward pass once, then b.N times on the clock.
+func stepAll(b *testing.B, o *Objective) {
+	o.Forward()
+	o.Backward()
+	b.ResetTimer()
+	for range b.N {
+		o.Forward()
+		o.Backward()
+	}
+}
+
 // BenchmarkPointStep times one forward and backward pass of the objective at batches of 100, 50, 10 and 1
 // points, with compaction off and on side by side (so that with -count they alternate). GFLOP/s counts the
 // dense multiply-adds (PointStepMultiplyAdds) whether or not compaction skips some.
@@ -185,15 +196,8 @@ func BenchmarkPointStep(b *testing.B) {
 		for _, on := range []bool{false, true} {
 			b.Run(fmt.Sprintf("batch%d/compact=%v", n, map[bool]string{false: "off", true: "on"}[on]), func(b *testing.B) {
 				withCompaction(on, func() {
-					o := benchObjective(b, n)
 					v, bnn := loadShipped(b)
-					o.Forward()
-					o.Backward()
-					b.ResetTimer()
-					for range b.N {
-						o.Forward()
-						o.Backward()
-					}
+					stepAll(b, benchObjective(b, n))
 					flops := 2 * float64(PointStepMultiplyAdds(v, bnn)) * float64(n) * float64(b.N)
 					b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 					b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/step")

@@ -51,14 +51,7 @@ func BenchmarkPointStepFashion(b *testing.B) {
 		for _, sparse := range []bool{false, true} {
 			b.Run(fmt.Sprintf("batch%d/sparse=%v", n, sparse), func(b *testing.B) {
 				withSparseProducts(sparse, func() {
-					o := fashionObjective(b, n)
-					o.Forward()
-					o.Backward()
-					b.ResetTimer()
-					for range b.N {
-						o.Forward()
-						o.Backward()
-					}
+					stepAll(b, fashionObjective(b, n))
 					b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/step")
 				})
 			})
