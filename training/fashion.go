@@ -48,7 +48,7 @@ func FashionDescription(rate float64) *weights.Description {
 	encoderTrunk := []weights.Layer{conv("encoder/0", 32, 4, 2, 1), relu, conv("encoder/1", 64, 4, 2, 1), relu,
 		opLayer(weights.OpFlatten)}
 	return &weights.Description{
-		Format: weights.DescriptionFormat, Name: FashionName, Title: "Clothes and shoes (Fashion-MNIST)",
+		Format: 1, Name: FashionName, Title: "Clothes and shoes (Fashion-MNIST)",
 		Input: weights.Input{Height: 28, Width: 28, Channels: 1, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: "garment",
 			Framing: weights.FrameFill, PickFirst: true},
 		Classes: append([]string(nil), fashion.Classes...),

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -27,8 +26,10 @@ type Description struct {
 	VAE        VAE        `json:"vae"`
 }
 
-// DescriptionFormat is the newest format of a Description.
-const DescriptionFormat = 1
+// DescriptionFormat is the newest format of a Description: 2 reads networks as graphs (Layer.Inputs) with the
+// layers format 1 lacked; a description that needs none of that is format 1 (Description.MinFormat), which
+// every earlier build reads.
+const DescriptionFormat = 2
 
 // DescriptionFile is the name of a bundle's description.
 const DescriptionFile = "model.json"
@@ -116,6 +117,12 @@ type Network struct {
 // Weights and Bias in the network's file.
 type Layer struct {
 	Op string `json:"op"`
+	// A network is a graph: Name names the layer's output for later layers to read, and Inputs lists what the
+	// layer reads, each the name of an earlier layer or InputName (the network's input). A layer without Inputs
+	// reads the layer before it (the first, the network's input): a chain names nothing, as every bundle made
+	// before graphs did.
+	Name   string   `json:"name,omitempty"`
+	Inputs []string `json:"inputs,omitempty"`
 	// dense: Out units, weights [in, Out] (row-major, y = x·W + b), bias [Out].
 	// conv2d: Out channels, weights [Out, in, kh, kw]; conv-transpose2d: weights [in, Out, kh, kw] (PyTorch's).
 	Out     int    `json:"out,omitempty"`
@@ -129,6 +136,19 @@ type Layer struct {
 	Scale         [2]int  `json:"scale,omitzero"`          // upsample (nearest), by whole factors
 	Shape         []int   `json:"shape,omitempty"`         // reshape: [channels, height, width]
 	Slope         float64 `json:"slope,omitempty"`         // leaky-relu: the negative slope
+	// conv2d, conv-transpose2d: Groups splits the channels into groups convolved apart (PyTorch's groups; 0 is
+	// 1; depthwise when it is the input's channels; weights [Out, in/Groups, kh, kw] and, transposed,
+	// [in, Out/Groups, kh, kw]); Dilation spaces the kernel's taps (zero is [1, 1]).
+	Groups   int    `json:"groups,omitempty"`
+	Dilation [2]int `json:"dilation,omitzero"`
+	// clip: the bounds, either absent for none (ReLU6 is clip to [0, 6]).
+	Min *float64 `json:"min,omitempty"`
+	Max *float64 `json:"max,omitempty"`
+	// elu: α (stated); hard-sigmoid: max(0, min(1, α·x + β)) (ONNX's α 0.2, β 0.5; PyTorch's 1/6 and 1/2).
+	Alpha float64 `json:"alpha,omitempty"`
+	Beta  float64 `json:"beta,omitempty"`
+	// gelu: "" for the exact form x·Φ(x) with erf, ApproximateTanh for the tanh form.
+	Approximate string `json:"approximate,omitempty"`
 	// dropout (MC dropout's): each unit, or each channel of an image, kept with probability 1 − Rate in every
 	// posterior sample's fixed mask.
 	Rate float64 `json:"rate,omitempty"`
@@ -149,11 +169,38 @@ const (
 	OpSigmoid       = "sigmoid"
 	OpTanh          = "tanh"
 	OpDropout       = "dropout"
+	// Graphs (format 2): merges, more activations, global pooling, batch normalisation.
+	OpAdd           = "add"    // the sum of two or more inputs of one shape (a residual connection)
+	OpMul           = "mul"    // the elementwise product of two inputs, or of an image by one value per channel
+	OpConcat        = "concat" // the inputs' channels one after another (images of one height and width)
+	OpSiLU          = "silu"   // x·σ(x), Swish
+	OpGELU          = "gelu"
+	OpClip          = "clip"
+	OpHardSigmoid   = "hard-sigmoid"
+	OpHardSwish     = "hard-swish" // x·max(0, min(1, x/6 + 1/2))
+	OpELU           = "elu"
+	OpSoftplus      = "softplus"
+	OpSoftmax       = "softmax"     // only where a classifier ends: the engine takes its input as the logits
+	OpLogSoftmax    = "log-softmax" // the same
+	OpGlobalAvgPool = "global-avg-pool"
+	OpGlobalMaxPool = "global-max-pool"
+	OpIdentity      = "identity"
+	// batch-norm: eval-mode batch normalisation, folded to a per-channel scale (Weights [C]) and shift (Bias [C]),
+	// where it cannot be folded into the layer before it.
+	OpBatchNorm = "batch-norm"
 )
+
+// ApproximateTanh is gelu's tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+const ApproximateTanh = "tanh"
+
+// InputName is how a layer's Inputs name the network's input.
+const InputName = "input"
 
 // Ops lists every layer a network may hold, in the order the documentation gives them.
 var Ops = []string{OpDense, OpConv, OpConvTranspose, OpMaxPool, OpAvgPool, OpUpsample, OpFlatten, OpReshape,
-	OpReLU, OpLeakyReLU, OpSigmoid, OpTanh, OpDropout}
+	OpReLU, OpLeakyReLU, OpSigmoid, OpTanh, OpDropout, OpAdd, OpMul, OpConcat, OpSiLU, OpGELU, OpClip,
+	OpHardSigmoid, OpHardSwish, OpELU, OpSoftplus, OpSoftmax, OpLogSoftmax, OpGlobalAvgPool, OpGlobalMaxPool,
+	OpIdentity, OpBatchNorm}
 
 // Shape is the shape of what flows between two layers: an image (C, H, W), or a vector of C values (H = W = 1,
 // Flat): a vector is laid out as an image of one pixel per value, and an image flattens channel-major.
@@ -222,11 +269,33 @@ func (c Classifier) NetworkName(i int) string {
 	return "the classifier"
 }
 
+// networks lists every network of the description.
+func (d *Description) networks() []Network {
+	nets := append([]Network{d.VAE.Encoder, d.VAE.Decoder}, d.Classifier.Networks...)
+	if d.VAE.LogVariance != nil {
+		nets = append(nets, *d.VAE.LogVariance)
+	}
+	return nets
+}
+
+// MinFormat is the oldest format that can say what the description says: 2 if a network is a graph or has a
+// layer or setting of format 2, else 1.
+func (d *Description) MinFormat() int {
+	for _, n := range d.networks() {
+		if n.UsesGraphs() {
+			return 2
+		}
+	}
+	return 1
+}
+
 // checkHeader checks the format, the name, the input and the classes.
 func (d *Description) checkHeader() error {
 	switch {
 	case d.Format < 1 || d.Format > DescriptionFormat:
 		return fmt.Errorf("the model description is format %d; this build reads 1 to %d", d.Format, DescriptionFormat)
+	case d.Format < d.MinFormat():
+		return fmt.Errorf("the model description says format %d, but its networks are graphs or use layers of format %d", d.Format, d.MinFormat())
 	case !ValidName(d.Name):
 		return fmt.Errorf("the model's name %q must be 1 to 32 lowercase letters, digits and hyphens", d.Name)
 	case d.Input.Height < 1 || d.Input.Width < 1 || d.Input.Height > MaxInputSide || d.Input.Width > MaxInputSide:
@@ -309,6 +378,11 @@ func (d *Description) checkVAE(files map[string]*File) error {
 	if v.Likelihood != LikelihoodBernoulli && v.Likelihood != LikelihoodGaussian {
 		return fmt.Errorf("the VAE's likelihood %q: %q or %q", v.Likelihood, LikelihoodBernoulli, LikelihoodGaussian)
 	}
+	for _, n := range d.networks()[:2] {
+		if last := n.Layers[max(len(n.Layers)-1, 0):]; len(last) == 1 && (last[0].Op == OpSoftmax || last[0].Op == OpLogSoftmax) {
+			return errors.New("the VAE's networks may not end in a softmax (only a classifier may)")
+		}
+	}
 	out, dropouts, err := v.Encoder.Chain("the VAE's encoder", d.InputShape(), files)
 	if err != nil {
 		return err
@@ -353,8 +427,10 @@ func ValidName(s string) bool {
 // DenseOnly says whether every network of the description is of the dense family (dense, ReLU, sigmoid, MC
 // dropout, flatten, reshape): such models run on a worker built without the image layers (engine's denseonly).
 func (d *Description) DenseOnly() bool {
-	nets := append([]Network{d.VAE.Encoder, d.VAE.Decoder}, d.Classifier.Networks...)
-	for _, n := range nets {
+	for _, n := range d.networks() {
+		if n.UsesGraphs() {
+			return false
+		}
 		for _, l := range n.Layers {
 			switch l.Op {
 			case OpDense, OpReLU, OpSigmoid, OpDropout, OpFlatten, OpReshape:
@@ -371,214 +447,6 @@ const (
 	MaxInputSide   = 512
 	MaxInputValues = MaxInputSide * MaxInputSide * 3
 )
-
-// MaxLayerValues bounds what one layer may give for one image (4 MB of float32): a model that needs more would
-// not run in a browser's worker at a useful speed, and a description that asks for more is refused.
-const MaxLayerValues = 1 << 20
-
-// Chain walks the network's layers from a value of shape in, checking each layer's settings and, when files is
-// not nil, its tensors, and returns the shape it ends in and how many dropout layers it has. where names the
-// network in errors.
-func (n Network) Chain(where string, in Shape, files map[string]*File) (Shape, int, error) {
-	var f *File
-	if files != nil {
-		if f = files[n.File]; f == nil {
-			return Shape{}, 0, fmt.Errorf("%s's weights are in %q, which the bundle does not hold", where, n.File)
-		}
-	}
-	if len(n.Layers) == 0 || len(n.Layers) > 256 {
-		return Shape{}, 0, fmt.Errorf("%s has %d layers: 1 to 256", where, len(n.Layers))
-	}
-	s, dropouts := in, 0
-	var masked *Shape // what the last dropout layer masked, until a weighted layer takes its masks
-	for i, l := range n.Layers {
-		out, err := l.OutShape(s)
-		if err == nil && f != nil {
-			err = l.checkTensors(f, s, out)
-		}
-		// A dropout's fixed masks are folded into the weights of the layer after it (per input unit of a dense
-		// layer, per input channel of a convolution): so that layer must be one, with only a flatten or a reshape
-		// between, and a convolution's dropout must have masked channels.
-		if err == nil && masked != nil {
-			switch l.Op {
-			case OpFlatten, OpReshape:
-			case OpDense:
-				masked = nil
-			case OpConv:
-				if masked.Flat || s.C != masked.C {
-					err = errors.New("the dropout before a convolution must mask its input channels, not a vector's units")
-				}
-				masked = nil
-			default:
-				err = errors.New("a dropout layer must come right before a dense or conv2d layer (a flatten or a reshape may stand between)")
-			}
-		}
-		if err == nil && l.Op == OpDropout {
-			at := s
-			masked = &at
-		}
-		if err != nil {
-			return Shape{}, 0, fmt.Errorf("%s, layer %d (%s): %w", where, i, l.Op, err)
-		}
-		if out.Size() < 1 || out.Size() > MaxLayerValues {
-			return Shape{}, 0, fmt.Errorf("%s, layer %d (%s): its output, %v, has %d values; a layer may give 1 to %d", where, i, l.Op, out, out.Size(), MaxLayerValues)
-		}
-		if l.Op == OpDropout {
-			dropouts++
-		}
-		s = out
-	}
-	if masked != nil {
-		return Shape{}, 0, fmt.Errorf("%s ends in a dropout layer", where)
-	}
-	return s, dropouts, nil
-}
-
-// OutShape is the shape the layer makes of in, or why it cannot take in (its settings alone: not its tensors).
-func (l Layer) OutShape(in Shape) (Shape, error) {
-	image := func() error {
-		if in.Flat {
-			return fmt.Errorf("it takes an image, not %v (reshape first)", in)
-		}
-		return nil
-	}
-	window := func(transposed bool) error {
-		k, s, p, op := l.Kernel, l.Stride, l.Padding, l.OutputPadding
-		for a := range 2 {
-			switch {
-			case k[a] < 1 || k[a] > 64 || s[a] < 1 || s[a] > 64:
-				return fmt.Errorf("kernel %v and stride %v: each 1 to 64", k, s)
-			case p[a] < 0 || p[a] > 64:
-				return fmt.Errorf("padding %v: 0 to 64", p)
-			case op[a] < 0 || op[a] >= s[a] || (op[a] > 0 && !transposed):
-				return fmt.Errorf("output padding %v: a transposed convolution's, below its stride %v", op, s)
-			}
-		}
-		return nil
-	}
-	switch l.Op {
-	case OpDense:
-		if l.Out < 1 {
-			return Shape{}, fmt.Errorf("%d units", l.Out)
-		}
-		return Vector(l.Out), nil
-	case OpConv, OpConvTranspose:
-		if err := image(); err != nil {
-			return Shape{}, err
-		}
-		if err := window(l.Op == OpConvTranspose); err != nil {
-			return Shape{}, err
-		}
-		if l.Out < 1 {
-			return Shape{}, fmt.Errorf("%d output channels", l.Out)
-		}
-		var h, w int
-		if l.Op == OpConv {
-			h = (in.H+2*l.Padding[0]-l.Kernel[0])/l.Stride[0] + 1
-			w = (in.W+2*l.Padding[1]-l.Kernel[1])/l.Stride[1] + 1
-			if in.H+2*l.Padding[0] < l.Kernel[0] || in.W+2*l.Padding[1] < l.Kernel[1] {
-				h, w = 0, 0
-			}
-		} else {
-			h = (in.H-1)*l.Stride[0] - 2*l.Padding[0] + l.Kernel[0] + l.OutputPadding[0]
-			w = (in.W-1)*l.Stride[1] - 2*l.Padding[1] + l.Kernel[1] + l.OutputPadding[1]
-		}
-		if h < 1 || w < 1 {
-			return Shape{}, fmt.Errorf("a %v kernel with stride %v and padding %v makes nothing of %v", l.Kernel, l.Stride, l.Padding, in)
-		}
-		return Image(l.Out, h, w), nil
-	case OpMaxPool, OpAvgPool:
-		if err := image(); err != nil {
-			return Shape{}, err
-		}
-		if err := window(false); err != nil {
-			return Shape{}, err
-		}
-		if 2*l.Padding[0] > l.Kernel[0] || 2*l.Padding[1] > l.Kernel[1] {
-			return Shape{}, fmt.Errorf("padding %v is more than half the kernel %v", l.Padding, l.Kernel)
-		}
-		if in.H+2*l.Padding[0] < l.Kernel[0] || in.W+2*l.Padding[1] < l.Kernel[1] {
-			return Shape{}, fmt.Errorf("a %v window does not fit %v", l.Kernel, in)
-		}
-		return Image(in.C, (in.H+2*l.Padding[0]-l.Kernel[0])/l.Stride[0]+1, (in.W+2*l.Padding[1]-l.Kernel[1])/l.Stride[1]+1), nil
-	case OpUpsample:
-		if err := image(); err != nil {
-			return Shape{}, err
-		}
-		if l.Scale[0] < 1 || l.Scale[1] < 1 || l.Scale[0] > 64 || l.Scale[1] > 64 {
-			return Shape{}, fmt.Errorf("scale %v: whole factors from 1 to 64", l.Scale)
-		}
-		return Image(in.C, in.H*l.Scale[0], in.W*l.Scale[1]), nil
-	case OpFlatten:
-		return Vector(in.Size()), nil
-	case OpReshape:
-		if len(l.Shape) != 3 || l.Shape[0] < 1 || l.Shape[1] < 1 || l.Shape[2] < 1 || l.Shape[0] > 1<<24 || l.Shape[1] > 1<<24 || l.Shape[2] > 1<<24 {
-			return Shape{}, fmt.Errorf("shape %v: [channels, height, width], each at least 1", l.Shape)
-		}
-		out := Image(l.Shape[0], l.Shape[1], l.Shape[2])
-		if out.Size() != in.Size() {
-			return Shape{}, fmt.Errorf("%v cannot become %v: %d values against %d", in, out, in.Size(), out.Size())
-		}
-		return out, nil
-	case OpReLU, OpSigmoid, OpTanh:
-		return in, nil
-	case OpLeakyReLU:
-		if !(l.Slope >= 0 && l.Slope < 1) {
-			return Shape{}, fmt.Errorf("slope %v: from 0 to below 1", l.Slope)
-		}
-		return in, nil
-	case OpDropout:
-		if !(l.Rate > 0 && l.Rate < 1) {
-			return Shape{}, fmt.Errorf("rate %v: above 0 and below 1", l.Rate)
-		}
-		return in, nil
-	}
-	return Shape{}, fmt.Errorf("the engine does not run %q: it runs %s", l.Op, strings.Join(Ops, ", "))
-}
-
-// checkTensors checks that f holds the layer's weights and bias with the shapes its op needs.
-func (l Layer) checkTensors(f *File, in, out Shape) error {
-	var w, b []int
-	switch l.Op {
-	case OpDense:
-		w, b = []int{in.Size(), l.Out}, []int{l.Out}
-	case OpConv:
-		w, b = []int{l.Out, in.C, l.Kernel[0], l.Kernel[1]}, []int{l.Out}
-	case OpConvTranspose:
-		w, b = []int{in.C, l.Out, l.Kernel[0], l.Kernel[1]}, []int{l.Out}
-	default:
-		if l.Weights != "" || l.Bias != "" {
-			return errors.New("it has no weights, but names some")
-		}
-		return nil
-	}
-	for _, t := range []struct {
-		name  string
-		shape []int
-	}{{l.Weights, w}, {l.Bias, b}} {
-		if t.name == "" {
-			return errors.New("its weights and bias must be named")
-		}
-		if err := f.hasTensor(t.name, t.shape); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// hasTensor says whether the file holds the named tensor with the shape given (a dense layer's weights may be
-// stored [in, out] for any image shape of its input: only the count matters).
-func (f *File) hasTensor(name string, shape []int) error {
-	for _, t := range f.Manifest.Tensors {
-		if t.Name == name {
-			if !slices.Equal(t.Shape, shape) {
-				return fmt.Errorf("tensor %q is %v in %s, the layer needs %v", name, t.Shape, f.Name, shape)
-			}
-			return nil
-		}
-	}
-	return fmt.Errorf("%s has no tensor %q", f.Name, name)
-}
 
 // ParseDescription reads a description (JSON, unknown fields refused) without checking it against files.
 func ParseDescription(data []byte) (*Description, error) {

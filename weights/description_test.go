@@ -58,7 +58,7 @@ func TestDescriptionRefusals(t *testing.T) {
 		change func(d *Description)
 		want   string
 	}{
-		{"a layer the engine does not run", func(d *Description) { d.Classifier.Networks[0].Layers[2].Op = "gelu" }, `layer 2 (gelu): the engine does not run "gelu"`},
+		{"a layer the engine does not run", func(d *Description) { d.Classifier.Networks[0].Layers[2].Op = "lstm" }, `layer 2 (lstm): the engine does not run "lstm"`},
 		{"shapes that do not chain", func(d *Description) { d.Classifier.Networks[0].Layers[4].Out = 64 }, `tensor "bnn/1/weights" is [256 128]`},
 		{"a decoder that does not give the input", func(d *Description) {
 			d.VAE.Decoder.Layers = d.VAE.Decoder.Layers[:len(d.VAE.Decoder.Layers)-1]
@@ -91,13 +91,10 @@ func TestDescriptionRefusals(t *testing.T) {
 		{"a name with spaces", func(d *Description) { d.Name = "my model" }, `the model's name "my model"`},
 		{"a future format", func(d *Description) { d.Format = 9 }, "format 9"},
 		{"weights on a ReLU", func(d *Description) { d.Classifier.Networks[0].Layers[2].Weights = "bnn/0/weights" }, "it has no weights, but names some"},
-		{"a dropout before a ReLU", func(d *Description) {
-			l := d.Classifier.Networks[0].Layers
-			l[2], l[3] = l[3], l[2]
-		}, "a dropout layer must come right before a dense or conv2d layer"},
-		{"a dropout at the end", func(d *Description) {
-			d.Classifier.Networks[0].Layers = append(d.Classifier.Networks[0].Layers, Layer{Op: OpDropout, Rate: 0.5})
-		}, "ends in a dropout layer"},
+		{"a graph's layers on a format 1 description", func(d *Description) {
+			d.Format = 1
+			d.Classifier.Networks[0].Layers[2].Op = OpSiLU
+		}, "says format 1, but its networks are graphs or use layers of format 2"},
 		{"a reshape that loses values", func(d *Description) {
 			d.VAE.Decoder.Layers[len(d.VAE.Decoder.Layers)-1].Shape = []int{1, 28, 27}
 		}, "784 values cannot become 1×28×27: 784 values against 756"},

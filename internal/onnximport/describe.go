@@ -106,6 +106,7 @@ func Describe(p Parts, info Info) (*weights.Description, map[string]*weights.Fil
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
+	d.Format = d.MinFormat() // a chain stays format 1, which every earlier build reads
 	if err := d.Check(files); err != nil {
 		return nil, nil, err
 	}

@@ -114,7 +114,7 @@ func Grey(seed uint64) (*Bundle, error) {
 	r := rng.New(seed)
 	clf := &builder{r: r, prefix: "clf"}
 	enc, dec := &builder{r: r, prefix: "enc"}, &builder{r: r, prefix: "dec"}
-	d := &weights.Description{Format: weights.DescriptionFormat, Name: "grey-test", Title: "A small grey test model",
+	d := &weights.Description{Format: 1, Name: "grey-test", Title: "A small grey test model",
 		Input:   weights.Input{Height: 12, Width: 12, Channels: 1, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: "sketch"},
 		Classes: []string{"ring", "bar", "cross", "dot"},
 		Classifier: weights.Classifier{Uncertainty: weights.UncertaintyMCDropout, Samples: 5, MaskSeed: seed, Networks: []weights.Network{{
@@ -150,7 +150,7 @@ func Colour(seed uint64) (*Bundle, error) {
 			clf.conv(3, 4, 3, 1, 1), {Op: weights.OpLeakyReLU, Slope: 0.1}, window(weights.OpAvgPool, 2), op(weights.OpFlatten),
 			clf.denseScaled(4*4*4, 3, 12)}})
 	}
-	d := &weights.Description{Format: weights.DescriptionFormat, Name: "colour-test", Title: "A small colour test model",
+	d := &weights.Description{Format: 1, Name: "colour-test", Title: "A small colour test model",
 		Input:      weights.Input{Height: 8, Width: 8, Channels: 3, Range: [2]float64{0, 1}, Drawing: weights.DrawColour, Noun: "tile"},
 		Classes:    []string{"red", "green", "blue"},
 		Classifier: weights.Classifier{Uncertainty: weights.UncertaintyEnsemble, Samples: 3, Networks: members},
@@ -178,7 +178,7 @@ func Peers(seed uint64) (*Bundle, error) {
 	enc, dec := &builder{r: r, prefix: "enc"}, &builder{r: r, prefix: "dec"}
 	tall := weights.Layer{Op: weights.OpConv, Out: 4, Kernel: [2]int{3, 1}, Stride: [2]int{1, 1}, Padding: [2]int{1, 0},
 		Weights: clf.tensor([]int{4, 1, 3, 1}, 3, 1.5), Bias: clf.tensor([]int{4}, 1, 0.1)}
-	d := &weights.Description{Format: weights.DescriptionFormat, Name: "peers-test", Title: "A small model of every layer the peers run",
+	d := &weights.Description{Format: 1, Name: "peers-test", Title: "A small model of every layer the peers run",
 		Input:   weights.Input{Height: 16, Width: 16, Channels: 1, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: "sketch"},
 		Classes: []string{"left", "middle", "right"},
 		Classifier: weights.Classifier{Uncertainty: weights.UncertaintyMCDropout, Samples: 4, MaskSeed: seed, Networks: []weights.Network{{
@@ -217,4 +217,82 @@ func (b *Bundle) Items(n int, seed uint64) *idx.Items {
 		s.Values[i] = uint8(r.IntN(256))
 	}
 	return s
+}
+
+// convG is a convolution with groups and dilation ("same" padding for an odd kernel at stride 1).
+func (b *builder) convG(in, out, k, stride, pad, groups, dilation int) weights.Layer {
+	l := b.conv(in/groups, out, k, stride, pad) // weights [out, in/groups, k, k]
+	l.Groups, l.Dilation = groups, [2]int{dilation, dilation}
+	return l
+}
+
+// batchNorm is an eval-mode batch normalisation of c channels: a scale near 1 and a shift near 0 per channel.
+func (b *builder) batchNorm(c int) weights.Layer {
+	scale := b.tensor([]int{c}, 1, 0.2)
+	for i := range b.tensors[len(b.tensors)-1].Values {
+		b.tensors[len(b.tensors)-1].Values[i] += 1
+	}
+	return weights.Layer{Op: weights.OpBatchNorm, Weights: scale, Bias: b.tensor([]int{c}, 1, 0.1)}
+}
+
+// named gives a layer a name and what it reads.
+func named(l weights.Layer, name string, inputs ...string) weights.Layer {
+	l.Name, l.Inputs = name, inputs
+	return l
+}
+
+// Graph is a 1×16×16 model of three classes whose networks are graphs with every layer of format 2: an
+// MC-dropout classifier (4 samples) with a residual block (batch normalisation, SiLU, a dilated depthwise
+// convolution, an add), ReLU6, squeeze-and-excitation (global average pooling, 1×1 convolutions, hard-swish,
+// hard-sigmoid, a per-channel mul), a grouped convolution with GELU beside an ELU branch, a concat, a channel
+// dropout that no weighted layer follows, the tanh GELU, global max pooling, softplus, a unit dropout, a last
+// dense layer and a softmax; and a VAE whose decoder has a residual dense block and a grouped transposed
+// convolution, Bernoulli.
+func Graph(seed uint64) (*Bundle, error) {
+	r := rng.New(seed)
+	clf := &builder{r: r, prefix: "clf"}
+	enc, dec := &builder{r: r, prefix: "enc"}, &builder{r: r, prefix: "dec"}
+	six, zero := 6.0, 0.0
+	// Two groups of two channels each way: weights [in, out/groups, kh, kw].
+	convT := weights.Layer{Op: weights.OpConvTranspose, Out: 4, Groups: 2, Kernel: [2]int{4, 4}, Stride: [2]int{2, 2}, Padding: [2]int{1, 1},
+		Weights: dec.tensor([]int{4, 2, 4, 4}, 2*4*4/4, 1.5), Bias: dec.tensor([]int{4}, 1, 0.1)}
+	d := &weights.Description{Format: weights.DescriptionFormat, Name: "graph-test", Title: "A small model of every graph layer",
+		Input:   weights.Input{Height: 16, Width: 16, Channels: 1, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: "sketch"},
+		Classes: []string{"ring", "bar", "dot"},
+		Classifier: weights.Classifier{Uncertainty: weights.UncertaintyMCDropout, Samples: 4, MaskSeed: seed, Networks: []weights.Network{{
+			File: weights.BundleBNN, Layers: []weights.Layer{
+				clf.conv(1, 8, 3, 1, 1), clf.batchNorm(8), named(op(weights.OpReLU), "stem"),
+				clf.conv(8, 8, 3, 1, 1), clf.batchNorm(8), op(weights.OpSiLU),
+				named(clf.convG(8, 8, 3, 1, 2, 8, 2), "block"), // depthwise, dilation 2
+				named(op(weights.OpAdd), "res", "stem", "block"),
+			}}}},
+	}
+	layers := append(d.Classifier.Networks[0].Layers,
+		named(weights.Layer{Op: weights.OpClip, Min: &zero, Max: &six}, "r6"),
+		op(weights.OpGlobalAvgPool), clf.conv(8, 4, 1, 1, 0), op(weights.OpHardSwish), clf.conv(4, 8, 1, 1, 0),
+		named(weights.Layer{Op: weights.OpHardSigmoid, Alpha: 1.0 / 6, Beta: 0.5}, "gate"),
+		named(op(weights.OpMul), "se", "r6", "gate"),
+		clf.convG(8, 12, 3, 2, 1, 4, 1), named(op(weights.OpGELU), "g"),
+		named(clf.conv(8, 4, 1, 2, 0), "", "se"), named(weights.Layer{Op: weights.OpELU, Alpha: 1}, "e"),
+		named(op(weights.OpConcat), "", "g", "e"),
+		weights.Layer{Op: weights.OpDropout, Rate: 0.2},
+		weights.Layer{Op: weights.OpGELU, Approximate: weights.ApproximateTanh},
+		op(weights.OpGlobalMaxPool), op(weights.OpFlatten), op(weights.OpSoftplus),
+		clf.dense(16, 12), op(weights.OpIdentity), op(weights.OpTanh),
+		weights.Layer{Op: weights.OpDropout, Rate: 0.25},
+		clf.denseScaled(12, 3, 12), op(weights.OpSoftmax),
+	)
+	d.Classifier.Networks[0].Layers = layers
+	d.VAE = weights.VAE{Latent: 3, Likelihood: weights.LikelihoodBernoulli,
+		Encoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
+			enc.conv(1, 4, 3, 2, 1), {Op: weights.OpLeakyReLU, Slope: 0.1}, op(weights.OpFlatten), enc.dense(4*8*8, 3)}},
+		Decoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
+			dec.dense(3, 64), named(op(weights.OpReLU), "h"), named(dec.dense(64, 64), "h2"), named(op(weights.OpAdd), "", "h", "h2"),
+			{Op: weights.OpReshape, Shape: []int{4, 4, 4}},
+			convT, op(weights.OpSiLU), // 4×8×8
+			dec.convT(4, 1, 4, 2, 1, 0), // 1×16×16 logits
+		}},
+	}
+	return assemble(d, map[string][]*builder{weights.BundleVAE: {enc, dec}, weights.BundleBNN: {clf}},
+		map[string]string{weights.BundleVAE: "vae", weights.BundleBNN: "bnn"})
 }
