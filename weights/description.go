@@ -431,6 +431,13 @@ func (d *Description) DenseOnly() bool {
 		if n.UsesGraphs() {
 			return false
 		}
+		if g, err := n.Graph("", d.InputShape(), nil); err == nil {
+			for i, node := range g.Nodes {
+				if node.Op == OpDropout && g.FoldsInto(i) < 0 { // its masks multiply activations: an op of the full worker
+					return false
+				}
+			}
+		}
 		for _, l := range n.Layers {
 			switch l.Op {
 			case OpDense, OpReLU, OpSigmoid, OpDropout, OpFlatten, OpReshape:

@@ -452,3 +452,28 @@ func (n Network) UsesGraphs() bool {
 	}
 	return false
 }
+
+// FoldsInto is where dropout node i's fixed masks can be folded: the dense or conv2d layer that alone reads it,
+// through flatten, reshape and identity layers that each have one reader (a convolution only when the dropout
+// masked its input's channels), whose weights then carry the masks, one copy per posterior sample; −1 where
+// they cannot be, and the masks multiply the dropout's output instead.
+func (g *Graph) FoldsInto(i int) int {
+	masked := g.Nodes[i].In[0]
+	for cur := i; len(g.Nodes[cur].Readers) == 1; {
+		r := g.Nodes[cur].Readers[0]
+		switch n := g.Nodes[r]; n.Op {
+		case OpFlatten, OpReshape, OpIdentity:
+			cur = r
+		case OpDense:
+			return r
+		case OpConv:
+			if !masked.Flat && n.In[0].C == masked.C {
+				return r
+			}
+			return -1
+		default:
+			return -1
+		}
+	}
+	return -1
+}

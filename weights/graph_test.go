@@ -162,3 +162,39 @@ func TestGraphDescriptionRoundTrip(t *testing.T) {
 		t.Errorf("the description changed through JSON:\n%s\n%s", raw, again)
 	}
 }
+
+// TestDropoutFolds: a dropout's masks fold into the dense or conv2d layer that alone reads it (through flatten,
+// reshape and identity), as every chain has had them; elsewhere they multiply activations, and a model that
+// needs that is not one the dense-only worker runs.
+func TestDropoutFolds(t *testing.T) {
+	b, err := testbundle.Graph(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := b.Description
+	g, err := d.Classifier.Networks[0].Graph("the classifier", d.InputShape(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var folds []int
+	for i, n := range g.Nodes {
+		if n.Op == weights.OpDropout {
+			folds = append(folds, g.FoldsInto(i))
+		}
+	}
+	// The channel dropout before the tanh GELU multiplies activations; the unit dropout folds into the last dense.
+	if len(folds) != 2 || folds[0] != -1 || g.Nodes[folds[1]].Op != weights.OpDense {
+		t.Errorf("the graph model's dropouts fold into %v", folds)
+	}
+	digits := weights.DigitsDescription()
+	if !digits.DenseOnly() {
+		t.Error("the digits' MLP is not dense-only")
+	}
+	// The digits' BNN with its first dropout before its ReLU (a chain of format 1's layers): the masks multiply
+	// the activations, which only the full worker runs.
+	l := digits.Classifier.Networks[0].Layers
+	l[2], l[3] = l[3], l[2]
+	if digits.DenseOnly() {
+		t.Error("a dropout before a ReLU leaves the model dense-only")
+	}
+}
