@@ -21,43 +21,63 @@ import (
 // log-variance head (VAE.LogVariance) is trained. The images are 28×28 grey, as mnist.Set holds them.
 
 // tensorSpec is one tensor a network's layers need: its name, shape, the fan-in its initialisation scales by,
-// and the axis an int8 copy keeps a scale per index of (the output units or channels).
+// and the axis an int8 copy keeps a scale per index of (the output units or channels). A vector (a bias, or
+// batch normalisation's scale or shift) starts at init and stays float32 when compacted.
 type tensorSpec struct {
 	name      string
 	shape     []int
 	fanIn     int
-	bias      bool
+	vector    bool
 	scaleAxis int
+	init      float32
 }
 
-// networkTensors lists the tensors of layers applied to shape in, in order.
+// networkTensors lists the tensors of layers applied to shape in (a graph, resolved), in layer order, each once.
 func networkTensors(layers []weights.Layer, in weights.Shape) ([]tensorSpec, error) {
+	g, err := ResolveNetwork(layers, in)
+	if err != nil {
+		return nil, err
+	}
 	var specs []tensorSpec
-	s := in
-	for i, l := range layers {
-		out, err := l.OutShape(s)
-		if err != nil {
-			return nil, fmt.Errorf("layer %d (%s): %v", i, l.Op, err)
+	add := func(t tensorSpec) {
+		if t.name != "" && !containsTensor(specs, t.name) { // a tensor two layers share is one variable
+			specs = append(specs, t)
 		}
+	}
+	for _, node := range g.Nodes {
+		l, s := node.Layer, node.In[0]
 		k := l.Kernel[0] * l.Kernel[1]
+		groups := max(l.Groups, 1)
 		switch l.Op {
 		case weights.OpDense:
-			specs = append(specs, tensorSpec{l.Weights, []int{s.Size(), l.Out}, s.Size(), false, 1})
+			add(tensorSpec{name: l.Weights, shape: []int{s.Size(), l.Out}, fanIn: s.Size(), scaleAxis: 1})
 		case weights.OpConv:
-			specs = append(specs, tensorSpec{l.Weights, []int{l.Out, s.C, l.Kernel[0], l.Kernel[1]}, s.C * k, false, 0})
+			add(tensorSpec{name: l.Weights, shape: []int{l.Out, s.C / groups, l.Kernel[0], l.Kernel[1]}, fanIn: s.C / groups * k})
 		case weights.OpConvTranspose:
-			fan := max(1, s.C*k/(l.Stride[0]*l.Stride[1]))
-			specs = append(specs, tensorSpec{l.Weights, []int{s.C, l.Out, l.Kernel[0], l.Kernel[1]}, fan, false, 1})
+			// Each output value takes in.C/groups channels through about k/stride² taps. The int8 scale is per
+			// output channel [in, Out, …] ungrouped; grouped, axis 1 indexes a channel within each group (one
+			// scale for a depthwise one), so the scale is per input channel instead.
+			fan := max(1, s.C/groups*k/(l.Stride[0]*l.Stride[1]))
+			axis := 1
+			if groups > 1 {
+				axis = 0
+			}
+			add(tensorSpec{name: l.Weights, shape: []int{s.C, l.Out / groups, l.Kernel[0], l.Kernel[1]}, fanIn: fan, scaleAxis: axis})
+		case weights.OpBatchNorm:
+			// Eval-mode batch normalisation starts as the identity: scale 1, shift 0 (PyTorch's).
+			add(tensorSpec{name: l.Weights, shape: []int{s.C}, fanIn: 1, vector: true, init: 1})
+			add(tensorSpec{name: l.Bias, shape: []int{s.C}, fanIn: 1, vector: true})
+			continue
 		}
 		if l.Bias != "" {
-			specs = append(specs, tensorSpec{l.Bias, []int{l.Out}, 1, true, 0})
+			add(tensorSpec{name: l.Bias, shape: []int{l.Out}, fanIn: 1, vector: true})
 		}
-		s = out
 	}
 	return specs, nil
 }
 
-// newTensorStore creates the tensors as trainable variables: He-normal weights and zero biases drawn from seed.
+// newTensorStore creates the tensors as trainable variables: He-normal weights drawn from seed, and vectors at
+// their init (biases zero).
 func newTensorStore(specs []tensorSpec, seed uint64) *model.Store {
 	store := model.NewStore()
 	r := rng.New(seed)
@@ -67,10 +87,14 @@ func newTensorStore(specs []tensorSpec, seed uint64) *model.Store {
 			size *= d
 		}
 		v := make([]float32, size)
-		if !t.bias {
+		if !t.vector {
 			std := math.Sqrt(2 / float64(t.fanIn))
 			for j := range v {
 				v[j] = float32(r.Norm() * std)
+			}
+		} else {
+			for j := range v {
+				v[j] = t.init
 			}
 		}
 		scope, name := splitVariable(t.name)
@@ -102,8 +126,10 @@ func snapshotTensors(store *model.Store, specs []tensorSpec) []weights.Named {
 	return out
 }
 
-// CompactNetwork returns named as the project ships a network: each weight tensor int8 with a float32 scale per
-// output unit or channel, biases float32.
+// CompactNetwork returns named as the project ships a network (a graph's layers applied to shape in): each
+// dense or convolution's weight tensor int8 with a float32 scale per output unit or channel (a grouped
+// transposed convolution's per input channel), biases and batch normalisation's scale and shift float32 (a
+// vector of C values: int8 with a scale per value would be no smaller).
 func CompactNetwork(named []weights.Named, layers []weights.Layer, in weights.Shape) ([]weights.Named, error) {
 	specs, err := networkTensors(layers, in)
 	if err != nil {
@@ -111,7 +137,7 @@ func CompactNetwork(named []weights.Named, layers []weights.Layer, in weights.Sh
 	}
 	axis := map[string]int{}
 	for _, t := range specs {
-		if !t.bias {
+		if !t.vector {
 			axis[t.name] = t.scaleAxis
 		}
 	}
@@ -137,26 +163,19 @@ func imageMask(m *Node, s weights.Shape) *Node {
 	return Reshape(BroadcastToDims(Reshape(m, s.C, 1, n), s.C, s.H*s.W, n), s.Size(), n)
 }
 
-// firstDropout is the index of the network's first dropout layer, or len(layers).
-func firstDropout(layers []weights.Layer) int {
-	for i, l := range layers {
-		if l.Op == weights.OpDropout {
-			return i
-		}
-	}
-	return len(layers)
-}
-
 // PredictiveGraph returns the classifier's posterior predictive (an ensemble's: the mean of its members') or an
 // MC-dropout classifier's [N, classes] for images x [N, F]:
-// the mean of the softmax over its fixed masks (mcmask.DrawLayers, as the engine draws them). The layers before
-// the first dropout run once.
+// the mean of the softmax over its fixed masks (mcmask.DrawLayers, as the engine draws them). A layer that no
+// dropout precedes in the graph (no path from a dropout to it: a chain's layers before its first dropout) is
+// built once and shared by every sample; the rest is built per sample. A classifier ending in a softmax or a
+// log-softmax is taken at its input, the logits, as the engine takes it.
 func PredictiveGraph(p Tensors, d *weights.Description, x *Node) *Node {
+	in := d.InputShape()
 	if d.Classifier.Uncertainty == weights.UncertaintyEnsemble {
 		// A deep ensemble: the mean of its members' softmax.
 		var logits []*Node
 		for _, net := range d.Classifier.Networks {
-			l, _, err := NetworkGraph(p, net.Layers, d.InputShape(), columns(x), nil, 0)
+			l, _, err := NetworkGraph(p, net.Layers, in, columns(x), nil, 0)
 			if err != nil {
 				panic(err)
 			}
@@ -164,25 +183,32 @@ func PredictiveGraph(p Tensors, d *weights.Description, x *Node) *Node {
 		}
 		return meanSoftmax(logits)
 	}
-	net := d.Classifier.Networks[0]
-	in := d.InputShape()
-	widths, rates := dropoutWidths(net.Layers, in)
-	all := mcmask.DrawLayers(d.Classifier.MaskSeed, d.Classifier.Samples, widths, rates)
-	cut := firstDropout(net.Layers)
-	trunk, s, err := NetworkGraph(p, net.Layers[:cut], in, columns(x), nil, 0)
+	g, err := ResolveNetwork(d.Classifier.Networks[0].Layers, in)
 	if err != nil {
+		panic(err)
+	}
+	widths, rates := dropoutWidths(g)
+	all := mcmask.DrawLayers(d.Classifier.MaskSeed, d.Classifier.Samples, widths, rates)
+	dep := dropoutDependent(g)
+	shared := make([]bool, len(dep))
+	for i := range dep {
+		shared[i] = !dep[i]
+	}
+	cols := columns(x)
+	trunk := make([]*Node, len(g.Nodes))
+	if err := fillNodes(p, g, cols, nil, 0, trunk, shared); err != nil {
 		panic(err)
 	}
 	var logits []*Node
 	for _, sample := range all {
-		masks := func(g *Graph, l int, at weights.Shape) *Node {
-			return imageMask(Const(g, tensors.FromFlatDataAndDimensions(sample[l], len(sample[l]), 1)), at)
+		masks := func(gr *Graph, l int, at weights.Shape) *Node {
+			return imageMask(Const(gr, tensors.FromFlatDataAndDimensions(sample[l], len(sample[l]), 1)), at)
 		}
-		l, _, err := NetworkGraph(p, net.Layers[cut:], s, trunk, masks, 0)
-		if err != nil {
+		values := append([]*Node(nil), trunk...)
+		if err := fillNodes(p, g, cols, masks, 0, values, nil); err != nil {
 			panic(err)
 		}
-		logits = append(logits, l)
+		logits = append(logits, values[len(values)-1])
 	}
 	return meanSoftmax(logits)
 }
@@ -199,20 +225,6 @@ func meanSoftmax(logits []*Node) *Node {
 		}
 	}
 	return MulScalar(sum, 1/float64(len(logits)))
-}
-
-// dropoutWidths lists what each dropout layer masks (units of a vector, channels of an image) and its rate.
-func dropoutWidths(layers []weights.Layer, in weights.Shape) (widths []int, rates []float64) {
-	s := in
-	for _, l := range layers {
-		if l.Op == weights.OpDropout {
-			widths, rates = append(widths, s.C), append(rates, l.Rate)
-		}
-		if out, err := l.OutShape(s); err == nil {
-			s = out
-		}
-	}
-	return widths, rates
 }
 
 // ClassifierConfig configures training an MC-dropout classifier of a description.
@@ -245,23 +257,16 @@ func TrainClassifier(backend compute.Backend, c ClassifierConfig, describe func(
 
 func trainClassifierRate(backend compute.Backend, c ClassifierConfig, d *weights.Description, rate float64, train, val *mnist.Set) ([]weights.Named, float64, map[string]any, error) {
 	net := d.Classifier.Networks[0]
-	in := d.InputShape()
-	classes := len(d.Classes)
-	specs, err := networkTensors(net.Layers, in)
+	specs, err := networkTensors(net.Layers, d.InputShape())
 	if err != nil {
 		return nil, 0, nil, err
 	}
 	store := newTensorStore(specs, rng.Derive(c.Seed, 0))
 	p := StoreTensors(store)
-	widths, rates := dropoutWidths(net.Layers, in)
-	step := adamStep(backend, store, c.LR, func(scope *model.Scope, args []*Node) *Node {
-		masks := func(g *Graph, l int, s weights.Shape) *Node { return imageMask(args[2+l], s) }
-		logits, _, err := NetworkGraph(p, net.Layers, in, columns(args[0]), masks, 0)
-		if err != nil {
-			panic(err)
-		}
-		return Neg(ReduceAllMean(ReduceSum(Mul(args[1], LogSoftmax(columns(logits), -1)), -1)))
-	})
+	trainer, err := newClassifierTrainer(backend, store, d, c.LR)
+	if err != nil {
+		return nil, 0, nil, err
+	}
 	predict := model.MustNewExec(backend, store, func(scope *model.Scope, x *Node) *Node { return PredictiveGraph(p, d, x) })
 	maskRand := rng.New(rng.Derive(c.Seed, uint64(rate*1000)+10))
 	var last Classification
@@ -275,26 +280,67 @@ func trainClassifierRate(backend compute.Backend, c ClassifierConfig, d *weights
 	}
 	best, bestEpoch, history := c.run("classifier", func() []weights.Named { return snapshotTensors(store, specs) }, train,
 		func(epoch int, batch []int, images []float32) {
-			onehot := make([]float32, len(batch)*classes)
+			labels := make([]int, len(batch))
 			for k, i := range batch {
-				onehot[k*classes+int(train.Labels[i])] = 1
+				labels[k] = int(train.Labels[i])
 			}
-			args := []any{tensors.FromFlatDataAndDimensions(images, len(batch), in.Size()),
-				tensors.FromFlatDataAndDimensions(onehot, len(batch), classes)}
-			for l, w := range widths {
-				keep := float32(1 / (1 - rates[l]))
-				m := make([]float32, w*len(batch))
-				for j := range m {
-					if maskRand.Float64() >= rates[l] {
-						m[j] = keep
-					}
-				}
-				args = append(args, tensors.FromFlatDataAndDimensions(m, w, len(batch)))
-			}
-			step.MustCall(args...)
+			trainer.step(images, labels, maskRand)
 		}, validate)
 	q, _ := MeasureClassifier(backend, d, best, val)
 	return best, q.NLL, map[string]any{"best_epoch": bestEpoch, "epochs": len(history), "validation": q, "history": history}, nil
+}
+
+// classifierTrainer is one Adam step of an MC-dropout classifier's cross-entropy (its first network, a graph)
+// on a batch, with fresh dropout masks.
+type classifierTrainer struct {
+	exec    *model.Exec
+	in      weights.Shape
+	classes int
+	widths  []int // per dropout layer, in layer order: the units or channels it masks
+	rates   []float64
+}
+
+// newClassifierTrainer compiles the step for d's classifier, its tensors the store's (StoreTensors).
+func newClassifierTrainer(backend compute.Backend, store *model.Store, d *weights.Description, lr float64) (*classifierTrainer, error) {
+	net := d.Classifier.Networks[0]
+	t := &classifierTrainer{in: d.InputShape(), classes: len(d.Classes)}
+	g, err := ResolveNetwork(net.Layers, t.in)
+	if err != nil {
+		return nil, err
+	}
+	t.widths, t.rates = dropoutWidths(g)
+	p := StoreTensors(store)
+	t.exec = adamStep(backend, store, lr, func(scope *model.Scope, args []*Node) *Node {
+		masks := func(_ *Graph, l int, s weights.Shape) *Node { return imageMask(args[2+l], s) }
+		values, err := GraphNodes(p, g, columns(args[0]), masks)
+		if err != nil {
+			panic(err)
+		}
+		return Neg(ReduceAllMean(ReduceSum(Mul(args[1], LogSoftmax(columns(values[len(values)-1]), -1)), -1)))
+	})
+	return t, nil
+}
+
+// step trains on images [len(labels)·F] of the labels, each dropout layer's mask drawn from r (per layer, then
+// per unit or channel, then per image), and returns the batch's loss before the step.
+func (t *classifierTrainer) step(images []float32, labels []int, r *rng.Rand) float32 {
+	n := len(labels)
+	onehot := make([]float32, n*t.classes)
+	for k, c := range labels {
+		onehot[k*t.classes+c] = 1
+	}
+	args := []any{tensors.FromFlatDataAndDimensions(images, n, t.in.Size()), tensors.FromFlatDataAndDimensions(onehot, n, t.classes)}
+	for l, w := range t.widths {
+		keep := float32(1 / (1 - t.rates[l]))
+		m := make([]float32, w*n)
+		for j := range m {
+			if r.Float64() >= t.rates[l] {
+				m[j] = keep
+			}
+		}
+		args = append(args, tensors.FromFlatDataAndDimensions(m, w, n))
+	}
+	return t.exec.MustCall(args...)[0].Value().(float32)
 }
 
 // namedTensors makes the tensors of named graph constants (the float32 values they hold, as decoded).
@@ -379,23 +425,41 @@ type VAEGraphs struct {
 	d *weights.Description
 }
 
-// encode returns the encoder's mean and log-variance [N, latent] (the log-variance head is the last layer of
-// VAE.LogVariance, applied to what the encoder's layers but its last give).
+// encode returns the encoder's mean and log-variance [N, latent]. VAE.LogVariance is the encoder's layers but
+// the last, then a head of its own: the encoder's layers are built once, and the head reads their values as
+// the log-variance network's graph says (a chain's head, what the encoder's layers but its last give).
 func (v VAEGraphs) encode(x *Node) (mean, logVar *Node) {
-	enc, lv := v.d.VAE.Encoder.Layers, v.d.VAE.LogVariance.Layers
-	h, s, err := NetworkGraph(v.p, enc[:len(enc)-1], v.d.InputShape(), columns(x), nil, 0)
+	in := v.d.InputShape()
+	enc, err := ResolveNetwork(v.d.VAE.Encoder.Layers, in)
 	if err != nil {
 		panic(err)
 	}
-	m, _, err := NetworkGraph(v.p, enc[len(enc)-1:], s, h, nil, 0)
+	lv, err := ResolveNetwork(v.d.VAE.LogVariance.Layers, in)
 	if err != nil {
 		panic(err)
 	}
-	l, _, err := NetworkGraph(v.p, lv[len(lv)-1:], s, h, nil, 0)
+	cols := columns(x)
+	values, err := GraphNodes(v.p, enc, cols, nil)
 	if err != nil {
 		panic(err)
 	}
-	return columns(m), columns(l)
+	head := lv.Nodes[len(lv.Nodes)-1]
+	ins := make([]*Node, len(head.From))
+	for k, j := range head.From {
+		switch {
+		case j < 0:
+			ins[k] = cols
+		case j < len(enc.Nodes)-1:
+			ins[k] = values[j]
+		default:
+			panic(fmt.Sprintf("training: the VAE's log-variance head reads its layer %d, which is not one of the encoder's", j))
+		}
+	}
+	l, err := graphLayer(v.p, head, ins, nil, 0)
+	if err != nil {
+		panic(err)
+	}
+	return columns(values[len(values)-1]), columns(l)
 }
 
 // Mean returns the encoder's mean [N, latent].

@@ -39,8 +39,12 @@ type Masks func(g *Graph, l int, s weights.Shape) *Node
 
 // NetworkGraph applies layers of a network to x [in.Size(), N] and returns the output [out.Size(), N] with its
 // shape. dropouts is the number of dropout layers before layers[0] in the whole network (masks are numbered in
-// it).
+// it). A graph (layers that name their inputs, or layers of format 2) is resolved and built by GraphNodes; a
+// chain of format 1's layers is built here, one layer after another.
 func NetworkGraph(p Tensors, layers []weights.Layer, in weights.Shape, x *Node, masks Masks, dropouts int) (*Node, weights.Shape, error) {
+	if !isChain(layers) {
+		return graphNetwork(p, layers, in, x, masks, dropouts)
+	}
 	s := in
 	for i, l := range layers {
 		out, err := l.OutShape(s)
