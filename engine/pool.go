@@ -249,3 +249,114 @@ func (o *upsampleOp) backward() {
 		}
 	}
 }
+
+// ---- global pooling: one value per channel ----
+
+type globalAvgPoolOp struct {
+	x, out *Tensor
+	s      Shape
+}
+
+// GlobalAvgPool is each channel's mean over its H·W pixels (images of shape s in, s.C columns out: a C×1×1
+// image): the pixels summed in increasing order in float64, then divided once and rounded once to float32.
+// (float64 so that a large map's sum loses nothing to the order; the mean's bits are the same everywhere.)
+func (g *Graph) GlobalAvgPool(x *Tensor, s Shape) *Tensor {
+	if x.Cols != s.Size() || s.H*s.W < 1 {
+		panic(fmt.Sprintf("engine: GlobalAvgPool input width %d, images of %v", x.Cols, s))
+	}
+	out := g.newTensor(s.C, x.PerPoint, x.Grad != nil)
+	o := &globalAvgPoolOp{x: x, out: out, s: s}
+	out.producer = o
+	g.use(x, o)
+	g.add(o)
+	return out
+}
+
+func (o *globalAvgPoolOp) forward() {
+	p := o.s.H * o.s.W
+	n := float64(p)
+	for r := 0; r < o.x.Rows(); r++ {
+		x, y := o.x.Row(r), o.out.Row(r)
+		for c := range y {
+			var s float64
+			for _, v := range x[c*p : (c+1)*p] {
+				s += float64(v)
+			}
+			y[c] = float32(s / n)
+		}
+	}
+}
+
+// backward: each channel's ∂out/(H·W) to each of its pixels (one float32 division, as exact as float64's
+// rounded: H·W is exact in float32).
+func (o *globalAvgPoolOp) backward() {
+	if o.x.Grad == nil {
+		return
+	}
+	p := o.s.H * o.s.W
+	n := float32(p)
+	for r := 0; r < o.x.Rows(); r++ {
+		dx, dy := o.x.Grad[r*o.x.Cols:(r+1)*o.x.Cols], o.out.Grad[r*o.out.Cols:(r+1)*o.out.Cols]
+		for c, d := range dy {
+			d /= n
+			plane := dx[c*p : (c+1)*p]
+			for i := range plane {
+				plane[i] += d
+			}
+		}
+	}
+}
+
+type globalMaxPoolOp struct {
+	x, out *Tensor
+	s      Shape
+	arg    []int32 // per output value of every row: the index in its input row of the value it took
+}
+
+// GlobalMaxPool is each channel's maximum over its H·W pixels (images of shape s in, s.C columns out). As in
+// MaxPool2D, the first maximal pixel in row order takes the value and the gradient, and a NaN is the maximum
+// (the first NaN).
+func (g *Graph) GlobalMaxPool(x *Tensor, s Shape) *Tensor {
+	if x.Cols != s.Size() || s.H*s.W < 1 {
+		panic(fmt.Sprintf("engine: GlobalMaxPool input width %d, images of %v", x.Cols, s))
+	}
+	out := g.newTensor(s.C, x.PerPoint, x.Grad != nil)
+	o := &globalMaxPoolOp{x: x, out: out, s: s, arg: make([]int32, g.capacity*x.PerPoint*s.C)}
+	out.producer = o
+	g.use(x, o)
+	g.add(o)
+	return out
+}
+
+func (o *globalMaxPoolOp) forward() {
+	p := o.s.H * o.s.W
+	for r := 0; r < o.x.Rows(); r++ {
+		x, y, arg := o.x.Row(r), o.out.Row(r), o.arg[r*o.s.C:(r+1)*o.s.C]
+		for c := range y {
+			base := c * p
+			best, at := float32(math.Inf(-1)), base
+			for i, v := range x[base : base+p] {
+				if v > best || v != v {
+					best, at = v, base+i
+					if v != v {
+						break
+					}
+				}
+			}
+			y[c], arg[c] = best, int32(at)
+		}
+	}
+}
+
+// backward: each channel's gradient to the pixel it took.
+func (o *globalMaxPoolOp) backward() {
+	if o.x.Grad == nil {
+		return
+	}
+	for r := 0; r < o.x.Rows(); r++ {
+		dx, dy, arg := o.x.Grad[r*o.x.Cols:(r+1)*o.x.Cols], o.out.Grad[r*o.s.C:(r+1)*o.s.C], o.arg[r*o.s.C:(r+1)*o.s.C]
+		for c, d := range dy {
+			dx[arg[c]] += d
+		}
+	}
+}
