@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"strconv"
 )
 
 // Dense is one fully connected layer: y = x·W + B, with W stored row-major as [In, Out].
@@ -47,31 +48,45 @@ const (
 	StackBNN           = "bnn"            // BNN: image → class logits, ReLU then dropout between layers
 )
 
-// AnchorTensor names the tensor of the anchors file that holds class c's latent codes [n, latent].
+// AnchorTensor names the tensor of the anchors file that holds class c's latent codes [n, latent]. A class
+// without anchors (no training item read right with confidence: AnchorCounts) has no tensor, since a tensor has
+// at least one row.
 func AnchorTensor(c int) string { return fmt.Sprintf("class/%d", c) }
 
+// AnchorCounts is the metric of an anchors file's manifest that counts each class's anchors, by class index
+// ("0", "1", …): a class it counts as 0 has no tensor, and that absence is no damage.
+const AnchorCounts = "per_class"
+
 // Anchors returns the latent codes of an anchors file, per class (see cmd/train: the encoder means of
-// training digits the BNN classifies correctly with low uncertainty), checking their shapes.
+// training digits the BNN classifies correctly with low uncertainty), checking their shapes. A class may have
+// none (nil) only when the manifest says so (AnchorCounts); a tensor missing without that word is an error.
 func (f *File) Anchors(classes int) ([][]float32, error) {
 	if f.Manifest.Model != "anchors" {
 		return nil, fmt.Errorf("%s: model %q, want anchors", f.Name, f.Manifest.Model)
 	}
 	latent := f.Manifest.Architecture.Latent
+	counts, _ := f.Manifest.Metrics[AnchorCounts].(map[string]any) // (as JSON decodes it)
 	out := make([][]float32, classes)
 	for c := range out {
 		name := AnchorTensor(c)
-		var n int
+		n := -1
 		for _, t := range f.Manifest.Tensors {
-			if t.Name == name && len(t.Shape) == 2 {
-				n = t.Shape[0]
+			if t.Name == name {
+				n = 0
+				if len(t.Shape) == 2 {
+					n = t.Shape[0]
+				}
 			}
+		}
+		if n < 0 {
+			if count, ok := counts[strconv.Itoa(c)].(float64); ok && count == 0 {
+				continue // a class without anchors, as the manifest counts it
+			}
+			return nil, fmt.Errorf("%s: class %d has no anchors, and the manifest does not count it as empty (%s)", f.Name, c, AnchorCounts)
 		}
 		v, err := f.Tensor(name, n, latent)
 		if err != nil {
 			return nil, err
-		}
-		if n == 0 {
-			return nil, fmt.Errorf("%s: class %d has no anchors", f.Name, c)
 		}
 		out[c] = v
 	}

@@ -408,13 +408,15 @@ func writePlots(dir string, results []setResult, ds []float64, vs []variant) err
 		"number of explanations", "entropy of the labels (nats)", lines)
 }
 
-// schemesAvailable says in one sentence which chosen variant the models cannot run: S2 needs their anchors, S6
-// their translations.
+// schemesAvailable says in one sentence which chosen variant the models cannot run: S2 needs their anchors (of
+// one class at least), S6 their translations.
 func (m *models) schemesAvailable(chosen []variant) error {
 	for _, v := range chosen {
 		switch {
 		case v.Scheme == clue.S2 && m.search.Anchors == nil:
 			return fmt.Errorf("variant %q: the %q models have no anchors (%s), so scheme S2 cannot run: leave it out with -variants", v.Name, m.Name(), weights.BundleAnchors)
+		case v.Scheme == clue.S2 && len(m.search.AnchoredClasses()) == 0:
+			return fmt.Errorf("variant %q: the %q models' classifier reads no training %s of any class with confidence, so they have no anchors and scheme S2 cannot run: leave it out with -variants", v.Name, m.Name(), m.noun())
 		case v.Scheme == clue.S6 && m.search.Amortised == nil:
 			return fmt.Errorf("variant %q: the %q models have no translations (%s), so scheme S6 cannot run: leave it out with -variants", v.Name, m.Name(), weights.BundleGlobal)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,10 +25,30 @@ import (
 	"github.com/deltaclue/deltaclue/internal/onnxfile"
 	"github.com/deltaclue/deltaclue/internal/onnximport"
 	"github.com/deltaclue/deltaclue/internal/ortnode"
+	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/internal/translations"
 	"github.com/deltaclue/deltaclue/training"
 	"github.com/deltaclue/deltaclue/weights"
 )
+
+// unanchoredLine says which classes have no anchors at the threshold maxEntropy (nats), and what that means
+// for scheme S2: "" when every class has some.
+func unanchoredLine(d *weights.Description, missing []int, maxEntropy float64) string {
+	noun := d.Input.Noun
+	switch len(missing) {
+	case 0:
+		return ""
+	case len(d.Classes):
+		return fmt.Sprintf("anchors: no training %s of any class is read right with entropy below %g nats: scheme S2 cannot run on these models", noun, maxEntropy)
+	case 1:
+		return fmt.Sprintf("anchors: no training %s of class %s is read right with entropy below %g nats: S2 starts no restart toward it", noun, d.Classes[missing[0]], maxEntropy)
+	}
+	names := make([]string, len(missing))
+	for i, c := range missing {
+		names[i] = d.Classes[c]
+	}
+	return fmt.Sprintf("anchors: no training %s of the classes %s is read right with entropy below %g nats: S2 starts no restart toward them", noun, plural.List(names), maxEntropy)
+}
 
 // importFlags are `deltaclue import`'s flags.
 type importFlags struct {
@@ -273,28 +292,44 @@ func runImport(f importFlags) error {
 	}
 	split := weights.Dataset{Source: "deltaclue import of " + filepath.Base(filepath.Clean(f.data)), Train: train.Len(), Test: test.Len()}
 	// The digits' threshold first; a model less sure of its training items than the digits' gets a higher one,
-	// doubled until every class has an anchor (a class it never reads correctly has none at any).
-	var noAnchor *anchors.NoAnchorError
+	// doubled while some class has no anchor, up to log K (a uniform guess's entropy). A class without one even
+	// there is one the classifier is never sure of, which is what this tool explains: it gets none, S2 starts no
+	// restart toward it, and the anchors kept are those of the lowest threshold that anchored all the others
+	// (doubling past it helped no class).
 	maxEntropy := anchors.MaxEntropy
-	for {
-		enc[weights.BundleAnchors], err = anchors.MakeAtMost(b, train, split, maxEntropy, f.anchorsPer)
-		if !errors.As(err, &noAnchor) || maxEntropy*2 > math.Log(float64(len(d.Classes))) {
+	var missing []int
+	for t, tried := maxEntropy, false; ; t *= 2 {
+		made, err := anchors.MakeAtMost(b, train, split, t, f.anchorsPer)
+		if err != nil {
+			return fmt.Errorf("import: the anchors (S2's starts): %w", err)
+		}
+		file, err := weights.Decode(weights.BundleAnchors, made)
+		if err != nil {
+			return fmt.Errorf("import: the anchors made do not open: %w", err)
+		}
+		none, err := anchors.Missing(file, len(d.Classes))
+		if err != nil {
+			return fmt.Errorf("import: the anchors made do not open: %w", err)
+		}
+		if !tried || len(none) < len(missing) {
+			enc[weights.BundleAnchors], maxEntropy, missing, tried = made, t, none, true
+		}
+		if len(none) == 0 || t*2 > math.Log(float64(len(d.Classes))) {
 			break
 		}
-		maxEntropy *= 2
-	}
-	if err != nil {
-		return fmt.Errorf("import: the anchors (S2's starts): %w", err)
 	}
 	if b, err = weights.OpenBundleFiles(bundleOf(enc), false); err != nil {
 		return fmt.Errorf("import: the bundle made does not open: %w", err)
 	}
-	perClass, _ := b.Files[weights.BundleAnchors].Manifest.Metrics["per_class"].(map[string]any) // (read back from JSON)
+	perClass, _ := b.Files[weights.BundleAnchors].Manifest.Metrics[weights.AnchorCounts].(map[string]any) // (read back from JSON)
 	counts := make([]string, len(d.Classes))
 	for c, name := range d.Classes {
 		counts[c] = fmt.Sprintf("%s %v", name, perClass[strconv.Itoa(c)])
 	}
 	fmt.Printf("anchors: %s; training items read right with entropy below %g nats (%.1fs)\n", strings.Join(counts, ", "), maxEntropy, time.Since(start).Seconds())
+	if line := unanchoredLine(d, missing, maxEntropy); line != "" {
+		fmt.Println(line)
+	}
 	if enc[weights.BundleGlobal], err = translations.Learn(b, train, translations.Options{MinMembers: f.minMembers, MaxMembers: glam.MaxMembers,
 		MaxUncertain: f.maxUncertain, Tool: "deltaclue import", Engine: true, Log: indent{os.Stdout}}); err != nil {
 		return fmt.Errorf("import: the translations: %w", err)

@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/internal/ortnode"
@@ -293,5 +295,56 @@ func TestImportAnEnsemble(t *testing.T) {
 		if math.Abs(v-float64(p.Probs[k])) > 1e-4 {
 			t.Fatalf("the two-member ensemble's class %d: %v, PyTorch %v", k, p.Probs[k], v)
 		}
+	}
+}
+
+// TestImportAWeakModel: a classifier never sure of a class (here its training images of "T-shirt or top" are
+// the example's trousers, which it reads as Trouser) is imported, not refused: that class gets no anchors, the
+// import says so in one line and goes on, and S2 runs on the folder over the other nine classes.
+func TestImportAWeakModel(t *testing.T) {
+	ex := pytorchExample(t)
+	ort := ortDir(t)
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "train")
+	for _, class := range strings.Split(exampleClasses, ",") {
+		from := class
+		if class == "T-shirt or top" {
+			from = "Trouser"
+		}
+		if err := os.CopyFS(filepath.Join(data, class), os.DirFS(filepath.Join(ex, "train", from))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(tmp, "weak")
+	args := append(exampleArgs(ex, out, ort), "-data", data, "-max-uncertain", "5", "-global=false") // (the later flags win)
+	log, err := os.CreateTemp(tmp, "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = log
+	err = importCmd(args)
+	os.Stdout = saved
+	said, _ := os.ReadFile(log.Name())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, said)
+	}
+	line := regexp.MustCompile(`(?m)^anchors: no training image of class T-shirt or top is read right with entropy below [0-9.]+ nats: S2 starts no restart toward it$`)
+	if !line.Match(said) {
+		t.Errorf("the import does not say which class has no anchors:\n%s", said)
+	}
+	m, err := modelsource.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	search, err := clue.LoadBundle(m.Bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := search.UnanchoredClasses(); len(got) != 1 || got[0] != 0 {
+		t.Errorf("the classes without anchors: %v, want [0]", got)
+	}
+	if err := explain([]string{"-models", out, "-index", "3", "-scheme", "S2", "-n", "18", "-max-steps", "10", "-out", filepath.Join(tmp, "explained")}); err != nil {
+		t.Errorf("explain -scheme S2 on the weak model: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -8,6 +9,7 @@ import (
 	_ "image/jpeg"
 	_ "image/png"
 	"os"
+	"strings"
 
 	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -54,6 +56,9 @@ func (in *inputFlags) load(p *clue.Params) (*models, []float32, string, *shareli
 		return nil, nil, "", nil, fmt.Errorf("give one of -digit, -index, -png and -link")
 	}
 	if *in.link == "" {
+		if err := m.runs(*p, "-scheme"); err != nil {
+			return nil, nil, "", nil, err
+		}
 		x0, input, err := loadInput(m, *in.digit, *in.index, *in.png)
 		return m, x0, input, nil, err
 	}
@@ -62,7 +67,30 @@ func (in *inputFlags) load(p *clue.Params) (*models, []float32, string, *shareli
 		return nil, nil, "", nil, err
 	}
 	*p = s.Params
+	if err := m.runs(*p, "the link's scheme"); err != nil {
+		return nil, nil, "", nil, err
+	}
 	return m, s.Float(), "the shared link", &s, nil
+}
+
+// runs refuses, in one sentence, parameters the models cannot search with (clue's ValidateFor: scheme S2 on
+// models without anchors), naming where the scheme came from (from: "-scheme" or "the link's scheme"); of
+// parameters they can, it says on stderr what S2 leaves out (the classes without anchors), and goes on.
+func (m *models) runs(p clue.Params, from string) error {
+	err := p.ValidateFor(m.search)
+	var pe *clue.ParamError
+	if errors.As(err, &pe) && pe.Field == "scheme" {
+		return fmt.Errorf("%s %s cannot run on the %q models: %s", from, p.Scheme, m.Name(), pe.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	if p.Scheme == clue.S2 {
+		if note := m.words().Unanchored(m.search.UnanchoredClasses()); note != "" {
+			fmt.Fprintf(os.Stderr, "%s.\n", strings.ToUpper(note[:1])+note[1:])
+		}
+	}
+	return nil
 }
 
 // loadInput returns the image to explain (one of a test digit, a test item and an image file) and a

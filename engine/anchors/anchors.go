@@ -30,7 +30,8 @@ const MaxEntropy = 0.05
 // Make returns the anchors of the bundle's models (from its description; any anchors it holds are not read) on
 // the training items train, with entropy below maxEntropy, stored as int8 with a scale per code (the shipped
 // form), with a manifest naming the models' payloads and the split: the same inputs give the same bytes on
-// every machine.
+// every machine. A class no training item qualifies for has no anchors: the manifest counts 0 of it, and it has
+// no tensor (weights.AnchorCounts).
 func Make(b *weights.Bundle, train dataset.Items, split weights.Dataset, maxEntropy float64) ([]byte, error) {
 	return MakeAtMost(b, train, split, maxEntropy, 0)
 }
@@ -57,9 +58,12 @@ func MakeAtMost(b *weights.Bundle, train dataset.Items, split weights.Dataset, m
 	var named []weights.Named
 	counts := map[string]any{}
 	for c, z := range codes {
+		counts[fmt.Sprint(c)] = len(z) / latent
+		if len(z) == 0 { // no tensor: the count of 0 says the class has none (weights.AnchorCounts)
+			continue
+		}
 		named = append(named, weights.Named{Name: weights.AnchorTensor(c), Shape: []int{len(z) / latent, latent}, Values: z,
 			DType: weights.Int8, ScaleAxis: 0})
-		counts[fmt.Sprint(c)] = len(z) / latent
 	}
 	maxAbs, rms, err := conversionError(named)
 	if err != nil {
@@ -73,7 +77,7 @@ func MakeAtMost(b *weights.Bundle, train dataset.Items, split weights.Dataset, m
 		Training: map[string]any{"what": "encoder means of correctly classified training " + plural.Word(2, d.Input.Noun), "max_entropy": maxEntropy,
 			"tool":               "cmd/anchors (engine/anchors), with the engine on the models below",
 			"vae_payload_sha256": payloads(b.Files, d.VAE.Encoder.File, d.VAE.Decoder.File), "bnn_payload_sha256": payloads(b.Files, clf...)},
-		Metrics: map[string]any{"per_class": counts, "max_abs_error": maxAbs, "rms_error": rms}}
+		Metrics: map[string]any{weights.AnchorCounts: counts, "max_abs_error": maxAbs, "rms_error": rms}}
 	if perClass > 0 {
 		man.Training["max_per_class"] = perClass // the first by training index
 	}
@@ -96,8 +100,10 @@ func payloads(files map[string]*weights.File, names ...string) any {
 }
 
 // Collect returns, per class of bnn, the latent codes (vae's encoder means, one after another) of the items of
-// train that bnn classifies correctly with predictive entropy below maxEntropy. d names the items and the
-// classes in the sentence that refuses a class without any.
+// train that bnn classifies correctly with predictive entropy below maxEntropy. A class with no such item has
+// none (an empty slice): a classifier never sure of a class is what this tool explains, so it is no reason to
+// refuse the models; scheme S2 starts no restart toward that class. d names the items in the sentence that
+// refuses items of another size.
 func Collect(vae *engine.VAE, bnn *engine.BNN, d *weights.Description, train dataset.Items, maxEntropy float64) ([][]float32, error) {
 	size := bnn.Input.Size()
 	if train.Size() != size || vae.Image.Size() != size {
@@ -120,22 +126,24 @@ func Collect(vae *engine.VAE, bnn *engine.BNN, d *weights.Description, train dat
 			}
 		}
 	}
-	for c, z := range perClass {
-		if len(z) == 0 {
-			return nil, &NoAnchorError{Class: c, msg: fmt.Sprintf("no training %s of class %s is classified correctly with entropy below %v", d.Input.Noun, d.Classes[c], maxEntropy)}
-		}
-	}
 	return perClass, nil
 }
 
-// NoAnchorError is Collect's (and Make's) refusal of a class that no training item qualifies for at the entropy
-// asked: a caller may ask again with a higher one.
-type NoAnchorError struct {
-	Class int
-	msg   string
+// Missing lists, in order, the classes of an anchors file (of a classifier of the given number of classes)
+// that have no anchors.
+func Missing(f *weights.File, classes int) ([]int, error) {
+	codes, err := f.Anchors(classes)
+	if err != nil {
+		return nil, err
+	}
+	var none []int
+	for c, z := range codes {
+		if len(z) == 0 {
+			none = append(none, c)
+		}
+	}
+	return none, nil
 }
-
-func (e *NoAnchorError) Error() string { return e.msg }
 
 // conversionError is the largest and the root-mean-square difference between the float32 codes and what their
 // int8 form decodes to.

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/rng"
 	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/internal/testbundle"
@@ -85,7 +87,8 @@ func randomItems(in weights.Input, n int, seed uint64) *idx.Items {
 // anchors are the codes of exactly the items read correctly below the threshold, per class, within int8's
 // rounding, the same bytes twice, and the manifest speaks of the bundle's noun and files. Its untrained models
 // are unsure of most items, so the threshold is theirs (0.95 nats of log 4 = 1.39), not the digits' 0.05; at the
-// digits' threshold, or with a class no item is labelled, Make refuses in a sentence that names the class.
+// digits' threshold, or with classes no item is labelled, those classes have no anchors (Missing names them),
+// the manifest counts 0 of them, and the others keep theirs.
 func TestMakeOnAnotherBundle(t *testing.T) {
 	tb, err := testbundle.Grey(3)
 	if err != nil {
@@ -186,28 +189,125 @@ func TestMakeOnAnotherBundle(t *testing.T) {
 		t.Errorf("the capped anchors' manifest says %v", cf.Manifest.Training["max_per_class"])
 	}
 
+	// A class no item qualifies for has no anchors, and the file says so: Make does not refuse the models.
+	atDigits := make([]bool, bnn.Classes) // the classes with an item read right below the digits' threshold
+	for i, p := range preds {
+		if i%5 != 1 && p.Total < MaxEntropy {
+			atDigits[p.Label()] = true
+		}
+	}
 	for _, c := range []struct {
 		name       string
 		label      func(i int) uint8
 		maxEntropy float64
-		want       string
+		empty      func(c int) bool
 	}{
-		{"the digits' threshold", nil, MaxEntropy, "no training sketch of class ring is classified correctly with entropy below 0.05"},
-		{"no item labelled cross", func(i int) uint8 { return min(train.Labels[i], 1) }, maxEntropy,
-			"no training sketch of class cross is classified correctly with entropy below 0.95"},
+		{"the digits' threshold", nil, MaxEntropy, func(c int) bool { return !atDigits[c] }},
+		{"no item labelled cross or dot", func(i int) uint8 { return min(train.Labels[i], 1) }, maxEntropy, func(c int) bool { return c >= 2 }},
 	} {
-		refused := &idx.Items{Input: train.Input, Values: train.Values, Labels: slices.Clone(train.Labels)}
+		relabelled := &idx.Items{Input: train.Input, Values: train.Values, Labels: slices.Clone(train.Labels)}
 		if c.label != nil {
-			for i := range refused.Labels {
-				refused.Labels[i] = c.label(i)
+			for i := range relabelled.Labels {
+				relabelled.Labels[i] = c.label(i)
 			}
 		}
-		if _, err := Make(b, refused, split, c.maxEntropy); err == nil || err.Error() != c.want {
-			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		made, err := Make(b, relabelled, split, c.maxEntropy)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		f, err := weights.Decode("anchors", made)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got, err := f.Anchors(bnn.Classes)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		missing, err := Missing(f, bnn.Classes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantMissing []int
+		for k := range bnn.Classes {
+			if c.empty(k) {
+				wantMissing = append(wantMissing, k)
+			}
+			if c.empty(k) != (len(got[k]) == 0) {
+				t.Errorf("%s: class %d has %d anchors", c.name, k, len(got[k])/vae.Latent)
+			}
+			if n := f.Manifest.Metrics[weights.AnchorCounts].(map[string]any)[strconv.Itoa(k)]; n != float64(len(got[k])/vae.Latent) {
+				t.Errorf("%s: the manifest counts %v anchors of class %d, and it has %d", c.name, n, k, len(got[k])/vae.Latent)
+			}
+			if c.label != nil && !c.empty(k) && !slices.Equal(got[k], anchors[k]) {
+				t.Errorf("%s: class %d's anchors changed", c.name, k)
+			}
+		}
+		if len(wantMissing) == 0 || !slices.Equal(missing, wantMissing) {
+			t.Errorf("%s: the classes without anchors are %v, want %v (and at least one)", c.name, missing, wantMissing)
+		}
+		if c.label != nil {
+			s2OverAnchored(t, tb.Bytes, made, x[:train.Size()], missing)
 		}
 	}
 	wrongSize := &idx.Items{Input: weights.Input{Height: 28, Width: 28, Channels: 1}, Values: make([]uint8, 28*28), Labels: []uint8{0}}
 	if _, err := Make(b, wrongSize, split, maxEntropy); err == nil || err.Error() != "the training sketches have 784 values each, and the models read 144" {
 		t.Errorf("items of another size: got %v", err)
+	}
+}
+
+// s2OverAnchored opens the bundle with the anchors made (some classes without any) as the page's worker and the
+// command line do (clue.LoadBundle), and checks that S2 spreads its 20 restarts over the anchored classes only,
+// as many to each (perClass), each run of starts heading for a code of its class.
+func s2OverAnchored(t *testing.T, bundle, made []byte, x0 []float32, missing []int) {
+	t.Helper()
+	files, err := weights.DecodeBundle(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := weights.OpenBundleFiles(weights.EncodeBundle(append(files, weights.BundleFile{Name: weights.BundleAnchors, Data: made})), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := clue.LoadBundle(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchored := m.AnchoredClasses()
+	if !slices.Equal(m.UnanchoredClasses(), missing) || len(anchored)+len(missing) != m.BNN.Classes {
+		t.Fatalf("the models read %v as anchored and %v as not, want all but %v", anchored, m.UnanchoredClasses(), missing)
+	}
+	prob, err := clue.NewProblem(m, x0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := clue.Defaults()
+	p.Scheme, p.N = clue.S2, 20
+	starts, err := clue.Starts(prob, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	each := len(starts) / len(anchored)
+	if len(starts) != 20 || each*len(anchored) != 20 {
+		t.Fatalf("%d starts over %d anchored classes", len(starts), len(anchored))
+	}
+	d := m.VAE.Latent
+	for i, y := range anchored {
+		// The last start of the class's run lies at radius δ on the segment toward its nearest anchor, which is
+		// one of the class's codes: the direction to one of them.
+		last := starts[(i+1)*each-1]
+		found := false
+		for k := 0; k+d <= len(m.Anchors[y]); k += d {
+			var dot, n1, n2 float64
+			for j := range d {
+				a, b := last[j]-float64(prob.Z0[j]), float64(m.Anchors[y][k+j])-float64(prob.Z0[j])
+				dot, n1, n2 = dot+a*b, n1+a*a, n2+b*b
+			}
+			if math.Abs(dot/math.Sqrt(n1*n2)-1) < 1e-9 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("S2's starts %d to %d head for no code of class %d", i*each, (i+1)*each-1, y)
+		}
 	}
 }

@@ -288,6 +288,24 @@ func (p Params) Validate() error {
 	return nil
 }
 
+// ValidateFor is Validate, then what the models make possible: scheme S2 starts toward the anchors of the
+// classes that have some (spreading its restarts over them), so it needs the anchors file and at least one class
+// with anchors. It returns a *ParamError naming the first bad parameter and why, in a sentence.
+func (p Params) ValidateFor(m *Models) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if p.Scheme == S2 {
+		switch {
+		case m.Anchors == nil:
+			return &ParamError{"scheme", p.Scheme, "the models have no anchors (" + weights.BundleAnchors + "), the training codes S2 starts toward: choose another scheme"}
+		case len(m.AnchoredClasses()) == 0:
+			return &ParamError{"scheme", p.Scheme, "the classifier reads no training image of any class with confidence, so S2 has no anchors to start toward: choose another scheme"}
+		}
+	}
+	return nil
+}
+
 // Restarts is the number of restarts the parameters make: n, or 10·⌊n/10⌋ for S2 and S5.
 func (p Params) Restarts() int {
 	if p.Scheme == S2 || p.Scheme == S5 {

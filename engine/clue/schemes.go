@@ -74,7 +74,7 @@ func (p Params) along(z0, u []float64, radius float64) []float64 {
 // Random schemes draw restart i from its own generator, seeded from (Seed, i), so a restart's start does not
 // depend on which others run.
 func Starts(prob *Problem, p Params) ([][]float64, error) {
-	if err := p.Validate(); err != nil {
+	if err := p.ValidateFor(prob.models); err != nil {
 		return nil, err
 	}
 	z0 := prob.z0
@@ -99,11 +99,15 @@ func Starts(prob *Problem, p Params) ([][]float64, error) {
 			}
 		}
 	case S2:
-		counts, at := perClass(n, prob.models.BNN.Classes), 0
-		for y, m := range counts {
+		// Over the classes with anchors only: a class the classifier is never sure of has none to start toward.
+		// With every class anchored this is every class, as it always was.
+		anchored := prob.models.AnchoredClasses()
+		counts, at := perClass(n, len(anchored)), 0
+		for i, m := range counts {
 			if m == 0 {
 				continue
 			}
+			y := anchored[i]
 			zy, err := prob.nearestAnchor(y, p)
 			if err != nil {
 				return nil, err
@@ -341,10 +345,11 @@ func gradientPaths(prob *Problem, p Params) ([]polyline, error) {
 	return paths, nil
 }
 
-// perClass spreads S2's and S5's restarts over the model's classes, in class order: as many to each, and what
-// is left one more to the first ones. The digits' ten classes take restarts/10 each (Restarts is a multiple of
-// Classes for these schemes); a model of other classes takes the same number of restarts, so that a link's set
-// has the size the page and the workers expect without knowing the model.
+// perClass spreads S2's and S5's restarts over classes, in class order: as many to each, and what is left one
+// more to the first ones. S5 spreads them over all the model's classes, S2 over those with anchors. The digits'
+// ten classes take restarts/10 each (Restarts is a multiple of Classes for these schemes); a model of other
+// classes, or with fewer anchored, takes the same number of restarts, so that a link's set has the size the page
+// and the workers expect without knowing the model.
 func perClass(restarts, classes int) []int {
 	counts := make([]int, classes)
 	for y := range counts {

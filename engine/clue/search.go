@@ -13,9 +13,11 @@ import (
 
 // Models are what a search runs on.
 type Models struct {
-	VAE     *engine.VAE
-	BNN     *engine.BNN
-	Anchors [][]float32 // per class, latent codes of low-uncertainty training inputs (scheme S2)
+	VAE *engine.VAE
+	BNN *engine.BNN
+	// Anchors are, per class, the latent codes of low-uncertainty training inputs (scheme S2): nil without an
+	// anchors file, and a class the classifier is never sure of has none (an empty slice).
+	Anchors [][]float32
 	// Amortised gives scheme S6 its centres: GLAM-CLUE's amortised points for x0 (code z0, read as label from),
 	// one per target label with a learned translation from that label. Package glam sets it (glam.Attach);
 	// nil when the models have no translations, and then S6 is unavailable.
@@ -60,6 +62,29 @@ func LoadBundle(b *weights.Bundle) (*Models, error) {
 		}
 	}
 	return m, nil
+}
+
+// AnchoredClasses lists, in order, the classes that have anchors: those scheme S2 starts toward.
+func (m *Models) AnchoredClasses() []int {
+	var out []int
+	for c, z := range m.Anchors {
+		if len(z) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// UnanchoredClasses lists, in order, the classes of the models' anchors that have none: those S2 starts no
+// restart toward (none when the models have no anchors file at all).
+func (m *Models) UnanchoredClasses() []int {
+	var out []int
+	for c, z := range m.Anchors {
+		if len(z) == 0 {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // ShippedModels loads the models the project ships (package weights).

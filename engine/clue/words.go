@@ -54,3 +54,21 @@ func inSentence(name string) string {
 	}
 	return name
 }
+
+// Unanchored says which classes scheme S2 starts no restart toward, and why: the classifier reads no training
+// input of them with confidence, so they have no anchors. It is "" when every class has anchors.
+func (w Words) Unanchored(classes []int) string {
+	if len(classes) == 0 {
+		return ""
+	}
+	names := make([]string, len(classes))
+	for i, c := range classes {
+		names[i] = w.Class(c)
+	}
+	if len(classes) == 1 {
+		return "scheme S2 starts no restart toward " + names[0] + ": the classifier reads no training " + w.noun() +
+			" of that class with confidence, so it has no anchors"
+	}
+	return "scheme S2 starts no restart toward " + plural.List(names) + ": the classifier reads no training " + w.noun() +
+		" of those classes with confidence, so they have no anchors"
+}

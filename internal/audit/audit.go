@@ -172,6 +172,9 @@ func Run(ctx context.Context, m *modelsource.Models, data *Data, opt Options, s 
 	if err != nil {
 		return err
 	}
+	if err := opt.Params.ValidateFor(models); err != nil { // S2 on models without anchors: refused once, not per item
+		return fmt.Errorf("the %q models: %w", m.Name(), err)
+	}
 	selected, preds := selectItems(models, data, opt)
 	in := m.Description().Input
 	h := Header{Format: Format, Models: m.Name(), Fingerprint: m.Bundle.Fingerprint(), Data: data.fingerprint(), Items: data.Items.Len(),
