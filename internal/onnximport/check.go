@@ -108,16 +108,21 @@ func memberProbs(d *weights.Description, files map[string]*weights.File, k int, 
 }
 
 // EvalMode is the description with its classifier as PyTorch's eval mode runs it: every network without its
-// dropout layers, an ensemble of them (the mean of their softmaxes, as a deep ensemble's prediction is); one
-// network becomes an ensemble of two copies of itself, whose mean is its softmax to the bit.
+// dropout layers (in a graph, each an identity of its name and inputs, which other layers may read), an
+// ensemble of them (the mean of their softmaxes, as a deep ensemble's prediction is); one network becomes an
+// ensemble of two copies of itself, whose mean is its softmax to the bit.
 func EvalMode(d *weights.Description) *weights.Description {
 	out := *d
 	var nets []weights.Network
 	for _, n := range d.Classifier.Networks {
 		var layers []weights.Layer
+		graph := n.UsesGraphs()
 		for _, l := range n.Layers {
-			if l.Op != weights.OpDropout {
+			switch {
+			case l.Op != weights.OpDropout:
 				layers = append(layers, l)
+			case graph:
+				layers = append(layers, weights.Layer{Op: weights.OpIdentity, Name: l.Name, Inputs: l.Inputs})
 			}
 		}
 		n.Layers = layers

@@ -3,11 +3,13 @@
 package onnximport
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/deltaclue/deltaclue/internal/onnxfile"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // convNet is a small graph built without an exporter: Conv 1→2 (3×3, pad 1) on [N, 1, 4, 4], Relu, Flatten,
@@ -60,15 +62,51 @@ func TestConvNet(t *testing.T) {
 	}
 }
 
-// TestRefusals: what the import cannot run is refused in one sentence naming the op, the node and the reason.
+// TestRefusals: what the import cannot run is refused in one sentence naming the node, its op and the reason,
+// and saying what the import reads.
 func TestRefusals(t *testing.T) {
+	setOp := func(op string) func(m *onnxfile.Model) { return func(m *onnxfile.Model) { m.Graph.Nodes[1].Op = op } }
+	// skip replaces the flatten's input with the output of node n, which reads the relu and the conv.
+	skip := func(n onnxfile.Node) func(m *onnxfile.Model) {
+		return func(m *onnxfile.Model) {
+			n.Inputs, n.Outputs = append([]string{"r"}, n.Inputs...), []string{"s"}
+			m.Graph.Nodes = append(m.Graph.Nodes[:2:2], n, onnxfile.Node{Name: "flat", Op: "Flatten", Inputs: []string{"s"}, Outputs: []string{"f"}}, m.Graph.Nodes[3])
+		}
+	}
+	ints := func(v ...int64) onnxfile.Attr { return onnxfile.Attr{Type: 7, Ints: v} }
 	for name, c := range map[string]struct {
 		edit func(m *onnxfile.Model)
 		opt  Options
 		want string
 	}{
-		"an unsupported op": {func(m *onnxfile.Model) { m.Graph.Nodes[1].Op = "Erf" }, Options{},
-			"node relu (Erf): the import does not read this op; it reads Gemm"},
+		"an unsupported op": {setOp("Sin"), Options{}, "node relu (Sin): the import does not read this op; the import reads Gemm"},
+		"an LSTM":           {setOp("LSTM"), Options{}, "node relu (LSTM): a recurrent layer, which the engine does not run; the import reads Gemm"},
+		"a NonZero":         {setOp("NonZero"), Options{}, "node relu (NonZero): an op whose output's shape depends on the data, which the engine does not run; the import reads"},
+		"a Loop":            {setOp("Loop"), Options{}, "node relu (Loop): control flow"},
+		"attention's MatMul": {func(m *onnxfile.Model) {
+			m.Graph.Nodes[3] = onnxfile.Node{Name: "scores", Op: "MatMul", Inputs: []string{"f", "f"}, Outputs: []string{"y"}}
+		}, Options{}, "node scores (MatMul): a product of two activations (attention's scores, or its weights times the values); the import reads MatMul by constant weights"},
+		"an erf alone":       {setOp("Erf"), Options{}, "node relu (Erf): an erf outside GELU; the import reads Erf within GELU"},
+		"a softmax inside":   {setOp("Softmax"), Options{}, "node relu (Softmax): a Softmax inside the network; the import reads one only as its last op"},
+		"a Sub of two":       {skip(onnxfile.Node{Name: "skip", Op: "Sub", Inputs: []string{"c"}}), Options{}, "node skip (Sub): a Sub of two activations"},
+		"a Div by one":       {skip(onnxfile.Node{Name: "skip", Op: "Div", Inputs: []string{"c"}}), Options{}, "node skip (Div): a Div of two activations"},
+		"a concat of widths": {skip(onnxfile.Node{Name: "skip", Op: "Concat", Inputs: []string{"c"}, Attrs: map[string]onnxfile.Attr{"axis": {Type: 2, I: 3}}}), Options{}, "node skip (Concat): a concatenation along axis 3"},
+		"a mean over channels": {func(m *onnxfile.Model) {
+			m.Graph.Nodes[1] = onnxfile.Node{Name: "mean", Op: "ReduceMean", Inputs: []string{"c"}, Outputs: []string{"r"}, Attrs: map[string]onnxfile.Attr{"axes": ints(1)}}
+		}, Options{}, "node mean (ReduceMean): a reduction over axes [1]; the import reads one over the height and width"},
+		"a positional constant": {func(m *onnxfile.Model) {
+			m.Graph.Initializers["pos"] = &onnxfile.Tensor{Name: "pos", Dims: []int64{1, 2, 4, 4}, DataType: onnxfile.Float, Float: make([]float32, 32)}
+			m.Graph.Nodes[1] = onnxfile.Node{Name: "pos", Op: "Add", Inputs: []string{"c", "pos"}, Outputs: []string{"r"}}
+		}, Options{}, "node pos (Add): a constant of shape [1, 2, 4, 4] on 2×4×4; the import reads one value, or one per channel"},
+		"a per-width constant": {func(m *onnxfile.Model) {
+			m.Graph.Initializers["w4"] = &onnxfile.Tensor{Name: "w4", Dims: []int64{4}, DataType: onnxfile.Float, Float: make([]float32, 4)}
+			m.Graph.Nodes[1] = onnxfile.Node{Name: "scale", Op: "Mul", Inputs: []string{"c", "w4"}, Outputs: []string{"r"}}
+		}, Options{}, "node scale (Mul): a constant of shape [4] on 2×4×4"},
+		"an image times a vector": {func(m *onnxfile.Model) {
+			m.Graph.Nodes = append(m.Graph.Nodes[:2:2], onnxfile.Node{Name: "flat", Op: "Flatten", Inputs: []string{"r"}, Outputs: []string{"f"}},
+				onnxfile.Node{Name: "gate", Op: "Mul", Inputs: []string{"r", "f"}, Outputs: []string{"g"}}, onnxfile.Node{Name: "flat2", Op: "Flatten", Inputs: []string{"g"}, Outputs: []string{"f2"}},
+				onnxfile.Node{Name: "fc", Op: "Gemm", Inputs: []string{"f2", "fw", "fb"}, Outputs: []string{"y"}, Attrs: map[string]onnxfile.Attr{"transB": {Type: 2, I: 1}}})
+		}, Options{}, "node gate (Mul): its inputs are 2×4×4 and 32 values; the import reads two activations of one shape, or an image and one value per channel of it"},
 		"an old opset":     {func(m *onnxfile.Model) { m.Opsets[""] = 11 }, Options{}, "opset 11; the import reads opsets 13 to 18"},
 		"a future opset":   {func(m *onnxfile.Model) { m.Opsets[""] = 21 }, Options{}, "opset 21"},
 		"NaN weights":      {func(m *onnxfile.Model) { m.Graph.Initializers["fw"].Float[5] = float32(math.NaN()) }, Options{}, "node fc (Gemm): its weights (\"fw\") holds NaN"},
@@ -76,20 +114,16 @@ func TestRefusals(t *testing.T) {
 		"a 3-D input":      {func(m *onnxfile.Model) { m.Graph.Inputs[0].Dims = []int64{-1, 4, 4} }, Options{}, "N×C×H×W"},
 		"an integer input": {func(m *onnxfile.Model) { m.Graph.Inputs[0].ElemType = onnxfile.Int64 }, Options{}, "not float32"},
 		"two outputs":      {func(m *onnxfile.Model) { m.Graph.Outputs = append(m.Graph.Outputs, onnxfile.Value{Name: "z"}) }, Options{}, "2 outputs"},
-		"a grouped conv":   {func(m *onnxfile.Model) { m.Graph.Nodes[0].Attrs["group"] = onnxfile.Attr{Type: 2, I: 2} }, Options{}, "grouped convolution"},
-		"uneven pads": {func(m *onnxfile.Model) {
-			m.Graph.Nodes[0].Attrs["pads"] = onnxfile.Attr{Type: 7, Ints: []int64{1, 1, 0, 0}}
-		}, Options{}, "differ between the sides"},
-		"a dilated conv": {func(m *onnxfile.Model) {
-			m.Graph.Nodes[0].Attrs["dilations"] = onnxfile.Attr{Type: 7, Ints: []int64{2, 2}}
-		}, Options{}, "dilation 1"},
+		"too many groups":  {func(m *onnxfile.Model) { m.Graph.Nodes[0].Attrs["group"] = onnxfile.Attr{Type: 2, I: 2} }, Options{}, "node conv (Conv): group = 2 on 1×4×4"},
+		"dilation 0":       {func(m *onnxfile.Model) { m.Graph.Nodes[0].Attrs["dilations"] = ints(0, 0) }, Options{}, "node conv (Conv): dilations [0 0]"},
+		"uneven pads":      {func(m *onnxfile.Model) { m.Graph.Nodes[0].Attrs["pads"] = ints(1, 1, 0, 0) }, Options{}, "differ between the sides"},
 		"a wrong width": {func(m *onnxfile.Model) {
 			m.Graph.Initializers["fw"].Dims = []int64{3, 31}
 			m.Graph.Initializers["fw"].Float = m.Graph.Initializers["fw"].Float[:93]
 		}, Options{}, "31 inputs on 32 values"},
-		"a skip connection": {func(m *onnxfile.Model) {
-			m.Graph.Nodes = append(m.Graph.Nodes[:2:2], onnxfile.Node{Name: "skip", Op: "Add", Inputs: []string{"r", "c"}, Outputs: []string{"s"}}, onnxfile.Node{Name: "flat", Op: "Flatten", Inputs: []string{"s"}, Outputs: []string{"f"}}, m.Graph.Nodes[3])
-		}, Options{}, "chain of layers"},
+		"the input as output": {func(m *onnxfile.Model) {
+			m.Graph.Nodes = []onnxfile.Node{{Name: "id", Op: "Identity", Inputs: []string{"x"}, Outputs: []string{"y"}}}
+		}, Options{}, "the graph has no layers"},
 		"a foreign domain":  {func(m *onnxfile.Model) { m.Graph.Nodes[1].Domain = "com.microsoft" }, Options{}, "domain \"com.microsoft\""},
 		"a dropout nowhere": {nil, Options{Dropout: map[string]float64{"fc2": 0.5}}, "-dropout names node \"fc2\""},
 		"a dropout of 1":    {nil, Options{Dropout: map[string]float64{"fc": 1}}, "rate 1"},
@@ -101,11 +135,33 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestTooLarge: a network of more parameters than a description may hold (weights.MaxParameters) is refused
+// at the layer that goes over, in a sentence: dense layers of 4096×4096 (one tensor, shared), the fourth over.
+func TestTooLarge(t *testing.T) {
+	const n = 4096
+	w := &onnxfile.Tensor{Name: "w", Dims: []int64{n, n}, DataType: onnxfile.Float, Float: make([]float32, n*n)}
+	m := &onnxfile.Model{IRVersion: 8, Opsets: map[string]int64{"": 17}, Graph: onnxfile.Graph{
+		Inputs:       []onnxfile.Value{{Name: "h0", ElemType: onnxfile.Float, Dims: []int64{-1, n}}},
+		Outputs:      []onnxfile.Value{{Name: "h5", ElemType: onnxfile.Float, Dims: []int64{-1, n}}},
+		Initializers: map[string]*onnxfile.Tensor{"w": w}}}
+	for i := range 5 {
+		m.Graph.Nodes = append(m.Graph.Nodes, onnxfile.Node{Name: fmt.Sprintf("fc%d", i+1), Op: "MatMul",
+			Inputs: []string{fmt.Sprintf("h%d", i), "w"}, Outputs: []string{fmt.Sprintf("h%d", i+1)}})
+	}
+	_, err := Convert(m, Options{Prefix: "p"})
+	want := fmt.Sprintf("node fc4 (MatMul): the network would hold %d parameters with this layer's %d; a network holds at most %d (weights.MaxParameters", 4*(n*n+n), n*n+n, weights.MaxParameters)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("%v, want %q", err, want)
+	}
+}
+
 // FuzzConvert: whatever a file holds, parsing and converting it refuses or succeeds, never panics, and a
-// network it gives chains from its input to its output.
+// network it gives resolves as a graph from its input to its output. The seeds are the chain of convNet, with
+// a sigmoid, and three graphs: a skip connection, squeeze-and-excitation and a GELU of ops.
 func FuzzConvert(f *testing.F) {
-	for _, edit := range []func(m *onnxfile.Model){nil, func(m *onnxfile.Model) { m.Graph.Nodes[1].Op = "Sigmoid" }} {
-		b, err := onnxfile.Encode(convNet(edit))
+	for _, m := range []*onnxfile.Model{convNet(nil), convNet(func(m *onnxfile.Model) { m.Graph.Nodes[1].Op = "Sigmoid" }),
+		skipNet(), seNet(), geluNet(false)} {
+		b, err := onnxfile.Encode(m)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -120,14 +176,12 @@ func FuzzConvert(f *testing.F) {
 		if err != nil {
 			return
 		}
-		s := n.In
-		for i, l := range n.Layers {
-			if s, err = l.OutShape(s); err != nil {
-				t.Fatalf("layer %d (%s) does not chain: %v", i, l.Op, err)
-			}
+		g, err := weights.Network{Layers: n.Layers}.Graph("the network", n.In, nil)
+		if err != nil {
+			t.Fatalf("the network does not resolve: %v", err)
 		}
-		if s != n.Out {
-			t.Fatalf("the layers end in %v, the network says %v", s, n.Out)
+		if g.Out != n.Out {
+			t.Fatalf("the layers end in %v, the network says %v", g.Out, n.Out)
 		}
 	})
 }

@@ -22,7 +22,8 @@ type Reference struct {
 }
 
 // referenceLacks are the ops the import reads that onnx-gomlx v0.5.2 does not run.
-var referenceLacks = map[string]bool{"ConvTranspose": true, "LeakyRelu": true, "LogSoftmax": true, "Dropout": true, "Upsample": true}
+var referenceLacks = map[string]bool{"ConvTranspose": true, "LeakyRelu": true, "LogSoftmax": true, "Dropout": true, "Upsample": true,
+	"HardSigmoid": true, "Elu": true, "Softplus": true, "GlobalMaxPool": true}
 
 // ReferenceLacks says which of a model's ops the reference runtime does not run ("" when it runs them all).
 func ReferenceLacks(m *onnxfile.Model) string {
