@@ -245,6 +245,7 @@ func TestReduceMean(t *testing.T) {
 // both inputs of the skip connection's Add) loads, and gives the probabilities of the same network with its
 // dropout placed elsewhere: its dropout layers are identities, not gone.
 func TestEvalModeOfGraphs(t *testing.T) {
+	needEngineGraphs(t)
 	probs := func(dropout string) []float32 {
 		net := mustConvert(t, skipNet(), Options{Prefix: "bnn", Dropout: map[string]float64{dropout: 0.3}})
 		vae, vt := tinyVAE(net.In)
