@@ -114,9 +114,23 @@ func biasImage(y, b *Node, c, pixels int) *Node {
 	return Reshape(Add(Reshape(y, c, pixels, n), Reshape(b, c, 1, 1)), c*pixels, n)
 }
 
-// convGraph is conv2d: the windows gathered as cols [in.C·KH·KW, P·N] (P the output's pixels), then W·cols.
+// convSettings is a convolution's groups and dilation, PyTorch's defaults (1, and 1 × 1) where the description
+// leaves them zero.
+func convSettings(l weights.Layer) (groups, dh, dw int) {
+	groups, dh, dw = max(l.Groups, 1), l.Dilation[0], l.Dilation[1]
+	if l.Dilation == [2]int{} {
+		dh, dw = 1, 1
+	}
+	return groups, dh, dw
+}
+
+// convGraph is conv2d: the windows gathered as cols [in.C·KH·KW, P·N] (P the output's pixels; tap (ky, kx) of
+// output pixel (oy, ox) reads input pixel (oy·stride − pad + ky·dil, ox·stride − pad + kx·dil)), then W·cols.
+// Grouped, group g's rows of cols (its input channels') and of W (its output channels') are contiguous: one
+// batched product [G, out.C/G, in.C/G·KH·KW]·[G, in.C/G·KH·KW, P·N].
 func convGraph(p Tensors, l weights.Layer, in, out weights.Shape, x *Node) *Node {
 	kh, kw, sh, sw, ph, pw := l.Kernel[0], l.Kernel[1], l.Stride[0], l.Stride[1], l.Padding[0], l.Padding[1]
+	groups, dh, dw := convSettings(l)
 	zero := int32(in.Size())
 	idx := make([]int32, 0, in.C*kh*kw*out.H*out.W)
 	for c := 0; c < in.C; c++ {
@@ -124,7 +138,7 @@ func convGraph(p Tensors, l weights.Layer, in, out weights.Shape, x *Node) *Node
 			for kx := 0; kx < kw; kx++ {
 				for oy := 0; oy < out.H; oy++ {
 					for ox := 0; ox < out.W; ox++ {
-						y, xx := oy*sh+ky-ph, ox*sw+kx-pw
+						y, xx := oy*sh+ky*dh-ph, ox*sw+kx*dw-pw
 						if y < 0 || y >= in.H || xx < 0 || xx >= in.W {
 							idx = append(idx, zero)
 						} else {
@@ -136,26 +150,36 @@ func convGraph(p Tensors, l weights.Layer, in, out weights.Shape, x *Node) *Node
 		}
 	}
 	n := x.Shape().Dimensions[1]
-	k := in.C * kh * kw
-	cols := Reshape(gather(x, idx), k, out.H*out.W*n)
-	w := Reshape(p(x.Graph(), l.Weights), out.C, k)
-	y := Reshape(MatMul(w, cols), out.C*out.H*out.W, n)
+	k := in.C / groups * kh * kw
+	var y *Node
+	if groups == 1 {
+		cols := Reshape(gather(x, idx), k, out.H*out.W*n)
+		w := Reshape(p(x.Graph(), l.Weights), out.C, k)
+		y = Reshape(MatMul(w, cols), out.C*out.H*out.W, n)
+	} else {
+		cols := Reshape(gather(x, idx), groups, k, out.H*out.W*n)
+		w := Reshape(p(x.Graph(), l.Weights), groups, out.C/groups, k)
+		y = Reshape(MatMul(w, cols), out.C*out.H*out.W, n)
+	}
 	return biasImage(y, p(x.Graph(), l.Bias), out.C, out.H*out.W)
 }
 
 // convTransposeGraph is conv-transpose2d as gathers, one per phase of the stride: output pixel (oy, ox) takes,
-// through tap (ky, kx), the input pixel iy = (oy + pad − ky)/stride where that divides (else nothing) and lies
-// inside (else the zero row). Only the taps with ky ≡ oy + pad (mod stride) divide, so the output pixels of one
-// phase ((oy + pad) mod stride, and the same across) share their taps: each phase is one gather of those taps'
-// windows and one product with those taps' weights, a stride² share of the work of gathering every tap. The
-// phases' outputs are then put back in raster order.
+// through tap (ky, kx), the input pixel iy = (oy + pad − ky·dil)/stride where that divides (else nothing) and
+// lies inside (else the zero row). Only the taps with ky·dil ≡ oy + pad (mod stride) divide, so the output pixels
+// of one phase ((oy + pad) mod stride, and the same across) share their taps: each phase is one gather of those
+// taps' windows and one product with those taps' weights, a stride² share of the work of gathering every tap.
+// The phases' outputs are then put back in raster order. Grouped, each phase's product is batched over the
+// groups, whose input channels (cols' rows) and output channels are contiguous.
 func convTransposeGraph(p Tensors, l weights.Layer, in, out weights.Shape, x *Node) *Node {
 	kh, kw, sh, sw, ph, pw := l.Kernel[0], l.Kernel[1], l.Stride[0], l.Stride[1], l.Padding[0], l.Padding[1]
+	groups, dh, dw := convSettings(l)
+	cg, og := in.C/groups, out.C/groups // a group's input and output channels
 	g := x.Graph()
 	n := x.Shape().Dimensions[1]
 	zero := int32(in.Size())
-	// The weights [in.C, out.C, KH, KW] as rows per tap: [KH·KW, in.C·out.C].
-	byTap := Reshape(TransposeAllAxes(p(g, l.Weights), 2, 3, 0, 1), kh*kw, in.C*out.C)
+	// The weights [in.C, out.C/G, KH, KW] as rows per tap: [KH·KW, in.C·out.C/G].
+	byTap := Reshape(TransposeAllAxes(p(g, l.Weights), 2, 3, 0, 1), kh*kw, in.C*og)
 	var parts []*Node
 	order := make([]int32, out.H*out.W) // order[raster position] = position among the phases' outputs
 	done := 0
@@ -163,11 +187,15 @@ func convTransposeGraph(p Tensors, l weights.Layer, in, out weights.Shape, x *No
 		for rx := 0; rx < sw; rx++ {
 			var taps []int32
 			var kys, kxs []int
-			for ky := ry; ky < kh; ky += sh {
-				kys = append(kys, ky)
+			for ky := 0; ky < kh; ky++ {
+				if ky*dh%sh == ry {
+					kys = append(kys, ky)
+				}
 			}
-			for kx := rx; kx < kw; kx += sw {
-				kxs = append(kxs, kx)
+			for kx := 0; kx < kw; kx++ {
+				if kx*dw%sw == rx {
+					kxs = append(kxs, kx)
+				}
 			}
 			var pixels [][2]int
 			for oy := 0; oy < out.H; oy++ {
@@ -200,8 +228,9 @@ func convTransposeGraph(p Tensors, l weights.Layer, in, out weights.Shape, x *No
 				for _, ky := range kys {
 					for _, kx := range kxs {
 						for _, px := range pixels {
-							iy, ix := (px[0]+ph-ky)/sh, (px[1]+pw-kx)/sw
-							if px[0]+ph-ky < 0 || px[1]+pw-kx < 0 || iy >= in.H || ix >= in.W {
+							ny, nx := px[0]+ph-ky*dh, px[1]+pw-kx*dw
+							iy, ix := ny/sh, nx/sw
+							if ny < 0 || nx < 0 || iy >= in.H || ix >= in.W {
 								idx = append(idx, zero)
 							} else {
 								idx = append(idx, int32((c*in.H+iy)*in.W+ix))
@@ -210,10 +239,17 @@ func convTransposeGraph(p Tensors, l weights.Layer, in, out weights.Shape, x *No
 					}
 				}
 			}
-			cols := Reshape(gather(x, idx), in.C*t, len(pixels)*n)
 			tapIdx := Const(g, tensors.FromFlatDataAndDimensions(taps, t, 1))
-			w := TransposeAllAxes(Reshape(Gather(byTap, tapIdx), t, in.C, out.C), 2, 1, 0) // [out.C, in.C, t]
-			y := MatMul(Reshape(w, out.C, in.C*t), cols)
+			var y *Node
+			if groups == 1 {
+				cols := Reshape(gather(x, idx), in.C*t, len(pixels)*n)
+				w := TransposeAllAxes(Reshape(Gather(byTap, tapIdx), t, in.C, out.C), 2, 1, 0) // [out.C, in.C, t]
+				y = MatMul(Reshape(w, out.C, in.C*t), cols)
+			} else {
+				cols := Reshape(gather(x, idx), groups, cg*t, len(pixels)*n)
+				w := TransposeAllAxes(Reshape(Gather(byTap, tapIdx), t, groups, cg, og), 1, 3, 2, 0) // [G, out.C/G, in.C/G, t]
+				y = MatMul(Reshape(w, groups, og, cg*t), cols)
+			}
 			parts = append(parts, Reshape(y, out.C, len(pixels), n))
 		}
 	}
