@@ -14,24 +14,34 @@ import (
 // (DenseSamples, ConvSamples), and everything after it on per-sample tensors. (h ⊙ m)·W = h·(diag(m)·W): the
 // digits' BNN has always been built so, and the same bits come out of the same description.
 
-// step is one layer of a built network.
+// step is one layer of a built network, reading the values in (0 is the network's input; value i+1 is step i's
+// output).
 type step struct {
 	op      string
+	in      []int
 	dense   *Layer
 	samples []Layer   // dense per MC sample
 	keep    [][]int32 // a per-sample dense's rows the next per-sample dense keeps, per sample (compaction); nil: all
-	// An image layer's ops (network_image.go), and its multiply-adds per input.
+	// Any other layer's ops (network_image.go): run of one input, or merge of several; and its multiply-adds per
+	// input.
 	run   func(g *Graph, x *Tensor) *Tensor
+	merge func(g *Graph, xs []*Tensor) *Tensor
 	madds int
 }
 
-// network is a built network: its steps.
-type network struct{ steps []step }
+// network is a built network: its steps, and the value it gives.
+type network struct {
+	steps []step
+	out   int
+}
 
 // apply adds the network's ops to g, from x.
 func (n *network) apply(g *Graph, x *Tensor) *Tensor {
+	vals := make([]*Tensor, len(n.steps)+1)
+	vals[0] = x
 	for i := range n.steps {
 		s := &n.steps[i]
+		x := vals[s.in[0]]
 		switch s.op {
 		case weights.OpDense:
 			x = g.Dense(x, s.dense)
@@ -42,10 +52,19 @@ func (n *network) apply(g *Graph, x *Tensor) *Tensor {
 		case weights.OpSigmoid:
 			x = g.Sigmoid(x)
 		default:
-			x = s.run(g, x)
+			if s.merge != nil {
+				xs := make([]*Tensor, len(s.in))
+				for j, v := range s.in {
+					xs[j] = vals[v]
+				}
+				x = s.merge(g, xs)
+			} else {
+				x = s.run(g, x)
+			}
 		}
+		vals[i+1] = x
 	}
-	return x
+	return vals[n.out]
 }
 
 // multiplyAdds counts the network's multiply-adds per input, forward: a per-sample layer's K times.
@@ -68,35 +87,58 @@ func engineShape(s weights.Shape) Shape { return Shape{s.C, s.H, s.W} }
 
 // buildNetwork builds a description's network from its file, starting from a value of shape in; masks are the
 // MC-dropout masks of its dropout layers in order (masks[k][l]: sample k, dropout layer l), nil for none. The
-// description has been checked (weights.Description.Check): every layer's settings, the shapes, the tensors, and
-// where dropout stands (right before a dense or conv2d layer, a flatten or reshape between).
+// description has been checked (weights.Description.Check): every layer's settings, what each reads, the shapes
+// and the tensors.
 func buildNetwork(where string, n weights.Network, f *weights.File, in weights.Shape, masks [][][]float32) (*network, error) {
+	gr, err := n.Graph(where, in, nil)
+	if err != nil {
+		return nil, err
+	}
 	net := &network{}
-	s := in
-	dropout := -1            // the dropout layer whose masks wait for the next weighted layer
-	var masked weights.Shape // what that dropout layer acted on: its masks are per unit of a vector or per channel
+	value := make([]int, len(gr.Nodes)) // the value each layer's output is (flatten, reshape, identity and a folded dropout pass theirs on)
+	of := func(j int) int {
+		if j < 0 {
+			return 0
+		}
+		return value[j]
+	}
+	pending := map[int]int{}                // a weighted layer → the dropout whose masks fold into it
+	masked := map[int]weights.Shape{}       // that dropout's input shape
+	dropoutAt := make([]int, len(gr.Nodes)) // a dropout layer's number among the network's dropouts
 	dropouts := 0
-	for i, l := range n.Layers {
+	for i, node := range gr.Nodes {
+		l, s, out := node.Layer, node.In[0], node.Out
 		fail := func(err error) (*network, error) {
 			return nil, fmt.Errorf("%s, layer %d (%s): %w", where, i, l.Op, err)
 		}
-		out, err := l.OutShape(s)
-		if err != nil {
-			return fail(err)
+		ins := make([]int, len(node.From))
+		for j, from := range node.From {
+			ins[j] = of(from)
+		}
+		add := func(st step) {
+			st.in = ins
+			net.steps = append(net.steps, st)
+			value[i] = len(net.steps)
 		}
 		tensors := func(wShape []int) (w, b []float32, err error) {
 			if w, err = f.Tensor(l.Weights, wShape...); err != nil {
 				return nil, nil, err
 			}
-			b, err = f.Tensor(l.Bias, l.Out)
+			biases := l.Out
+			if l.Op == weights.OpBatchNorm { // a shift per channel
+				biases = s.C
+			}
+			b, err = f.Tensor(l.Bias, biases)
 			return w, b, err
 		}
-		// The masks of the dropout before this layer, per unit of its input (a channel's mask over its pixels
-		// once the image is flat), or nil.
+		// The masks of the dropout folded into this layer, per unit of its input (a channel's mask over its
+		// pixels once the image is flat), or nil.
 		var inputMasks [][]float32
-		if dropout >= 0 {
+		var at weights.Shape
+		if d, ok := pending[i]; ok {
+			at = masked[i]
 			for k := range masks {
-				inputMasks = append(inputMasks, masks[k][dropout])
+				inputMasks = append(inputMasks, masks[k][dropoutAt[d]])
 			}
 		}
 		switch l.Op {
@@ -107,48 +149,75 @@ func buildNetwork(where string, n weights.Network, f *weights.File, in weights.S
 			}
 			if inputMasks == nil {
 				d := NewLayer(s.Size(), l.Out, w, b)
-				net.steps = append(net.steps, step{op: l.Op, dense: &d})
+				add(step{op: l.Op, dense: &d})
 				break
 			}
 			per := make([]Layer, len(inputMasks))
 			for k, m := range inputMasks {
-				unit := perUnit(m, s, masked)
+				unit := perUnit(m, s, at)
 				folded := make([]float32, len(w))
 				kernel.ScaleRows(folded, w, unit, s.Size(), l.Out)
 				per[k] = NewLayer(s.Size(), l.Out, folded, b)
 			}
-			net.steps = append(net.steps, step{op: "dense-samples", samples: per})
-			dropout = -1
-		case weights.OpConv, weights.OpConvTranspose, weights.OpMaxPool, weights.OpAvgPool, weights.OpUpsample,
-			weights.OpLeakyReLU, weights.OpTanh:
-			st, err := imageStep(l, s, inputMasks, tensors)
+			add(step{op: "dense-samples", samples: per})
+		case weights.OpFlatten, weights.OpReshape, weights.OpIdentity, weights.OpSoftmax, weights.OpLogSoftmax:
+			// A row is already the image channel-major: nothing moves. A classifier's closing softmax is the
+			// engine's own (Predictive): its input is the logits.
+			value[i] = ins[0]
+		case weights.OpReLU, weights.OpSigmoid:
+			add(step{op: l.Op})
+		case weights.OpDropout:
+			dropoutAt[i] = dropouts
+			dropouts++
+			if t := gr.FoldsInto(i); t >= 0 {
+				pending[t], masked[t] = i, s
+				value[i] = ins[0]
+				break
+			}
+			if masks == nil { // an ensemble's member (checked to have none) or a network without samples
+				value[i] = ins[0]
+				break
+			}
+			per := make([][]float32, len(masks))
+			for k := range masks {
+				per[k] = perUnit(masks[k][dropoutAt[i]], s, s)
+			}
+			st, err := maskStep(per)
 			if err != nil {
 				return fail(err)
 			}
-			net.steps = append(net.steps, st)
-			if inputMasks != nil {
-				dropout = -1
+			add(st)
+		default:
+			st, err := layerStep(l, node.In, out, inputMasks, tensors)
+			if err != nil {
+				return fail(err)
 			}
-		case weights.OpFlatten, weights.OpReshape:
-			// a row is already the image channel-major: nothing moves
-		case weights.OpReLU, weights.OpSigmoid:
-			net.steps = append(net.steps, step{op: l.Op})
-		case weights.OpDropout:
-			dropout, masked = dropouts, s
-			dropouts++
+			add(st)
 		}
-		s = out
 	}
+	net.out = of(len(gr.Nodes) - 1)
 	// Compaction: a per-sample dense whose output reaches the next per-sample dense through a ReLU alone
 	// computes only the units that layer's mask keeps (the rows of its folded weights that are not all zero), as
 	// the digits' BNN always has.
-	for i := 0; i+2 < len(net.steps); i++ {
-		if net.steps[i].op == "dense-samples" && net.steps[i+1].op == weights.OpReLU && net.steps[i+2].op == "dense-samples" {
-			next := net.steps[i+2].samples
-			net.steps[i].keep = make([][]int32, len(next))
-			for k := range next {
-				net.steps[i].keep[k] = next[k].nzRows // nil: all
-			}
+	readers := make([][]int, len(net.steps)+1)
+	for i, st := range net.steps {
+		for _, v := range st.in {
+			readers[v] = append(readers[v], i)
+		}
+	}
+	readers[net.out] = append(readers[net.out], -1) // the network's output is read too
+	for i, st := range net.steps {
+		if st.op != "dense-samples" || len(readers[i+1]) != 1 || readers[i+1][0] < 0 {
+			continue
+		}
+		r := readers[i+1][0]
+		if net.steps[r].op != weights.OpReLU || len(readers[r+1]) != 1 || readers[r+1][0] < 0 || net.steps[readers[r+1][0]].op != "dense-samples" {
+			continue
+		}
+		next := net.steps[readers[r+1][0]].samples
+		net.steps[i].keep = make([][]int32, len(next))
+		for k := range next {
+			net.steps[i].keep[k] = next[k].nzRows // nil: all
 		}
 	}
 	return net, nil
@@ -168,15 +237,16 @@ func perUnit(m []float32, s, at weights.Shape) []float32 {
 	return unit
 }
 
-// dropoutWidths lists what each dropout layer of the network masks: units of a vector, channels of an image.
+// dropoutWidths lists what each dropout layer of the network masks, in the layers' order: units of a vector,
+// channels of an image.
 func dropoutWidths(n weights.Network, in weights.Shape) (widths []int, rates []float64) {
-	s := in
-	for _, l := range n.Layers {
-		if l.Op == weights.OpDropout {
-			widths, rates = append(widths, s.C), append(rates, l.Rate)
-		}
-		if out, err := l.OutShape(s); err == nil {
-			s = out
+	g, err := n.Graph("", in, nil)
+	if err != nil {
+		return nil, nil
+	}
+	for _, node := range g.Nodes {
+		if node.Op == weights.OpDropout {
+			widths, rates = append(widths, node.In[0].C), append(rates, node.Rate)
 		}
 	}
 	return widths, rates

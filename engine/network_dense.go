@@ -13,7 +13,12 @@ import (
 // when every model it serves is such (weights.Description.DenseOnly).
 const DenseOnly = true
 
-// imageStep refuses an image layer: this build leaves them out.
-func imageStep(l weights.Layer, _ weights.Shape, _ [][]float32, _ func([]int) ([]float32, []float32, error)) (step, error) {
+// layerStep refuses a layer outside the dense family: this build leaves them out.
+func layerStep(l weights.Layer, _ []weights.Shape, _ weights.Shape, _ [][]float32, _ func([]int) ([]float32, []float32, error)) (step, error) {
 	return step{}, fmt.Errorf("this worker was built for dense models and does not run %s layers (the site serves its full worker for models that need them)", l.Op)
+}
+
+// maskStep refuses MC dropout that no dense layer takes: this build leaves that out.
+func maskStep([][]float32) (step, error) {
+	return step{}, fmt.Errorf("this worker was built for dense models and runs dropout only before a dense layer (the site serves its full worker for models that need more)")
 }

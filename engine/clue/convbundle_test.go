@@ -30,8 +30,34 @@ func TestConvBundlesSearchEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := searchesHash(t, grey, colour); got != convBundleGolden {
+		t.Errorf("the convolutional bundles' searches hash to %s, want %s", got, convBundleGolden)
+	}
+}
+
+// graphBundleGolden is convBundleGolden for internal/testbundle's Graph model, whose networks are graphs with
+// every layer of format 2, first computed natively.
+const graphBundleGolden = "b4e989fecaca342e83e4a7a241c7d6fd5b94d9adc27f40571038379e59596cb9"
+
+// TestGraphBundleSearchEverywhere: a model whose networks are graphs (residual adds, a concat, a per-channel mul,
+// grouped, depthwise and dilated convolutions, every activation, dropout on activations) runs the whole search,
+// each restart's bits the same whichever restarts run together, and the same bits on every platform.
+func TestGraphBundleSearchEverywhere(t *testing.T) {
+	b, err := testbundle.Graph(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := searchesHash(t, b); got != graphBundleGolden {
+		t.Errorf("the graph bundle's search hashes to %s, want %s", got, graphBundleGolden)
+	}
+}
+
+// searchesHash runs a small search (12 restarts, 15 steps) on each bundle around a soft ring, checks that a
+// restart run with half of the others gives the bits it gives among all, and hashes every explanation's bits.
+func searchesHash(t *testing.T, bundles ...*testbundle.Bundle) string {
+	t.Helper()
 	h := sha256.New()
-	for _, b := range []*testbundle.Bundle{grey, colour} {
+	for _, b := range bundles {
 		v, c, err := engine.Load(b.Description, b.Files)
 		if err != nil {
 			t.Fatal(err)
@@ -79,9 +105,7 @@ func TestConvBundlesSearchEverywhere(t *testing.T) {
 		t.Logf("%s: read as %d (H %.3f); %d restarts, %d accepted; first: label %d, H %.3f, d %.2f, %d steps",
 			b.Description.Name, prob.Pred0.Label(), prob.Pred0.Total, len(exps), accepted, exps[0].Label, exps[0].HTotal, exps[0].Distance, exps[0].Steps)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != convBundleGolden {
-		t.Errorf("the convolutional bundles' searches hash to %s, want %s", got, convBundleGolden)
-	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // S2 and S5 spread their restarts over the model's own classes: the digits' ten take n/10 each, a model of
