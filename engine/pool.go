@@ -27,6 +27,8 @@ func NewPool(in Shape, win Window) (Pool, error) {
 		return Pool{}, fmt.Errorf("pool: padding %d×%d is more than half the %d×%d kernel", win.PadH, win.PadW, win.KH, win.KW)
 	case win.OutPadH != 0 || win.OutPadW != 0:
 		return Pool{}, fmt.Errorf("pool: output padding is a transposed convolution's")
+	case win.DilH > 1 || win.DilW > 1:
+		return Pool{}, fmt.Errorf("pool: dilation is a convolution's")
 	case oh < 1 || ow < 1:
 		return Pool{}, fmt.Errorf("pool: a %d×%d window does not fit a %v input", win.KH, win.KW, in)
 	}
