@@ -24,7 +24,7 @@ func (e *Explainer) askCostly(ctx app.Context, link sharelink.State) bool {
 	if e.workers.pool == nil {
 		return false
 	}
-	cmds, costly := e.work.AskCostly(link, e.in.X0)
+	cmds, costly := e.work.AskCostly(link, e.settings.Defaults(), e.in.X0)
 	e.exec(ctx, cmds)
 	return costly
 }
@@ -53,9 +53,9 @@ func (e *Explainer) useDefaults(ctx app.Context, _ app.Event) {
 	e.run(ctx)
 }
 
-// resetParams puts the default parameters and sweep back into the form.
+// resetParams puts the models' default parameters and the default sweep back into the form.
 func (e *Explainer) resetParams() {
-	e.settings.Show(clue.Defaults())
+	e.settings.ShowDefaults(served().defaults())
 	l := clue.DefaultLadder()
 	e.sweep.radiiIn, e.sweep.nIn, e.sweep.inLink, e.links.Restore = clue.FormatRadii(l.Radii), strconv.Itoa(l.N), false, nil
 	e.updateLink()
@@ -100,7 +100,7 @@ func costlyText(c *core.Costly) string {
 // does not start one of those on its own.
 func costlyPreview(p clue.Params) bool {
 	p.N = PreviewRestarts
-	return sharelink.State{Params: p}.Costly()
+	return sharelink.State{Params: p}.Costly(served().defaults())
 }
 
 // costlyState is the question, for window.deltaclue.

@@ -58,7 +58,7 @@ func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
 		return false
 	}
 	s, err := sharelink.Decode(r.link)
-	if err != nil || sharelink.Encode(s) != sharelink.Encode(link) || !searchworker.OpensEarly(link, e.models.name, e.models.fingerprint) ||
+	if err != nil || sharelink.Encode(s) != sharelink.Encode(link) || !searchworker.OpensEarly(link, e.models.name, e.models.fingerprint, served().defaults()) ||
 		e.workers.pool == nil || !e.work.AllEarly() || e.work.ReadyCount() != len(e.work.Workers) || e.running() || e.sweep.run.running() {
 		e.workers.dropEarly()
 		return false

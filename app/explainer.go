@@ -101,7 +101,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	}
 	l := clue.DefaultLadder()
 	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
-	e.settings.Show(clue.Defaults())
+	e.settings.ShowDefaults(served().defaults())
 	e.models.version = app.Getenv("GOAPP_VERSION")
 	redrawPad(nil, nil, nil)
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)

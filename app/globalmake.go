@@ -71,7 +71,7 @@ func MakeGlobalData(groupsJSON []byte, m *clue.Models, ts []glam.Translation, it
 		MeanSearchDistance: mg.Totals.MeanSearchDistance, AnswerMs: mg.Totals.AnswerMs, SearchMs: mg.Totals.SearchMs,
 		Delta: mg.Params.Delta, Ks: []float32{0.5, 1, 1.5, 2}}
 	members := map[int]bool{}
-	hThreshold := clue.Defaults().HThreshold
+	hThreshold := m.Defaults().HThreshold // the models' own, as the worker's amortised answers use
 	item := func(i int) ([]float32, error) {
 		if i < 0 || i >= items.Len() {
 			return nil, fmt.Errorf("groups.json names test item %d of %d", i, items.Len())

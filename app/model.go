@@ -50,6 +50,8 @@ type pageDescription struct {
 	Dir         string        `json:"dir,omitempty"`     // the models' files are under web/<dir> ("" or "name/")
 	SHA256      string        `json:"sha256,omitempty"`  // the bundle's (models.bin) SHA-256, which the page checks
 	Bytes       int           `json:"bytes,omitempty"`   // and its size
+	// Search are the models' own search defaults (weights.Description.Search; none: the digits').
+	Search *weights.SearchDefaults `json:"search,omitempty"`
 }
 
 // SiteModels is one of the models a site serves, as Handler describes it to the page.
@@ -76,7 +78,7 @@ func PageDescriptions(models []SiteModels) string {
 	for i, m := range models {
 		d := m.Description
 		list = append(list, pageDescription{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty,
-			d.Classifier.Samples, m.Gallery, m.Global, m.Dir(i), m.SHA256, m.Bytes})
+			d.Classifier.Samples, m.Gallery, m.Global, m.Dir(i), m.SHA256, m.Bytes, d.Search})
 	}
 	b, _ := json.Marshal(list)
 	return string(b)
@@ -87,15 +89,16 @@ type pageModel struct {
 	weights.Input
 	name, title string
 	classes     []string
-	uncertainty string // the classifier's: weights.UncertaintyMCDropout or UncertaintyEnsemble
-	samples     int    // its dropout masks or members
-	gallery     bool   // the site serves a gallery of their test items
-	global      bool   // the site serves their global view's groups
-	dir         string // their files are under web/<dir>
-	sha256      string // their bundle's SHA-256 ("": not checked)
-	bytes       int    // its size
-	isDefault   bool   // the site's first models, which an address without ?models= runs
-	err         string // why the environment's description could not be read ("" if it was)
+	uncertainty string                  // the classifier's: weights.UncertaintyMCDropout or UncertaintyEnsemble
+	samples     int                     // its dropout masks or members
+	gallery     bool                    // the site serves a gallery of their test items
+	global      bool                    // the site serves their global view's groups
+	dir         string                  // their files are under web/<dir>
+	sha256      string                  // their bundle's SHA-256 ("": not checked)
+	bytes       int                     // its size
+	isDefault   bool                    // the site's first models, which an address without ?models= runs
+	err         string                  // why the environment's description could not be read ("" if it was)
+	search      *weights.SearchDefaults // their own search defaults (nil: the digits')
 }
 
 var (
@@ -175,7 +178,7 @@ func readModels(s string) []pageModel {
 			break
 		}
 		got := pageModel{Input: r.Input, name: r.Name, title: r.Title, classes: r.Classes, uncertainty: r.Uncertainty, samples: r.Samples,
-			gallery: r.Gallery, global: r.Global, dir: r.Dir, sha256: r.SHA256, bytes: r.Bytes, isDefault: i == 0}
+			gallery: r.Gallery, global: r.Global, dir: r.Dir, sha256: r.SHA256, bytes: r.Bytes, isDefault: i == 0, search: r.Search}
 		if err = got.check(); err == nil && (i == 0) != (r.Dir == "") {
 			err = fmt.Errorf("the files of %q under web/%s", r.Name, r.Dir)
 		}
@@ -214,6 +217,13 @@ func (m pageModel) check() error {
 		return fmt.Errorf("%d classes", len(m.classes))
 	}
 	return nil
+}
+
+// defaults are the models' default parameters, clue.DefaultsFor their description (the page holds its search
+// defaults, not its networks): what the form starts from, "Use the defaults" puts back and a costly link is
+// measured against.
+func (m *pageModel) defaults() clue.Params {
+	return clue.DefaultsFor(&weights.Description{Classes: m.classes, Search: m.search})
 }
 
 // class is class k's name.

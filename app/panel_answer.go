@@ -226,7 +226,7 @@ type costlyAfter struct{ Text string }
 
 // costlyAfter says, while no search runs, that the form's parameters are costly (nil if they are not).
 func (e *Explainer) costlyAfter() *costlyAfter {
-	ratio := sharelink.State{Params: e.settings.Params}.WorkRatio()
+	ratio := sharelink.State{Params: e.settings.Params}.WorkRatio(e.settings.Defaults())
 	if e.work.Costly != nil || e.running() || !e.settings.OK || ratio <= CostlyRatio {
 		return nil
 	}

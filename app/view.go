@@ -160,7 +160,7 @@ func (e *Explainer) OnPreRender(app.Context) {
 	e.in, e.sel = newInput(), core.NewSelection()
 	l := clue.DefaultLadder()
 	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
-	e.settings.Show(clue.Defaults())
+	e.settings.ShowDefaults(served().defaults())
 }
 
 // bars is a bar chart of the classes' probabilities, one bar per class named under it, as HTML.
@@ -210,7 +210,7 @@ func (e *Explainer) costlyView() *costlyView {
 		return nil
 	}
 	return &costlyView{Text: costlyText(c), Asks: fmt.Sprintf("It asks for %s (the default: %s). Each restart may stop earlier, when it converges. "+
-		"Nothing runs until you choose.", paramsText(c.Link.Params, c.Link.Sweep), paramsText(clue.Defaults(), clue.Ladder{}))}
+		"Nothing runs until you choose.", paramsText(c.Link.Params, c.Link.Sweep), paramsText(e.settings.Defaults(), clue.Ladder{}))}
 }
 
 func (p *noticesPanel) renderCostly(v costlyView) app.UI {

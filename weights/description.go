@@ -24,11 +24,14 @@ type Description struct {
 	Classes    []string   `json:"classes"` // the classifier's outputs in order
 	Classifier Classifier `json:"classifier"`
 	VAE        VAE        `json:"vae"`
+	// Search are the model's own defaults for the search where the digits' do not fit it (format 2); nil: the
+	// digits' (clue.Defaults), as every description made before them.
+	Search *SearchDefaults `json:"search,omitempty"`
 }
 
 // DescriptionFormat is the newest format of a Description: 2 reads networks as graphs (Layer.Inputs) with the
-// layers format 1 lacked; a description that needs none of that is format 1 (Description.MinFormat), which
-// every earlier build reads.
+// layers format 1 lacked, and a model's search defaults (Search); a description that needs none of that is
+// format 1 (Description.MinFormat), which every earlier build reads.
 const DescriptionFormat = 2
 
 // DescriptionFile is the name of a bundle's description.
@@ -279,8 +282,11 @@ func (d *Description) networks() []Network {
 }
 
 // MinFormat is the oldest format that can say what the description says: 2 if a network is a graph or has a
-// layer or setting of format 2, else 1.
+// layer or setting of format 2, or the description gives search defaults, else 1.
 func (d *Description) MinFormat() int {
+	if d.Search != nil {
+		return 2
+	}
 	for _, n := range d.networks() {
 		if n.UsesGraphs() {
 			return 2
@@ -289,11 +295,13 @@ func (d *Description) MinFormat() int {
 	return 1
 }
 
-// checkHeader checks the format, the name, the input and the classes.
+// checkHeader checks the format, the name, the input, the classes and the search defaults.
 func (d *Description) checkHeader() error {
 	switch {
 	case d.Format < 1 || d.Format > DescriptionFormat:
 		return fmt.Errorf("the model description is format %d; this build reads 1 to %d", d.Format, DescriptionFormat)
+	case d.Format < d.MinFormat() && d.Search != nil:
+		return fmt.Errorf("the model description says format %d, but it gives search defaults, which are format %d", d.Format, d.MinFormat())
 	case d.Format < d.MinFormat():
 		return fmt.Errorf("the model description says format %d, but its networks are graphs or use layers of format %d", d.Format, d.MinFormat())
 	case !ValidName(d.Name):
@@ -329,7 +337,7 @@ func (d *Description) checkHeader() error {
 		}
 		seen[c] = true
 	}
-	return nil
+	return d.checkSearch()
 }
 
 // checkClassifier checks the classifier's networks.

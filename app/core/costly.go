@@ -12,7 +12,7 @@ import (
 // default's work), and the measurement of this device's speed that gives its estimate.
 type Costly struct {
 	Link    sharelink.State
-	Ratio   float64                  // its work over the default's
+	Ratio   float64                  // its work over the models' defaults
 	Probes  [len(ProbeSteps)]int     // request IDs of the timing searches
 	Seconds [len(ProbeSteps)]float64 // their times in the worker, 0 until done
 	Batch   int                      // restarts in each timing search
@@ -28,15 +28,15 @@ type Costly struct {
 // then had).
 var ProbeSteps = [8]int{2, 10, 2, 10, 2, 10, 2, 10}
 
-// AskCostly holds link's question (when the link is costly, on x0) and starts measuring on the first ready
-// worker; it reports whether the link is costly. With no worker ready or no input yet, it asks without an
-// estimate.
-func (p *Pool) AskCostly(link sharelink.State, x0 []float32) ([]Command, bool) {
-	if !link.Costly() {
+// AskCostly holds link's question (when the link is costly against the models' defaults, on x0) and starts
+// measuring on the first ready worker; it reports whether the link is costly. With no worker ready or no input
+// yet, it asks without an estimate.
+func (p *Pool) AskCostly(link sharelink.State, defaults clue.Params, x0 []float32) ([]Command, bool) {
+	if !link.Costly(defaults) {
 		return nil, false
 	}
 	ks := p.ReadyWorkers()
-	c := &Costly{Link: link, Ratio: link.WorkRatio(), Workers: len(ks)}
+	c := &Costly{Link: link, Ratio: link.WorkRatio(defaults), Workers: len(ks)}
 	if link.Params.LambdaD > 0 {
 		c.Workers = 1
 	}

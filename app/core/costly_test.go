@@ -17,7 +17,7 @@ func hugeLink() sharelink.State {
 
 func TestAskCostlyMeasuresOnTheFirstWorker(t *testing.T) {
 	p := readyPool(t, 2)
-	cmds, costly := p.AskCostly(hugeLink(), x0)
+	cmds, costly := p.AskCostly(hugeLink(), clue.Defaults(), x0)
 	ps := posts(cmds)
 	if !costly || p.Costly == nil || len(ps) != len(ProbeSteps) || p.ProbesLeft() != len(ProbeSteps) {
 		t.Fatalf("costly %v, %d probes", costly, len(ps))
@@ -35,14 +35,14 @@ func TestAskCostlyMeasuresOnTheFirstWorker(t *testing.T) {
 
 func TestAskCostlyLeavesACheapLink(t *testing.T) {
 	p := readyPool(t, 1)
-	if cmds, costly := p.AskCostly(sharelink.State{Params: clue.Defaults()}, x0); costly || cmds != nil || p.Costly != nil {
+	if cmds, costly := p.AskCostly(sharelink.State{Params: clue.Defaults()}, clue.Defaults(), x0); costly || cmds != nil || p.Costly != nil {
 		t.Fatal("the default link was taken for a costly one")
 	}
 }
 
 func TestCostlyEstimateComesFromTheProbes(t *testing.T) {
 	p := readyPool(t, 2)
-	cmds, _ := p.AskCostly(hugeLink(), x0)
+	cmds, _ := p.AskCostly(hugeLink(), clue.Defaults(), x0)
 	for i, post := range posts(cmds) {
 		// 2 steps 0.1 s, 10 steps 0.1 + 8 × 48 × 0.4 ms.
 		secs := 0.1
@@ -65,7 +65,7 @@ func TestCostlyEstimateComesFromTheProbes(t *testing.T) {
 
 func TestCostlyProbeErrorGivesNoEstimate(t *testing.T) {
 	p := readyPool(t, 1)
-	cmds, _ := p.AskCostly(hugeLink(), x0)
+	cmds, _ := p.AskCostly(hugeLink(), clue.Defaults(), x0)
 	p.Said(0, searchworker.Response{Type: "error", ID: posts(cmds)[0].Request.ID, Error: "NaN"}, t0, 0)
 	if !p.Costly.Failed || p.Costly.Estimate() != 0 {
 		t.Fatalf("%+v", p.Costly)
@@ -74,7 +74,7 @@ func TestCostlyProbeErrorGivesNoEstimate(t *testing.T) {
 
 func TestResolveCostlyCancelsTheProbesLeft(t *testing.T) {
 	p := readyPool(t, 2)
-	cmds, _ := p.AskCostly(hugeLink(), x0)
+	cmds, _ := p.AskCostly(hugeLink(), clue.Defaults(), x0)
 	first := posts(cmds)[0].Request.ID
 	p.Said(0, searchworker.Response{Type: "done", ID: first, Seconds: 0.1}, t0, 0)
 	cancels := posts(p.ResolveCostly())

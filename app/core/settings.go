@@ -129,6 +129,26 @@ type Settings struct {
 	WorkersIn   string // the pool size, as typed
 	WorkersNote string // why a ?workers= in the address was not used
 	Open        bool   // the Search settings fold is open
+
+	// defaults are the models' default parameters (clue.DefaultsFor their description), once ShowDefaults has
+	// given them: what the form starts from, and the λx that choosing the distance loss restores.
+	defaults    clue.Params
+	hasDefaults bool
+}
+
+// ShowDefaults puts the models' default parameters into the form (the page opened, "Use the defaults") and keeps
+// them as the form's defaults.
+func (s *Settings) ShowDefaults(d clue.Params) {
+	s.defaults, s.hasDefaults = d, true
+	s.Show(d)
+}
+
+// Defaults are the models' default parameters the form was given (ShowDefaults), or clue.Defaults() before.
+func (s *Settings) Defaults() clue.Params {
+	if !s.hasDefaults {
+		return clue.Defaults()
+	}
+	return s.defaults
 }
 
 // NewSettings is a form showing p.
@@ -141,7 +161,7 @@ func NewSettings(p clue.Params) Settings {
 	return s
 }
 
-// Show puts p into the form (a link opened, the defaults chosen), keeping the pool size and the fold.
+// Show puts p into the form (a link opened), keeping the pool size, the fold and the defaults.
 func (s *Settings) Show(p clue.Params) {
 	t := NewSettings(p)
 	s.Values, s.Errors, s.Params, s.OK = t.Values, t.Errors, t.Params, t.OK
@@ -151,7 +171,7 @@ func (s *Settings) Show(p clue.Params) {
 // read reads the values into parameters, filling Errors (by field key) for anything refused; OK is false when
 // there is any error.
 func (s *Settings) read() {
-	p := clue.Defaults()
+	p := s.Defaults()
 	clear(s.Errors)
 	for _, fl := range Fields {
 		if fl.set == nil {
@@ -176,8 +196,8 @@ func (s *Settings) read() {
 }
 
 // Set records a value typed into a field and reads the form again. Choosing a loss sets λx: 0 for
-// uncertainty, the paper's 0.03 for distance (unless λx is already positive); typing λx chooses the loss. A
-// refused setting under the fold opens it.
+// uncertainty; for distance, the models' default λx, or the paper's 0.03 where that is 0 (unless λx is
+// already positive); typing λx chooses the loss. A refused setting under the fold opens it.
 func (s *Settings) Set(key, value string) {
 	s.Values[key] = value
 	switch key {
@@ -185,7 +205,11 @@ func (s *Settings) Set(key, value string) {
 		if value == "uncertainty" {
 			s.Values["lambda_x"] = "0"
 		} else if v, err := strconv.ParseFloat(s.Values["lambda_x"], 64); err != nil || v == 0 {
-			s.Values["lambda_x"] = "0.03"
+			lambda := s.Defaults().LambdaX
+			if lambda == 0 {
+				lambda = clue.Defaults().LambdaX
+			}
+			s.Values["lambda_x"] = strconv.FormatFloat(lambda, 'g', -1, 64)
 		}
 	case "lambda_x":
 		if v, err := strconv.ParseFloat(value, 64); err == nil {

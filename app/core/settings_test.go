@@ -109,3 +109,36 @@ func TestShowKeepsThePoolAndTheFold(t *testing.T) {
 		}
 	}
 }
+
+// TestFormKeepsTheModelsDefaults: the form shows the models' defaults (clue.DefaultsFor their description) and
+// keeps them through a link shown: choosing the distance loss restores their λx, or the paper's 0.03 where
+// theirs is 0; before any are given, the form's defaults are Defaults().
+func TestFormKeepsTheModelsDefaults(t *testing.T) {
+	var f Settings
+	if f.Defaults() != clue.Defaults() {
+		t.Errorf("a form given no defaults: %+v", f.Defaults())
+	}
+	own := clue.Defaults()
+	own.Delta, own.LambdaX, own.HThreshold = 4, 0.003, 0.5
+	f.ShowDefaults(own)
+	if !f.OK || f.Params != own || f.Defaults() != own || f.Values["delta"] != "4" || f.Values["h_threshold"] != "0.5" {
+		t.Fatalf("the models' defaults shown: %+v, values %v", f.Params, f.Values)
+	}
+	link := clue.Defaults()
+	link.N = 30
+	f.Show(link)
+	if f.Params != link || f.Defaults() != own {
+		t.Errorf("a link shown: %+v, defaults %+v", f.Params, f.Defaults())
+	}
+	f.Set("loss", "uncertainty")
+	f.Set("loss", "distance")
+	if f.Params.LambdaX != 0.003 {
+		t.Errorf("the distance loss on models whose λx is 0.003: λx = %v", f.Params.LambdaX)
+	}
+	own.LambdaX = 0
+	f.ShowDefaults(own)
+	f.Set("loss", "distance")
+	if f.Params.LambdaX != 0.03 {
+		t.Errorf("the distance loss on models whose λx is 0: λx = %v", f.Params.LambdaX)
+	}
+}

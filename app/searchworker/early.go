@@ -18,10 +18,11 @@ type Early struct {
 }
 
 // OpensEarly says whether a link is run by the workers on their own as the page loads: it must be for these
-// models (their name and fingerprint), not costly (the page asks first), and not coupled by the diversity term (λd > 0 runs
-// every restart on one worker). The page and the worker both decide with it, so they agree.
-func OpensEarly(s sharelink.State, models string, fingerprint uint32) bool {
-	return sharelink.CheckModel(s, models, fingerprint) == nil && !s.Costly() && s.Params.LambdaD == 0
+// models (their name and fingerprint), not costly against their defaults (the page asks first), and not
+// coupled by the diversity term (λd > 0 runs every restart on one worker). The page and the worker both decide
+// with it, each with the defaults of the one description, so they agree.
+func OpensEarly(s sharelink.State, models string, fingerprint uint32, defaults clue.Params) bool {
+	return sharelink.CheckModel(s, models, fingerprint) == nil && !s.Costly(defaults) && s.Params.LambdaD == 0
 }
 
 // Share is worker k's share of a search's restarts when n workers split it, as the page splits it: restart i
@@ -42,7 +43,7 @@ func (w *Worker) EarlyLink(e Early, send func(Response)) bool {
 		return false
 	}
 	s, err := sharelink.Decode(e.Link)
-	if err != nil || !OpensEarly(s, w.modelsName, w.fingerprint) {
+	if err != nil || !OpensEarly(s, w.modelsName, w.fingerprint, w.models.Defaults()) {
 		return false
 	}
 	x0 := s.Float()
@@ -73,7 +74,7 @@ func (w *Worker) WarmUp(restarts, steps int) {
 		centre = a[4][:d]
 	}
 	x0 := w.models.VAE.DecodeImages(centre)
-	p := clue.Defaults()
+	p := w.models.Defaults()
 	p.N, p.MaxSteps, p.MinSteps, p.RelTol, p.AbsTol = restarts, steps, min(p.MinSteps, steps), 0, 0
 	drop := func(r Response) { MarshalResponse(r) }
 	w.Handle(Request{Type: "inspect", ID: warmUpID, X0: x0}, drop)

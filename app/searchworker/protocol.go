@@ -191,7 +191,7 @@ func (w *Worker) amortise(in *Inspection, prob *clue.Problem) {
 	}
 	start := time.Now()
 	for _, a := range glam.Explain(w.models, w.translations, prob.X0, prob.Z0, prob.Pred0.Label(),
-		glam.Plausible(prob.Pred0.Probs, glam.PlausibleMin), clue.Defaults().HThreshold) {
+		glam.Plausible(prob.Pred0.Probs, glam.PlausibleMin), w.models.Defaults().HThreshold) {
 		in.Amortised = append(in.Amortised, Amortised{To: a.To, Label: a.Label, Sure: a.Sure, K: a.K, Shift: a.Shift,
 			HTotal: a.HTotal, Distance: a.Distance, Image: a.Image})
 	}

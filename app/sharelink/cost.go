@@ -16,15 +16,15 @@ func Work(p clue.Params, sweep clue.Ladder) float64 {
 	return w
 }
 
-// WorkRatio is the link's work over the default's: the default parameters, and the default sweep if the link
-// has a sweep.
-func (s State) WorkRatio() float64 {
+// WorkRatio is the link's work over the default's: the models' default parameters (clue.DefaultsFor their
+// description), and the default sweep if the link has a sweep.
+func (s State) WorkRatio(defaults clue.Params) float64 {
 	var base clue.Ladder
 	if len(s.Sweep.Radii) > 0 {
 		base = clue.DefaultLadder()
 	}
-	return Work(s.Params, s.Sweep) / Work(clue.Defaults(), base)
+	return Work(s.Params, s.Sweep) / Work(defaults, base)
 }
 
-// Costly reports whether the link asks for more than CostlyRatio times the default's work.
-func (s State) Costly() bool { return s.WorkRatio() > CostlyRatio }
+// Costly reports whether the link asks for more than CostlyRatio times the work of the models' defaults.
+func (s State) Costly(defaults clue.Params) bool { return s.WorkRatio(defaults) > CostlyRatio }

@@ -31,11 +31,23 @@ func TestWorkRatio(t *testing.T) {
 	cases[5].want = (100*100 + float64(len(d.Radii))*1000*100) / (100*100 + float64(len(d.Radii)*d.N)*100)
 	for _, c := range cases {
 		st := State{Params: c.p, Sweep: c.sweep}
-		if got := st.WorkRatio(); math.Abs(got-c.want) > 1e-9 {
+		if got := st.WorkRatio(clue.Defaults()); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s: %g, want %g", c.name, got, c.want)
 		}
-		if st.Costly() != (c.want > CostlyRatio) {
-			t.Errorf("%s: costly %v at %g times the default", c.name, st.Costly(), c.want)
+		if st.Costly(clue.Defaults()) != (c.want > CostlyRatio) {
+			t.Errorf("%s: costly %v at %g times the default", c.name, st.Costly(clue.Defaults()), c.want)
 		}
+	}
+	// Relative to a model's own defaults: a model whose defaults are δ 4 (the search's size does not depend on
+	// δ, λx or the threshold) and one whose defaults were larger.
+	own := clue.Defaults()
+	own.Delta, own.LambdaX, own.HThreshold = 4, 0, 0.5
+	if got := (State{Params: own}).WorkRatio(own); got != 1 {
+		t.Errorf("a model's own defaults: %g times its defaults' work", got)
+	}
+	bigger := clue.Defaults()
+	bigger.N = 200
+	if got := (State{Params: tenfold}).WorkRatio(bigger); got != 5 || (State{Params: tenfold}).Costly(bigger) {
+		t.Errorf("n = 1000 against defaults of n = 200: %g times", got)
 	}
 }

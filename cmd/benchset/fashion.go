@@ -35,7 +35,7 @@ func fashionLink(root string) (link, tree string, err error) {
 	}
 	fashion.Test.Float(clue.MostUncertain(m.BNN, all, 1)[0], x)
 	link = sharelink.Encode(sharelink.State{Models: d.Name, Model: fashion.Bundle.Fingerprint(), Height: d.Input.Height,
-		Width: d.Input.Width, Channels: d.Input.Channels, Image: sharelink.Quantize(x), Params: clue.Defaults(),
+		Width: d.Input.Width, Channels: d.Input.Channels, Image: sharelink.Quantize(x), Params: clue.DefaultsFor(d),
 		Selected: sharelink.NoSelection})
 	tree, err = git(root, "rev-parse", "HEAD:weights/fashion")
 	if err != nil {

@@ -55,6 +55,9 @@ func auditCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := modelParams(fs, &p, m.Description(), nil); err != nil {
+		return err
+	}
 	start := time.Now()
 	var items *audit.Data
 	if _, statErr := os.Stat(*data); *data == "test" && statErr != nil {

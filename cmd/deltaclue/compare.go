@@ -9,14 +9,16 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-// ruleCounts compares the two convergence rules on a group of restarts.
+// ruleCounts compares the two convergence rules on a group of restarts, accepting at the models' default
+// threshold (sure).
 type ruleCounts struct {
+	sure                            float64
 	restarts, changed, labelChanged int
 	accepted, converged, steps      [2]int // [Spread, CLUERule]
 }
 
 func (c *ruleCounts) add(spread, clueRule []clue.Explanation) {
-	ok := func(e clue.Explanation) bool { return e.Accepted && float64(e.HTotal) < clue.Defaults().HThreshold }
+	ok := func(e clue.Explanation) bool { return e.Accepted && float64(e.HTotal) < c.sure }
 	for i := range spread {
 		c.restarts++
 		if ok(spread[i]) != ok(clueRule[i]) {
@@ -38,9 +40,10 @@ func (c *ruleCounts) add(spread, clueRule []clue.Explanation) {
 }
 
 // compareConvergence runs every search of the experiment under both convergence rules and writes, per variant,
-// per radius and in all, how many restarts change acceptance (at the explainer's H < 0.3) or label, and how
-// many converge after how many steps: the measurement in docs/experiments.md.
-func compareConvergence(w io.Writer, problems []*clue.Problem, ds []float64, chosen []variant, p clue.Params, workers int) error {
+// per radius and in all, how many restarts change acceptance (at the explainer's H < sure, the models' default
+// threshold: the digits' 0.3) or label, and how many converge after how many steps: the measurement in
+// docs/experiments.md.
+func compareConvergence(w io.Writer, problems []*clue.Problem, ds []float64, chosen []variant, p clue.Params, sure float64, workers int) error {
 	type task struct{ digit, delta, variant int }
 	var tasks []task
 	for d := range ds {
@@ -51,7 +54,13 @@ func compareConvergence(w io.Writer, problems []*clue.Problem, ds []float64, cho
 		}
 	}
 	perVariant, perDelta := make([]ruleCounts, len(chosen)), make([]ruleCounts, len(ds))
-	var all ruleCounts
+	all := ruleCounts{sure: sure}
+	for i := range perVariant {
+		perVariant[i].sure = sure
+	}
+	for i := range perDelta {
+		perDelta[i].sure = sure
+	}
 	var mu sync.Mutex
 	var firstErr error
 	next := make(chan task)

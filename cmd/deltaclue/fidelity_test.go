@@ -131,7 +131,7 @@ func TestCompareConvergence(t *testing.T) {
 	p := clue.Defaults()
 	p.N, p.HThreshold = 30, 10
 	var out strings.Builder
-	if err := compareConvergence(&out, []*clue.Problem{prob}, []float64{0.5}, variants[2:3], p, 2); err != nil {
+	if err := compareConvergence(&out, []*clue.Problem{prob}, []float64{0.5}, variants[2:3], p, clue.Defaults().HThreshold, 2); err != nil {
 		t.Fatal(err)
 	}
 	q := p
@@ -139,7 +139,7 @@ func TestCompareConvergence(t *testing.T) {
 	a, _ := clue.Search(context.Background(), prob, q, nil, nil)
 	q.Convergence = clue.CLUERule
 	b, _ := clue.Search(context.Background(), prob, q, nil, nil)
-	var c ruleCounts
+	c := ruleCounts{sure: clue.Defaults().HThreshold}
 	c.add(a, b)
 	want := fmt.Sprintf("| all | 30 | %d | %d / %d |", c.changed, c.accepted[0], c.accepted[1])
 	if !strings.Contains(out.String(), want) {

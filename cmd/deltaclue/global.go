@@ -81,7 +81,7 @@ func measureGlobal(ms *models, out string, limit, workers int) error {
 	}
 	m := ms.search
 	images := flatten(set)
-	p := clue.Defaults()
+	p := clue.DefaultsFor(ms.Description())
 	idx, read := glam.Uncertain(m, images, p.HThreshold)
 	uncertain := len(idx)
 	if limit > 0 && limit < len(idx) {

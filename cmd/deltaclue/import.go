@@ -58,6 +58,7 @@ type importFlags struct {
 	minMembers, latent, vaeEpochs                          int
 	testShare                                              float64
 	global                                                 bool
+	defaults                                               defaultsFlags // import_defaults.go
 }
 
 // importCmd makes a models folder from a PyTorch classifier and VAE exported to ONNX and the labelled images
@@ -86,6 +87,7 @@ func importCmd(args []string) error {
 	fs.IntVar(&f.anchorsPer, "anchors-per-class", 200, "keep at most this many S2 anchors of each class")
 	fs.BoolVar(&f.global, "global", true, "also measure the translations on the test items beside δ-CLUE's searches (deltaclue global), which the page's global view shows: a search for each uncertain test item")
 	fs.StringVar(&f.ortDir, "onnxruntime", ortnode.DefaultDir, "where onnxruntime-web is installed (the second checker, for the graphs onnx-gomlx does not run)")
+	f.defaults.register(fs)
 	setup := fs.Bool("setup", false, "only install onnxruntime-web "+ortnode.Version+" into -onnxruntime with npm, and exit (make onnxruntime)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -278,6 +280,11 @@ func runImport(f importFlags) error {
 		if enc[name], err = compactFile(d, files[name], measures(c32, v32), map[string]any{"test": measures(c8, v8)}); err != nil {
 			return err
 		}
+	}
+
+	// The search's defaults, where the digits' do not fit the model (import_defaults.go).
+	if err := measureDefaults(d, enc, test, f.defaults); err != nil {
+		return err
 	}
 
 	// The folder: the description and weights, then the anchors and translations made from them.

@@ -21,6 +21,7 @@ import (
 // inputFlags are the flags that say what to explain, shared by explain and sweep: the models (-models), and a
 // test item, an image file or a share link.
 type inputFlags struct {
+	fs     *flag.FlagSet // the command's flags: the search flags given apply over the models' defaults
 	models *string
 	digit  *int
 	index  *int
@@ -31,6 +32,7 @@ type inputFlags struct {
 // addInputFlags registers -models, -digit, -index, -png and -link; linkHelp says what the link sets.
 func addInputFlags(fs *flag.FlagSet, linkHelp string) *inputFlags {
 	return &inputFlags{
+		fs:     fs,
 		models: modelsFlag(fs),
 		digit:  fs.Int("digit", -1, "explain this digit of the shipped 2,000-digit test split (0..1999), with the digits' models"),
 		index:  fs.Int("index", -1, "explain the models' test item N (the digits': their test split, as -digit)"),
@@ -39,11 +41,15 @@ func addInputFlags(fs *flag.FlagSet, linkHelp string) *inputFlags {
 	}
 }
 
-// load opens the models and returns them, the image to explain and a description of where it came from. From
-// a share link it also replaces *p with the link's parameters and returns the link's state (nil otherwise).
+// load opens the models and returns them, the image to explain and a description of where it came from. It
+// makes *p the models' defaults with the search flags given over them (modelParams); from a share link it
+// replaces *p with the link's parameters instead and returns the link's state (nil otherwise).
 func (in *inputFlags) load(p *clue.Params) (*models, []float32, string, *sharelink.State, error) {
 	m, err := loadModels(*in.models)
 	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	if err := modelParams(in.fs, p, m.Description(), nil); err != nil {
 		return nil, nil, "", nil, err
 	}
 	given := 0

@@ -99,16 +99,20 @@ Run deltaclue <command> -h for its flags. The measures are defined in docs/measu
 	os.Exit(2)
 }
 
-// paramFlags registers a flag for every search parameter, defaulting to p.
+// modelsOwn ends the help of the parameters a model's description may give defaults of (weights.SearchDefaults).
+const modelsOwn = " (default: the models' own where their description gives one, else the digits' shown)"
+
+// paramFlags registers a flag for every search parameter, defaulting to p (the digits' defaults, until the
+// command knows its models: modelParams).
 func paramFlags(fs *flag.FlagSet, p *clue.Params) func() error {
-	fs.Float64Var(&p.Delta, "delta", p.Delta, "radius δ of the latent ball")
+	fs.Float64Var(&p.Delta, "delta", p.Delta, "radius δ of the latent ball"+modelsOwn)
 	fs.IntVar(&p.N, "n", p.N, "number of restarts")
 	scheme := fs.String("scheme", p.Scheme.String(), "initialisation scheme: S1 random radius, S2 towards nearest training digits, S3 half-normal radius, S4 uniform in the ball, S5 gradient paths, S6 amortised answers (GLAM-CLUE) with jitter")
-	loss := fs.String("loss", "", "shorthand: uncertainty (λx = 0) or distance (λx = 0.03)")
+	loss := fs.String("loss", "", "shorthand: uncertainty (λx = 0) or distance (λx positive: as given, else the models' default, else 0.03)")
 	fs.Float64Var(&p.WTotal, "w-total", p.WTotal, "weight of the total predictive entropy")
 	fs.Float64Var(&p.WAleatoric, "w-aleatoric", p.WAleatoric, "weight of the aleatoric entropy")
 	fs.Float64Var(&p.WEpistemic, "w-epistemic", p.WEpistemic, "weight of the epistemic entropy (mutual information)")
-	fs.Float64Var(&p.LambdaX, "lambda-x", p.LambdaX, "weight λx of the L1 distance to x0")
+	fs.Float64Var(&p.LambdaX, "lambda-x", p.LambdaX, "weight λx of the L1 distance to x0"+modelsOwn)
 	fs.BoolVar(&p.DistanceMean, "distance-mean", p.DistanceMean, "L1 distance as mean per pixel (CLUE's code) instead of summed (the paper)")
 	fs.Float64Var(&p.LambdaY, "lambda-y", p.LambdaY, "weight λy of the cross-entropy to the prediction on x0")
 	fs.Float64Var(&p.LambdaD, "lambda-d", p.LambdaD, "weight λ_D of the joint diversity term −λ_D·log det K (∇-CLUE)")
@@ -121,7 +125,7 @@ func paramFlags(fs *flag.FlagSet, p *clue.Params) func() error {
 	fs.Float64Var(&p.RelTol, "rel-tol", p.RelTol, "convergence: relative to the initial cost")
 	fs.Float64Var(&p.AbsTol, "abs-tol", p.AbsTol, "convergence: absolute")
 	fs.IntVar(&p.MinSteps, "min-steps", p.MinSteps, "updates before convergence is checked")
-	fs.Float64Var(&p.HThreshold, "h-threshold", p.HThreshold, "accept results with predictive entropy below this (nats)")
+	fs.Float64Var(&p.HThreshold, "h-threshold", p.HThreshold, "accept results with predictive entropy below this (nats)"+modelsOwn)
 	fs.Float64Var(&p.DedupL1, "dedup-l1", p.DedupL1, "accepted results within this L1 image distance of a cheaper one are duplicates")
 	fs.Uint64Var(&p.Seed, "seed", p.Seed, "random seed")
 	return func() error {
@@ -142,7 +146,9 @@ func paramFlags(fs *flag.FlagSet, p *clue.Params) func() error {
 		case "uncertainty":
 			p.LambdaX = 0
 		case "distance":
-			p.LambdaX = 0.03
+			if p.LambdaX == 0 {
+				p.LambdaX = clue.Defaults().LambdaX
+			}
 		default:
 			return fmt.Errorf("-loss %q: want uncertainty or distance", *loss)
 		}

@@ -82,7 +82,7 @@ func workedExample() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p := clue.Defaults()
+	p := clue.DefaultsFor(m.Description()) // the digits': clue.Defaults()
 	exps, err := clue.Search(context.Background(), prob, p, nil, nil)
 	if err != nil {
 		return "", err

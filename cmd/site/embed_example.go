@@ -24,7 +24,7 @@ func writeEmbedExample(out string) error {
 		return err
 	}
 	link := func(i int) string {
-		return sharelink.Encode(sharelink.State{Image: sharelink.Quantize(set.Float(i, nil)), Params: clue.Defaults(), Model: fingerprint,
+		return sharelink.Encode(sharelink.State{Image: sharelink.Quantize(set.Float(i, nil)), Params: clue.DefaultsFor(weights.DigitsDescription()), Model: fingerprint,
 			Selected: sharelink.NoSelection})
 	}
 	eight, _ := json.Marshal(set.Float(1797, nil)) // a test digit the model is unsure of, sent as 784 intensities

@@ -213,6 +213,32 @@ func Defaults() Params {
 // DefaultDelta is the default radius.
 const DefaultDelta = 2.0
 
+// DefaultsFor returns the default parameters for the model d describes: Defaults(), with the δ, λx and
+// threshold its description gives (weights.Description.Search, which `deltaclue import` measures for a model
+// the digits' do not fit). Every place that starts from defaults with a model in hand starts here: the page's
+// form and its "Use the defaults", the costly-link ratio, the worker's early answers and the command line.
+// A nil description, or one without search defaults (the digits', Fashion's), gives Defaults() itself.
+func DefaultsFor(d *weights.Description) Params {
+	p := Defaults()
+	if d == nil || d.Search == nil {
+		return p
+	}
+	s := d.Search
+	if s.Delta != nil {
+		p.Delta = *s.Delta
+	}
+	if s.LambdaX != nil {
+		p.LambdaX = *s.LambdaX
+	}
+	if s.HThreshold != nil {
+		p.HThreshold = *s.HThreshold
+	}
+	return p
+}
+
+// MaxDelta is the largest radius δ (a model's search defaults are bounded by it too).
+const MaxDelta = weights.MaxSearchDelta
+
 // Classes sets the restarts of schemes S2 and S5: a multiple of it (the digits' ten classes), spread over the
 // model's own classes (perClass).
 const Classes = 10
@@ -247,12 +273,12 @@ func (p Params) Validate() error {
 		return nil
 	}
 	checks := []error{
-		num("delta", p.Delta, 0, 20, true),
+		num("delta", p.Delta, 0, MaxDelta, true),
 		integer("n", p.N, 1, 1000),
 		num("w_total", p.WTotal, 0, 1000, false),
 		num("w_aleatoric", p.WAleatoric, 0, 1000, false),
 		num("w_epistemic", p.WEpistemic, 0, 1000, false),
-		num("lambda_x", p.LambdaX, 0, 1000, false),
+		num("lambda_x", p.LambdaX, 0, weights.MaxSearchWeight, false),
 		num("lambda_y", p.LambdaY, 0, 1000, false),
 		num("lambda_d", p.LambdaD, 0, 1000, false),
 		num("learning_rate", p.LearningRate, 0, 10, true),

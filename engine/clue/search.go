@@ -22,7 +22,13 @@ type Models struct {
 	// one per target label with a learned translation from that label. Package glam sets it (glam.Attach);
 	// nil when the models have no translations, and then S6 is unavailable.
 	Amortised func(x0, z0 []float32, from int) [][]float32
+	// desc is the description the models were built from (LoadBundle), whose search defaults Defaults gives;
+	// nil for models built from files alone (the digits').
+	desc *weights.Description
 }
+
+// Defaults are the default parameters for these models: DefaultsFor their description.
+func (m *Models) Defaults() Params { return DefaultsFor(m.desc) }
 
 // LoadModels builds the models from weights files; anchors may be nil (then scheme S2 is unavailable).
 func LoadModels(vae, bnn, anchors *weights.File) (*Models, error) {
@@ -52,7 +58,7 @@ func LoadBundle(b *weights.Bundle) (*Models, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Models{VAE: v, BNN: c}
+	m := &Models{VAE: v, BNN: c, desc: b.Description}
 	if b.Anchors != nil {
 		if m.Anchors, err = b.Anchors.Anchors(c.Classes); err != nil {
 			return nil, err

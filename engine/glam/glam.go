@@ -279,8 +279,9 @@ func Decode(f *weights.File) ([]Translation, error) {
 }
 
 // Attach gives the models GLAM-CLUE's amortised points (clue.Models.Amortised), which scheme S6 starts from:
-// for an input read as a, its answer (Explain, at the explainer's default threshold, so the points are the
-// amortised answers the page shows) towards every label b with a translation a→b, in the order of b.
+// for an input read as a, its answer (Explain, at the models' default threshold, clue.Models.Defaults, so the
+// points are the amortised answers the page shows) towards every label b with a translation a→b, in the order
+// of b.
 func Attach(m *clue.Models, ts []Translation) {
 	if len(ts) == 0 {
 		m.Amortised = nil
@@ -293,7 +294,7 @@ func Attach(m *clue.Models, ts []Translation) {
 			targets[b] = b
 		}
 		var points [][]float32
-		for _, a := range Explain(m, ts, x0, z0, from, targets, clue.Defaults().HThreshold) {
+		for _, a := range Explain(m, ts, x0, z0, from, targets, m.Defaults().HThreshold) {
 			points = append(points, a.Z)
 		}
 		return points

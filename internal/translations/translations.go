@@ -72,7 +72,7 @@ func Learn(b *weights.Bundle, train dataset.Items, opt Options) ([]byte, error) 
 	for i := 0; i < train.Len(); i++ {
 		train.Float(i, images[i*size:(i+1)*size])
 	}
-	p := clue.Defaults()
+	p := clue.DefaultsFor(b.Description) // the models' own defaults (their description's search defaults)
 	idx, read := glam.Uncertain(m, images, p.HThreshold)
 	all := len(idx)
 	idx, read = glam.Spread(idx, read, opt.MaxUncertain)
