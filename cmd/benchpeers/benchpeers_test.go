@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/deltaclue/deltaclue/internal/browser"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/internal/testbundle"
+	"github.com/deltaclue/deltaclue/internal/testenv"
 )
 
 // TestWorkloadFile writes a workload and reads it back: the header and every tensor.
@@ -160,5 +163,152 @@ func TestPeersAgree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// graphModels writes internal/testbundle's Graph models (every graph layer) as a models folder.
+func graphModels(t *testing.T) string {
+	t.Helper()
+	b, err := testbundle.Graph(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "graph-test")
+	if err := modelsource.WriteDir(dir, b.Bytes, b.Items(20, 9)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// graphWorkload is the short search's workload on the Graph models in dir.
+func graphWorkload(t *testing.T, dir string) *Workload {
+	t.Helper()
+	m, err := modelsource.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := clue.LoadBundle(m.Bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x0, item, _, err := pickImage(m, models, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := newWorkload(m.Bundle, models, x0, item, nativebench.SetParams(8, 5), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestGraphWorkload: a graph's workload (format 2) says what every layer reads, the shapes a merge reads, each
+// layer's settings and tensors and a dropout's masks; TF.js declines it in one sentence naming the layer; a
+// chain's workload stays format 1, its layers saying nothing of inputs.
+func TestGraphWorkload(t *testing.T) {
+	w := graphWorkload(t, graphModels(t))
+	h := w.Header
+	if h.Format != 2 {
+		t.Errorf("a graph's workload is format %d, not 2", h.Format)
+	}
+	clf := h.Classifier.Networks[0].Layers
+	ops := map[string]bool{}
+	for i, l := range append(slices.Clone(h.Decoder.Layers), clf...) {
+		ops[l.Op] = true
+		if len(l.Inputs) == 0 {
+			t.Errorf("layer %d (%s) of a graph does not say what it reads", i, l.Op)
+		}
+		if len(l.Inputs) > 1 && len(l.InShapes) != len(l.Inputs) {
+			t.Errorf("layer %d (%s) reads %d inputs and gives %d shapes", i, l.Op, len(l.Inputs), len(l.InShapes))
+		}
+		switch l.Op {
+		case "dropout":
+			if l.Mask == nil || l.Mask.Shape[0] != h.Classifier.Samples {
+				t.Errorf("a dropout layer without its %d masks: %+v", h.Classifier.Samples, l.Mask)
+			}
+		case "batch-norm", "dense", "conv2d", "conv-transpose2d":
+			if l.W == nil || l.B == nil {
+				t.Errorf("layer %d (%s) without its tensors", i, l.Op)
+			}
+		case "clip":
+			if l.Min == nil || l.Max == nil || *l.Min != 0 || *l.Max != 6 {
+				t.Errorf("the clip's bounds are lost: %+v", l)
+			}
+		}
+	}
+	for _, op := range []string{"add", "mul", "concat", "silu", "gelu", "clip", "hard-sigmoid", "hard-swish", "elu", "softplus", "softmax",
+		"global-avg-pool", "global-max-pool", "identity", "batch-norm", "dropout"} {
+		if !ops[op] {
+			t.Errorf("the Graph models' workload has no %s layer", op)
+		}
+	}
+	if add := clf[7]; add.Op != "add" || !slices.Equal(add.Inputs, []int{2, 6}) {
+		t.Errorf("the residual add reads %v (%s), not layers 2 and 6", add.Inputs, add.Op)
+	}
+	err := tfjsLacks(&h)
+	if err == nil || !strings.Contains(err.Error(), "the VAE's decoder's layer 3 is an add") {
+		t.Errorf("TF.js does not decline the graph with its first missing layer: %v", err)
+	}
+	t.Logf("TF.js: %v", err)
+	p := peersWorkload(t).Header
+	if p.Format != 1 || tfjsLacks(&p) != nil {
+		t.Errorf("the Peers chain's workload is format %d, TF.js: %v", p.Format, tfjsLacks(&p))
+	}
+	for _, l := range p.Classifier.Networks[0].Layers {
+		if l.Inputs != nil || l.InShapes != nil {
+			t.Errorf("a chain's layer says what it reads: %+v", l)
+		}
+	}
+}
+
+// TestGraphPeersAgree is the correctness check on a graph (-short -check-only, n = 8 × T = 5, on
+// internal/testbundle's Graph models, every graph layer): PyTorch's first step (cost and ∂L/∂z) and its results
+// must agree with the engine's (its reference: engine.NewObjective and clue.Search natively), and the native
+// runner (`benchpeers native`'s search, restarts split over 2 goroutines) must give the engine's results
+// exactly. It skips, loudly, without Debian's python3-torch, and fails then under CI=true.
+func TestGraphPeersAgree(t *testing.T) {
+	dir := graphModels(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	o := options{models: dir, index: -1, short: true, n: 8, steps: 5, rounds: 1, warm: 1, threads: 2, checks: 8,
+		impls: []string{implTorch}, checkOnly: true, timeout: 2 * time.Minute, out: io.Discard}
+	rep, err := run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Impls[0].Missing != "" {
+		testenv.Missing(t, "PyTorch's check on a graph: "+rep.Impls[0].Missing)
+	}
+	var out bytes.Buffer
+	printChecks(&out, rep)
+	t.Logf("%s", out.String())
+	if err := rep.failure(); err != nil {
+		t.Fatal(err)
+	}
+	if a := rep.Checks[implTorch]; a == nil || !a.OK {
+		t.Errorf("PyTorch did not agree with the engine on a graph")
+	}
+	// The native runner, in this process: the same search, the engine's mean final cost to the bit.
+	w := graphWorkload(t, dir)
+	path := filepath.Join(t.TempDir(), "workload.bin")
+	if err := w.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	r, err := nativeTime(path, dir, 0, 2, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exps, err := clue.Search(ctx, w.Prob, w.Params, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var costs []float64
+	for _, e := range exps {
+		costs = append(costs, float64(e.Cost))
+	}
+	if r.Cold.MeanCost != mean(costs) {
+		t.Errorf("the native runner's mean final cost is %v, the engine's %v", r.Cold.MeanCost, mean(costs))
 	}
 }

@@ -5,7 +5,8 @@ package main
 // Our engine natively: `benchpeers native` is run as a fresh process per round (os.Executable, so the same
 // build): it opens the models, reads x0 from the workload file, and runs the search (clue.Search with the
 // workload's parameters, restart i on goroutine i % workers, as the page splits it over its workers, GOMAXPROCS
-// = workers), once cold and then -warm times, and prints JSON like the peers' time mode.
+// = workers), once cold and then -warm times, and prints JSON like the peers' time mode. -cpuprofile FILE writes a
+// CPU profile of the warm searches (run it by hand on a workload the harness kept with -keep).
 
 import (
 	"bytes"
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/deltaclue/deltaclue/cmd/benchset/nativebench"
@@ -81,10 +83,11 @@ func nativeMain(args []string, stdout, stderr io.Writer) int {
 	models := fs.String("models", "", "the models (as benchpeers -models)")
 	warm := fs.Int("warm", 3, "warm searches after the cold one")
 	workers := fs.Int("workers", 2, "goroutines the restarts are split over (and GOMAXPROCS)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the warm searches to this file (go tool pprof reads it)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	r, err := nativeTime(*workload, *models, *warm, *workers)
+	r, err := nativeTime(*workload, *models, *warm, *workers, *cpuProfile)
 	if err != nil {
 		fmt.Fprintln(stderr, "benchpeers native:", err)
 		return 1
@@ -93,7 +96,9 @@ func nativeMain(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func nativeTime(path, spec string, warm, workers int) (*TimeResult, error) {
+// nativeTime runs the cold search and warm ones; with profile not "", it writes a CPU profile of the warm ones
+// there.
+func nativeTime(path, spec string, warm, workers int, profile string) (*TimeResult, error) {
 	if workers < 1 {
 		return nil, errors.New("-workers must be at least 1")
 	}
@@ -121,6 +126,17 @@ func nativeTime(path, spec string, warm, workers int) (*TimeResult, error) {
 	p := nativebench.SetParams(h.Search.N, h.Search.Steps)
 	r := &TimeResult{ReadyMs: msSince(started), Threads: workers}
 	for i := range 1 + warm {
+		if i == 1 && profile != "" {
+			f, err := os.Create(profile)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return nil, err
+			}
+			defer pprof.StopCPUProfile()
+		}
 		run, err := nativeSearch(prob, p, workers)
 		if err != nil {
 			return nil, err

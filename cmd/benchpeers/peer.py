@@ -5,9 +5,15 @@
 
 WORKLOAD is cmd/benchpeers' workload file (workload.go): the decoder's and the classifier's layers with float32
 tensors, the classifier's fixed MC-dropout masks, x0, z0 and every restart's start. The networks are built from
-the layer list (dense, conv2d, conv-transpose2d, flatten, reshape, relu, leaky-relu, sigmoid, tanh, and dropout
-as fixed masks), in NCHW as PyTorch lays images out, which is the description's own layout (a flattened image is
-channel-major). The objective is the engine's: H_total of the MC-dropout predictive (its K fixed masks; the
+the layer list, a graph when its layers say what they read (else a chain), in NCHW as PyTorch lays images out,
+which is the description's own layout (a flattened image is channel-major), each layer with PyTorch's own op:
+dense (addmm), conv2d and conv-transpose2d (groups, dilation, output padding), batch-norm (x·scale + shift per
+channel), max-pool, avg-pool (padding counted), global average and max pooling, upsample (nearest), flatten,
+reshape, add, mul (of one shape, or an image by one value per channel), concat (channels), relu, leaky-relu,
+sigmoid, tanh, silu, gelu (erf or tanh), clip, hard-sigmoid, hard-swish, elu, softplus, identity, a closing
+softmax or log-softmax (the identity: the objective takes its input as the logits), and dropout as fixed masks:
+x ⊙ mask_k on the dropout's input for each sample k, sample-major, a per-point value meeting a per-sample one
+copied per sample. The objective is the engine's: H_total of the MC-dropout predictive (its K fixed masks; the
 predictive head in float64, as the engine computes it) + λx · the summed L1 distance of the decoded image
 (Bernoulli: the sigmoid of the decoder's logits) to x0. Each step is one batch of all n restarts: the cost,
 ∂cost/∂z by autograd, one Adam step (in float64, as the engine's) and the projection onto the L2 ball of radius δ
@@ -45,62 +51,137 @@ def load(path):
 
 
 class Network:
-    """A network of the workload: its layers as functions of a batch."""
+    """A network of the workload: its layers as functions of a batch, each reading the layers its "inputs" name
+    (by index, -1 the network's input; absent, the layer before it: a chain)."""
 
-    def __init__(self, spec, tensor, samples):
+    def __init__(self, spec, tensor, samples, per_sample):
         self.layers = []
         self.samples = samples
-        for l in spec["layers"]:
+        self.per_sample = per_sample  # MC dropout: the output is per sample even where no mask made it so
+        for i, l in enumerate(spec["layers"]):
             l = dict(l)
             for key in ("w", "b", "mask"):
                 if key in l:
                     l[key] = tensor(l[key]).contiguous()
+            l.setdefault("inputs", [i - 1])
+            if l["op"] == "batch-norm":
+                l["w"] = l["w"].reshape(1, -1, 1, 1)
+                l["b"] = l["b"].reshape(1, -1, 1, 1)
             self.layers.append(l)
 
+    def _expand(self, x, batch):
+        """A per-point value [batch, ...] copied per sample: [K·batch, ...], sample-major."""
+        return x.unsqueeze(0).expand(self.samples, *x.shape).reshape(self.samples * batch, *x.shape[1:])
+
     def __call__(self, x):
-        """x: [batch, ...]; the layers after a dropout layer run once per MC sample, on [K·batch, ...]
-        (sample-major: row k·batch + i is sample k of point i)."""
+        """x: [batch, ...]; a value after a dropout layer is per MC sample, [K·batch, ...] (sample-major: row
+        k·batch + i is sample k of point i), and a merge of a per-sample value with a per-point one copies the
+        latter per sample, as the engine does."""
         batch = x.shape[0]
-        expanded = False
+        values = []  # (tensor, per sample)
         for l in self.layers:
-            op = l["op"]
-            shape = l["in"]
-            if op == "dense":
-                x = torch.addmm(l["b"], x.reshape(x.shape[0], -1), l["w"])
-            elif op in ("conv2d", "conv-transpose2d"):
-                x = x.reshape(x.shape[0], *shape)
-                if op == "conv2d":
-                    x = F.conv2d(x, l["w"], l["b"], stride=tuple(l["stride"]), padding=tuple(l["padding"]))
-                else:
-                    x = F.conv_transpose2d(x, l["w"], l["b"], stride=tuple(l["stride"]), padding=tuple(l["padding"]),
-                                           output_padding=tuple(l.get("output_padding", [0, 0])))
-            elif op == "flatten":
-                x = x.reshape(x.shape[0], -1)
-            elif op == "reshape":
-                x = x.reshape(x.shape[0], *l["shape"])
-            elif op == "relu":
-                x = F.relu(x)
-            elif op == "leaky-relu":
-                x = F.leaky_relu(x, l["slope"])
-            elif op == "sigmoid":
-                x = torch.sigmoid(x)
-            elif op == "tanh":
-                x = torch.tanh(x)
-            elif op == "dropout":
-                k = self.samples
-                mask = l["mask"]  # [K, units or channels]
-                x = x.reshape(x.shape[0], *shape)
-                rest = tuple(x.shape[1:])
-                m = mask.reshape(k, 1, mask.shape[1], *([1] * (len(rest) - 1)))
-                if expanded:
-                    x = x.reshape(k, batch, *rest) * m
-                else:
-                    x = x.unsqueeze(0) * m
-                    expanded = True
-                x = x.reshape(k * batch, *rest)
+            ins = [(x, False) if j < 0 else values[j] for j in l["inputs"]]
+            expanded = any(e for _, e in ins)
+            if expanded:
+                ins = [(t if e else self._expand(t, batch), True) for t, e in ins]
+            xs = [t for t, _ in ins]
+            values.append((self._layer(l, xs, batch, expanded), expanded or l["op"] == "dropout"))
+        y, expanded = values[-1]
+        if self.per_sample and not expanded:
+            y = self._expand(y, batch)
+        return y.reshape(y.shape[0], -1)
+
+    def _layer(self, l, xs, batch, expanded):
+        op = l["op"]
+        shape = l["in"]
+        x = xs[0]
+        pad = tuple(l.get("padding", (0, 0)))  # the workload leaves zeros out
+        rows = x.shape[0]
+        image = lambda t, s: t.reshape(t.shape[0], *s) if len(s) == 3 else t.reshape(t.shape[0], s[0], 1, 1)
+        if op == "dense":
+            return torch.addmm(l["b"], x.reshape(rows, -1), l["w"])
+        if op in ("conv2d", "conv-transpose2d"):
+            x = x.reshape(rows, *shape)
+            groups = l.get("groups", 1) or 1
+            dilation = tuple(l.get("dilation") or (1, 1))
+            if op == "conv2d":
+                return F.conv2d(x, l["w"], l["b"], stride=tuple(l["stride"]), padding=pad,
+                                dilation=dilation, groups=groups)
+            return F.conv_transpose2d(x, l["w"], l["b"], stride=tuple(l["stride"]), padding=pad,
+                                      output_padding=tuple(l.get("output_padding", [0, 0])), groups=groups,
+                                      dilation=dilation)
+        if op == "batch-norm":
+            return image(x, shape) * l["w"] + l["b"]
+        if op == "max-pool":
+            return F.max_pool2d(x.reshape(rows, *shape), tuple(l["kernel"]), tuple(l["stride"]), pad)
+        if op == "avg-pool":
+            return F.avg_pool2d(x.reshape(rows, *shape), tuple(l["kernel"]), tuple(l["stride"]), pad,
+                                count_include_pad=True)
+        if op == "global-avg-pool":
+            return F.adaptive_avg_pool2d(x.reshape(rows, *shape), 1)
+        if op == "global-max-pool":
+            return F.adaptive_max_pool2d(x.reshape(rows, *shape), 1)
+        if op == "upsample":
+            return F.interpolate(x.reshape(rows, *shape), scale_factor=tuple(float(v) for v in l["scale"]), mode="nearest")
+        if op == "flatten":
+            return x.reshape(rows, -1)
+        if op == "reshape":
+            return x.reshape(rows, *l["shape"])
+        if op in ("identity", "softmax", "log-softmax"):  # a closing softmax: the objective takes its input as the logits
+            return x
+        if op == "add":
+            out = x
+            for t in xs[1:]:
+                out = out + t.reshape(x.shape)
+            return out
+        if op == "mul":
+            a, b = xs
+            sa, sb = l["in_shapes"]
+            if int(np.prod(sa)) == int(np.prod(sb)):
+                return a * b.reshape(a.shape)
+            if int(np.prod(sb)) == sb[0]:  # b: one value per channel of the image a
+                return image(a, sa) * b.reshape(rows, -1, 1, 1)
+            return a.reshape(rows, -1, 1, 1) * image(b, sb)
+        if op == "concat":
+            out = torch.cat([image(t, s) for t, s in zip(xs, l["in_shapes"])], 1)
+            return out.reshape(rows, -1) if all(len(s) == 1 for s in l["in_shapes"]) else out
+        if op == "relu":
+            return F.relu(x)
+        if op == "leaky-relu":
+            return F.leaky_relu(x, l["slope"])
+        if op == "sigmoid":
+            return torch.sigmoid(x)
+        if op == "tanh":
+            return torch.tanh(x)
+        if op == "silu":
+            return F.silu(x)
+        if op == "gelu":
+            return F.gelu(x, approximate="tanh" if l.get("approximate") == "tanh" else "none")
+        if op == "clip":
+            return torch.clamp(x, l.get("min"), l.get("max"))
+        if op == "hard-sigmoid":
+            alpha, beta = l["alpha"], l.get("beta", 0.0)
+            if alpha == 1 / 6 and beta == 0.5:
+                return F.hardsigmoid(x)
+            return torch.clamp(alpha * x + beta, 0, 1)
+        if op == "hard-swish":
+            return F.hardswish(x)
+        if op == "elu":
+            return F.elu(x, l["alpha"])
+        if op == "softplus":
+            return F.softplus(x)
+        if op == "dropout":
+            k = self.samples
+            mask = l["mask"]  # [K, units or channels]
+            x = x.reshape(rows, *shape)
+            rest = tuple(x.shape[1:])
+            m = mask.reshape(k, 1, mask.shape[1], *([1] * (len(rest) - 1)))
+            if expanded:
+                x = x.reshape(k, batch, *rest) * m
             else:
-                raise SystemExit(f"layer {op!r} is not implemented here")
-        return x.reshape(x.shape[0], -1)
+                x = x.unsqueeze(0) * m
+            return x.reshape(k * batch, *rest)
+        raise SystemExit(f"layer {op!r} is not implemented here")
 
 
 class Search:
@@ -113,8 +194,8 @@ class Search:
         c = head["classifier"]
         self.k = c["samples"]
         self.ensemble = c["uncertainty"] == "ensemble"
-        self.decoder = Network(head["decoder"], tensor, 1)
-        self.classifier = [Network(n, tensor, self.k) for n in c["networks"]]
+        self.decoder = Network(head["decoder"], tensor, 1, False)
+        self.classifier = [Network(n, tensor, self.k, not self.ensemble) for n in c["networks"]]
         self.x0 = tensor(head["x0"]).reshape(1, -1)
         self.z0 = tensor(head["z0"]).double().reshape(1, -1)
         self.starts = tensor(head["starts"]).double()

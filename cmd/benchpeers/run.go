@@ -118,7 +118,9 @@ func run(ctx context.Context, o options) (*Report, error) {
 	}
 	npm := npmDir(root)
 	if impls[implTFJS] != nil {
-		if err := installTFJS(ctx, npm); err != nil {
+		if err := tfjsLacks(&h); err != nil {
+			leaveOut(implTFJS, err)
+		} else if err := installTFJS(ctx, npm); err != nil {
 			if !errors.Is(err, errMissing) {
 				return nil, err
 			}

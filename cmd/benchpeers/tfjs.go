@@ -218,3 +218,45 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
 }
+
+// tfjsOps are the layers tfjs/peer.js builds: a chain of them, convolutions without groups or dilation.
+var tfjsOps = []string{"dense", "conv2d", "conv-transpose2d", "flatten", "reshape", "relu", "leaky-relu", "sigmoid", "tanh", "dropout"}
+
+// tfjsLacks says, in one sentence, why tfjs/peer.js cannot build the workload's networks: the first layer it
+// lacks (a graph's merge or a layer reading another than the one before it, a layer of another op, a grouped or
+// dilated convolution); nil when it can.
+func tfjsLacks(h *Header) error {
+	nets := append([]PeerNetwork{h.Decoder}, h.Classifier.Networks...)
+	for n, net := range nets {
+		where := "the VAE's decoder"
+		if n > 0 {
+			where = "the classifier"
+			if len(nets) > 2 {
+				where = fmt.Sprintf("the classifier's network %d", n-1)
+			}
+		}
+		for i, l := range net.Layers {
+			var lack string
+			switch {
+			case !contains(tfjsOps, l.Op):
+				lack = "is " + article(l.Op)
+			case len(l.Inputs) > 0 && (len(l.Inputs) != 1 || l.Inputs[0] != i-1):
+				lack = fmt.Sprintf("(%s) reads layers %v, not the one before it (a graph)", l.Op, l.Inputs)
+			case l.Groups > 1 || (l.Dilation != [2]int{} && l.Dilation != [2]int{1, 1}):
+				lack = fmt.Sprintf("is %s with groups %d and dilation %v", article(l.Op), max(l.Groups, 1), l.Dilation)
+			default:
+				continue
+			}
+			return fmt.Errorf("the TF.js peer (tfjs/peer.js) builds chains of %s only, and %s's layer %d %s", strings.Join(tfjsOps, ", "), where, i, lack)
+		}
+	}
+	return nil
+}
+
+// article is word with "a" or "an" before it, as it sounds ("an add", "an elu", "a dense").
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeio", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
+}

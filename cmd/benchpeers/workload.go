@@ -8,6 +8,9 @@ package main
 // the search's settings, and the start point of every restart (clue.Starts), so that every implementation
 // searches from the same points.
 //
+// A network is its layers in order, each with what it reads when the network is a graph (by index; −1 is the
+// network's input), its settings and its tensors; a chain's layers read each the one before, and say nothing.
+//
 // The file is "DCPEERS1", the length of a JSON header (u32, little-endian), the header, zeros up to a multiple
 // of 4 bytes, then every tensor as little-endian float32, one after another. The header names each tensor by
 // its offset (in float32 values from the start of that data) and its shape.
@@ -16,10 +19,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -38,17 +43,30 @@ type Ref struct {
 // PeerLayer is one layer as the peers read it: a description's layer (weights.Layer) with its tensors.
 type PeerLayer struct {
 	Op string `json:"op"`
-	// In is the shape of the layer's input: [channels, height, width], or [n] for a vector.
-	In            []int   `json:"in"`
-	Out           int     `json:"out,omitempty"`
-	W             *Ref    `json:"w,omitempty"` // dense [in, out]; conv2d [out, in, kh, kw]; conv-transpose2d [in, out, kh, kw]
-	B             *Ref    `json:"b,omitempty"`
-	Kernel        [2]int  `json:"kernel,omitzero"`
-	Stride        [2]int  `json:"stride,omitzero"`
-	Padding       [2]int  `json:"padding,omitzero"`
-	OutputPadding [2]int  `json:"output_padding,omitzero"`
-	Shape         []int   `json:"shape,omitempty"` // reshape: [channels, height, width]
-	Slope         float64 `json:"slope,omitempty"`
+	// In is the shape of the layer's (first) input: [channels, height, width], or [n] for a vector.
+	In []int `json:"in"`
+	// Inputs are the layers it reads, by index in the network (−1: the network's input), in order; absent, it
+	// reads the layer before it (the first, the network's input), as every layer of a chain does. InShapes are
+	// their shapes, given for a layer that reads more than one.
+	Inputs        []int    `json:"inputs,omitempty"`
+	InShapes      [][]int  `json:"in_shapes,omitempty"`
+	Out           int      `json:"out,omitempty"`
+	W             *Ref     `json:"w,omitempty"` // dense [in, out]; conv2d [out, in/groups, kh, kw]; conv-transpose2d [in, out/groups, kh, kw]; batch-norm the scale [C]
+	B             *Ref     `json:"b,omitempty"` // the bias [out]; batch-norm the shift [C]
+	Kernel        [2]int   `json:"kernel,omitzero"`
+	Stride        [2]int   `json:"stride,omitzero"`
+	Padding       [2]int   `json:"padding,omitzero"`
+	OutputPadding [2]int   `json:"output_padding,omitzero"`
+	Groups        int      `json:"groups,omitempty"`  // conv2d, conv-transpose2d: absent is 1
+	Dilation      [2]int   `json:"dilation,omitzero"` // conv2d, conv-transpose2d: absent is [1, 1]
+	Scale         [2]int   `json:"scale,omitzero"`    // upsample (nearest)
+	Shape         []int    `json:"shape,omitempty"`   // reshape: [channels, height, width]
+	Slope         float64  `json:"slope,omitempty"`   // leaky-relu
+	Min           *float64 `json:"min,omitempty"`     // clip: either absent for none
+	Max           *float64 `json:"max,omitempty"`
+	Alpha         float64  `json:"alpha,omitempty"`       // elu, hard-sigmoid
+	Beta          float64  `json:"beta,omitempty"`        // hard-sigmoid
+	Approximate   string   `json:"approximate,omitempty"` // gelu: "" erf, "tanh"
 	// Mask is a dropout layer's fixed masks [K, units or channels], each value 0 or 1/(1−rate); PerChannel says
 	// they scale an image's channels (else a vector's units).
 	Mask       *Ref `json:"mask,omitempty"`
@@ -77,6 +95,8 @@ type SearchSpec struct {
 
 // Header is the workload file's JSON header.
 type Header struct {
+	// Format is 1 when every network is a chain of the layers of the description's format 1 (the file reads as it
+	// always did), 2 when one is a graph or has a layer or setting of format 2.
 	Format      int    `json:"format"`
 	Models      string `json:"models"` // the description's name
 	Fingerprint uint32 `json:"fingerprint"`
@@ -136,19 +156,39 @@ func tensorShape(f *weights.File, name string) ([]int, error) {
 	return nil, fmt.Errorf("%s has no tensor %q", f.Name, name)
 }
 
+// peerOps are the layers the peers build (peer.py all of them; tfjs/peer.js those of tfjsOps).
+var peerOps = []string{weights.OpDense, weights.OpConv, weights.OpConvTranspose, weights.OpMaxPool, weights.OpAvgPool,
+	weights.OpUpsample, weights.OpFlatten, weights.OpReshape, weights.OpReLU, weights.OpLeakyReLU, weights.OpSigmoid,
+	weights.OpTanh, weights.OpDropout, weights.OpAdd, weights.OpMul, weights.OpConcat, weights.OpSiLU, weights.OpGELU,
+	weights.OpClip, weights.OpHardSigmoid, weights.OpHardSwish, weights.OpELU, weights.OpSoftplus, weights.OpSoftmax,
+	weights.OpLogSoftmax, weights.OpGlobalAvgPool, weights.OpGlobalMaxPool, weights.OpIdentity, weights.OpBatchNorm}
+
 // network converts a description's network, from a value of shape in, with the masks of its dropout layers
-// (masks[k][l]: sample k, dropout layer l; nil for none).
+// (masks[k][l]: sample k, dropout layer l, in layer order; nil for none). A graph's layers say what they read
+// (PeerLayer.Inputs); a chain's are written as they always were.
 func (w *Workload) network(where string, n weights.Network, files map[string]*weights.File, in weights.Shape, masks [][][]float32) (PeerNetwork, error) {
 	f := files[n.File]
 	var out PeerNetwork
-	s := in
+	g, err := n.Graph(where, in, files)
+	if err != nil {
+		return out, err
+	}
+	chain := g.IsChain()
 	dropouts := 0
-	for i, l := range n.Layers {
-		next, err := l.OutShape(s)
-		if err != nil {
+	for i, node := range g.Nodes {
+		l, s := node.Layer, node.In[0]
+		fail := func(err error) (PeerNetwork, error) {
 			return out, fmt.Errorf("%s, layer %d (%s): %w", where, i, l.Op, err)
 		}
 		p := PeerLayer{Op: l.Op, In: shapeOf(s)}
+		if !chain {
+			p.Inputs = slices.Clone(node.From)
+			if len(node.In) > 1 {
+				for _, t := range node.In {
+					p.InShapes = append(p.InShapes, shapeOf(t))
+				}
+			}
+		}
 		tensor := func(name string, isWeights bool) (*Ref, error) {
 			shape, err := tensorShape(f, name)
 			if err != nil {
@@ -164,39 +204,49 @@ func (w *Workload) network(where string, n weights.Network, files map[string]*we
 			return w.add(v, shape...), nil
 		}
 		switch l.Op {
-		case weights.OpDense, weights.OpConv, weights.OpConvTranspose:
+		case weights.OpDense, weights.OpConv, weights.OpConvTranspose, weights.OpBatchNorm:
 			p.Out, p.Kernel, p.Stride, p.Padding, p.OutputPadding = l.Out, l.Kernel, l.Stride, l.Padding, l.OutputPadding
+			p.Groups, p.Dilation = l.Groups, l.Dilation
 			if p.W, err = tensor(l.Weights, true); err == nil {
 				p.B, err = tensor(l.Bias, false)
 			}
 			if err != nil {
-				return out, fmt.Errorf("%s, layer %d (%s): %w", where, i, l.Op, err)
+				return fail(err)
 			}
+		case weights.OpMaxPool, weights.OpAvgPool:
+			p.Kernel, p.Stride, p.Padding = l.Kernel, l.Stride, l.Padding
+		case weights.OpUpsample:
+			p.Scale = l.Scale
 		case weights.OpReshape:
 			p.Shape = slices.Clone(l.Shape)
 		case weights.OpLeakyReLU:
 			p.Slope = l.Slope
-		case weights.OpFlatten, weights.OpReLU, weights.OpSigmoid, weights.OpTanh:
+		case weights.OpClip:
+			p.Min, p.Max = l.Min, l.Max
+		case weights.OpELU, weights.OpHardSigmoid:
+			p.Alpha, p.Beta = l.Alpha, l.Beta
+		case weights.OpGELU:
+			p.Approximate = l.Approximate
 		case weights.OpDropout:
 			if masks == nil {
-				return out, fmt.Errorf("%s, layer %d: a dropout layer outside an MC-dropout classifier", where, i)
+				return fail(errors.New("a dropout layer outside an MC-dropout classifier"))
 			}
 			width := s.C
 			var m []float32
 			for k := range masks {
 				if len(masks[k][dropouts]) != width {
-					return out, fmt.Errorf("%s, layer %d: masks of %d values for %d units or channels", where, i, len(masks[k][dropouts]), width)
+					return fail(fmt.Errorf("masks of %d values for %d units or channels", len(masks[k][dropouts]), width))
 				}
 				m = append(m, masks[k][dropouts]...)
 			}
 			p.Mask, p.PerChannel = w.add(m, len(masks), width), !s.Flat
 			dropouts++
 		default:
-			// max-pool, avg-pool and upsample: the engine runs them, the peers here do not (yet).
-			return out, fmt.Errorf("%s, layer %d: the peers do not implement %q (they run dense, conv2d, conv-transpose2d, flatten, reshape, relu, leaky-relu, sigmoid, tanh and dropout)", where, i, l.Op)
+			if !slices.Contains(peerOps, l.Op) {
+				return fail(fmt.Errorf("the peers do not implement %q (they run %s)", l.Op, strings.Join(peerOps, ", ")))
+			}
 		}
 		out.Layers = append(out.Layers, p)
-		s = next
 	}
 	return out, nil
 }
@@ -230,6 +280,11 @@ func newWorkload(b *weights.Bundle, models *clue.Models, x0 []float32, item stri
 	h := &w.Header
 	in := d.InputShape()
 	h.Format, h.Models, h.Fingerprint, h.Item = 1, d.Name, b.Fingerprint(), item
+	for _, n := range append([]weights.Network{d.VAE.Decoder}, d.Classifier.Networks...) {
+		if n.UsesGraphs() {
+			h.Format = 2 // a graph, or a layer or setting that came with graphs
+		}
+	}
 	h.Image, h.Latent, h.Classes = shapeOf(in), d.VAE.Latent, len(d.Classes)
 	h.Bernoulli = d.VAE.Likelihood == weights.LikelihoodBernoulli
 	if h.Decoder, err = w.network("the VAE's decoder", d.VAE.Decoder, b.Files, weights.Vector(d.VAE.Latent), nil); err != nil {
