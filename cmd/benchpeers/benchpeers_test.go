@@ -169,11 +169,17 @@ func TestPeersAgree(t *testing.T) {
 // graphModels writes internal/testbundle's Graph models (every graph layer) as a models folder.
 func graphModels(t *testing.T) string {
 	t.Helper()
-	b, err := testbundle.Graph(5)
+	return testModels(t, testbundle.Graph, "graph-test")
+}
+
+// testModels writes a test bundle's models as a models folder.
+func testModels(t *testing.T, make func(uint64) (*testbundle.Bundle, error), name string) string {
+	t.Helper()
+	b, err := make(5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "graph-test")
+	dir := filepath.Join(t.TempDir(), name)
 	if err := modelsource.WriteDir(dir, b.Bytes, b.Items(20, 9)); err != nil {
 		t.Fatal(err)
 	}
@@ -265,28 +271,32 @@ func TestGraphWorkload(t *testing.T) {
 // internal/testbundle's Graph models, every graph layer): PyTorch's first step (cost and ∂L/∂z) and its results
 // must agree with the engine's (its reference: engine.NewObjective and clue.Search natively), and the native
 // runner (`benchpeers native`'s search, restarts split over 2 goroutines) must give the engine's results
-// exactly. It skips, loudly, without Debian's python3-torch, and fails then under CI=true.
+// exactly. PyTorch's check runs too on the Grey and Colour chains (max-pool; avg-pool, upsample and an
+// ensemble), which TF.js does not build. It skips, loudly, without Debian's python3-torch, and fails then under
+// CI=true.
 func TestGraphPeersAgree(t *testing.T) {
 	dir := graphModels(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	o := options{models: dir, index: -1, short: true, n: 8, steps: 5, rounds: 1, warm: 1, threads: 2, checks: 8,
-		impls: []string{implTorch}, checkOnly: true, timeout: 2 * time.Minute, out: io.Discard}
-	rep, err := run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Impls[0].Missing != "" {
-		testenv.Missing(t, "PyTorch's check on a graph: "+rep.Impls[0].Missing)
-	}
-	var out bytes.Buffer
-	printChecks(&out, rep)
-	t.Logf("%s", out.String())
-	if err := rep.failure(); err != nil {
-		t.Fatal(err)
-	}
-	if a := rep.Checks[implTorch]; a == nil || !a.OK {
-		t.Errorf("PyTorch did not agree with the engine on a graph")
+	for _, models := range []string{dir, testModels(t, testbundle.Grey, "grey-test"), testModels(t, testbundle.Colour, "colour-test")} {
+		o := options{models: models, index: -1, short: true, n: 8, steps: 5, rounds: 1, warm: 1, threads: 2, checks: 8,
+			impls: []string{implTorch}, checkOnly: true, timeout: 2 * time.Minute, out: io.Discard}
+		rep, err := run(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Impls[0].Missing != "" {
+			testenv.Missing(t, "PyTorch's check on a graph: "+rep.Impls[0].Missing)
+		}
+		var out bytes.Buffer
+		printChecks(&out, rep)
+		t.Logf("%s", out.String())
+		if err := rep.failure(); err != nil {
+			t.Fatal(err)
+		}
+		if a := rep.Checks[implTorch]; a == nil || !a.OK {
+			t.Errorf("PyTorch did not agree with the engine on %s", filepath.Base(models))
+		}
 	}
 	// The native runner, in this process: the same search, the engine's mean final cost to the bit.
 	w := graphWorkload(t, dir)

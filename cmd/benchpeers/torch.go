@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -46,9 +47,28 @@ func blasName(libs string) string {
 	return libs
 }
 
+// pythonFound is what findPython found, by its flagPath: a process (a test running the harness several times)
+// probes each once.
+var pythonFound sync.Map
+
+type pythonProbed struct {
+	python, version, blas string
+	err                   error
+}
+
 // findPython returns a Python that imports torch and numpy: flagPath, else /usr/bin/python3 (Debian's
 // python3-torch), else python3 on $PATH, with torch's version and its BLAS.
 func findPython(flagPath string) (python, version, blas string, err error) {
+	if v, ok := pythonFound.Load(flagPath); ok {
+		p := v.(pythonProbed)
+		return p.python, p.version, p.blas, p.err
+	}
+	python, version, blas, err = probePython(flagPath)
+	pythonFound.Store(flagPath, pythonProbed{python, version, blas, err})
+	return python, version, blas, err
+}
+
+func probePython(flagPath string) (python, version, blas string, err error) {
 	candidates := []string{"/usr/bin/python3", "python3"}
 	if flagPath != "" {
 		candidates = []string{flagPath}
