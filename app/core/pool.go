@@ -19,6 +19,11 @@ type Worker struct {
 	Starts   int       // how many times it was started again because it never said ready
 	Stepped  bool      // it has sent news from within a search (a heartbeat or results): its code is warm
 	LastSeen time.Time // its last message, or its start
+	// LongestStep is the longest silence between two pieces of its news from within a search: a worker speaks
+	// only between the search's steps, and one step of a big model (a ResNet) on a slow device can outlast
+	// WorkerSilence, so the limit grows with what this worker has shown a step takes.
+	LongestStep time.Duration
+	newsOf      int // the request of its last news from within a search (a silence is a step's only within one)
 }
 
 // Pool is the page's search workers and the search spread over them. Its zero value is a pool of no workers,
@@ -117,12 +122,13 @@ func (p *Pool) GivenUp(tries int) int {
 func (p *Pool) Silent(k int, now time.Time) time.Duration { return now.Sub(p.Workers[k].LastSeen) }
 
 // SilenceLimit is how long worker k, which has work, may say nothing before it is taken for dead: ColdSilence
-// until its first news from within a search, then WorkerSilence doubled for each of the run's failures.
+// until its first news from within a search, then WorkerSilence doubled for each of the run's failures, and at
+// least three times the longest step it has shown (a big model's, on a slow device).
 func (p *Pool) SilenceLimit(k int) time.Duration {
 	if !p.Workers[k].Stepped {
 		return ColdSilence
 	}
-	return min(WorkerSilence<<min(p.Run.Failures, 8), ColdSilence)
+	return max(min(WorkerSilence<<min(p.Run.Failures, 8), ColdSilence), 3*p.Workers[k].LongestStep)
 }
 
 // replace marks worker k as started afresh at now (not ready, not early, cold) and asks the shell to do it.
@@ -143,10 +149,13 @@ func (p *Pool) Said(k int, r searchworker.Response, now time.Time, at float64) [
 		return nil
 	}
 	w := &p.Workers[k]
-	w.LastSeen = now
 	if r.Type == "alive" || r.Type == "results" {
-		w.Stepped = true
+		if w.Stepped && w.newsOf == r.ID {
+			w.LongestStep = max(w.LongestStep, now.Sub(w.LastSeen))
+		}
+		w.Stepped, w.newsOf = true, r.ID
 	}
+	w.LastSeen = now
 	if p.probes[r.ID] {
 		p.probeSaid(r)
 		return nil

@@ -508,3 +508,23 @@ func TestCloseLeavesAnUnsettledRun(t *testing.T) {
 		t.Fatalf("closed with a worker at it: %q", p.Run.Phase)
 	}
 }
+
+// TestSilenceLimitGrowsWithSteps: a worker whose steps are long (a big model on a slow device) may be silent for
+// three of its longest steps before it is taken for dead; the time between two searches is no step.
+func TestSilenceLimitGrowsWithSteps(t *testing.T) {
+	now := time.Unix(1000, 0)
+	p := NewPool(1, false, now)
+	p.Said(0, searchworker.Response{Type: "alive", ID: 7}, now, 0)
+	if got := p.SilenceLimit(0); got != WorkerSilence {
+		t.Fatalf("after a first heartbeat the limit is %v, want %v", got, WorkerSilence)
+	}
+	p.Said(0, searchworker.Response{Type: "alive", ID: 7}, now.Add(4*time.Second), 0)
+	if got := p.SilenceLimit(0); got != 12*time.Second {
+		t.Errorf("after a 4 s step the limit is %v, want 12s", got)
+	}
+	// Ten minutes later, another search's first news: the wait between searches is not a step.
+	p.Said(0, searchworker.Response{Type: "results", ID: 8}, now.Add(10*time.Minute), 0)
+	if got := p.SilenceLimit(0); got != 12*time.Second {
+		t.Errorf("after an idle wait between searches the limit is %v, want 12s", got)
+	}
+}
