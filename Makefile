@@ -30,12 +30,18 @@ site:
 onnxruntime:
 	$(GO) run ./cmd/deltaclue import -setup
 
-## example-pytorch: examples/pytorch's small MC-dropout CNN and conv VAE trained on Fashion-MNIST with Debian's
-## python3-torch, exported to ONNX and imported into build/example/clothes (docs/your-model.md); then
-## `make serve MODELS=build/example/clothes` serves its explainer
+## example-pytorch: examples/pytorch's small MC-dropout CNN, a small ResNet (residual blocks, BatchNorm) and a
+## conv VAE trained on Fashion-MNIST with Debian's python3-torch, exported to ONNX and imported into
+## build/example/clothes and build/example/clothes-resnet (docs/your-model.md); then
+## `make serve MODELS=build/example/clothes` (or clothes-resnet) serves its explainer
 example-pytorch: onnxruntime
-	/usr/bin/python3 examples/pytorch/train_export.py build/example/pytorch
-	rm -rf build/example/clothes
+	/usr/bin/python3 examples/pytorch/train_export.py build/example/pytorch --resnet
+	rm -rf build/example/clothes build/example/clothes-resnet
+	$(GO) run ./cmd/deltaclue import -classifier build/example/pytorch/clf_resnet.onnx -dropout /fc/Gemm=0.3 \
+	  -encoder build/example/pytorch/enc.onnx -decoder build/example/pytorch/dec.onnx \
+	  -data build/example/pytorch/train -test build/example/pytorch/test \
+	  -classes "T-shirt or top,Trouser,Pullover,Dress,Coat,Sandal,Shirt,Sneaker,Bag,Ankle boot" \
+	  -title "Clothes (a PyTorch ResNet)" -out build/example/clothes-resnet
 	$(GO) run ./cmd/deltaclue import -classifier build/example/pytorch/clf.onnx -dropout /fc2/Gemm=0.3 \
 	  -encoder build/example/pytorch/enc.onnx -decoder build/example/pytorch/dec.onnx \
 	  -data build/example/pytorch/train -test build/example/pytorch/test \
