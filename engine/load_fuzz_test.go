@@ -12,7 +12,8 @@ import (
 // succeeds and an image goes through the encoder, the decoder and the classifier forward and backward without
 // a panic, every output finite. What Check refuses, Load refuses too, with a sentence. (The files are the grey
 // convolutional test bundle's, so that conv, pooling, dropout on channels and a transposed convolution are in
-// reach of the mutations.)
+// reach of the mutations; a description named "graph-test" gets the graph test bundle's, so that every layer of
+// a graph, names and inputs, merges and dropout on activations are too.)
 func FuzzLoad(f *testing.F) {
 	grey, err := testbundle.Grey(1)
 	if err != nil {
@@ -26,13 +27,23 @@ func FuzzLoad(f *testing.F) {
 	}
 	other, _ := json.Marshal(colour.Description)
 	f.Add(other)
+	graph, err := testbundle.Graph(3)
+	if err != nil {
+		f.Fatal(err)
+	}
+	seed, _ = json.Marshal(graph.Description)
+	f.Add(seed)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := weights.ParseDescription(data)
 		if err != nil {
 			return
 		}
-		checked := d.Check(grey.Files)
-		v, b, err := Load(d, grey.Files)
+		files := grey.Files
+		if d.Name == graph.Description.Name {
+			files = graph.Files
+		}
+		checked := d.Check(files)
+		v, b, err := Load(d, files)
 		if checked != nil {
 			if err == nil || err.Error() == "" {
 				t.Fatalf("Check refused it (%v) but Load gave %v", checked, err)

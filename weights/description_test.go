@@ -136,6 +136,15 @@ func FuzzDescription(f *testing.F) {
 		`"classes":["a","b"],"classifier":{"uncertainty":"ensemble","samples":1,"networks":[{"file":"bnn.dcw","layers":[` +
 		`{"op":"conv2d","out":2,"kernel":[3,3],"stride":[2,2],"padding":[1,1],"weights":"w","bias":"b"},{"op":"max-pool","kernel":[2,2],"stride":[2,2]},` +
 		`{"op":"upsample","scale":[2,2]},{"op":"conv-transpose2d","out":1,"kernel":[2,2],"stride":[2,2],"output_padding":[1,1]},{"op":"flatten"},{"op":"dense","out":2}]}]}}`))
+	// The digits' BNN as a graph: its first hidden layer added to itself by name, and a GELU.
+	g := DigitsDescription()
+	l := g.Classifier.Networks[0].Layers
+	l[2].Name = "h"
+	g.Format, g.Classifier.Networks[0].Layers = DescriptionFormat, append(append(append([]Layer{}, l[:3]...),
+		Layer{Op: OpAdd, Inputs: []string{"h", "h"}}, Layer{Op: OpGELU, Approximate: ApproximateTanh}), l[3:]...)
+	if seed, err := json.Marshal(g); err == nil {
+		f.Add(seed)
+	}
 	files := shippedFiles(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ParseDescription(data)
