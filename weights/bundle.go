@@ -2,10 +2,10 @@ package weights
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/deltaclue/deltaclue/internal/digest"
 	"slices"
 )
 
@@ -201,7 +201,7 @@ func (b *Bundle) Fingerprint() uint32 {
 	}
 	slices.Sort(names)
 	files := make([]*File, 0, len(names)+1)
-	files = append(files, &File{Manifest: Manifest{PayloadSHA: fmt.Sprintf("%x", sha256.Sum256(own))}})
+	files = append(files, &File{Manifest: Manifest{PayloadSHA: fmt.Sprintf("%x", digest.Sum256(own))}})
 	for _, name := range names {
 		files = append(files, b.Files[name])
 	}

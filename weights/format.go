@@ -32,12 +32,12 @@ package weights
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deltaclue/deltaclue/internal/digest"
 	"math"
 	"slices"
 )
@@ -340,7 +340,7 @@ func Encode(man Manifest, tensors []Named) ([]byte, error) {
 		man.Tensors = append(man.Tensors, desc)
 	}
 	man.PayloadBytes = payload.Len()
-	sum := sha256.Sum256(payload.Bytes())
+	sum := digest.Sum256(payload.Bytes())
 	man.PayloadSHA = hex.EncodeToString(sum[:])
 	js, err := json.MarshalIndent(man, "", " ")
 	if err != nil {
@@ -373,7 +373,7 @@ const chunk = 4096
 
 // chunkedSHA256 is the SHA-256 of b, written to the hash a chunk at a time.
 func chunkedSHA256(b []byte) []byte {
-	h := sha256.New()
+	h := digest.New()
 	for len(b) > 0 {
 		n := min(len(b), 16*chunk)
 		h.Write(b[:n])

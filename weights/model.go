@@ -1,9 +1,9 @@
 package weights
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/deltaclue/deltaclue/internal/digest"
 	"strconv"
 )
 
@@ -96,7 +96,7 @@ func (f *File) Anchors(classes int) ([][]float32, error) {
 // Fingerprint identifies a set of model files: the first 4 bytes of the SHA-256 of their payload hashes, in
 // order. Share links carry it, so that a link made with other models is recognised.
 func Fingerprint(files ...*File) uint32 {
-	h := sha256.New()
+	h := digest.New()
 	for _, f := range files {
 		h.Write([]byte(f.Manifest.PayloadSHA))
 	}
