@@ -54,16 +54,21 @@ func benchObjective(t testing.TB, n int) *Objective {
 // scatteredObjective builds the objective around the image x0 (λx = 0.03, λy = 0.1) with n points scattered
 // around its code (0.5 a dimension, seed 9).
 func scatteredObjective(t testing.TB, v *VAE, b *BNN, x0 []float32, n int) *Objective {
+	return scatteredObjectiveWith(t, v, b, x0, n, LossWeights{Total: 1, LambdaX: 0.03, LambdaY: 0.1}, 0.5)
+}
+
+// scatteredObjectiveWith is scatteredObjective with the loss's weights w and the points' spread a dimension.
+func scatteredObjectiveWith(t testing.TB, v *VAE, b *BNN, x0 []float32, n int, w LossWeights, spread float64) *Objective {
 	t.Helper()
 	z0 := v.Encode(x0)
-	o, err := NewObjective(v, b, n, LossWeights{Total: 1, LambdaX: 0.03, LambdaY: 0.1}, x0, b.Classify(x0)[0].Probs)
+	o, err := NewObjective(v, b, n, w, x0, b.Classify(x0)[0].Probs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rng.New(9)
 	for i := 0; i < n; i++ {
 		for d := 0; d < v.Latent; d++ {
-			o.Z.Data[i*v.Latent+d] = z0[d] + float32(r.Norm()*0.5)
+			o.Z.Data[i*v.Latent+d] = z0[d] + float32(r.Norm()*spread)
 		}
 	}
 	return o

@@ -45,19 +45,7 @@ func ringImage(s Shape) []float32 {
 func graphObjective(t testing.TB, n int, w LossWeights) *Objective {
 	t.Helper()
 	v, b := graphModels(t)
-	x0 := ringImage(b.Input)
-	z0 := v.Encode(x0)
-	o, err := NewObjective(v, b, n, w, x0, b.Classify(x0)[0].Probs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rng.New(9)
-	for i := 0; i < n; i++ {
-		for d := 0; d < v.Latent; d++ {
-			o.Z.Data[i*v.Latent+d] = z0[d] + float32(r.Norm()*0.7)
-		}
-	}
-	return o
+	return scatteredObjectiveWith(t, v, b, ringImage(b.Input), n, w, 0.7)
 }
 
 // goldenGraphObjective is the SHA-256 of the bits of the graph model's objective (graphObjective(t, 9), cost,
