@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -24,8 +25,13 @@ import (
 
 // greyModels is internal/testbundle's grey CNN bundle made with seed, opened, and loaded for the search.
 func greyModels(t *testing.T, seed uint64) (*testbundle.Bundle, *weights.Bundle, *clue.Models) {
+	return testModels(t, testbundle.Grey, seed)
+}
+
+// testModels makes one of testbundle's models and opens its bundle as the page and the search do.
+func testModels(t *testing.T, make func(uint64) (*testbundle.Bundle, error), seed uint64) (*testbundle.Bundle, *weights.Bundle, *clue.Models) {
 	t.Helper()
-	grey, err := testbundle.Grey(seed)
+	grey, err := make(seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,4 +179,40 @@ func TestBrowserOtherModels(t *testing.T) {
 // not serve).
 func cardScaleFor(in weights.Input) int {
 	return max(1, (112+max(in.Height, in.Width)/2)/max(in.Height, in.Width))
+}
+
+// TestBrowserGraphModelBits: a model whose networks are graphs with every layer of format 2 (testbundle.Graph:
+// residual adds, a concat, a per-channel mul, grouped, depthwise and dilated convolutions, every activation,
+// global pooling, batch normalisation, MC dropout on activations) runs in Chromium, Firefox and WebKitGTK under
+// /repo/: its link's set is the native engine's, bit for bit.
+func TestBrowserGraphModelBits(t *testing.T) {
+	g, b, models := testModels(t, testbundle.Graph, 1)
+	file := filepath.Join(t.TempDir(), "graph.bin")
+	if err := os.WriteFile(file, g.Bytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := g.Description.Input
+	s := sharelink.State{Models: g.Description.Name, Model: b.Fingerprint(), Height: in.Height, Width: in.Width, Channels: in.Channels,
+		Image: sharelink.Quantize(g.Items(1, 3).Float(0, nil)), Params: clue.Defaults(), Selected: sharelink.NoSelection}
+	s.Params.N, s.Params.MaxSteps = 16, 30
+	prob, err := clue.NewProblem(models, s.Float())
+	if err != nil {
+		t.Fatal(err)
+	}
+	native, err := clue.Search(context.Background(), prob, s.Params, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clue.Summarize(prob.X0, prob.Z0, models.BNN.Classes, s.Params, native)
+	dir := buildModelsSite(t, file, "repo")
+	for _, engine := range drive.Engines {
+		t.Run(engine, func(t *testing.T) {
+			br := startEngineWith(t, engine, drive.Options{Width: 1280, Height: 1600})
+			srv := serveAt(dir, "/repo")
+			defer srv.Close()
+			engineDo(t, br, "opening the link", func(ctx context.Context) error { return br.Navigate(ctx, srv.URL+"/repo/#"+sharelink.Encode(s)) })
+			run := engineFinished(t, br, "the graph model's set")
+			sameSet(t, br.Engine()+": the page's set against the native engine's", run.Report.Explanations, native)
+		})
+	}
 }
