@@ -75,7 +75,8 @@ func TestBrowserWorkerCrashRecovered(t *testing.T) {
 	// Three failures in a row stop the run with a message. Each worker is killed a second after both are ready,
 	// once it has sent heartbeats: the page's patience doubles with each failure (3, 6, 12 s).
 	setField(t, ctx, "max_steps", "5000")
-	explainLong(t, ctx, "the long run")
+	do(t, ctx, chromedp.Click(chromedp.ID("run")))
+	waitFor(t, ctx, "the long run", `window.deltaclue.state == "running"`, 10*time.Second)
 	for i := 1; i <= 3; i++ {
 		waitFor(t, ctx, "both workers ready", `window.deltaclue.ready == 2 || window.deltaclue.state != "running"`, 30*time.Second)
 		time.Sleep(time.Second)
