@@ -49,9 +49,13 @@ type pageState struct {
 }
 
 // pageFinished is the page's state once the run with an ID other than the given one has ended (any ID when it
-// is -1), as JSON; false before. (cmd/benchset/engines.go's engineFinished.)
+// is -1), as JSON; false before. (cmd/benchset/engines.go's engineFinished.) When the page asks first (a search
+// it estimates to take more than 10 s on this device, or a costly link: app/costly.go), it answers Run it: the
+// search is the one asked for, and the page's clock starts when the search does.
 func pageFinished(after float64) string {
 	return fmt.Sprintf(`(() => {
+		const run = document.getElementById("costly-run");
+		if (run) { run.click(); return false; }
 		const d = window.deltaclue;
 		if (!d || d.preview || d.runID == %v || !(d.state == "done" || d.state == "failed" || d.state == "cancelled" || d.linkError || d.poolError)) return false;
 		let explained = "";
