@@ -22,11 +22,13 @@ import (
 // globalReport is global.json: the setting, every group's record on the test split, the totals beside
 // δ-CLUE's, and every case.
 type globalReport struct {
-	Split        string             `json:"split"`
-	Uncertain    int                `json:"uncertain"` // test digits with H_total above the threshold
-	Params       clue.Params        `json:"params"`    // δ-CLUE's, and the answers' δ and threshold
-	Ladder       []float32          `json:"ladder"`    // the curves' scales k
-	Cap          float32            `json:"cap"`       // the largest k of an answer
+	Split     string `json:"split"`
+	Uncertain int    `json:"uncertain"` // test digits with H_total above the threshold
+	// Searched counts those searched, when fewer (-digits, or the import's budget): the cases are theirs.
+	Searched     int                `json:"searched,omitempty"`
+	Params       clue.Params        `json:"params"` // δ-CLUE's, and the answers' δ and threshold
+	Ladder       []float32          `json:"ladder"` // the curves' scales k
+	Cap          float32            `json:"cap"`    // the largest k of an answer
 	Groups       []glam.GroupResult `json:"groups"`
 	Totals       globalTotals       `json:"totals"`
 	Cases        []glam.Case        `json:"cases"`
@@ -71,6 +73,12 @@ func global(args []string) error {
 // the first limit uncertain items, 0: all, with that many searches at once) and writes groups.json,
 // groups.csv and coverage.svg into out, from which cmd/site makes the page's global view.
 func measureGlobal(ms *models, out string, limit, workers int) error {
+	return measureGlobalUnder(ms, out, limit, workers, nil)
+}
+
+// measureGlobalUnder is measureGlobal, its searches bounded by the import's share of its budget when share is
+// not nil: as many as it holds, spread over the uncertain items (searchUnderBudget).
+func measureGlobalUnder(ms *models, out string, limit, workers int, share *stageBudget) error {
 	ts := ms.translations
 	if len(ts) == 0 {
 		return fmt.Errorf("the %q models have no GLAM-CLUE translations (%s): global evaluates them", ms.Name(), weights.BundleGlobal)
@@ -82,19 +90,27 @@ func measureGlobal(ms *models, out string, limit, workers int) error {
 	m := ms.search
 	images := flatten(set)
 	p := clue.DefaultsFor(ms.Description())
-	idx, read := glam.Uncertain(m, images, p.HThreshold)
+	idx, read := uncertainItems(m, images, p.HThreshold)
 	uncertain := len(idx)
 	if limit > 0 && limit < len(idx) {
 		idx, read = idx[:limit], read[:limit]
 	}
 	fmt.Fprintf(os.Stderr, "δ-CLUE (n = %d, δ = %g) on %s of the test split's %s, %s…\n", p.N, p.Delta, ms.items(len(idx), ""), ms.items(uncertain, "uncertain"), plural.Count(workers, "worker"))
-	reached, err := glam.Reach(context.Background(), m, images, idx, read, p, workers)
+	var reached []glam.Reached
+	if share == nil {
+		reached, err = glam.Reach(context.Background(), m, images, idx, read, p, workers)
+	} else {
+		reached, _, err = searchUnderBudget(m, images, idx, read, p, *share, "uncertain test "+plural.Word(2, ms.Description().Input.Noun), false)
+	}
 	if err != nil {
 		return err
 	}
 	cases := glam.Evaluate(m, ts, images, reached, p.HThreshold)
-	rep := globalReport{Split: "test", Uncertain: uncertain, Params: p, Ladder: glam.CurveLadder, Cap: glam.Ladder[len(glam.Ladder)-1], Groups: glam.Results(ts, cases), Cases: cases,
+	rep := globalReport{Split: "test", Uncertain: uncertain, Searched: len(reached), Params: p, Ladder: glam.CurveLadder, Cap: glam.Ladder[len(glam.Ladder)-1], Groups: glam.Results(ts, cases), Cases: cases,
 		Machine: fmt.Sprintf("%s, %s, %s", runtime.GOOS+"/"+runtime.GOARCH, plural.Count(runtime.NumCPU(), "CPU"), runtime.Version())}
+	if rep.Searched == uncertain {
+		rep.Searched = 0 // every one
+	}
 	for _, r := range reached {
 		rep.SearchTotal += r.Seconds
 	}
@@ -123,7 +139,7 @@ func measureGlobal(ms *models, out string, limit, workers int) error {
 	if err := writeGlobal(out, rep); err != nil {
 		return err
 	}
-	fmt.Println(globalSummary(len(ts), ms.items(len(idx), "uncertain test"), *t))
+	fmt.Println(globalSummary(len(ts), ms.items(len(reached), "uncertain test"), *t))
 	fmt.Printf("wrote %s\n", filepath.Join(out, "{groups.json,groups.csv,coverage.svg}"))
 	return nil
 }
@@ -178,4 +194,19 @@ func writeGlobal(dir string, rep globalReport) error {
 	svg := figures.CostCoverage(figures.CostCoverageChart{Lines: lines,
 		Title: fmt.Sprintf("Cost against coverage: %s with 5+ test members", plural.Count(len(lines), "group"))})
 	return os.WriteFile(filepath.Join(dir, "coverage.svg"), []byte(svg), 0o644)
+}
+
+// uncertainItems is glam.Uncertain on a few images at a time (rows are independent: the same answer), so that a
+// big model's graph holds a few of them, not the whole test split.
+func uncertainItems(m *clue.Models, images []float32, hThreshold float64) (idx, read []int) {
+	size := m.BNN.Input.Size()
+	const chunk = 64
+	for lo := 0; lo*size < len(images); lo += chunk {
+		hi := min(lo+chunk, len(images)/size)
+		i, r := glam.Uncertain(m, images[lo*size:hi*size], hThreshold)
+		for k := range i {
+			idx, read = append(idx, lo+i[k]), append(read, r[k])
+		}
+	}
+	return idx, read
 }

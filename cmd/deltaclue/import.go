@@ -17,7 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deltaclue/deltaclue/engine/anchors"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/internal/imagefolder"
@@ -25,30 +24,9 @@ import (
 	"github.com/deltaclue/deltaclue/internal/onnxfile"
 	"github.com/deltaclue/deltaclue/internal/onnximport"
 	"github.com/deltaclue/deltaclue/internal/ortnode"
-	"github.com/deltaclue/deltaclue/internal/plural"
-	"github.com/deltaclue/deltaclue/internal/translations"
 	"github.com/deltaclue/deltaclue/training"
 	"github.com/deltaclue/deltaclue/weights"
 )
-
-// unanchoredLine says which classes have no anchors at the threshold maxEntropy (nats), and what that means
-// for scheme S2: "" when every class has some.
-func unanchoredLine(d *weights.Description, missing []int, maxEntropy float64) string {
-	noun := d.Input.Noun
-	switch len(missing) {
-	case 0:
-		return ""
-	case len(d.Classes):
-		return fmt.Sprintf("anchors: no training %s of any class is read right with entropy below %g nats: scheme S2 cannot run on these models", noun, maxEntropy)
-	case 1:
-		return fmt.Sprintf("anchors: no training %s of class %s is read right with entropy below %g nats: S2 starts no restart toward it", noun, d.Classes[missing[0]], maxEntropy)
-	}
-	names := make([]string, len(missing))
-	for i, c := range missing {
-		names[i] = d.Classes[c]
-	}
-	return fmt.Sprintf("anchors: no training %s of the classes %s is read right with entropy below %g nats: S2 starts no restart toward them", noun, plural.List(names), maxEntropy)
-}
 
 // importFlags are `deltaclue import`'s flags.
 type importFlags struct {
@@ -58,6 +36,7 @@ type importFlags struct {
 	minMembers, latent, vaeEpochs                          int
 	testShare                                              float64
 	global                                                 bool
+	budget                                                 time.Duration // import_budget.go
 	defaults                                               defaultsFlags // import_defaults.go
 }
 
@@ -87,6 +66,7 @@ func importCmd(args []string) error {
 	fs.IntVar(&f.anchorsPer, "anchors-per-class", 200, "keep at most this many S2 anchors of each class")
 	fs.BoolVar(&f.global, "global", true, "also measure the translations on the test items beside δ-CLUE's searches (deltaclue global), which the page's global view shows: a search for each uncertain test item")
 	fs.StringVar(&f.ortDir, "onnxruntime", ortnode.DefaultDir, "where onnxruntime-web is installed (the second checker, for the graphs onnx-gomlx does not run)")
+	fs.DurationVar(&f.budget, "budget", 10*time.Minute, "the import's time at most, about: the costly stages (the quality on the test items, the search's defaults, the anchors, the translations and the global view) share it, each doing as many items as its share holds and saying what it left out (0: no bound)")
 	f.defaults.register(fs)
 	setup := fs.Bool("setup", false, "only install onnxruntime-web "+ortnode.Version+" into -onnxruntime with npm, and exit (make onnxruntime)")
 	if err := fs.Parse(args); err != nil {
@@ -122,6 +102,8 @@ func runImport(f importFlags) error {
 		return fmt.Errorf("import: -test-share %g must be between 0 and 1", f.testShare)
 	case f.samples < 2 || f.samples > 256:
 		return fmt.Errorf("import: -samples %d must be 2 to 256", f.samples)
+	case f.budget < 0:
+		return fmt.Errorf("import: -budget %s: give a duration such as 10m, or 0 for no bound", f.budget)
 	}
 	if err := refuseFull(f.out); err != nil {
 		return err
@@ -235,7 +217,9 @@ func runImport(f importFlags) error {
 	for i := 0; i < n; i++ {
 		x = append(x, data.Items.Float(i*data.Items.Len()/n, nil)...)
 	}
+	stop := every(10*time.Second, func() { fmt.Printf("check: the graphs in the ONNX runtimes (%.0fs)\n", time.Since(start).Seconds()) })
 	agreed, err := onnximport.Check(context.Background(), d, files, graphs, x, n, ort)
+	stop()
 	for _, a := range agreed {
 		fmt.Printf("  %-26s agrees with %s within %.2g (%d values of %d items)\n", a.Role, a.Runtime, a.MaxDiff, a.Values, n)
 	}
@@ -244,46 +228,23 @@ func runImport(f importFlags) error {
 	}
 	fmt.Printf("checked against the ONNX runtimes (%.1fs)\n", time.Since(start).Seconds())
 
-	// float32, then int8: what compaction costs, on the test items.
-	backend := training.Backend()
-	measure := func(files map[string]*weights.File) (training.Classification, training.VAEQuality, error) {
-		p, err := training.FileTensors(files[weights.BundleBNN], files[weights.BundleVAE])
-		if err != nil {
-			return training.Classification{}, training.VAEQuality{}, err
-		}
-		c, _ := training.MeasureClassifierWith(backend, d, p, test)
-		v := training.MeasureDescribedVAE(backend, d, p, p, test)
-		return c, v, nil
+	// float32, then int8: what compaction costs, on the test items (import_quality.go), and the stages after
+	// it, each under its share of the budget (import_budget.go).
+	stages := []string{stageQuality, stageDefaults, stageAnchors, stageTranslations, stageGlobal}
+	if !f.defaults.measure {
+		stages = slices.DeleteFunc(stages, func(s string) bool { return s == stageDefaults })
 	}
-	c32, v32, err := measure(files)
+	if !f.global {
+		stages = stages[:len(stages)-1]
+	}
+	bud := newImportBudget(f.budget, start, os.Stdout, stages...)
+	enc, m32, err := measureCompaction(d, files, test, bud.share(stageQuality), start)
 	if err != nil {
 		return err
-	}
-	enc := map[string][]byte{}
-	for _, name := range []string{weights.BundleBNN, weights.BundleVAE} {
-		if enc[name], err = compactFile(d, files[name], measures(c32, v32), nil); err != nil {
-			return err
-		}
-	}
-	int8Files, err := decodeAll(enc)
-	if err != nil {
-		return err
-	}
-	c8, v8, err := measure(int8Files)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("on %d test items:   accuracy   NLL      reconstructions keep the label   ELBO\n", test.Len())
-	fmt.Printf("  float32           %6.2f %%  %.4f   %6.2f %%                          %s\n", 100*c32.Accuracy, c32.NLL, 100*v32.ReconLabelAgreement, elboText(v32.ELBO))
-	fmt.Printf("  int8              %6.2f %%  %.4f   %6.2f %%                          %s   (%.1fs)\n", 100*c8.Accuracy, c8.NLL, 100*v8.ReconLabelAgreement, elboText(v8.ELBO), time.Since(start).Seconds())
-	for _, name := range []string{weights.BundleBNN, weights.BundleVAE} { // with the int8 measures in their manifests
-		if enc[name], err = compactFile(d, files[name], measures(c32, v32), map[string]any{"test": measures(c8, v8)}); err != nil {
-			return err
-		}
 	}
 
 	// The search's defaults, where the digits' do not fit the model (import_defaults.go).
-	if err := measureDefaults(d, enc, test, f.defaults); err != nil {
+	if err := measureDefaults(d, enc, test, f.defaults, bud); err != nil {
 		return err
 	}
 
@@ -298,47 +259,23 @@ func runImport(f importFlags) error {
 		return fmt.Errorf("import: the bundle made does not open: %w", err)
 	}
 	split := weights.Dataset{Source: "deltaclue import of " + filepath.Base(filepath.Clean(f.data)), Train: train.Len(), Test: test.Len()}
-	// The digits' threshold first; a model less sure of its training items than the digits' gets a higher one,
-	// doubled while some class has no anchor, up to log K (a uniform guess's entropy). A class without one even
-	// there is one the classifier is never sure of, which is what this tool explains: it gets none, S2 starts no
-	// restart toward it, and the anchors kept are those of the lowest threshold that anchored all the others
-	// (doubling past it helped no class).
-	maxEntropy := anchors.MaxEntropy
+	read, reading, err := readTraining(b, train, bud.share(stageAnchors)) // import_stages.go
+	if err != nil {
+		return fmt.Errorf("import: the anchors (S2's starts): %w", err)
+	}
+	var maxEntropy float64
 	var missing []int
-	for t, tried := maxEntropy, false; ; t *= 2 {
-		made, err := anchors.MakeAtMost(b, train, split, t, f.anchorsPer)
-		if err != nil {
-			return fmt.Errorf("import: the anchors (S2's starts): %w", err)
-		}
-		file, err := weights.Decode(weights.BundleAnchors, made)
-		if err != nil {
-			return fmt.Errorf("import: the anchors made do not open: %w", err)
-		}
-		none, err := anchors.Missing(file, len(d.Classes))
-		if err != nil {
-			return fmt.Errorf("import: the anchors made do not open: %w", err)
-		}
-		if !tried || len(none) < len(missing) {
-			enc[weights.BundleAnchors], maxEntropy, missing, tried = made, t, none, true
-		}
-		if len(none) == 0 || t*2 > math.Log(float64(len(d.Classes))) {
-			break
-		}
+	if enc[weights.BundleAnchors], maxEntropy, missing, err = makeAnchors(b, reading, split, f.anchorsPer); err != nil {
+		return err
 	}
 	if b, err = weights.OpenBundleFiles(bundleOf(enc), false); err != nil {
 		return fmt.Errorf("import: the bundle made does not open: %w", err)
 	}
-	perClass, _ := b.Files[weights.BundleAnchors].Manifest.Metrics[weights.AnchorCounts].(map[string]any) // (read back from JSON)
-	counts := make([]string, len(d.Classes))
-	for c, name := range d.Classes {
-		counts[c] = fmt.Sprintf("%s %v", name, perClass[strconv.Itoa(c)])
-	}
-	fmt.Printf("anchors: %s; training items read right with entropy below %g nats (%.1fs)\n", strings.Join(counts, ", "), maxEntropy, time.Since(start).Seconds())
+	fmt.Printf("%s (%.1fs)\n", anchorsLine(b, maxEntropy), time.Since(start).Seconds())
 	if line := unanchoredLine(d, missing, maxEntropy); line != "" {
 		fmt.Println(line)
 	}
-	if enc[weights.BundleGlobal], err = translations.Learn(b, train, translations.Options{MinMembers: f.minMembers, MaxMembers: glam.MaxMembers,
-		MaxUncertain: f.maxUncertain, Tool: "deltaclue import", Engine: true, Log: indent{os.Stdout}}); err != nil {
+	if enc[weights.BundleGlobal], err = importTranslations(b, read, reading, f, bud.share(stageTranslations)); err != nil {
 		return fmt.Errorf("import: the translations: %w", err)
 	}
 	if _, err = weights.OpenBundleFiles(bundleOf(enc), false); err != nil {
@@ -349,7 +286,7 @@ func runImport(f importFlags) error {
 	// PyTorch's own probabilities; the page and the search use the int8 ones.
 	enc32 := map[string][]byte{weights.DescriptionFile: enc[weights.DescriptionFile]}
 	for _, name := range []string{weights.BundleBNN, weights.BundleVAE} {
-		if enc32[name], err = encodeFile(d, files[name], false, nil, map[string]any{"test": measures(c32, v32)}); err != nil {
+		if enc32[name], err = encodeFile(d, files[name], false, nil, map[string]any{"test": m32}); err != nil {
 			return err
 		}
 	}
@@ -364,13 +301,17 @@ func runImport(f importFlags) error {
 		// The folder is whole without it: a global view that cannot be measured is said, and left out.
 		ms, err := loadModels(f.out)
 		if err == nil {
-			err = measureGlobal(ms, f.out, 0, runtime.NumCPU())
+			share := bud.share(stageGlobal)
+			err = measureGlobalUnder(ms, f.out, 0, runtime.NumCPU(), &share)
 		}
 		if err != nil {
 			fmt.Printf("no global view: %v\n", err)
 		} else {
 			fmt.Printf("the global view measured (%.1fs)\n", time.Since(start).Seconds())
 		}
+	}
+	if line := bud.recap(); line != "" {
+		fmt.Println(line)
 	}
 	fmt.Printf("serve it: make serve MODELS=%s\n", f.out)
 	return nil

@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/deltaclue/deltaclue/internal/budget"
 	"github.com/deltaclue/deltaclue/internal/dataset"
+	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/internal/searchdefaults"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -30,12 +34,17 @@ func (f *defaultsFlags) register(fs *flag.FlagSet) {
 // measureDefaults measures the search's defaults of the models made so far (the description d and the encoded
 // int8 weights files enc, which the page runs) on the test items, prints what it chose and why, and stores them
 // in d when the digits' do not fit (d's format then says so).
-func measureDefaults(d *weights.Description, enc map[string][]byte, test dataset.Items, f defaultsFlags) error {
+func measureDefaults(d *weights.Description, enc map[string][]byte, test dataset.Items, f defaultsFlags, bud *importBudget) error {
 	if !f.measure {
 		return nil
 	}
 	if f.items < 1 || f.restarts < 1 || f.budget < 0 {
 		return fmt.Errorf("import: -defaults-items %d, -defaults-restarts %d and -defaults-budget %s: want at least 1 item and 1 restart, and no negative budget", f.items, f.restarts, f.budget)
+	}
+	share := bud.share(stageDefaults) // the import's share, when it is shorter than -defaults-budget
+	limit := f.budget
+	if share.Budget > 0 && (limit == 0 || share.Budget < limit) {
+		limit = share.Budget
 	}
 	desc, err := json.Marshal(d)
 	if err != nil {
@@ -46,16 +55,51 @@ func measureDefaults(d *weights.Description, enc map[string][]byte, test dataset
 	if err != nil {
 		return fmt.Errorf("import: the bundle made does not open: %w", err)
 	}
-	r, err := searchdefaults.Measure(context.Background(), b, test, searchdefaults.Options{Items: f.items, Restarts: f.restarts, Budget: f.budget})
+	var mu sync.Mutex
+	searches, t0 := 0, time.Now()
+	stop := every(10*time.Second, func() {
+		mu.Lock()
+		n := searches
+		mu.Unlock()
+		left := ""
+		if limit > 0 {
+			left = fmt.Sprintf(", at most %s left", budget.Seconds(max(limit-time.Since(t0), 0)))
+		}
+		fmt.Printf("defaults: %s done%s\n", plural.Count(n, "search"), left)
+	})
+	r, err := searchdefaults.Measure(context.Background(), b, test, searchdefaults.Options{Items: f.items, Restarts: f.restarts, Budget: limit,
+		Searched: func(done int) { mu.Lock(); searches = done; mu.Unlock() }})
+	stop()
 	if err != nil {
 		return fmt.Errorf("import: measuring the search's defaults: %w", err)
 	}
 	for _, line := range r.Lines() {
 		fmt.Println(line)
 	}
+	if limit != f.budget && len(r.LeftOut) > 0 {
+		fmt.Printf("defaults: measured in %s, the import's share of -budget (-defaults-budget %s)\n", budget.Seconds(limit), f.budget)
+		share.note("defaults " + strings.Join(r.LeftOut, "; "))
+	}
 	if r.Search != nil {
 		d.Search = r.Search
 		d.Format = max(d.Format, d.MinFormat()) // search defaults are format 2
 	}
 	return nil
+}
+
+// every calls f every period until the function it returns is called.
+func every(period time.Duration, f func()) (stop func()) {
+	t := time.NewTicker(period)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	}()
+	return func() { t.Stop(); close(done) }
 }

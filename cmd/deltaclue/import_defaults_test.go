@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func TestImportMeasuresDefaults(t *testing.T) {
 			enc[file.Name] = file.Data
 		}
 		d := *tb.Description
-		if err := measureDefaults(&d, enc, tb.Items(200, seed+10), f); err != nil {
+		if err := measureDefaults(&d, enc, tb.Items(200, seed+10), f, newImportBudget(0, time.Now(), os.Stdout, stageDefaults)); err != nil {
 			t.Fatal(err)
 		}
 		return tb.Description, &d
@@ -58,7 +59,7 @@ func TestImportMeasuresDefaults(t *testing.T) {
 	if _, d := run(1, flags); d.Search != nil || d.Format != 1 { // the digits' defaults fit
 		t.Errorf("models the digits' defaults fit: format %d, search %+v", d.Format, d.Search)
 	}
-	if err := measureDefaults(&weights.Description{}, nil, nil, defaultsFlags{measure: true, items: 0, restarts: 12}); err == nil {
+	if err := measureDefaults(&weights.Description{}, nil, nil, defaultsFlags{measure: true, items: 0, restarts: 12}, newImportBudget(0, time.Now(), os.Stdout, stageDefaults)); err == nil {
 		t.Error("-defaults-items 0 was taken")
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/internal/ortnode"
 	"github.com/deltaclue/deltaclue/internal/testenv"
+	"github.com/deltaclue/deltaclue/training"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // ortDir is the repository's onnxruntime-web folder (make onnxruntime), or the test skips loudly (fails under CI=true).
@@ -81,6 +83,26 @@ func TestImportThePyTorchExample(t *testing.T) {
 	d := m.Description()
 	if d.Name != "clothes" || len(d.Classes) != 10 || d.Classes[0] != "T-shirt or top" || m.Test == nil || m.Test.Len() != 120 {
 		t.Fatalf("the folder: name %q, classes %v, test items %v", d.Name, d.Classes, m.Test)
+	}
+	// The int8 measures in the manifests were the engine's; gomlx's graphs, which measured them before, agree.
+	tensors, err := training.FileTensors(m.Bundle.Files[weights.BundleBNN], m.Bundle.Files[weights.BundleVAE])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc, _ := training.MeasureClassifierWith(training.Backend(), d, tensors, m.Test)
+	wv := training.MeasureDescribedVAE(training.Backend(), d, tensors, tensors, m.Test)
+	test, _ := m.Bundle.Files[weights.BundleBNN].Manifest.Metrics["test"].(map[string]any)
+	clf, _ := test["classifier"].(map[string]any)
+	vae, _ := test["vae"].(map[string]any)
+	for _, c := range []struct {
+		name  string
+		got   any
+		gomlx float64
+	}{{"accuracy", clf["accuracy"], wc.Accuracy}, {"NLL", clf["nll"], wc.NLL}, {"ECE", clf["ece"], wc.ECE}, {"AUROC", clf["auroc"], wc.AUROC},
+		{"reconstructions keep the label", vae["recon_label_agreement"], wv.ReconLabelAgreement}} {
+		if v, ok := c.got.(float64); !ok || math.Abs(v-c.gomlx) > 1e-6 {
+			t.Errorf("the int8 %s measured by the import: %v; gomlx: %v", c.name, c.got, c.gomlx)
+		}
 	}
 	if _, ts, err := glam.LoadBundle(m.Bundle); err != nil || m.Bundle.Anchors == nil || len(ts) == 0 {
 		t.Errorf("the folder's anchors and translations: %d translations, %v", len(ts), err)

@@ -49,7 +49,15 @@ func MakeAtMost(b *weights.Bundle, train dataset.Items, split weights.Dataset, m
 	if err != nil {
 		return nil, err
 	}
-	latent := vae.Latent
+	return Encode(b, codes, vae.Latent, split, maxEntropy, perClass)
+}
+
+// Encode returns the anchors file of the bundle's models made of codes, per class the latent codes (of size
+// latent each, one after another) of the training items read right with entropy below maxEntropy, in the
+// training split's order, keeping at most perClass of each class (0: all), the first: what MakeAtMost makes of
+// Collect's codes, for a caller that read the items itself (Reading.Anchors).
+func Encode(b *weights.Bundle, codes [][]float32, latent int, split weights.Dataset, maxEntropy float64, perClass int) ([]byte, error) {
+	d := b.Description
 	if perClass > 0 {
 		for c, z := range codes {
 			codes[c] = z[:min(len(z), perClass*latent)]
@@ -109,24 +117,60 @@ func Collect(vae *engine.VAE, bnn *engine.BNN, d *weights.Description, train dat
 	if train.Size() != size || vae.Image.Size() != size {
 		return nil, fmt.Errorf("the training %s have %d values each, and the models read %d", plural.Word(2, d.Input.Noun), train.Size(), size)
 	}
-	latent := vae.Latent
-	perClass := make([][]float32, bnn.Classes)
+	var r Reading
 	const batch = 500 // bounds the memory of one pass; rows are independent, so the bits do not depend on it
 	images := make([]float32, batch*size)
 	for lo := 0; lo < train.Len(); lo += batch {
 		hi := min(lo+batch, train.Len())
 		x := images[:(hi-lo)*size]
+		labels := make([]int, hi-lo)
 		for i := lo; i < hi; i++ {
 			train.Float(i, x[(i-lo)*size:(i-lo+1)*size])
+			labels[i-lo] = train.Label(i)
 		}
-		codes := vae.Encode(x)
-		for k, p := range bnn.Classify(x) {
-			if y := p.Label(); y == train.Label(lo+k) && p.Total < float32(maxEntropy) {
-				perClass[y] = append(perClass[y], codes[k*latent:(k+1)*latent]...)
-			}
+		r.Append(ReadItems(vae, bnn, x, labels))
+	}
+	return r.Anchors(bnn.Classes, maxEntropy), nil
+}
+
+// Reading is what the models make of some training items, in the order they were read: each one's class, the
+// label the classifier reads, its predictive entropy H_total and its latent code (the encoder's mean).
+type Reading struct {
+	Class, Read []int
+	Total       []float32
+	Codes       []float32 // Latent values an item, one item after another
+	Latent      int
+}
+
+// ReadItems reads the items x (one after another) of the given classes with the models. Rows are independent:
+// a reading does not depend on how the items are batched.
+func ReadItems(vae *engine.VAE, bnn *engine.BNN, x []float32, classes []int) Reading {
+	r := Reading{Class: append([]int(nil), classes...), Codes: vae.Encode(x), Latent: vae.Latent}
+	for _, p := range bnn.Classify(x) {
+		r.Read, r.Total = append(r.Read, p.Label()), append(r.Total, p.Total)
+	}
+	return r
+}
+
+// Append appends the reading of more items.
+func (r *Reading) Append(more Reading) {
+	r.Class, r.Read, r.Total = append(r.Class, more.Class...), append(r.Read, more.Read...), append(r.Total, more.Total...)
+	r.Codes, r.Latent = append(r.Codes, more.Codes...), more.Latent
+}
+
+// Len is the number of items read.
+func (r Reading) Len() int { return len(r.Class) }
+
+// Anchors returns, per class of a classifier of the given number of classes, the codes of the items read right
+// with H_total below maxEntropy, in the reading's order (Collect's).
+func (r Reading) Anchors(classes int, maxEntropy float64) [][]float32 {
+	perClass := make([][]float32, classes)
+	for k, y := range r.Read {
+		if y == r.Class[k] && r.Total[k] < float32(maxEntropy) {
+			perClass[y] = append(perClass[y], r.Codes[k*r.Latent:(k+1)*r.Latent]...)
 		}
 	}
-	return perClass, nil
+	return perClass
 }
 
 // Missing lists, in order, the classes of an anchors file (of a classifier of the given number of classes)

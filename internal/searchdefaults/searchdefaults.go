@@ -60,6 +60,8 @@ type Options struct {
 	Pool     int           // the least sure are picked among at most this many test items, evenly spaced (default 2000)
 	Budget   time.Duration // the measurement's time at most; 0: unbounded
 	Workers  int           // searches at once (default: the machine's cores)
+	// Searched, when not nil, is called after each search, with the searches done so far (for progress lines).
+	Searched func(done int)
 }
 
 // Defaults of Options.
@@ -194,6 +196,8 @@ type measurer struct {
 	restarts int
 	top      float64 // the largest threshold: what the searches accept at
 	workers  int
+	searched func(done int) // told after each search
+	searches int            // done so far
 }
 
 // params are the search's parameters at (δ, λx).
@@ -245,6 +249,9 @@ func (m *measurer) search(ctx context.Context, delta, lambda float64, k int, may
 				default:
 					c.h0, c.minH = append(c.h0, float64(m.problems[i].Pred0.Total)), append(c.minH, h)
 					done++
+					if m.searches++; m.searched != nil {
+						m.searched(m.searches)
+					}
 					if h < m.top {
 						reachedTop++
 					}
@@ -297,7 +304,7 @@ func Measure(ctx context.Context, b *weights.Bundle, test dataset.Items, opt Opt
 		return nil, err
 	}
 	deltas, lambdas, thresholds := Grid(d.VAE.Latent, d.Input.Size(), len(d.Classes))
-	m := &measurer{restarts: opt.Restarts, top: thresholds[len(thresholds)-1], workers: opt.Workers}
+	m := &measurer{restarts: opt.Restarts, top: thresholds[len(thresholds)-1], workers: opt.Workers, searched: opt.Searched}
 	m.problems, r.Picked, r.Pool = leastSure(models, test, opt.Pool, opt.Items)
 	r.Tests = test.Len()
 	k := len(m.problems)
