@@ -61,26 +61,30 @@ func TestImportBudgetShares(t *testing.T) {
 	}
 }
 
-// TestPlanRestarts: the translations' searches keep the models' n restarts when enough items fit, and otherwise
-// take fewer, in proportion, down to a quarter.
+// TestPlanRestarts: the translations' searches keep the models' n restarts when enough items fit, and
+// otherwise try half of them, then a quarter, each measured in its turn.
 func TestPlanRestarts(t *testing.T) {
 	s := time.Second
 	for _, c := range []struct {
-		total, workers, n int
-		perItem, left     time.Duration
-		want              int
+		total, workers, n, floor int
+		perItem, left            time.Duration
+		want                     int
 	}{
-		{100, 2, 100, 12 * s, 300 * s, 100}, // 50 fit
-		{100, 2, 100, 12 * s, 240 * s, 100}, // exactly 40
-		{100, 2, 100, 12 * s, 180 * s, 70},  // 30 fit: 100·30/40 = 75 → 70
-		{100, 2, 100, 12 * s, 60 * s, 20},   // 10 fit: 25 → 20, a quarter
-		{100, 2, 100, 12 * s, 0, 20},        // none: a quarter
-		{20, 2, 100, 12 * s, 120 * s, 100},  // all 20 fit
-		{100, 2, 24, 6 * s, 60 * s, 10},     // at least 10
+		{100, 2, 100, 20, 12 * s, 300 * s, 100}, // 50 fit
+		{100, 2, 100, 20, 12 * s, 240 * s, 100}, // exactly 40
+		{100, 2, 100, 20, 12 * s, 180 * s, 50},  // 30 fit: half
+		{100, 2, 50, 20, 5 * s, 180 * s, 50},    // at half, 72 fit
+		{100, 2, 50, 20, 12 * s, 180 * s, 20},   // at half, still 30: a quarter (25, rounded down)
+		{100, 2, 20, 20, 12 * s, 0, 20},         // none fit at the floor: the floor
+		{20, 2, 100, 20, 12 * s, 120 * s, 100},  // all 20 fit
+		{100, 2, 24, 10, 6 * s, 60 * s, 10},     // half of 24 is 10 at least
 	} {
-		if got := planRestarts(c.total, enoughItems, c.workers, c.n, c.perItem, c.left); got != c.want {
+		if got := planRestarts(c.total, enoughItems, c.workers, c.n, c.floor, c.perItem, c.left); got != c.want {
 			t.Errorf("planRestarts(%d items, %d workers, n = %d, %s an item, %s left) = %d, want %d", c.total, c.workers, c.n, c.perItem, c.left, got, c.want)
 		}
+	}
+	if restartsFloor(100) != 20 || restartsFloor(24) != 10 || restartsFloor(8) != 8 {
+		t.Errorf("the floors: %d, %d, %d", restartsFloor(100), restartsFloor(24), restartsFloor(8))
 	}
 }
 

@@ -163,29 +163,32 @@ func anchorsLine(b *weights.Bundle, maxEntropy float64) string {
 }
 
 // The translations' searches: when their share holds fewer than enoughItems of the items at the models' n
-// restarts, fewer restarts, in proportion, down to a quarter (a multiple of 10, at least 10), so that more
-// items make groups of MinMembers; the searches get searchShare of the stage's share, the learning the rest.
+// restarts, fewer restarts (half, then a quarter: a search's time grows faster than its restarts, the slowest
+// deciding its steps, so each is measured, not extrapolated), so that more items make groups of MinMembers;
+// the searches get searchShare of the stage's share, the learning the rest.
 const (
 	enoughItems = 4 * glam.MinMembers
 	searchShare = 0.7
 )
 
-// planRestarts is the restarts of the translations' searches: n when at least enough items (or all of total,
-// if fewer) fit in left at perItem an item (one worker's time, with n restarts), workers at once; else n in
-// proportion to what fits, rounded down to a multiple of 10, at least a quarter of n (and 10).
-func planRestarts(total, enough, workers, n int, perItem, left time.Duration) int {
-	want := min(enough, total)
+// planRestarts is the restarts of the translations' next searches: n (the restarts of those measured, at
+// perItem an item, one worker's time) when at least enough items (or all of total, if fewer) fit in left,
+// workers at once; else the next rung down from n: half of it, rounded down to a multiple of 10, and not
+// below floor (when n is the floor, n).
+func planRestarts(total, enough, workers, n, floor int, perItem, left time.Duration) int {
 	fit := 0 // the items left holds, at n
 	if left > 0 && perItem > 0 {
 		fit = int(float64(left) * float64(max(workers, 1)) / float64(perItem))
 	}
-	if fit >= want || want <= 0 {
+	if fit >= min(enough, total) || n <= floor {
 		return n
 	}
-	r := n * max(fit, 0) / want / 10 * 10
-	floor := max(10, n/4/10*10)
-	return min(n, max(r, floor))
+	return max(n/2/10*10, floor, 1)
 }
+
+// restartsFloor is the fewest restarts the translations' searches take: a quarter of the models' n, rounded
+// down to a multiple of 10, and at least 10 (or n, if fewer).
+func restartsFloor(n int) int { return min(n, max(10, n/4/10*10)) }
 
 // importTranslations learns GLAM-CLUE's translations on the training items read (their reading gives the
 // uncertain ones) under the stage's share, and returns their file.
@@ -242,21 +245,29 @@ func searchUnderBudget(m *clue.Models, images []float32, idx, read []int, p clue
 	}
 	st := share.stage(nouns, len(idx), 0, 1)
 	if fewerRestarts && share.Budget > 0 && len(idx) > st.Workers {
-		first := st
-		first.Total, first.Budget = st.Workers, 0
-		r, err := first.Run(context.Background(), do(p))
-		if err != nil {
-			return nil, p, err
-		}
-		left := share.Budget - time.Since(start)
-		if n := planRestarts(len(idx), enoughItems, st.Workers, p.N, r.PerItem, left); n < p.N {
-			fmt.Printf("%s: δ-CLUE with n = %d restarts, not %d, on more %s (the budget)\n", share.name, n, p.N, nouns)
-			share.note(fmt.Sprintf("%s n = %d restarts, not %d", share.name, n, p.N))
-			p.N = n
-		} else {
+		// The first searches at the models' n, then at fewer restarts while too few items would fit: each
+		// rung's first searches measure it, and those of the rung kept count.
+		n0, floor := p.N, restartsFloor(p.N)
+		for {
+			first := st
+			first.Total, first.Budget, first.Unit = st.Workers, 0, fmt.Sprintf("%s (the first, at n = %d)", nouns, p.N)
+			r, err := first.Run(context.Background(), do(p))
+			if err != nil {
+				return nil, p, err
+			}
+			left := share.Budget - time.Since(start)
+			st.Budget = max(left, time.Second)
+			if n := planRestarts(len(idx), enoughItems, st.Workers, p.N, floor, r.PerItem, left); n < p.N {
+				p.N = n
+				continue
+			}
 			st.From, st.Spent = r.Done, r.PerItem*time.Duration(r.Done)
+			break
 		}
-		st.Budget = max(left, time.Second)
+		if p.N < n0 {
+			fmt.Printf("%s: δ-CLUE with n = %d restarts, not %d, on more %s (the budget)\n", share.name, p.N, n0, nouns)
+			share.note(fmt.Sprintf("%s n = %d restarts, not %d", share.name, p.N, n0))
+		}
 	}
 	r, err := st.Run(context.Background(), do(p))
 	if err != nil {
