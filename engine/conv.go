@@ -2,6 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
 
 	"github.com/deltaclue/deltaclue/engine/kernel"
 )
@@ -217,6 +220,8 @@ type Conv struct {
 	Groups  int // 1 for a plain convolution; divides In.C and Out.C
 	W, WT   []float32
 	B       []float32 // [Out.C]
+
+	cache *convCache // what the graphs running the layer share (NewConvGroups makes it)
 }
 
 // NewConv prepares a convolution over images of shape in with outC channels, from weights [outC·in.C·KH·KW]
@@ -251,7 +256,7 @@ func NewConvGroups(in Shape, outC int, win Window, groups int, w, b []float32) (
 	case len(w) != outC*kg || len(b) != outC:
 		return Conv{}, fmt.Errorf("conv2d: %d weights and %d biases for %d×%d×%d×%d and %d", len(w), len(b), outC, in.C/groups, win.KH, win.KW, outC)
 	}
-	c := Conv{In: in, Out: Shape{outC, oh, ow}, Window: win, Groups: groups, W: w, WT: make([]float32, len(w)), B: make([]float32, outC)}
+	c := Conv{In: in, Out: Shape{outC, oh, ow}, Window: win, Groups: groups, W: w, WT: make([]float32, len(w)), B: make([]float32, outC), cache: new(convCache)}
 	transposeGroups(c.WT, w, groups, outC/groups, kg)
 	for j, v := range b {
 		c.B[j] = v + 0
@@ -282,6 +287,8 @@ func (c *Conv) scratch(images int, grad bool) convScratch {
 	if c.groups() > 1 && c.In.C == c.groups() {
 		s.dw = newDepthwisePlanes(c, images, grad)
 	}
+	w := c.Window
+	s.pointwise = w.KH == 1 && w.KW == 1 && w.StrideH == 1 && w.StrideW == 1 && w.PadH == 0 && w.PadW == 0
 	return s
 }
 
@@ -302,7 +309,12 @@ type convScratch struct {
 	byPos, chans         *kernel.Sparse
 	t                    []float32
 
-	dw *depthwisePlanes // a convolution with one input channel a group: its planes (directDepthwise)
+	dw *depthwisePlanes // a convolution with one input channel a group: its planes (directDepthwise); or planes chosen
+
+	pointwise        bool       // the windows are the image itself (1×1, stride 1, no padding): nothing to gather
+	planes           bool       // the convolution runs in planes (dw), chosen for it (chooseLayout)
+	rows             *rowLayout // the chunked im2row layout, where a pass runs in it (chooseLayout)
+	rowsFwd, rowsBwd bool       // which passes do
 }
 
 // newConvScratch prepares a convolution's scratch: geo over images of in values, with a gradient if grad; chans
@@ -409,22 +421,29 @@ func fillBias(y, b []float32, P int) {
 // conv runs the convolution l on n images x (rows of l.In.Size()) into y (rows of l.Out.Size()), image by image:
 // the biases, then W_g·gather(x)_g for each group g (group g's window rows and output channels are contiguous);
 // sparse (one group only), each image's windows by position times Wᵀ from the biases, transposed into y. One
-// input channel a group (depthwise), it runs through its planes instead, a chunk of images at a time.
-func (s *convScratch) conv(l *Conv, x, y []float32, n int, compact bool) {
+// input channel a group (depthwise), it runs through its planes instead, a chunk of images at a time; and as
+// chooseLayout chose, in planes or a chunk of images' windows in rows (the sparse products first where wired).
+// l is layer li of the op (a convolution per MC sample has one a sample), whose row weights the layout keeps.
+func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool) {
 	K, P, C := s.geo.rows(), s.geo.cols(), l.Out.C
 	G := l.groups()
 	Kg, Cg := K/G, C/G
 	in, outW := l.In.Size(), l.Out.Size()
-	if s.dw != nil && directDepthwise {
+	sparse := s.sparseFwd && compact
+	if s.dw != nil && (s.planes && !sparse || !s.planes && directDepthwise) {
 		for r := 0; r < n; r += s.dw.chunk {
 			nb := min(s.dw.chunk, n-r)
 			s.dw.forward(l, x[r*in:(r+nb)*in], y[r*outW:(r+nb)*outW], nb)
 		}
 		return
 	}
+	if s.rowsFwd && !sparse {
+		s.rows.forward(l, li, x, y, n)
+		return
+	}
 	for r := 0; r < n; r++ {
 		yr := y[r*outW : (r+1)*outW]
-		if s.sparseFwd && compact {
+		if sparse {
 			s.byPos.SetGather(x[r*in:(r+1)*in], s.byPosMap)
 			fillRows(s.t, l.B, P)
 			kernel.MatMulAddSparse(s.byPos, l.WT, s.t, C, false)
@@ -432,9 +451,13 @@ func (s *convScratch) conv(l *Conv, x, y []float32, n int, compact bool) {
 			continue
 		}
 		fillBias(yr, l.B, P)
-		kernel.GatherIdx(s.col, x[r*in:(r+1)*in], s.idx)
+		col := x[r*in : (r+1)*in] // pointwise: the windows are the image
+		if !s.pointwise {
+			col = s.col
+			kernel.GatherIdx(col, x[r*in:(r+1)*in], s.idx)
+		}
 		for g := 0; g < G; g++ {
-			kernel.MatMulAdd(l.W[g*Cg*Kg:], s.col[g*Kg*P:], yr[g*Cg*P:], Cg, Kg, P)
+			kernel.MatMulAdd(l.W[g*Cg*Kg:], col[g*Kg*P:], yr[g*Cg*P:], Cg, Kg, P)
 		}
 	}
 }
@@ -443,17 +466,24 @@ func (s *convScratch) conv(l *Conv, x, y []float32, n int, compact bool) {
 // into its rows of the windows), from dy into dx. With fresh (dx all +0, as Backward clears it, and no other
 // writer before), it scatters into dx itself: the same sums in the same order from the same +0, without a
 // scratch image to clear and add. Sparse (one group only), Wᵀ·∂out is each image's ∂out channels by position
-// times W, scattered through a map in the same order. Depthwise, through its planes.
-func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int, fresh, compact bool) {
+// times W, scattered through a map in the same order. Depthwise, through its planes; and as chooseLayout chose,
+// in planes or in rows.
+func (s *convScratch) convGrad(l *Conv, li int, dy, dx []float32, n int, fresh, compact bool) {
 	K, P, C := s.geo.rows(), s.geo.cols(), l.Out.C
 	G := l.groups()
 	Kg, Cg := K/G, C/G
 	in, outW := l.In.Size(), l.Out.Size()
-	if s.dw != nil && directDepthwise { // adding its sums, from +0, to dx is as adding them to a fresh +0 first
+	sparse := s.sparseBwd && compact
+	if s.dw != nil && (s.planes && !sparse || !s.planes && directDepthwise) {
+		// Adding its sums, from +0, to dx is as adding them to a fresh +0 first.
 		for r := 0; r < n; r += s.dw.chunk {
 			nb := min(s.dw.chunk, n-r)
 			s.dw.backward(l, dy[r*outW:(r+nb)*outW], dx[r*in:(r+nb)*in], nb)
 		}
+		return
+	}
+	if s.rowsBwd && !sparse {
+		s.rows.backward(l, li, dy, dx, n, fresh)
 		return
 	}
 	for r := 0; r < n; r++ {
@@ -462,10 +492,15 @@ func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int, fresh, compact 
 			to = s.dx
 			clear(to)
 		}
-		if s.sparseBwd && compact {
+		if sparse {
 			s.chans.SetTranspose(dy[r*outW : (r+1)*outW])
 			kernel.MatMulAddSparse(s.chans, l.W, s.t, K, true)
 			kernel.ScatterAddPairs(to, s.t, s.fromPos)
+		} else if s.pointwise {
+			// The windows' gradients are ∂x's, each added once to +0: the product lands in to itself.
+			for g := 0; g < G; g++ {
+				kernel.MatMulAdd(l.WT[g*Kg*Cg:], dy[r*outW+g*Cg*P:], to[g*Kg*P:], Kg, Cg, P)
+			}
 		} else {
 			clear(s.col)
 			for g := 0; g < G; g++ {
@@ -479,7 +514,7 @@ func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int, fresh, compact 
 	}
 }
 
-// ---- a depthwise convolution without its windows gathered ----
+// ---- a depthwise convolution (or any, where it pays) without its windows gathered ----
 
 // depthwiseSpan is about how many values of one channel's planes a depthwise pass covers (its chunk of images),
 // and depthwiseChunk the most images it takes: each channel's product runs along that many values at a call. (In
@@ -487,27 +522,32 @@ func (s *convScratch) convGrad(l *Conv, dy, dx []float32, n int, fresh, compact 
 const (
 	depthwiseSpan  = 2048
 	depthwiseChunk = 64
+	planesValues   = 1 << 17 // the most values of a group's windows a pass (its span is shorter for many channels)
 )
 
 // depthwisePlanes is how a convolution with one input channel a group (depthwise, with a channel multiplier m =
 // Out.C/Groups or not) runs without its windows gathered and scattered image by image, around products too small
-// to pay for that ([m × KH·KW]·[KH·KW × P] a group). Each input channel of a chunk of images is laid out zero-
-// padded and split by the stride's phases (padded pixel (py, px) in phase (py mod sH, px mod sW), at (py/sH,
-// px/sW) of a plane hq × wq), and each output channel as planes of that size (output (oy, ox) at (oy, ox)): tap
-// (ky, kx) of every output of a channel then reads the input planes at one offset from the output's place. So a
-// channel's windows for the whole chunk are KH·KW shifted copies of its planes (memmove, not a gather by index),
-// and its outputs one product W_g·cols_g by the kernel; backward, ∂x's planes of a phase are the phase's taps'
-// weights times as many shifted copies of ∂out's planes (one input channel a group), or W_gᵀ·∂out_g added
-// shifted (a multiplier). Each output gets the general path's products (W_g·gather(x)_g, the padding's +0
-// included) in its order from its bias, and each ∂x value its taps' columns of W_gᵀ·∂out_g in order from +0,
-// as the scatter adds them: the same bits (TestDepthwiseDirectKeepsBits). The other places of the planes (the
+// to pay for that ([m × KH·KW]·[KH·KW × P] a group); and any convolution whose cost model chooses it
+// (layoutPlanes: few channels over large images, whose gathers by index cost more than their products), a group's
+// windows then its input channels' shifted copies one after another. Each input channel of a chunk of images is
+// laid out zero-padded and split by the stride's phases (padded pixel (py, px) in phase (py mod sH, px mod sW),
+// at (py/sH, px/sW) of a plane hq × wq), and each output channel as planes of that size (output (oy, ox) at (oy,
+// ox)): tap (ky, kx) of every output of a channel then reads the input planes at one offset from the output's
+// place. So a channel's windows for the whole chunk are KH·KW shifted copies of its planes (memmove, not a gather
+// by index), and its outputs one product W_g·cols_g by the kernel; backward, ∂x's planes of a phase are the
+// phase's taps' weights times as many shifted copies of ∂out's planes (one input and one output channel a group),
+// or W_gᵀ·∂out_g added shifted (a phase's taps' columns shifted, times ones: the same additions in the same
+// order). Each output gets the general path's products (W_g·gather(x)_g, the padding's +0 included) in its order
+// from its bias, and each ∂x value its taps' columns of W_gᵀ·∂out_g in order from +0, as the scatter adds them:
+// the same bits (TestDepthwiseDirectKeepsBits, TestConvLayoutsKeepBits). The other places of the planes (the
 // output planes past the outputs, ∂x's padding) take values that are dropped; ∂out's planes are +0 but at the
-// outputs, and their products (w·0, ±0) leave the ∂x sums unchanged. Images and their gradients move in and out
-// of the planes through maps (kernel.ScatterAddIdx, GatherIdx, ScatterAddPairs: matmul.wasm's loops in
-// WebAssembly); added into cleared planes, a -0 becomes +0, whose products (±0) leave every sum as it was.
+// outputs, and their products (w·0, ±0) leave the ∂x sums unchanged. Images and their gradients move in and out of
+// the planes through maps (kernel.ScatterAddIdx, GatherIdx, ScatterAddPairs: matmul.wasm's loops in WebAssembly);
+// added into cleared planes, a -0 becomes +0, whose products (±0) leave every sum as it was.
 type depthwisePlanes struct {
 	in             Shape
-	outH, outW, m  int
+	outH, outW, m  int // m: output channels a group
+	cig            int // input channels a group
 	sh, sw, ph, pw int
 	hq, wq, plane  int       // a plane: hq·wq values
 	chunk          int       // images a pass
@@ -515,8 +555,9 @@ type depthwisePlanes struct {
 	offs           []int     // per tap k = ky·KW + kx: where it reads in a channel's input planes from an output's place
 	phases         [][]int   // per phase of the input planes, its taps in order
 	xp, yw         []float32 // the input's planes [C·si + slack], the outputs' [Out.C·so]
-	cols           []float32 // a channel's windows [KH·KW × so]; backward, ∂out's shifted copies or W_gᵀ·∂out_g
+	cols           []float32 // a group's windows [cig·KH·KW × so]; backward, ∂out's shifted copies or W_gᵀ·∂out_g
 	dyw, dxp, wt   []float32 // ∂out's planes [Out.C·so], ∂x's [C·si], a phase's taps' weights
+	shifted, ones  []float32 // a phase's taps' columns of W_gᵀ·∂out_g shifted [KH·KW × so], and ones
 
 	// Per number nb of images in a pass, the maps of its first nb images' values (image-major) to their places:
 	// the input's (xIn) and the outputs' (outOf) in the planes, and ∂x's from its planes (dxFrom).
@@ -528,13 +569,13 @@ type depthwisePlanes struct {
 func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 	w := l.Window
 	dh, dw := w.dilation()
-	p := &depthwisePlanes{in: l.In, outH: l.Out.H, outW: l.Out.W, m: l.Out.C / l.groups(), sh: w.StrideH, sw: w.StrideW, ph: w.PadH, pw: w.PadW}
+	p := &depthwisePlanes{in: l.In, outH: l.Out.H, outW: l.Out.W, m: l.Out.C / l.groups(), cig: l.In.C / l.groups(), sh: w.StrideH, sw: w.StrideW, ph: w.PadH, pw: w.PadW}
 	p.hq, p.wq = (l.In.H+2*w.PadH+p.sh-1)/p.sh, (l.In.W+2*w.PadW+p.sw-1)/p.sw
 	p.plane = p.hq * p.wq
-	p.chunk = max(1, min(images, depthwiseChunk, depthwiseSpan/p.plane))
+	kk := w.KH * w.KW
+	p.chunk = max(1, min(images, depthwiseChunk, min(depthwiseSpan, planesValues/(p.cig*kk))/p.plane))
 	p.so = p.chunk * p.plane
 	p.si = p.sh * p.sw * p.so
-	kk := w.KH * w.KW
 	p.offs, p.phases = make([]int, kk), make([][]int, p.sh*p.sw)
 	slack := 0
 	for ky := 0; ky < w.KH; ky++ {
@@ -547,7 +588,7 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 		}
 	}
 	// The last channel's last phase is read up to slack values past its end.
-	p.xp, p.yw, p.cols = make([]float32, l.In.C*p.si+slack), make([]float32, l.Out.C*p.so), make([]float32, kk*p.so)
+	p.xp, p.yw, p.cols = make([]float32, l.In.C*p.si+slack), make([]float32, l.Out.C*p.so), make([]float32, p.cig*kk*p.so)
 	in, out, H, W, P := l.In.Size(), l.Out.Size(), l.In.H, l.In.W, l.Out.H*l.Out.W
 	xIdx, outIdx := make([]int32, p.chunk*in), make([]int32, p.chunk*out)
 	for b := 0; b < p.chunk; b++ {
@@ -572,6 +613,12 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 	}
 	if grad {
 		p.dyw, p.dxp, p.wt = make([]float32, l.Out.C*p.so), make([]float32, l.In.C*p.si), make([]float32, kk)
+		if p.cig > 1 || p.m > 1 {
+			p.shifted, p.ones = make([]float32, kk*p.so), make([]float32, kk)
+			for i := range p.ones {
+				p.ones[i] = 1
+			}
+		}
 		self := make([]int32, p.chunk*in)
 		for j := range self {
 			self[j] = int32(j)
@@ -597,11 +644,14 @@ func (p *depthwisePlanes) forward(l *Conv, x, y []float32, nb int) {
 		fillRows(p.yw[o*p.so:], l.B[o:o+1], p.so)
 	}
 	kk := len(p.offs)
-	for c := 0; c < p.in.C; c++ {
-		for k, off := range p.offs {
-			copy(p.cols[k*p.so:(k+1)*p.so], p.xp[c*p.si+off:])
+	for g := 0; g < p.in.C/p.cig; g++ {
+		for ci := 0; ci < p.cig; ci++ {
+			c := g*p.cig + ci
+			for k, off := range p.offs {
+				copy(p.cols[(ci*kk+k)*p.so:(ci*kk+k+1)*p.so], p.xp[c*p.si+off:])
+			}
 		}
-		kernel.MatMulAdd(l.W[c*p.m*kk:], p.cols, p.yw[c*p.m*p.so:], p.m, kk, p.so)
+		kernel.MatMulAdd(l.W[g*p.m*p.cig*kk:], p.cols, p.yw[g*p.m*p.so:], p.m, p.cig*kk, p.so)
 	}
 	kernel.GatherIdx(y[:nb*l.Out.Size()], p.yw, p.outOf[nb])
 }
@@ -612,15 +662,27 @@ func (p *depthwisePlanes) backward(l *Conv, dy, dx []float32, nb int) {
 	kernel.ScatterAddIdx(p.dyw, dy[:nb*l.Out.Size()], p.outOf[nb])
 	clear(p.dxp)
 	kk := len(p.offs)
-	for c := 0; c < p.in.C; c++ {
-		if p.m > 1 {
+	for c := 0; c < p.in.C/p.cig; c++ { // a group
+		if p.m > 1 || p.cig > 1 {
 			// Each tap's column of W_gᵀ·∂out_g (summed over the group's outputs from +0), added where it reads:
-			// within its phase, as the outputs' places shifted by the tap's offset are.
+			// within its phase, as the outputs' places shifted by the tap's offset are. A phase's taps' columns,
+			// shifted, are added in tap order by one product with ones (1·e is e: the same additions).
 			clear(p.cols)
-			kernel.MatMulAdd(l.WT[c*kk*p.m:], p.dyw[c*p.m*p.so:], p.cols, kk, p.m, p.so)
-			for k, off := range p.offs {
-				within := off % p.so
-				addInto(p.dxp[c*p.si+off:], p.cols[k*p.so:(k+1)*p.so-within])
+			kernel.MatMulAdd(l.WT[c*p.cig*kk*p.m:], p.dyw[c*p.m*p.so:], p.cols, p.cig*kk, p.m, p.so)
+			for ci := 0; ci < p.cig; ci++ {
+				e := p.cols[ci*kk*p.so:]
+				for phase, taps := range p.phases {
+					if len(taps) == 0 {
+						continue
+					}
+					for i, k := range taps {
+						within := p.offs[k] - phase*p.so
+						row := p.shifted[i*p.so : (i+1)*p.so]
+						clear(row[:within])
+						copy(row[within:], e[k*p.so:(k+1)*p.so-within])
+					}
+					kernel.MatMulAdd(p.ones, p.shifted, p.dxp[(c*p.cig+ci)*p.si+phase*p.so:], 1, len(taps), p.so)
+				}
 			}
 			continue
 		}
@@ -660,6 +722,7 @@ func (g *Graph) Conv2D(x *Tensor, l *Conv) *Tensor {
 	}
 	out := g.newTensor(l.Out.Size(), x.PerPoint, x.Grad != nil)
 	o := &convOp{x: x, out: out, l: l, convScratch: l.scratch(g.capacity*x.PerPoint, x.Grad != nil)}
+	o.chooseLayout([]Conv{*l}, g.capacity*x.PerPoint, x.Grad != nil)
 	out.producer = o
 	g.use(x, o)
 	g.add(o)
@@ -668,13 +731,13 @@ func (g *Graph) Conv2D(x *Tensor, l *Conv) *Tensor {
 
 func (o *convOp) wireSparse() { o.convScratch.wireSparse(o.x, o.out) }
 
-func (o *convOp) forward() { o.conv(o.l, o.x.Live(), o.out.Live(), o.x.Rows(), o.x.g.compact) }
+func (o *convOp) forward() { o.conv(o.l, 0, o.x.Live(), o.out.Live(), o.x.Rows(), o.x.g.compact) }
 
 // backward: ∂x = scatter(Wᵀ·∂out), image by image.
 func (o *convOp) backward() {
 	if o.x.Grad != nil {
 		n := o.x.Rows()
-		o.convGrad(o.l, o.out.Grad[:n*o.out.Cols], o.x.Grad[:n*o.x.Cols], n, freshGrad(o.x), o.x.g.compact)
+		o.convGrad(o.l, 0, o.out.Grad[:n*o.out.Cols], o.x.Grad[:n*o.x.Cols], n, freshGrad(o.x), o.x.g.compact)
 	}
 }
 
@@ -854,6 +917,7 @@ func (g *Graph) ConvSamples(x *Tensor, layers []Conv) *Tensor {
 	}
 	out := g.newTensor(layers[0].Out.Size(), len(layers), x.Grad != nil)
 	o := &convSamplesOp{x: x, out: out, layers: layers, convScratch: layers[0].scratch(g.capacity, x.Grad != nil)}
+	o.chooseLayout(layers, g.capacity, x.Grad != nil)
 	out.producer = o
 	g.use(x, o)
 	g.add(o)
@@ -864,7 +928,7 @@ func (o *convSamplesOp) wireSparse() { o.convScratch.wireSparse(o.x, o.out) }
 
 func (o *convSamplesOp) forward() {
 	for k := range o.layers {
-		o.conv(&o.layers[k], block(o.x, k, false), block(o.out, k, false), o.x.g.batch, o.x.g.compact)
+		o.conv(&o.layers[k], k, block(o.x, k, false), block(o.out, k, false), o.x.g.batch, o.x.g.compact)
 	}
 }
 
@@ -874,6 +938,555 @@ func (o *convSamplesOp) backward() {
 		return
 	}
 	for k := range o.layers {
-		o.convGrad(&o.layers[k], block(o.out, k, true), block(o.x, k, true), o.x.g.batch, o.x.PerPoint > 1 && freshGrad(o.x), o.x.g.compact)
+		o.convGrad(&o.layers[k], k, block(o.out, k, true), block(o.x, k, true), o.x.g.batch, o.x.PerPoint > 1 && freshGrad(o.x), o.x.g.compact)
 	}
+}
+
+// ---- a chunk of images' windows in rows (im2row) ----
+
+// convLayout is how a convolution's products run.
+type convLayout int8
+
+const (
+	layoutAuto      convLayout = iota // as the cost model chooses (chooseLayout)
+	layoutImage                       // image by image: W·gather(x), scatter(Wᵀ·∂out); a pointwise one without the gather
+	layoutRows                        // a chunk of images' windows in rows, each row all the taps any window reads
+	layoutRowsExact                   // … the windows split into classes by the taps they read, each row only those
+	layoutPlanes                      // a chunk of images in zero-padded planes, its windows shifted copies (depthwisePlanes)
+)
+
+// forceLayout makes every convolution built after it is set run both passes in one layout (tests, benchmarks);
+// layoutAuto leaves the choice to the cost model.
+var forceLayout = layoutAuto
+
+// rowLayout is a convolution's chunked im2row layout: for a pass of s images, each output position's window is a
+// row, and the rows of the s images multiply the weights transposed at once, [s·P × K]·Wᵀ [K × Out.C], the
+// output channels across the kernels' lanes, where the per-image product W·cols [Out.C × K]·[K × P] has only P =
+// outH·outW columns for them (49, 16, 4, 1 in a ResNet's later stages). Backward, ∂out's rows [s·P × Out.C]
+// times W give each window's gradient, [s·P × K], scattered back.
+//
+// The positions split into classes (one, or one per set of taps that are inside the image): a class's rows hold
+// only its taps (the others are padding, +0, whose products ±0 change no sum), so a block of rows per class and
+// group multiplies the rows of W_gᵀ at those taps (copied once, or W_gᵀ itself when they are all its taps).
+// Each output still sums the same nonzero products in the same order from its bias, and each window value's
+// gradient the same products from +0, scattered in the per-image order: the same bits
+// (TestConvLayoutsKeepBits).
+type rowLayout struct {
+	chunk   int   // images a pass at most
+	sizes   []int // the passes' sizes: chunk, then the powers of two below it, decreasing
+	in, out int   // an image's values in and out
+	cg      int   // output channels a group
+	blocks  []rowBlock
+	a, c    []float32       // the windows by row (backward: their gradients) and the products (backward: ∂out's rows)
+	dxs     []float32       // a chunk's ∂x before it is added (grad, not fresh)
+	outIdx  []kernel.Index  // per size: y's values from c
+	dxPairs []*kernel.Pairs // per size: the windows' gradients (a) into ∂x, in the per-image scatter's order
+	wt, w   [][][]float32   // per layer and block: the block's rows of W_gᵀ [taps × cg] and columns of W_g [cg × taps], when copied
+}
+
+// rowBlock is one class's rows in one group.
+type rowBlock struct {
+	g          int            // the group
+	rows, taps int            // rows an image (the class's positions), taps a row
+	offA, offC int            // where its rows start in a and in c
+	xIdx       []kernel.Index // per size: its rows' values from x
+	dyIdx      []kernel.Index // per size: its rows of ∂out from ∂out
+}
+
+// rowClasses is how a row layout splits a convolution's output positions: per class its positions (increasing)
+// and the taps (ky·KW + kx, increasing) its rows hold, and per position its class and its row in the class.
+type rowClasses struct {
+	pos, taps      [][]int
+	classOf, rowOf []int
+}
+
+// classesOf splits the positions of geo's windows into classes: one holding every tap some window reads inside
+// the image, or (exact) one per set of taps a window reads inside the image.
+func classesOf(geo geometry, exact bool) rowClasses {
+	P, KK := geo.cols(), geo.w.KH*geo.w.KW
+	idx := geo.index()
+	rc := rowClasses{classOf: make([]int, P), rowOf: make([]int, P)}
+	key := make(map[string]int)
+	union := make([]bool, KK)
+	for p := 0; p < P; p++ {
+		k := make([]byte, KK)
+		for t := 0; t < KK; t++ {
+			if idx.At(t*P+p) >= 0 { // channel 0's row of tap t
+				k[t], union[t] = 1, true
+			}
+		}
+		if !exact {
+			k = nil
+		}
+		c, ok := key[string(k)]
+		if !ok {
+			c = len(rc.pos)
+			key[string(k)] = c
+			rc.pos = append(rc.pos, nil)
+			var ts []int
+			for t := 0; t < KK; t++ {
+				if exact && k[t] == 1 {
+					ts = append(ts, t)
+				}
+			}
+			rc.taps = append(rc.taps, ts)
+		}
+		rc.classOf[p], rc.rowOf[p] = c, len(rc.pos[c])
+		rc.pos[c] = append(rc.pos[c], p)
+	}
+	if !exact {
+		for t := 0; t < KK; t++ {
+			if union[t] {
+				rc.taps[0] = append(rc.taps[0], t)
+			}
+		}
+	}
+	return rc
+}
+
+// newRowLayout prepares the row layout of the convolutions layers (one, or one per MC sample, alike) for up to
+// images images a call; exact splits the positions into classes by the taps they read.
+func newRowLayout(layers []Conv, geo geometry, images int, exact, grad bool) *rowLayout {
+	l := &layers[0]
+	K, P := geo.rows(), geo.cols()
+	KK := l.Window.KH * l.Window.KW
+	G := l.groups()
+	Cg, Cig := l.Out.C/G, l.In.C/G
+	idx := geo.index()
+	rc := classesOf(geo, exact)
+	classes, taps, classOf, rowOf := rc.pos, rc.taps, rc.classOf, rc.rowOf
+	chunk := rowsChunk(l, geo, rc, images)
+	r := &rowLayout{chunk: chunk, in: l.In.Size(), out: l.Out.Size(), cg: Cg}
+	for s := chunk; s >= 1; {
+		r.sizes = append(r.sizes, s)
+		s = 1 << (bits.Len(uint(s)) - 1)
+		if s == r.sizes[len(r.sizes)-1] {
+			s /= 2
+		}
+	}
+	// Blocks, class by class and group by group; where each tap k of the windows lies in its class's rows.
+	tapAt := make([][]int, len(classes)) // per class, per tap (ky·KW + kx): its place in the class's taps, or −1
+	offA, offC := 0, 0
+	for c := range classes {
+		tapAt[c] = make([]int, KK)
+		for t := range tapAt[c] {
+			tapAt[c][t] = -1
+		}
+		for i, t := range taps[c] {
+			tapAt[c][t] = i
+		}
+		for g := 0; g < G; g++ {
+			b := rowBlock{g: g, rows: len(classes[c]), taps: Cig * len(taps[c]), offA: offA, offC: offC}
+			offA += chunk * b.rows * b.taps
+			offC += chunk * b.rows * Cg
+			r.blocks = append(r.blocks, b)
+		}
+	}
+	r.a, r.c = make([]float32, offA), make([]float32, offC)
+	blockOf := func(c, g int) *rowBlock { return &r.blocks[c*G+g] }
+	// Each block's maps: its rows' values from the images, image by image, row by row, tap by tap.
+	for c := range classes {
+		for g := 0; g < G; g++ {
+			b := blockOf(c, g)
+			xi := make([]int32, 0, chunk*b.rows*b.taps)
+			var di []int32 // (grad)
+			for im := 0; im < chunk; im++ {
+				for _, p := range classes[c] {
+					for ci := g * Cig; ci < (g+1)*Cig; ci++ {
+						for _, t := range taps[c] {
+							j := idx.At((ci*KK+t)*P + p)
+							if j >= 0 {
+								j += int32(im * r.in)
+							}
+							xi = append(xi, j)
+						}
+					}
+					for o := g * Cg; o < (g+1)*Cg && grad; o++ {
+						di = append(di, int32(im*r.out+o*P+p))
+					}
+				}
+			}
+			for _, s := range r.sizes {
+				b.xIdx = append(b.xIdx, kernel.NewIndex(xi[:s*b.rows*b.taps]))
+				if grad {
+					b.dyIdx = append(b.dyIdx, kernel.NewIndex(di[:s*b.rows*Cg]))
+				}
+			}
+		}
+	}
+	// y's values from the blocks' products.
+	oi := make([]int32, 0, chunk*r.out)
+	for im := 0; im < chunk; im++ {
+		for o := 0; o < l.Out.C; o++ {
+			g := o / Cg
+			for p := 0; p < P; p++ {
+				b := blockOf(classOf[p], g)
+				oi = append(oi, int32(b.offC+(im*b.rows+rowOf[p])*Cg+o-g*Cg))
+			}
+		}
+	}
+	for _, s := range r.sizes {
+		r.outIdx = append(r.outIdx, kernel.NewIndex(oi[:s*r.out]))
+	}
+	if grad {
+		// The windows' gradients into ∂x, each ∂x value's in the per-image scatter's order, which adds them in
+		// increasing k (channel, ky, kx): image by image, the positions p in decreasing order (a value's taps
+		// increase as the positions reading it decrease, for any stride and dilation), then k, so that the rows
+		// are read in turn, each from its start.
+		var dst, src []int32
+		counts := make([]int, 0, chunk+1)
+		for im := 0; im < chunk; im++ {
+			counts = append(counts, len(dst))
+			for p := P - 1; p >= 0; p-- {
+				for k := 0; k < K; k++ {
+					ci, t := k/KK, k%KK
+					g := ci / Cig
+					j := idx.At(k*P + p)
+					if j < 0 {
+						continue
+					}
+					c := classOf[p]
+					b := blockOf(c, g)
+					col := (ci-g*Cig)*len(taps[c]) + tapAt[c][t]
+					dst = append(dst, int32(im*r.in)+j)
+					src = append(src, int32(b.offA+(im*b.rows+rowOf[p])*b.taps+col))
+				}
+			}
+		}
+		counts = append(counts, len(dst))
+		for _, s := range r.sizes {
+			r.dxPairs = append(r.dxPairs, kernel.NewPairs(dst[:counts[s]], src[:counts[s]]))
+		}
+		r.dxs = make([]float32, chunk*r.in)
+	}
+	// The blocks' weights, copied where a class reads some of the taps only.
+	r.wt, r.w = make([][][]float32, len(layers)), make([][][]float32, len(layers))
+	for li := range layers {
+		r.wt[li], r.w[li] = layers[li].rowWeights(rc, exact)
+	}
+	return r
+}
+
+// rowWeights is, per block of the row layout with the classes rc (class by class, group by group), the block's
+// rows of W_gᵀ [taps × Out.C/G] and columns of W_g [Out.C/G × taps], nil where its taps are all the group's. A
+// layer from NewConvGroups keeps them for every graph that runs it in that layout (they are weights, read only).
+func (l *Conv) rowWeights(rc rowClasses, exact bool) (wt, w [][]float32) {
+	if l.cache != nil {
+		l.cache.mu.Lock()
+		defer l.cache.mu.Unlock()
+		if e := &l.cache.rows[b2i(exact)]; e.done {
+			return e.wt, e.w
+		}
+	}
+	KK := l.Window.KH * l.Window.KW
+	G := l.groups()
+	Cg, Cig := l.Out.C/G, l.In.C/G
+	Kg := Cig * KK
+	for c := range rc.pos {
+		for g := 0; g < G; g++ {
+			if len(rc.taps[c]) == KK {
+				wt, w = append(wt, nil), append(w, nil)
+				continue
+			}
+			taps := Cig * len(rc.taps[c])
+			bt, bw := make([]float32, taps*Cg), make([]float32, Cg*taps)
+			for ci := 0; ci < Cig; ci++ {
+				for i, t := range rc.taps[c] {
+					kl := ci*KK + t // the tap's row of W_gᵀ, column of W_g
+					row := ci*len(rc.taps[c]) + i
+					copy(bt[row*Cg:(row+1)*Cg], l.WT[g*Kg*Cg+kl*Cg:])
+					for o := 0; o < Cg; o++ {
+						bw[o*taps+row] = l.W[g*Cg*Kg+o*Kg+kl]
+					}
+				}
+			}
+			wt, w = append(wt, bt), append(w, bw)
+		}
+	}
+	if l.cache != nil {
+		l.cache.rows[b2i(exact)] = rowWeightsEntry{done: true, wt: wt, w: w}
+	}
+	return wt, w
+}
+
+// convCache is what a layer keeps for the graphs that run it: its row layouts' weights, one class (0) or
+// exact classes (1).
+type convCache struct {
+	mu   sync.Mutex
+	rows [2]rowWeightsEntry
+}
+
+type rowWeightsEntry struct {
+	done  bool
+	wt, w [][]float32
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// rowsChunk is the row layout's chunk of images for l with the classes rc, for up to images images a call:
+// passes of about rowsTarget rows, their windows at most rowsValues values.
+func rowsChunk(l *Conv, geo geometry, rc rowClasses, images int) int {
+	perImage := 0
+	for c := range rc.pos {
+		perImage += len(rc.pos[c]) * len(rc.taps[c]) * l.In.C
+	}
+	P := geo.cols()
+	return max(1, min(images, (rowsTarget+P-1)/P, rowsValues/max(perImage, 1)))
+}
+
+// rowsTarget is about how many rows a pass of the row layout multiplies, and rowsValues the most values its
+// windows take (a pass's chunk of images is the smaller).
+const (
+	rowsTarget = 512
+	rowsValues = 1 << 17
+)
+
+// size is the index in r.sizes of the largest pass size at most n.
+func (r *rowLayout) size(n int) int {
+	for i, s := range r.sizes {
+		if s <= n {
+			return i
+		}
+	}
+	panic("engine: no pass size")
+}
+
+// weights is block bi's rows of W_gᵀ and columns of W_g for layer li (l).
+func (r *rowLayout) weights(l *Conv, li, bi int) (wt, w []float32) {
+	if wt := r.wt[li][bi]; wt != nil {
+		return wt, r.w[li][bi]
+	}
+	b := &r.blocks[bi]
+	n := b.taps * r.cg
+	return l.WT[b.g*n : (b.g+1)*n], l.W[b.g*n : (b.g+1)*n]
+}
+
+// forward runs layer li (l) on n images x into y, a pass of up to chunk images at a time.
+func (r *rowLayout) forward(l *Conv, li int, x, y []float32, n int) {
+	for at := 0; at < n; {
+		si := r.size(n - at)
+		s := r.sizes[si]
+		xs := x[at*r.in : (at+s)*r.in]
+		for bi := range r.blocks {
+			b := &r.blocks[bi]
+			wt, _ := r.weights(l, li, bi)
+			m := s * b.rows
+			a, c := r.a[b.offA:b.offA+m*b.taps], r.c[b.offC:b.offC+m*r.cg]
+			kernel.GatherIdx(a, xs, b.xIdx[si])
+			fillRows(c, l.B[b.g*r.cg:(b.g+1)*r.cg], m)
+			kernel.MatMulAdd(a, wt, c, m, b.taps, r.cg)
+		}
+		kernel.GatherIdx(y[at*r.out:(at+s)*r.out], r.c, r.outIdx[si])
+		at += s
+	}
+}
+
+// backward adds the input gradients of layer li (l) on n images, from dy, to dx; fresh as convGrad's.
+func (r *rowLayout) backward(l *Conv, li int, dy, dx []float32, n int, fresh bool) {
+	for at := 0; at < n; {
+		si := r.size(n - at)
+		s := r.sizes[si]
+		dys := dy[at*r.out : (at+s)*r.out]
+		for bi := range r.blocks {
+			b := &r.blocks[bi]
+			_, w := r.weights(l, li, bi)
+			m := s * b.rows
+			d, e := r.c[b.offC:b.offC+m*r.cg], r.a[b.offA:b.offA+m*b.taps]
+			kernel.GatherIdx(d, dys, b.dyIdx[si])
+			clear(e)
+			kernel.MatMulAdd(d, w, e, m, r.cg, b.taps)
+		}
+		to := dx[at*r.in : (at+s)*r.in]
+		if !fresh {
+			to = r.dxs[:s*r.in]
+			clear(to)
+		}
+		kernel.ScatterAddPairs(to, r.a, r.dxPairs[si])
+		if !fresh {
+			addInto(dx[at*r.in:(at+s)*r.in], to)
+		}
+		at += s
+	}
+}
+
+// convCosts are the layouts' cost model's constants for a kernel: nanoseconds per multiply-add at the kernel's
+// full width, per value gathered by index, scattered by index and scattered by pairs, per call; and the kernel's
+// column blocking: lanes a vector, vectors a block, and the extra a block costs, in vectors (its broadcasts of a,
+// its loads and stores of c), which a narrow product pays for few columns. BenchmarkConvPrimitives measures them
+// (docs/layers.md); they steer speed only, never bits.
+type convCosts struct {
+	madd, gather, scatter, pairs, call float64
+	lanes, vecs                        int
+	extra                              float64
+	copy, row                          float64 // per value copied (memmove); a one-row product's madd over a full block's
+}
+
+var layoutCosts = costsFor(kernel.Native, runtime.GOARCH)
+
+func costsFor(native, arch string) convCosts {
+	switch {
+	case native == "avx512":
+		return convCosts{madd: 0.0095, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 16, vecs: 3, extra: 1.5, copy: 0.04, row: 4}
+	case native == "avx2":
+		return convCosts{madd: 0.019, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 8, vecs: 2, extra: 1.5, copy: 0.04, row: 3}
+	case native == "wasmsimd":
+		return convCosts{madd: 0.042, gather: 0.5, scatter: 0.49, pairs: 0.53, call: 80, lanes: 4, vecs: 2, extra: 3, copy: 0.1, row: 3.2}
+	case arch == "wasm": // the pure-Go kernel in WebAssembly
+		return convCosts{madd: 0.6, gather: 1.5, scatter: 1.5, pairs: 1.7, call: 80, lanes: 1, vecs: 1, copy: 0.1, row: 1}
+	}
+	return convCosts{madd: 0.2, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 1, vecs: 1, copy: 0.04, row: 1} // pure Go
+}
+
+// product is the model's time of MatMulAdd for m × k · k × n: each column block of up to vecs vectors costs as
+// many vectors and its extra, a block of whole width costing its columns.
+func (k convCosts) product(m, kk, n int) float64 {
+	if m == 0 || kk == 0 || n == 0 {
+		return 0
+	}
+	width := k.lanes * k.vecs
+	full, rem := n/width, n%width
+	vectors := float64(full) * (float64(k.vecs) + k.extra)
+	if rem > 0 {
+		vectors += float64((rem+k.lanes-1)/k.lanes) + k.extra
+	}
+	cols := vectors * float64(width) / (float64(k.vecs) + k.extra)
+	if m == 1 {
+		cols *= k.row
+	}
+	return k.madd*float64(m)*float64(kk)*cols + k.call
+}
+
+// planesCost is the model's time of each pass of a convolution in planes (depthwisePlanes), per image.
+func (k convCosts) planesCost(l *Conv, images int) (fwd, bwd float64) {
+	w := l.Window
+	G, kk := l.groups(), w.KH*w.KW
+	cig, m := l.In.C/G, l.Out.C/G
+	plane := (l.In.H + 2*w.PadH + w.StrideH - 1) / w.StrideH * ((l.In.W + 2*w.PadW + w.StrideW - 1) / w.StrideW)
+	chunk := max(1, min(images, depthwiseChunk, min(depthwiseSpan, planesValues/(cig*kk))/plane))
+	so := float64(chunk * plane)
+	in, out := float64(l.In.Size()), float64(l.Out.Size())
+	planesIn := float64(l.In.C*w.StrideH*w.StrideW) * so // cleared, per pass
+	fwd = (planesIn+float64(l.Out.C)*so)*k.copy/2 + float64(G)*(float64(cig*kk)*so*k.copy+k.product(m, cig*kk, int(so)))
+	bwd = (planesIn+float64(l.Out.C)*so)*k.copy/2 + float64(G)*(k.product(cig*kk, m, int(so))+float64(cig*kk)*so*k.copy)
+	bwd += float64(G*cig) * k.product(1, kk, int(so)) // the shifted columns added, by phase (a phase's taps at a time)
+	fwd = fwd/float64(chunk) + k.scatter*in + k.gather*out
+	bwd = bwd/float64(chunk) + k.scatter*out + k.pairs*in
+	return fwd, bwd
+}
+
+// imageCost is the model's time of each pass of a convolution image by image, per image.
+func (k convCosts) imageCost(l *Conv, geo geometry, pointwise bool) (fwd, bwd float64) {
+	K, P := geo.rows(), geo.cols()
+	G := l.groups()
+	Kg, Cg := K/G, l.Out.C/G
+	fwd = float64(G) * k.product(Cg, Kg, P)
+	bwd = float64(G) * k.product(Kg, Cg, P)
+	if !pointwise {
+		fwd += k.gather*float64(K*P) + k.call
+		bwd += k.scatter*float64(K*P) + k.call
+	}
+	return fwd, bwd
+}
+
+// rowsCost is the model's time of each pass of a convolution in the row layout with the classes rc, per image,
+// in passes of chunk images.
+func (k convCosts) rowsCost(l *Conv, geo geometry, rc rowClasses, chunk int) (fwd, bwd float64) {
+	G := l.groups()
+	Cg, Cig := l.Out.C/G, l.In.C/G
+	values, valid := 0, 0
+	for c := range rc.pos {
+		taps := Cig * len(rc.taps[c])
+		m := chunk * len(rc.pos[c])
+		fwd += float64(G) * k.product(m, taps, Cg)
+		bwd += float64(G) * k.product(m, Cg, taps)
+		values += G * len(rc.pos[c]) * taps
+	}
+	idx := geo.index()
+	for i := 0; i < idx.Len(); i++ {
+		if idx.At(i) >= 0 {
+			valid++
+		}
+	}
+	out := float64(l.Out.Size())
+	fwd = fwd/float64(chunk) + k.gather*(float64(values)+out) + k.call/float64(chunk)
+	bwd = bwd/float64(chunk) + k.gather*out + k.pairs*float64(valid) + k.call/float64(chunk)
+	return fwd, bwd
+}
+
+// rowsPay is how much cheaper the model must find another layout than image by image for a pass to run in it: it
+// holds maps and buffers of a chunk of images, and a model is a model. (Natively it finds the Fashion models'
+// stride-2 convolutions of 32×14×14 into 64 channels, 3×3 and 4×4, 16–24 % cheaper in rows, where they measure
+// as fast as image by image or a little slower: gathering and scattering their rows costs more a value than it
+// does for resnet18's 64×7×7, which it finds 26–28 % cheaper and measures 21–26 % faster.)
+const rowsPay = 0.75
+
+// chooseLayout decides, once when the op is built, which passes of the convolutions layers (one, or one per MC
+// sample) run in the row layout, and with which classes, for up to images images a call: where the cost model
+// (layoutCosts) finds it cheaper than image by image, or as forceLayout says.
+func (s *convScratch) chooseLayout(layers []Conv, images int, grad bool) {
+	if s.dw != nil && directDepthwise {
+		return
+	}
+	l := &layers[0]
+	depthwise := s.dw != nil // through the general path (directDepthwise off): not in planes either
+	fwd, bwd, exact, planes := false, false, false, false
+	switch forceLayout {
+	case layoutImage:
+		return
+	case layoutRows, layoutRowsExact:
+		fwd, bwd, exact = true, grad, forceLayout == layoutRowsExact
+	case layoutPlanes:
+		planes = !depthwise
+	default:
+		fwd, bwd, exact, planes = s.choice(l, layoutCosts, images, grad)
+		planes = planes && !depthwise
+	}
+	if planes {
+		s.dw, s.planes = newDepthwisePlanes(l, images, grad), true
+		return
+	}
+	if fwd || bwd {
+		s.rows = newRowLayout(layers, s.geo, images, exact, grad && bwd)
+		s.rowsFwd, s.rowsBwd = fwd, bwd
+	}
+}
+
+// choice is the cost model's choice for l with the costs k: which passes run in the row layout, and whether with
+// exact classes; or whether both run in planes.
+func (s *convScratch) choice(l *Conv, k convCosts, images int, grad bool) (fwd, bwd, exact, planes bool) {
+	imF, imB := k.imageCost(l, s.geo, s.pointwise)
+	best := imF
+	if grad {
+		best += imB
+	}
+	if plF, plB := k.planesCost(l, images); plF < rowsPay*imF && (!grad || plB < rowsPay*imB) {
+		best, planes = plF, true
+		if grad {
+			best += plB
+		}
+	}
+	for _, ex := range []bool{false, true} {
+		rc := classesOf(s.geo, ex)
+		f, b := k.rowsCost(l, s.geo, rc, rowsChunk(l, s.geo, rc, images))
+		useF, useB := f < rowsPay*imF, grad && b < rowsPay*imB
+		cost := imF
+		if useF {
+			cost = f
+		}
+		if grad {
+			cost += imB
+			if useB {
+				cost += b - imB
+			}
+		}
+		if (useF || useB) && cost < best {
+			best, fwd, bwd, exact, planes = cost, useF, useB, ex, false
+		}
+	}
+	return fwd, bwd, exact, planes
 }

@@ -1,0 +1,283 @@
+//go:build !denseonly
+
+package engine
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/deltaclue/deltaclue/engine/kernel"
+	"github.com/deltaclue/deltaclue/engine/rng"
+)
+
+// withLayout runs f with every convolution built in it in the layout l.
+func withLayout(l convLayout, f func()) {
+	old := forceLayout
+	forceLayout = l
+	defer func() { forceLayout = old }()
+	f()
+}
+
+// TestConvLayoutsKeepBits: a convolution gives the same bits image by image, with a chunk of images' windows in
+// rows (one class of rows, and rows split by the taps they read) and with a chunk of images in planes, forward and
+// backward: on random shapes,
+// kernels, strides, paddings, dilations and groups (plain, grouped, depthwise through the general path), pointwise
+// ones, the ResNet shapes with few positions (1×1, 2×2 and 4×4 images), per point and per MC sample, with the
+// input's gradient fresh and shared, on inputs and gradients with exact zeros and -0 and weights with zeros, in
+// one pass and in several of different sizes (a batch below the capacity, as a search's shrinks), with the sparse
+// products on and off.
+func TestConvLayoutsKeepBits(t *testing.T) {
+	r := rng.New(97)
+	seen := map[convLayout]int{}
+	for trial := 0; trial < 80; trial++ {
+		in := randGroupShape(r)
+		win := randDilatedWindow(r, in)
+		groups := randGroups(r, in.C)
+		outC := groups * (1 + r.IntN(3))
+		switch {
+		case trial%10 == 7: // pointwise
+			win = Window{KH: 1, KW: 1, StrideH: 1, StrideW: 1}
+		case trial%10 == 8: // a ResNet's late stages: few positions, many channels, 3×3 with padding 1, perhaps strided
+			s := []int{1, 2, 4}[r.IntN(3)]
+			in = Shape{8 + 8*r.IntN(3), s, s}
+			groups, outC = 1, 8+8*r.IntN(3)
+			win = Window{KH: 3, KW: 3, StrideH: 1 + r.IntN(2), StrideW: 1, PadH: 1, PadW: 1}
+			if r.IntN(3) == 0 {
+				win = Window{KH: 1, KW: 1, StrideH: 2, StrideW: 2}
+			}
+		}
+		k := in.C / groups * win.KH * win.KW
+		w := randSlice(r, outC*k, 1/math.Sqrt(float64(k)))
+		for i := range w {
+			if i%7 == 3 {
+				w[i] = 0
+			}
+		}
+		conv, err := NewConvGroups(in, outC, win, groups, w, randSlice(r, outC, 0.1))
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		batch := 1 + r.IntN(40)
+		x := randSlice(r, batch*in.Size(), 1)
+		for i := range x {
+			switch i % 6 {
+			case 1:
+				x[i] = 0
+			case 4:
+				x[i] = float32(math.Copysign(0, -1))
+			}
+		}
+		shared, samples, sparse := trial%2 == 1, trial%3 == 2, trial%4 < 2
+		other := conv // a second MC sample's layer: other weights, some zero
+		other.W = append([]float32(nil), conv.W...)
+		for i := range other.W {
+			if i%5 == 1 {
+				other.W[i] = 0
+			}
+		}
+		other, _ = NewConvGroups(in, outC, win, groups, other.W, conv.B)
+		what := fmt.Sprintf("trial %d: %v → %v, %d groups, %s, batch %d, shared %v, per sample %v, sparse %v",
+			trial, in, conv.Out, groups, describeWindow(win), batch, shared, samples, sparse)
+		run := func(layout convLayout) map[string][]float32 {
+			var got map[string][]float32
+			withLayout(layout, func() {
+				withSparse(sparse, func() {
+					withDirectDepthwise(false, func() {
+						g := NewGraph(batch + 5)
+						if err := g.SetBatch(batch); err != nil {
+							t.Fatal(err)
+						}
+						z := g.Input(in.Size(), true)
+						zr := g.ReLU(z)
+						var y *Tensor
+						if samples {
+							y = g.ConvSamples(zr, []Conv{conv, other})
+						} else {
+							y = g.Conv2D(zr, &conv)
+						}
+						var s *convScratch
+						switch o := y.producer.(type) {
+						case *convOp:
+							s = &o.convScratch
+						case *convSamplesOp:
+							s = &o.convScratch
+						}
+						depthwise := groups == in.C && groups > 1
+						if runs := s.rowsFwd || s.planes; layout != layoutImage && runs == (layout == layoutPlanes && depthwise) {
+							t.Fatalf("%s: layout %d runs %v", what, layout, runs)
+						}
+						h := g.ReLU(y) // a ReLU's gradient: zeros where it was inactive
+						if samples {
+							h = g.Dense(h, randLayer(rng.New(3), h.Cols, 4))
+							h = g.Predictive(h, nil).Total
+						}
+						var loss *Tensor
+						if shared {
+							loss = g.Sum(Term{1, g.Dense(h, randLayer(rng.New(1), h.Cols, 1))}, Term{1, g.Dense(zr, randLayer(rng.New(2), zr.Cols, 1))})
+						} else {
+							loss = g.Dense(h, randLayer(rng.New(1), h.Cols, 1))
+						}
+						copy(z.Data, x)
+						g.Forward()
+						g.Backward(loss, nil)
+						got = map[string][]float32{"y": append([]float32(nil), y.Live()...), "∂x": append([]float32(nil), z.Grad[:batch*in.Size()]...)}
+					})
+				})
+			})
+			seen[layout]++
+			return got
+		}
+		want := run(layoutImage)
+		for _, layout := range []convLayout{layoutRows, layoutRowsExact, layoutPlanes} {
+			sameBits(t, fmt.Sprintf("%s, layout %d", what, layout), want, run(layout), nil)
+		}
+	}
+	t.Logf("runs per layout: %v", seen)
+}
+
+// TestConvGoldensInEveryLayout: the golden hashes of the image layers' stack, the grouped layers' stack, the graph
+// model's objective and the Fashion objective hold with every convolution image by image, in rows of one class, in
+// rows split by the taps they read and in planes (the depthwise ones through the general path or their planes, the
+// sparse products on and off); and a step of each allocates nothing, at full and at a shrunk batch.
+func TestConvGoldensInEveryLayout(t *testing.T) {
+	for _, layout := range []convLayout{layoutImage, layoutRows, layoutRowsExact, layoutPlanes} {
+		for _, direct := range []bool{false, true} {
+			withLayout(layout, func() {
+				withDirectDepthwise(direct, func() {
+					what := fmt.Sprintf("layout %d, depthwise planes %v (kernel %s)", layout, direct, kernel.Native)
+					if got := imageLayersHash(t); got != imageLayersGolden {
+						t.Errorf("%s: the image layers' stack hashes to %s, want %s", what, got, imageLayersGolden)
+					}
+					if got := groupsHash(t); got != groupsGolden {
+						t.Errorf("%s: the grouped layers' stack hashes to %s, want %s", what, got, groupsGolden)
+					}
+					if got := objectiveHash(graphObjective(t, 9, LossWeights{Total: 1, LambdaX: 0.03, LambdaY: 0.1})); got != goldenGraphObjective {
+						t.Errorf("%s: the graph model's objective hashes to %s, want %s", what, got, goldenGraphObjective)
+					}
+					for _, sparse := range []bool{false, true} {
+						withSparse(sparse, func() {
+							if got := objectiveHash(fashionObjective(t, 13)); got != goldenFashionObjective {
+								t.Errorf("%s, sparse %v: the Fashion objective hashes to %s, want %s", what, sparse, got, goldenFashionObjective)
+							}
+						})
+					}
+					g, _, _, loss := groupsStack(t, 20)
+					o := graphObjective(t, 8, LossWeights{Total: 1, LambdaX: 0.03})
+					step := func() {
+						g.Forward()
+						g.Backward(loss, nil)
+						o.Forward()
+						o.Backward()
+					}
+					step()
+					if a := testing.AllocsPerRun(3, step); a != 0 {
+						t.Errorf("%s: %v allocations per step, want 0", what, a)
+					}
+					g.SetBatch(7)
+					o.Graph.SetBatch(3)
+					if a := testing.AllocsPerRun(3, step); a != 0 {
+						t.Errorf("%s: %v allocations per step with a shrunk batch, want 0", what, a)
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestResNetLayouts: the example's small ResNet and resnet18 on 1×28×28 give the same bits with the layouts the
+// cost model chooses as image by image, at full and at a shrunk batch, and a step allocates nothing.
+func TestResNetLayouts(t *testing.T) {
+	for _, r18 := range []bool{false, true} {
+		run := func(layout convLayout) map[string][]float32 {
+			var got map[string][]float32
+			withLayout(layout, func() {
+				g, x, loss, _ := benchResNet(6, r18)
+				got = map[string][]float32{}
+				for _, batch := range []int{6, 5} {
+					g.SetBatch(batch)
+					g.Forward()
+					g.Backward(loss, nil)
+					got[fmt.Sprintf("loss %d", batch)] = append([]float32(nil), loss.Live()...)
+					got[fmt.Sprintf("∂x %d", batch)] = append([]float32(nil), x.Grad[:batch*x.Cols]...)
+				}
+				if layout == layoutAuto {
+					step := func() {
+						g.Forward()
+						g.Backward(loss, nil)
+					}
+					if a := testing.AllocsPerRun(2, step); a != 0 {
+						t.Errorf("resnet18 %v: %v allocations per step, want 0", r18, a)
+					}
+				}
+			})
+			return got
+		}
+		sameBits(t, fmt.Sprintf("resnet18 %v", r18), run(layoutImage), run(layoutAuto), nil)
+	}
+}
+
+// BenchmarkConvLayouts: BenchmarkConvShapes's convolutions in each layout, side by side in one binary.
+func BenchmarkConvLayouts(b *testing.B) {
+	for _, c := range benchConvs {
+		if c.dense {
+			continue
+		}
+		for _, n := range []int{50, 100} {
+			for _, l := range []struct {
+				name   string
+				layout convLayout
+			}{{"image", layoutImage}, {"rows", layoutRows}, {"exact", layoutRowsExact}, {"planes", layoutPlanes}} {
+				b.Run(fmt.Sprintf("%s/batch=%d/%s", c.name, n, l.name), func(b *testing.B) {
+					withLayout(l.layout, func() { benchConvStep(b, c, n) })
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkConvPrimitives: what the layouts' cost model weighs (chooseLayout): the kernel's time per
+// multiply-add with n columns, and the time per value of a window gather, an index scatter and a pairs scatter.
+func BenchmarkConvPrimitives(b *testing.B) {
+	r := rng.New(2)
+	for _, sh := range [][3]int{{256, 256, 1}, {256, 256, 4}, {256, 256, 8}, {256, 256, 16}, {256, 256, 24}, {256, 256, 32}, {256, 256, 48}, {256, 256, 49}, {256, 256, 64}, {256, 256, 128}, {256, 256, 196}, {256, 256, 512}, {8, 256, 512}, {16, 256, 512}, {4, 256, 512}, {1, 256, 512}} {
+		m, k, n := sh[0], sh[1], sh[2]
+		a, w, c := randSlice(r, m*k, 1), randSlice(r, k*n, 1), make([]float32, m*n)
+		b.Run(fmt.Sprintf("matmul/%dx%dx%d", m, k, n), func(b *testing.B) {
+			for range b.N {
+				kernel.MatMulAdd(a, w, c, m, k, n)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(m*k*n), "ns/madd")
+		})
+	}
+	l := benchConv{in: Shape{32, 14, 14}, outC: 32, k: 3, s: 1, p: 1}.layer(r)
+	geo := l.geometry()
+	idx := geo.index()
+	x, col := randSlice(r, l.In.Size(), 1), make([]float32, geo.rows()*geo.cols())
+	pairs := scatterFromPositions(idx, geo.rows(), geo.cols())
+	b.Run("gather", func(b *testing.B) {
+		for range b.N {
+			kernel.GatherIdx(col, x, idx)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(len(col)), "ns/value")
+	})
+	b.Run("scatter", func(b *testing.B) {
+		for range b.N {
+			kernel.ScatterAddIdx(x, col, idx)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(len(col)), "ns/value")
+	})
+	b.Run("pairs", func(b *testing.B) {
+		for range b.N {
+			kernel.ScatterAddPairs(x, col, pairs)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(len(pairs.Dst)), "ns/value")
+	})
+	one := []float32{1}
+	b.Run("call", func(b *testing.B) {
+		for range b.N {
+			kernel.MatMulAdd(one, one, x, 1, 1, 1)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N), "ns/call")
+	})
+}
