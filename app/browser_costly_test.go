@@ -198,3 +198,38 @@ func textWithin(ctx context.Context, id string, timeout time.Duration) bool {
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(timeout)))
 	return err == nil
 }
+
+// TestBrowserSlowSearchAsks: a search the visitor starts that would take more than core.SlowSearch on this
+// device, by what its workers' warm-ups and searches measured (a big model's defaults, or here the digits with
+// 10,000 steps a restart), asks first, with the time it would take and as many restarts as fit beside Run it;
+// that choice runs them, and nothing ran before it.
+func TestBrowserSlowSearchAsks(t *testing.T) {
+	chrome := findChrome(t)
+	srv := serve(buildSite(t))
+	defer srv.Close()
+	ctx := browser(t, chrome)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=2#"+linkFor(t, 1735, clue.Defaults())))
+	waitFor(t, ctx, "the link's run", `window.deltaclue && window.deltaclue.state == "done"`, 2*time.Minute)
+	runID := eval[float64](t, ctx, `window.deltaclue.runID`)
+	setValue(t, ctx, "p-max_steps", "10000")
+	do(t, ctx, chromedp.Click(chromedp.ID("run")))
+	text := waitText(t, ctx, "costly-text", 30*time.Second)
+	other := eval[string](t, ctx, `document.getElementById("costly-defaults").textContent`)
+	t.Logf("the page asks: %s [Run it] [%s]", text, other)
+	if !strings.HasPrefix(text, "This search would take about ") || !strings.HasSuffix(text, " on this device.") {
+		t.Errorf("the question: %q", text)
+	}
+	var n int
+	if _, err := fmt.Sscanf(other, "Run %d restart", &n); err != nil || n < 1 || n >= 100 {
+		t.Fatalf("the second choice %q: want fewer restarts than the 100 asked", other)
+	}
+	screenshots(t, ctx, "deltaclue-slow")
+	if st := eval[float64](t, ctx, `window.deltaclue.runID`); st != runID {
+		t.Errorf("a search started before the choice (run %v after %v)", st, runID)
+	}
+	do(t, ctx, chromedp.Click(chromedp.ID("costly-defaults")))
+	waitFor(t, ctx, "the smaller search", `window.deltaclue.runID != `+fmt.Sprint(runID)+` && !document.getElementById("costly")`, 30*time.Second)
+	if got := eval[string](t, ctx, `document.getElementById("p-n").value`); got != fmt.Sprint(n) {
+		t.Errorf("the form holds n = %s, want the %d restarts chosen", got, n)
+	}
+}

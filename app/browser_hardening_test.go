@@ -81,9 +81,7 @@ func TestBrowserWorkerCrashRecovered(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=1#"+link))
 	waitFor(t, ctx, "the link's run", `window.deltaclue && window.deltaclue.state == "done"`, 2*time.Minute)
 	setField(t, ctx, "max_steps", "5000")
-	linkRun := eval[int](t, ctx, `window.deltaclue.runID`)
-	do(t, ctx, chromedp.Click(chromedp.ID("run")))
-	waitFor(t, ctx, "the long run", fmt.Sprintf(`window.deltaclue.state == "running" && window.deltaclue.runID > %d`, linkRun), 10*time.Second)
+	explainLong(t, ctx, "the long run")
 	for i := 1; i <= 3; i++ {
 		waitFor(t, ctx, "the worker ready", `window.deltaclue.ready == 1 || window.deltaclue.state != "running"`, 30*time.Second)
 		time.Sleep(time.Second)

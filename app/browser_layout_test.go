@@ -255,6 +255,9 @@ func TestBrowserFirstPaint(t *testing.T) {
 				time.Sleep(300 * time.Millisecond) // the first renders after OnMount
 				mounted := measureFirst(t, ctx)
 				mounted.log(t, "mounted")
+				if site.prefix != "" {
+					viewportShot(t, ctx, fmt.Sprintf("mounted-%d.png", vp.W))
+				}
 				mounted.inView(t, "mounted", vp.W, vp.H, "#pad", "#run")
 				for _, sel := range []string{"#pad", "#run", "#sentence"} {
 					a, b := first.Boxes[sel], mounted.Boxes[sel]

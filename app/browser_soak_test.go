@@ -68,8 +68,7 @@ func TestBrowserSoak(t *testing.T) {
 			setField(t, ctx, "max_steps", "5000")
 			setField(t, ctx, "rel_tol", "0")
 			setField(t, ctx, "abs_tol", "0")
-			do(t, ctx, chromedp.Click(chromedp.ID("run")))
-			waitFor(t, ctx, "the search to run", `window.deltaclue.state == "running"`, 10*time.Second)
+			explainLong(t, ctx, "the search")
 			// The page publishes its state before it renders it: a click on Cancel before the render finds the
 			// button still disabled and does nothing, as it would for a person, who clicks what is enabled.
 			waitFor(t, ctx, "Cancel enabled", `!document.getElementById("cancel").disabled`, 10*time.Second)

@@ -181,6 +181,16 @@ func setField(t *testing.T, ctx context.Context, key, value string) {
 		el.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`, key, value))
 }
 
+// explainLong clicks Explain for a search that takes long on this device, which asks first, and chooses Run it;
+// then it waits for the search to run.
+func explainLong(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	do(t, ctx, chromedp.Click(chromedp.ID("run")))
+	waitFor(t, ctx, what+" to be asked about", `!!document.getElementById("costly-run") || window.deltaclue.state == "running"`, 10*time.Second)
+	eval[bool](t, ctx, `(document.getElementById("costly-run") && document.getElementById("costly-run").click(), true)`)
+	waitFor(t, ctx, what+" to start", `window.deltaclue.state == "running"`, 10*time.Second)
+}
+
 type rect struct{ X, Y float64 }
 
 // drawFour draws, with the mouse, a 4 whose top is nearly closed: a 4 that could be a 9.
@@ -332,8 +342,7 @@ func TestBrowserDrawExplainShareCancel(t *testing.T) {
 	setField(t, ctx, "max_steps", "10000")
 	setField(t, ctx, "rel_tol", "0")
 	setField(t, ctx, "abs_tol", "0")
-	do(t, ctx, chromedp.Click(chromedp.ID("run")))
-	waitFor(t, ctx, "the long search to start", `window.deltaclue.state == "running"`, 10*time.Second)
+	explainLong(t, ctx, "the long search")
 	time.Sleep(500 * time.Millisecond)
 	ping := time.Now()
 	eval[bool](t, ctx, `true`)

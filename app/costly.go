@@ -34,20 +34,32 @@ func (e *Explainer) resolveCostly() {
 	e.postAll(e.work.ResolveCostly())
 }
 
-// runCostly runs the link as it is.
+// runCostly runs the link as it is (or the slow search as it is).
 func (e *Explainer) runCostly(ctx app.Context, _ app.Event) {
 	c := e.work.Costly
 	if c == nil {
 		return
 	}
 	e.resolveCostly()
+	if c.Slow {
+		e.start(ctx, c.Link.Params, false)
+		return
+	}
 	link := c.Link
 	e.links.Restore = &link
-	e.run(ctx)
+	e.runAsked(ctx)
 }
 
-// useDefaults runs the link's digit with the default parameters (and no sweep or selection).
+// useDefaults runs the link's digit with the default parameters (and no sweep or selection); for a slow search,
+// the same with as many restarts as fit in SlowSearch on this device.
 func (e *Explainer) useDefaults(ctx app.Context, _ app.Event) {
+	if c := e.work.Costly; c != nil && c.Slow {
+		p := c.Within(c.Link.Params)
+		e.resolveCostly()
+		e.settings.Show(p)
+		e.start(ctx, p, false)
+		return
+	}
 	e.resolveCostly()
 	e.resetParams()
 	e.run(ctx)
@@ -84,6 +96,9 @@ func paramsText(p clue.Params, sweep clue.Ladder) string {
 
 // costlyText is the question's sentence.
 func costlyText(c *core.Costly) string {
+	if c.Slow {
+		return "This search would take about " + timeText(c.Estimate()) + " on this device."
+	}
 	est := "the page is measuring how long it would take on this device"
 	if c.Failed {
 		est = "and the page could not measure how long it would take on this device"

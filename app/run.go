@@ -29,6 +29,16 @@ func (e *Explainer) clearResults(ctx app.Context) {
 // run starts a search on every ready worker, each with its share of the restarts.
 func (e *Explainer) run(ctx app.Context) {
 	e.work.HoldPreviews() // a preview still waiting for its debounce must not replace the full set
+	if e.in.X0 != nil && !e.running() && e.work.Costly == nil && e.work.AskSlow(e.settings.Params) {
+		e.publish() // a search that would take long on this device asks first (the question's banner)
+		return
+	}
+	e.runAsked(ctx)
+}
+
+// runAsked runs the form's search without asking: the visitor already chose to (a costly link's Run it).
+func (e *Explainer) runAsked(ctx app.Context) {
+	e.work.HoldPreviews()
 	e.start(ctx, e.settings.Params, false)
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
 // PaperURL is the δ-CLUE paper.
@@ -200,14 +202,20 @@ func barsLabel(vals []float32, prefix string) string {
 
 func row(k, v string) app.UI { return app.Tr().Body(app.Th().Text(k), app.Td().Text(v)) }
 
-// costlyView is what the costly link's question shows.
-type costlyView struct{ Text, Asks string }
+// costlyView is what the costly link's question shows (or a slow search's: Other names its second choice).
+type costlyView struct{ Text, Asks, Other string }
 
 // costlyView is the question about a costly link, if one is asked.
 func (e *Explainer) costlyView() *costlyView {
 	c := e.work.Costly
 	if c == nil {
 		return nil
+	}
+	if c.Slow {
+		fit := c.Within(c.Link.Params)
+		return &costlyView{Text: costlyText(c), Asks: fmt.Sprintf("It asks for %s. Each restart may stop earlier, when it converges. "+
+			"Nothing runs until you choose.", paramsText(c.Link.Params, clue.Ladder{})),
+			Other: fmt.Sprintf("Run %s (about %s)", plural.Count(fit.Restarts(), "restart"), timeText(min(c.Estimate()*float64(fit.N)/float64(c.Link.Params.N), core.SlowSearch)))}
 	}
 	return &costlyView{Text: costlyText(c), Asks: fmt.Sprintf("It asks for %s (the default: %s). Each restart may stop earlier, when it converges. "+
 		"Nothing runs until you choose.", paramsText(c.Link.Params, c.Link.Sweep), paramsText(e.settings.Defaults(), clue.Ladder{}))}
@@ -219,7 +227,7 @@ func (p *noticesPanel) renderCostly(v costlyView) app.UI {
 		app.P().Class("hint").Text(v.Asks),
 		app.Div().Class("row").Body(
 			app.Button().ID("costly-run").Text("Run it").OnClick(p.Page.runCostly),
-			app.Button().ID("costly-defaults").Class("primary").Text("Use the defaults").OnClick(p.Page.useDefaults),
+			app.Button().ID("costly-defaults").Class("primary").Text(cmp.Or(v.Other, "Use the defaults")).OnClick(p.Page.useDefaults),
 		),
 	)
 }

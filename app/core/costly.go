@@ -19,6 +19,37 @@ type Costly struct {
 	PerStep float64                  // seconds per restart-step on one worker; 0 until measured
 	Failed  bool                     // a timing search failed: no estimate
 	Workers int                      // how many workers would share the link's search
+	// Slow says the question is of a search the visitor started (Explain) that would take longer than
+	// SlowSearch on this device (AskSlow): its Link holds the parameters, and there is nothing to measure.
+	Slow bool
+}
+
+// SlowSearch is how long a search the visitor starts may take, by this device's measured speed, before the
+// page asks first (a big model's, a ResNet's: its defaults may take a minute on a phone).
+const SlowSearch = 10.0
+
+// AskSlow holds the question of a search of params that would take longer than SlowSearch on this device (by
+// StepSeconds), and reports whether it asked.
+func (p *Pool) AskSlow(params clue.Params) bool {
+	c := &Costly{Link: sharelink.State{Params: params}, PerStep: p.StepSeconds, Workers: max(len(p.ReadyWorkers()), 1), Slow: true}
+	if params.LambdaD > 0 {
+		c.Workers = 1
+	}
+	if p.StepSeconds == 0 || c.Estimate() <= SlowSearch {
+		return false
+	}
+	p.Costly = c
+	return true
+}
+
+// Within is params with fewer restarts, so that its search takes about SlowSearch on this device (at least
+// one restart, or one per class for the schemes that spread them over the classes).
+func (c *Costly) Within(params clue.Params) clue.Params {
+	fit := *c
+	for fit.Link.Params = params; fit.Estimate() > SlowSearch && fit.Link.Params.N > 1; {
+		fit.Link.Params.N = max(1, int(float64(fit.Link.Params.N)*SlowSearch/fit.Estimate()*0.95))
+	}
+	return fit.Link.Params
 }
 
 // ProbeSteps are the timing searches' step counts, in pairs: the difference of a pair's times is the cost of

@@ -3,6 +3,7 @@ package core
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/app/sharelink"
@@ -110,5 +111,62 @@ func TestPerStep(t *testing.T) {
 		if got := PerStep(c.seconds, 30); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("PerStep(%v) = %g, want %g", c.seconds, got, c.want)
 		}
+	}
+}
+
+// TestAskSlow: a worker's warm-up says what a restart-step costs on this device; a search the visitor starts
+// that would take longer than SlowSearch asks first, with as many restarts as would fit offered beside it; a
+// finished search's own time per restart-step replaces the warm-up's.
+func TestAskSlow(t *testing.T) {
+	now := time.Unix(1000, 0)
+	p := NewPool(2, false, now)
+	for k := range 2 {
+		p.Said(k, searchworker.Response{Type: "ready"}, now, 0)
+	}
+	params := clue.Defaults() // 100 restarts of at most 100 steps: 50 × 100 restart-steps a worker
+	if p.AskSlow(params) {
+		t.Fatal("it asked with no measure of this device")
+	}
+	// A warm-up of 1000 restart-steps in 0.5 s: 5,000 restart-steps take 2.5 s.
+	p.Said(0, searchworker.Response{Type: "warm", Seconds: 0.5, RestartSteps: 1000}, now, 0)
+	if p.StepSeconds != 0.0005 || p.AskSlow(params) || p.Costly != nil {
+		t.Fatalf("a 2.5 s search asked (step %v s, question %+v)", p.StepSeconds, p.Costly)
+	}
+	// A slower measure does not replace a quicker one (noise only adds time).
+	p.Said(1, searchworker.Response{Type: "warm", Seconds: 4, RestartSteps: 1000}, now, 0)
+	if p.StepSeconds != 0.0005 {
+		t.Fatalf("a slower warm-up made the step %v s", p.StepSeconds)
+	}
+	// A big model: 1000 restart-steps in 4 s, 20 s for the defaults.
+	p = NewPool(2, false, now)
+	for k := range 2 {
+		p.Said(k, searchworker.Response{Type: "ready"}, now, 0)
+	}
+	p.Said(1, searchworker.Response{Type: "warm", Seconds: 4, RestartSteps: 1000}, now, 0)
+	if !p.AskSlow(params) || p.Costly == nil || !p.Costly.Slow {
+		t.Fatal("a 20 s search did not ask")
+	}
+	if est := p.Costly.Estimate(); math.Abs(est-20) > 1e-9 {
+		t.Errorf("the estimate is %v s, want 20", est)
+	}
+	fit := p.Costly.Within(params)
+	if fit.N < 40 || fit.N > 50 || fit.MaxSteps != params.MaxSteps {
+		t.Errorf("within 10 s: %d restarts of %d steps, want 40–50 of %d", fit.N, fit.MaxSteps, params.MaxSteps)
+	}
+	p.ResolveCostly()
+	// A search's own time, quicker than the warm-up's: worker 0's share (restarts 0, 2, 4) took 30 restart-steps
+	// in 0.03 s.
+	cmds, _ := p.Start(make([]float32, 4), clue.Params{N: 6, MaxSteps: 10}, false, now)
+	if len(cmds) == 0 {
+		t.Fatal("the search did not start")
+	}
+	var mine []clue.Explanation
+	for _, i := range p.Run.Owed[0] {
+		mine = append(mine, clue.Explanation{Restart: i, Steps: 10})
+	}
+	p.Said(0, searchworker.Response{Type: "results", ID: p.Run.ID, Explanations: mine}, now, 0)
+	p.Said(0, searchworker.Response{Type: "done", ID: p.Run.ID, Seconds: 0.03}, now, 0)
+	if want := 0.03 / float64(10*len(mine)); math.Abs(p.StepSeconds-want) > 1e-12 {
+		t.Errorf("after a search the step costs %v s, want %v", p.StepSeconds, want)
 	}
 }

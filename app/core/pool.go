@@ -36,10 +36,14 @@ type Pool struct {
 	Restarted  int            // workers replaced during a run, over the page's life
 	Superseded int            // live previews dropped for a later stroke before they finished
 	Heap, Sys  map[int]uint64 // each worker's live Go heap and Go's memory after its last search
-	lastID     int
-	probes     map[int]bool // the timing searches under way (Costly)
-	generation int          // counts Resize: a start check of earlier workers is ignored
-	previewSeq int          // counts lifted pens (and what holds previews): only the latest preview may start
+	// StepSeconds is what a restart-step costs one worker on this device: the least that any search or warm-up a
+	// worker finished has taken (0 before any), since noise (the machine's other work, code not yet optimised, a
+	// small batch) only adds time. A search that would take longer than SlowSearch asks first.
+	StepSeconds float64
+	lastID      int
+	probes      map[int]bool // the timing searches under way (Costly)
+	generation  int          // counts Resize: a start check of earlier workers is ignored
+	previewSeq  int          // counts lifted pens (and what holds previews): only the latest preview may start
 }
 
 // NewPool is a pool of n workers just started at now; early says the loader started them.
@@ -122,11 +126,15 @@ func (p *Pool) GivenUp(tries int) int {
 func (p *Pool) Silent(k int, now time.Time) time.Duration { return now.Sub(p.Workers[k].LastSeen) }
 
 // SilenceLimit is how long worker k, which has work, may say nothing before it is taken for dead: ColdSilence
-// until its first news from within a search, then WorkerSilence doubled for each of the run's failures, and at
-// least three times the longest step it has shown (a big model's, on a slow device).
+// (or more, for a share whose first step this device measured to be long) until its first news from within a
+// search, then WorkerSilence doubled for each of the run's failures, and at least three times the longest step
+// it has shown (a big model's, on a slow device).
 func (p *Pool) SilenceLimit(k int) time.Duration {
 	if !p.Workers[k].Stepped {
-		return ColdSilence
+		// A first step may be long for a big model: six times what this device takes for its share at the
+		// measured speed (twice that, cold code, with a margin of three), if that is longer.
+		step := time.Duration(6 * p.StepSeconds * float64(len(p.Run.Owed[k])) * float64(time.Second))
+		return max(ColdSilence, step)
 	}
 	return max(min(WorkerSilence<<min(p.Run.Failures, 8), ColdSilence), 3*p.Workers[k].LongestStep)
 }
@@ -156,6 +164,10 @@ func (p *Pool) Said(k int, r searchworker.Response, now time.Time, at float64) [
 		w.Stepped, w.newsOf = true, r.ID
 	}
 	w.LastSeen = now
+	if r.Type == "warm" && r.RestartSteps > 0 && r.Seconds > 0 {
+		p.noteStep(r.Seconds / float64(r.RestartSteps))
+		return nil
+	}
 	if p.probes[r.ID] {
 		p.probeSaid(r)
 		return nil
@@ -186,6 +198,9 @@ func (p *Pool) Said(k int, r searchworker.Response, now time.Time, at float64) [
 		}
 		delete(run.Pending, k)
 		run.WorkerSeconds = append(run.WorkerSeconds, r.Seconds)
+		if steps := run.stepsOf(k); steps > 0 && r.Seconds > 0 {
+			p.noteStep(r.Seconds / float64(steps))
+		}
 		if p.Heap == nil {
 			p.Heap, p.Sys = map[int]uint64{}, map[int]uint64{}
 		}
@@ -365,4 +380,11 @@ func sortedKeys[V any](m map[int]V) []int {
 	}
 	sort.Ints(ks)
 	return ks
+}
+
+// noteStep takes a measured cost of a restart-step into StepSeconds.
+func (p *Pool) noteStep(s float64) {
+	if p.StepSeconds == 0 || s < p.StepSeconds {
+		p.StepSeconds = s
+	}
 }

@@ -528,3 +528,21 @@ func TestSilenceLimitGrowsWithSteps(t *testing.T) {
 		t.Errorf("after an idle wait between searches the limit is %v, want 12s", got)
 	}
 }
+
+// TestColdSilenceGrowsWithMeasuredSteps: before a worker's first news in a search, it may be silent for longer
+// than ColdSilence when the device's measured step cost says its share's first step is long (a big model).
+func TestColdSilenceGrowsWithMeasuredSteps(t *testing.T) {
+	now := time.Unix(1000, 0)
+	p := NewPool(1, false, now)
+	p.Said(0, searchworker.Response{Type: "ready"}, now, 0)
+	if _, ok := p.Start(make([]float32, 4), clue.Params{N: 50, MaxSteps: 10}, false, now); !ok {
+		t.Fatal("the search did not start")
+	}
+	if got := p.SilenceLimit(0); got != ColdSilence {
+		t.Fatalf("with no measure the cold limit is %v, want %v", got, ColdSilence)
+	}
+	p.Said(0, searchworker.Response{Type: "warm", Seconds: 1, RestartSteps: 10}, now, 0) // 0.1 s a restart-step: 5 s a step of 50
+	if got := p.SilenceLimit(0); got != 30*time.Second {
+		t.Errorf("with 5 s steps the cold limit is %v, want 30s", got)
+	}
+}

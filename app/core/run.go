@@ -129,3 +129,18 @@ func closed(phase Phase, err string) Phase {
 		return Done
 	}
 }
+
+// stepsOf is how many restart-steps worker k's share of the run took, from the results that have come.
+func (r *Run) stepsOf(k int) int {
+	mine := map[int]bool{}
+	for _, i := range r.Owed[k] {
+		mine[i] = true
+	}
+	n := 0
+	for _, e := range r.Results {
+		if mine[e.Restart] {
+			n += e.Steps
+		}
+	}
+	return n
+}

@@ -30,7 +30,7 @@ func TestWorkerOnConvBundles(t *testing.T) {
 		if ready.Type != "ready" || ready.Fingerprint != opened.Fingerprint() || ready.Fingerprint == shipped {
 			t.Fatalf("%s: %+v (the bundle's fingerprint %08x, the digits' %08x)", name, ready, opened.Fingerprint(), shipped)
 		}
-		w.WarmUp(4, 3)
+		w.WarmUp(4, 3, func(Response) {})
 		x0 := w.models.VAE.DecodeImages(make([]float32, w.models.VAE.Latent))
 		insp := roundTrip(t, w, Request{Type: "inspect", ID: 1, X0: x0})
 		if len(insp) != 1 || insp[0].Inspection == nil || len(insp[0].Inspection.Reconstruction) != len(x0) {

@@ -64,8 +64,10 @@ func (w *Worker) EarlyLink(e Early, send func(Response)) bool {
 // the worker would be idle anyway: its first real search then runs at the speed of its later ones. It takes the
 // path a real search takes (an inspection, the results in batches, every message encoded for the wire) and
 // drops what it would send, so that all of that code is optimised too, not only the steps. It returns at once
-// for a worker without models (the page's summary worker).
-func (w *Worker) WarmUp(restarts, steps int) {
+// for a worker without models (the page's summary worker). Then it sends a "warm" message: its time and
+// restart-steps, what a step of these models costs on this device (the page asks before a search that would take
+// long).
+func (w *Worker) WarmUp(restarts, steps int, send func(Response)) {
 	if w.models == nil || restarts <= 0 || steps <= 0 {
 		return
 	}
@@ -76,9 +78,21 @@ func (w *Worker) WarmUp(restarts, steps int) {
 	x0 := w.models.VAE.DecodeImages(centre)
 	p := w.models.Defaults()
 	p.N, p.MaxSteps, p.MinSteps, p.RelTol, p.AbsTol = restarts, steps, min(p.MinSteps, steps), 0, 0
-	drop := func(r Response) { MarshalResponse(r) }
+	taken, seconds := 0, 0.0
+	drop := func(r Response) {
+		MarshalResponse(r)
+		for _, e := range r.Explanations {
+			taken += e.Steps
+		}
+		if r.Type == "done" {
+			seconds = r.Seconds
+		}
+	}
 	w.Handle(Request{Type: "inspect", ID: warmUpID, X0: x0}, drop)
 	w.Handle(Request{Type: "explain", ID: warmUpID, X0: x0, Params: &p}, drop)
+	if taken > 0 && seconds > 0 {
+		send(Response{Type: "warm", Seconds: seconds, RestartSteps: taken})
+	}
 }
 
 // StopWarmUp ends a warm-up under way at its next step: a request has come, and the visitor waits for it, not

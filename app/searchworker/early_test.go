@@ -144,7 +144,12 @@ func TestWarmUpLeavesNoTrace(t *testing.T) {
 	warm, _ := New("test")
 	yields := 0
 	warm.Yield = func() { yields++ }
-	warm.WarmUp(8, 10)
+	var said []Response
+	warm.WarmUp(8, 10, func(r Response) { said = append(said, r) })
+	// It says what it took: every restart took every step (no stopping rule in a warm-up).
+	if len(said) != 1 || said[0].Type != "warm" || said[0].RestartSteps != 80 || !(said[0].Seconds > 0) {
+		t.Errorf("the warm-up said %+v, want one warm message of 80 restart-steps", said)
+	}
 	if yields == 0 {
 		t.Error("the warm-up never yielded: a request could not get in")
 	}
@@ -155,7 +160,7 @@ func TestWarmUpLeavesNoTrace(t *testing.T) {
 		t.Errorf("after a warm-up the search gives %d explanations, different from a cold worker's %d", len(got), len(want))
 	}
 	sum, _ := NewSummarizer("test")
-	sum.WarmUp(8, 10) // no models: nothing to do, and no panic
+	sum.WarmUp(8, 10, func(r Response) { t.Errorf("a worker without models said %+v", r) }) // no models: nothing to do, and no panic
 	sum.StopWarmUp()
 }
 
@@ -166,14 +171,14 @@ func TestStopWarmUp(t *testing.T) {
 	w.StopWarmUp()
 	full := 0
 	w.Yield = func() { full++ }
-	w.WarmUp(8, 10)
+	w.WarmUp(8, 10, func(Response) {})
 	stopped := 0
 	w.Yield = func() {
 		if stopped++; stopped == 2 {
 			w.StopWarmUp() // as the message handler does, while the search yields
 		}
 	}
-	w.WarmUp(8, 10)
+	w.WarmUp(8, 10, func(Response) {})
 	if full < 10 || stopped > 3 {
 		t.Errorf("a whole warm-up yielded %d times, a stopped one %d: want it to end at the step after the stop", full, stopped)
 	}

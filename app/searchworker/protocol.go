@@ -12,6 +12,7 @@
 //	               results  explanations                restarts as they finish, batched (every ResultsEvery)
 //	               traced   trajectory
 //	               alive                                a search's heartbeat, every AliveEvery without other news
+//	               warm                                 the warm-up's time and restart-steps (WarmUp)
 //	               done     seconds, error              the end of an explain (error if it failed or was
 //	                                                    cancelled: "cancelled")
 //	               error    error                       the models failed to load, or a bad message
@@ -77,6 +78,9 @@ type Response struct {
 	Explanations []clue.Explanation `json:"explanations,omitempty"` // a batch of finished restarts
 	Trajectory   *clue.Trajectory   `json:"trajectory,omitempty"`
 	Seconds      float64            `json:"seconds,omitempty"`
+	// RestartSteps, in a warm message (the worker's warm-up search, done or cut short), is how many restart-steps
+	// took its Seconds: what a step costs on this device, before any search of the visitor's.
+	RestartSteps int `json:"restart_steps,omitempty"`
 	// At, in a ready message, is when the worker said it on its own clock: ms since the Unix epoch
 	// (performance.timeOrigin + performance.now() in a worker), 0 where there is none. The page's thread may
 	// be busy when it is sent, and hear it hundreds of ms later, while the worker is already at work.

@@ -332,6 +332,7 @@ func FuzzResponse(f *testing.F) {
 	f.Add(MarshalResponse(Response{Type: "results", ID: 2, Explanations: []clue.Explanation{{Restart: 1, Z: []float32{1, 2}, Failed: "x"}}}))
 	f.Add(MarshalResponse(Response{Type: "traced", ID: 3, Trajectory: &clue.Trajectory{Path: [][]float32{{1}}, Frames: []clue.Frame{{Step: 1}}}}))
 	f.Add(MarshalResponse(Response{Type: "done", ID: 2, Seconds: 1.5, Error: "cancelled"}))
+	f.Add(MarshalResponse(Response{Type: "warm", Seconds: 0.5, RestartSteps: 1000}))
 	f.Add(MarshalResponse(Response{Type: "summarized", ID: 4, Summarized: &Summarized{Count: 2, Summary: clue.Summary{Restarts: 2,
 		LabelCounts: []int{1, 1}, Modes: []int{1, 1}, LabelDistribution: []float64{0.5, 0.5}}, Marks: []Mark{{0, 0, -1}, {1, 0, 0}}}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -391,6 +392,7 @@ func TestWireRoundTrip(t *testing.T) {
 		{Type: "traced", ID: 7, Trajectory: &clue.Trajectory{Restart: 3, Explanation: e, Path: [][]float32{{1, 2}, {3, 4}},
 			Frames: []clue.Frame{{Step: 0, Z: []float32{1}, Image: []float32{0.5}, Label: 4, HTotal: 0.5, Distance: 3, Cost: 1}}}},
 		{Type: "done", ID: 5, Seconds: 0.25, Error: Cancelled, HeapBytes: 123456, SysBytes: 1 << 40},
+		{Type: "warm", Seconds: 0.75, RestartSteps: 1000},
 		{Type: "alive", ID: 5},
 	}
 	for _, r := range responses {

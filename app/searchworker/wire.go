@@ -25,7 +25,7 @@ import (
 //	                 inspected: inspection, count u32, count × (to i32, label i32, sure u8, k, shift, h, d f32,
 //	                            floats image) (GLAM-CLUE's answers), amortised ms f64;
 //	                 results: count u16, count × explanation;  traced: trajectory;  done: seconds f64, string error, heap u64, sys u64;
-//	                 alive: nothing;  summarized: count i32, the summary field by field, CARLA's measures field by
+//	                 alive: nothing;  warm: seconds f64, restart-steps u32;  summarized: count i32, the summary field by field, CARLA's measures field by
 //	                 field, count u32, count × mark,
 //	                 string trade-off SVG, string latent map SVG
 //
@@ -37,7 +37,7 @@ var wireMagic = [3]byte{'D', 'W', 1}
 // MaxMessage bounds what Unmarshal accepts, so that a corrupt length cannot make it allocate much.
 const MaxMessage = 64 << 20
 
-var typeCodes = []string{"", "inspect", "explain", "trace", "cancel", "ready", "error", "inspected", "results", "traced", "done", "alive", "summarize", "summarized"}
+var typeCodes = []string{"", "inspect", "explain", "trace", "cancel", "ready", "error", "inspected", "results", "traced", "done", "alive", "summarize", "summarized", "warm"}
 
 func typeCode(t string) byte {
 	for i, s := range typeCodes {

@@ -63,6 +63,9 @@ func MarshalResponse(p Response) []byte {
 			w.f32(f.Distance)
 			w.f32(f.Cost)
 		}
+	case "warm":
+		w.f64(p.Seconds)
+		w.u32(uint32(p.RestartSteps))
 	case "done":
 		w.f64(p.Seconds)
 		w.str(p.Error)
@@ -120,6 +123,8 @@ func unmarshalResponse(b []byte, shared bool) (Response, error) {
 				HTotal: r.f32(), Distance: r.f32(), Cost: r.f32()})
 		}
 		p.Trajectory = t
+	case "warm":
+		p.Seconds, p.RestartSteps = r.f64(), int(r.u32())
 	case "done":
 		p.Seconds, p.Error, p.HeapBytes, p.SysBytes = r.f64(), r.str(), r.u64(), r.u64()
 	case "summarized":

@@ -219,7 +219,7 @@ func main() {
 	// A link the page's loader started this worker for runs first; otherwise a small search warms the code up
 	// while the visitor draws. Requests wait in the queue meanwhile (a cancel gets in at once).
 	if e, ok := early(self); !ok || !w.EarlyLink(e, post) {
-		w.WarmUp(WarmUpRestarts, WarmUpSteps)
+		w.WarmUp(WarmUpRestarts, WarmUpSteps, post)
 	}
 	for req := range queue {
 		w.Handle(req, post)
