@@ -77,7 +77,9 @@ func TestBrowserWorkerCrashRecovered(t *testing.T) {
 	// and rightly reset the count). Each time, the worker is killed a second after it is ready, once it has sent
 	// heartbeats: the page's patience doubles with each failure (3, 6, 12 s), far less than the 500,000 steps
 	// the run would need to make progress.
-	// (A link asking for 5,000 steps would wait for a click, so the field is set on the page.)
+	// (A link asking for 5,000 steps would wait for a click, so the field is set on the page.) The page asks
+	// before so long a search, and the run starts from the question's Run it, a button gone once the run starts:
+	// the run's watch must not go with it (go-app drops what is dispatched on a removed element's context).
 	do(t, ctx, chromedp.Navigate(srv.URL+"/repo/?workers=1#"+link))
 	waitFor(t, ctx, "the link's run", `window.deltaclue && window.deltaclue.state == "done"`, 2*time.Minute)
 	setField(t, ctx, "max_steps", "5000")

@@ -38,6 +38,10 @@ type Explainer struct {
 	reportGetter app.Func      // window.deltaclue.report's getter (mainthread.go)
 	embed        embedState    // in a host page's frame: the compact layout and the host's messages (embed.go)
 	gc           collector     // collections held during a search, made when idle (collector.go)
+	// page is the page's own context (OnMount). Timers are scheduled on it: go-app drops what is dispatched on
+	// the context of an element that has since gone (a question's Run it button), and a run's watch or a redraw
+	// dropped so never fires again.
+	page app.Context
 }
 
 // setView is the run's set as the page shows it, beyond its schedule (which is work.Run).
@@ -95,7 +99,7 @@ type copyNote struct {
 func (e *Explainer) OnMount(ctx app.Context) {
 	e.in, e.sel = newInput(), core.NewSelection()
 	e.gc.mount(ctx)
-	e.models.global.page = ctx
+	e.page = ctx
 	if e.in.Tab == "gallery" {
 		e.loadGallery(ctx)
 	}
@@ -334,10 +338,13 @@ func (e *Explainer) exec(ctx app.Context, cmds []core.Command) {
 			e.resetSummary()
 		case core.After:
 			ev := c.Event
-			ctx.After(c.Delay, func(ctx app.Context) { e.onTimer(ctx, ev) })
+			e.after(c.Delay, func(ctx app.Context) { e.onTimer(ctx, ev) })
 		}
 	}
 }
+
+// after runs f on the page's thread in d, on the page's own context, whichever element's handler asked.
+func (e *Explainer) after(d time.Duration, f func(app.Context)) { e.page.After(d, f) }
 
 // postAll sends the messages among cmds (a dropped run's or sweep's cancels: they come with nothing else).
 func (e *Explainer) postAll(cmds []core.Command) {

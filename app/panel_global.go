@@ -25,8 +25,7 @@ type globalState struct {
 	from    int // show groups read as this label; -1 for all (set when the data arrives)
 	chosen  int // the chosen group's index in data.Groups; -1 for none (likewise)
 	parseMs float64
-	after   frameQueue  // moves the focus once the page shows what was chosen
-	page    app.Context // the page's own context (OnMount): a removed button's would drop what is dispatched on it
+	after   frameQueue // moves the focus once the page shows what was chosen
 }
 
 // globalView is what the global view shows.
@@ -196,7 +195,7 @@ func (e *Explainer) loadGlobal(ctx app.Context, _ app.Event) {
 		return
 	}
 	e.models.global.loading, e.models.global.err = true, ""
-	fetchText(e.models.global.page, ctx.ResolveStaticResource(served().file("global.json")), func(ctx app.Context, text string, err error) {
+	fetchText(e.page, ctx.ResolveStaticResource(served().file("global.json")), func(ctx app.Context, text string, err error) {
 		e.models.global.loading = false
 		if err != nil {
 			e.models.global.err = "The groups could not be loaded: " + err.Error()
@@ -252,7 +251,7 @@ func (e *Explainer) openMember(ctx app.Context, index int) {
 // focusOn moves the keyboard's focus to the element with an id once the page shows it (it looks again for a
 // few frames: a render may land after the frame asked for).
 func (e *Explainer) focusOn(_ app.Context, id string, then func(el app.Value)) {
-	ctx, tries := e.models.global.page, 0
+	ctx, tries := e.page, 0
 	var look func()
 	look = func() {
 		el := app.Window().GetElementByID(id)

@@ -71,7 +71,7 @@ func (e *Explainer) scheduleRedraw(ctx app.Context) {
 		return
 	}
 	e.set.redrawPending = true
-	ctx.After(100*time.Millisecond, func(ctx app.Context) {
+	e.after(100*time.Millisecond, func(ctx app.Context) {
 		e.set.redrawPending = false
 		// While results stream in, the summary (clustering, figures) is remade at most every 400 ms: it costs
 		// the page's thread more than drawing the grid. The run's end always remakes it.
@@ -204,7 +204,7 @@ func (e *Explainer) publish() {
 		"workerSeconds": fmt.Sprint(e.work.Run.WorkerSeconds),
 		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.links.Err, "linkNote": e.links.Note, "workersNote": e.settings.WorkersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
 		"funcs": liveFuncs, "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.models.stale,
-		"runError": e.work.Run.Err, "poolError": e.workers.err, "inputError": e.in.Err, "costly": e.costlyState(),
+		"runError": e.work.Run.Err, "poolError": e.workers.err, "stepSeconds": e.work.StepSeconds, "inputError": e.in.Err, "costly": e.costlyState(),
 	}
 	if e.workers.pool != nil {
 		state["workers"] = len(e.workers.pool.workers)

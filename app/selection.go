@@ -33,7 +33,7 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 // requestTrace asks a worker, a moment after the selection settles, how the selected explanation was found.
 func (e *Explainer) requestTrace(ctx app.Context) {
 	restart := e.sel.Restart
-	ctx.After(150*time.Millisecond, func(ctx app.Context) {
+	e.after(150*time.Millisecond, func(ctx app.Context) {
 		ks := e.work.ReadyWorkers()
 		if e.workers.pool == nil || e.in.X0 == nil || len(ks) == 0 || !e.sel.TraceWanted(restart, e.work.NewID()) {
 			return
