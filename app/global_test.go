@@ -163,3 +163,24 @@ func TestGlobalGroupStats(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobalSummarySaysWhatWasSearched: when the import's budget searched only some of the uncertain test items,
+// the global view's sentence says over how many its figures are, and otherwise it names them all.
+func TestGlobalSummarySaysWhatWasSearched(t *testing.T) {
+	g := &GlobalData{Uncertain: 120, Cases: 30, Coverage: 0.5, Groups: make([]GlobalGroup, 3)}
+	if s := globalSummary(g, "images"); !strings.HasPrefix(s, "3 groups. On the 120 uncertain test images, ") {
+		t.Errorf("all searched: %s", s)
+	}
+	g.Searched = 40
+	if s := globalSummary(g, "images"); !strings.Contains(s, "On 40 of the 120 uncertain test images (the import's time budget searched no more), ") {
+		t.Errorf("40 of 120 searched: %s", s)
+	}
+	g.Groups, g.Searched = g.Groups[:1], 120
+	if s := globalSummary(g, "images"); !strings.HasPrefix(s, "1 group. On the 120 uncertain") {
+		t.Errorf("one group, all searched: %s", s)
+	}
+	var mg measuredGroups
+	if err := json.Unmarshal([]byte(`{"uncertain": 9, "searched": 4}`), &mg); err != nil || mg.Searched != 4 {
+		t.Errorf("groups.json's searched: %v %+v", err, mg)
+	}
+}

@@ -16,9 +16,10 @@ const GlobalFile = "/web/global.json"
 // group, one member moved along k·t, and the members' digits. global_test.go makes it from the shipped models
 // and checks the committed file against them (and rewrites it with -update-global).
 type GlobalData struct {
-	Uncertain          int           `json:"uncertain"` // uncertain test digits (H_total above the threshold)
-	Cases              int           `json:"cases"`     // (digit, group) pairs whose δ-CLUE reached the group's label
-	Coverage           float64       `json:"coverage"`  // share of the cases the amortised answer makes sure
+	Uncertain          int           `json:"uncertain"`          // uncertain test digits (H_total above the threshold)
+	Searched           int           `json:"searched,omitempty"` // those searched, when fewer (the import's budget)
+	Cases              int           `json:"cases"`              // (digit, group) pairs whose δ-CLUE reached the group's label
+	Coverage           float64       `json:"coverage"`           // share of the cases the amortised answer makes sure
 	MeanDistance       float64       `json:"mean_distance"`
 	MeanSearchDistance float64       `json:"mean_search_distance"`
 	AnswerMs           float64       `json:"answer_ms"` // per amortised answer

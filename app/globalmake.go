@@ -25,6 +25,7 @@ import (
 // measuredGroups is the part of groups.json (deltaclue global) the page shows.
 type measuredGroups struct {
 	Uncertain int `json:"uncertain"`
+	Searched  int `json:"searched"` // when fewer than Uncertain were searched (the import's budget, -digits)
 	Params    struct {
 		Delta float64 `json:"delta"`
 	} `json:"params"`
@@ -67,7 +68,7 @@ func MakeGlobalData(groupsJSON []byte, m *clue.Models, ts []glam.Translation, it
 	if err := json.Unmarshal(groupsJSON, &mg); err != nil {
 		return nil, fmt.Errorf("groups.json: %v", err)
 	}
-	g := GlobalData{Uncertain: mg.Uncertain, Cases: mg.Totals.Cases, Coverage: mg.Totals.Coverage, MeanDistance: mg.Totals.MeanDistance,
+	g := GlobalData{Uncertain: mg.Uncertain, Searched: mg.Searched, Cases: mg.Totals.Cases, Coverage: mg.Totals.Coverage, MeanDistance: mg.Totals.MeanDistance,
 		MeanSearchDistance: mg.Totals.MeanSearchDistance, AnswerMs: mg.Totals.AnswerMs, SearchMs: mg.Totals.SearchMs,
 		Delta: mg.Params.Delta, Ks: []float32{0.5, 1, 1.5, 2}}
 	members := map[int]bool{}

@@ -81,10 +81,7 @@ func (p *globalPanel) renderData(g *GlobalData) app.UI {
 		options = append(options, app.Option().Value(strconv.Itoa(a)).Selected(v.From == a).Text(m.class(a)))
 	}
 	return app.Div().Body(
-		app.P().ID("global-summary").Class("sentence").Text(fmt.Sprintf(
-			"%d groups. On the %d uncertain test "+m.nouns()+", the learned step makes the model sure of the group's label in %.1f\u00a0%% of %d cases, "+
-				"at a mean distance d of %.1f (δ-CLUE's searches: %.1f), in %.1f ms instead of %.0f ms.",
-			len(g.Groups), g.Uncertain, 100*g.Coverage, g.Cases, g.MeanDistance, g.MeanSearchDistance, g.AnswerMs, g.SearchMs)),
+		app.P().ID("global-summary").Class("sentence").Text(globalSummary(g, m.nouns())),
 		app.Div().Class("row").Body(
 			app.Label().For("global-from").Text(m.nouns()+" the model reads as"),
 			app.Select().ID("global-from").OnChange(func(ctx app.Context, _ app.Event) {
@@ -296,4 +293,16 @@ func fetchText(ctx app.Context, url string, done func(ctx app.Context, text stri
 		return nil
 	})
 	app.Window().Call("fetch", url).Call("then", onResponse, onFail)
+}
+
+// globalSummary is the global view's sentence: over the uncertain test items, or the share of them the import's
+// budget searched, which it says.
+func globalSummary(g *GlobalData, nouns string) string {
+	over := fmt.Sprintf("On the %d uncertain test %s", g.Uncertain, nouns)
+	if g.Searched > 0 && g.Searched < g.Uncertain {
+		over = fmt.Sprintf("On %d of the %d uncertain test %s (the import's time budget searched no more)", g.Searched, g.Uncertain, nouns)
+	}
+	return fmt.Sprintf("%s. %s, the learned step makes the model sure of the group's label in %.1f\u00a0%% of %d cases, "+
+		"at a mean distance d of %.1f (δ-CLUE's searches: %.1f), in %.1f ms instead of %.0f ms.",
+		plural.Count(len(g.Groups), "group"), over, 100*g.Coverage, g.Cases, g.MeanDistance, g.MeanSearchDistance, g.AnswerMs, g.SearchMs)
 }
