@@ -7,8 +7,8 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/deltaclue/deltaclue/app/raster"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/raster"
 	"github.com/deltaclue/deltaclue/internal/dataset"
 )
 
@@ -72,7 +72,7 @@ type galleryState struct {
 	loading bool
 	err     string
 	items   []GalleryItem
-	thumbs  []string // the items as PNG data URLs, dark on light (app/raster's writer)
+	thumbs  []string // the items as PNG data URLs, dark on light (engine/clue/raster's writer)
 }
 
 // loadGallery fetches web/gallery.json once, and draws its thumbnails.

@@ -10,10 +10,10 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
-	"github.com/deltaclue/deltaclue/app/figures"
-	"github.com/deltaclue/deltaclue/app/raster"
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
+	"github.com/deltaclue/deltaclue/engine/clue/raster"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/weights"
 
 	"github.com/deltaclue/deltaclue/internal/plural"
