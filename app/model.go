@@ -57,7 +57,7 @@ type pageDescription struct {
 // SiteModels is one of the models a site serves, as Handler describes it to the page.
 type SiteModels struct {
 	Description *weights.Description
-	Gallery     bool   // the site serves a gallery of their test items (GalleryFile)
+	Gallery     bool   // the site serves a gallery of their test items (gallery.File)
 	Global      bool   // the site serves their global view's groups (GlobalFile)
 	SHA256      string // their bundle's SHA-256, hex
 	Bytes       int    // their bundle's size
