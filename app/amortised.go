@@ -11,7 +11,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
-	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // amortisedView is the input's amortised answers as the page shows them: what it publishes of the latest ones,

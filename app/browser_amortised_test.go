@@ -10,10 +10,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/engine/glam"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // TestBrowserAmortisedAnswers: after a stroke, GLAM-CLUE's amortised answers for the plausible labels are on

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	drive "github.com/deltaclue/deltaclue/internal/browser" // "browser" is this package's Chromium helper
 	"github.com/deltaclue/deltaclue/mnist"
 )

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	drive "github.com/deltaclue/deltaclue/internal/browser"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/internal/testbundle"

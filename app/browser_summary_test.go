@@ -16,8 +16,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 )
 
 // shoot saves a screenshot of the element matching sel into the artifacts folder (and into $E2E_DOCS, if set,

@@ -17,8 +17,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/internal/static"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -396,7 +396,7 @@ func TestBrowserBadLinks(t *testing.T) {
 	}
 }
 
-// v1Link is a real link of the first format (no checksum), made by an earlier build (app/sharelink's fixture).
+// v1Link is a real link of the first format (no checksum), made by an earlier build (engine/clue/sharelink's fixture).
 func v1Link(t *testing.T) string {
 	t.Helper()
 	const link = "v1.cnFmtDRggAGHFAZGCOuDPQMa2CHX-jpwxzwMcYZZM0Fgp30KA3O1yDr3h1Ut9n9WfrzkmxRgz8xgDAaXobpUHBgZBjXwXPvv3_IgNmxSRX_-gcASR0wp-9__VvWAJH9loUvJPf23mJ3R4tSrf_9--qCb-O8-B4gWK_3w76cuqrYP_zKgzKyf_1ZzIsvZ_bsN51_6988NWa7h31o4W__Nv-vIctv-VSM4G_-9QZZ7iyxnjyr37p8ygqPy7y2KvtNMyHKoZp5E4liiuuXtM2E4m-syqh_e_quDs5f-eyiHLDfj33MlCEu05cdPG5QwU3r5bxWIli549O-DN1pYu__-OjMr9-D_f__uaGHEXyUkau9msWOJd7_19_ct82emccIDBAAA__8"

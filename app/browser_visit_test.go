@@ -443,7 +443,7 @@ func firstVisits(t *testing.T, shared context.Context, repo string) {
 		// scheme S6 (issue 17: the view's panel, its data's parser and fetch in app.wasm, +15 KB after its lists
 		// became HTML made by one function, +22 KB as go-app elements; S6's starts and glam.Attach in worker.wasm,
 		// +3.8 KB; its data, web/global.json, is fetched only when asked). 5.29 MB since the set's and the sweep's
-		// downloads (issue 18: the summary PNG drawn by app/raster with its own PNG writer, +14 KB, which Go's
+		// downloads (issue 18: the summary PNG drawn by engine/clue/raster with its own PNG writer, +14 KB, which Go's
 		// image/png would have made +55 KB; the other files and the buttons, +7 KB): 5.2875 MB measured. 5.31 MB
 		// since the page can be embedded (issue 18: the host's messages read and answered, the compact layout,
 		// the Embed fold and the loader's waiting until seen, +11 KB). 5.00 MB again since app.wasm no longer

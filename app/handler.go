@@ -6,6 +6,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/internal/gallery"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 
@@ -34,7 +35,7 @@ func Handler(repo, version string, models []SiteModels) *app.Handler {
 	env := map[string]string{ModelsEnv: page}
 	cacheable := append([]string{"/web/icon.svg"}, WorkerFiles...)
 	if models[0].Gallery {
-		cacheable = append(cacheable, GalleryFile) // the gallery works offline
+		cacheable = append(cacheable, gallery.File) // the gallery works offline
 	}
 	var titles []string
 	for _, m := range models {

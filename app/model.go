@@ -10,10 +10,10 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
-	"github.com/deltaclue/deltaclue/app/figures"
-	"github.com/deltaclue/deltaclue/app/raster"
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
+	"github.com/deltaclue/deltaclue/engine/clue/raster"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/weights"
 
 	"github.com/deltaclue/deltaclue/internal/plural"
@@ -57,7 +57,7 @@ type pageDescription struct {
 // SiteModels is one of the models a site serves, as Handler describes it to the page.
 type SiteModels struct {
 	Description *weights.Description
-	Gallery     bool   // the site serves a gallery of their test items (GalleryFile)
+	Gallery     bool   // the site serves a gallery of their test items (gallery.File)
 	Global      bool   // the site serves their global view's groups (GlobalFile)
 	SHA256      string // their bundle's SHA-256, hex
 	Bytes       int    // their bundle's size

@@ -11,10 +11,10 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
-	"github.com/deltaclue/deltaclue/app/figures"
-	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
 	"github.com/deltaclue/deltaclue/internal/plural"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // cardScale magnifies a card's images to about 112 px (the digits' 28·4).

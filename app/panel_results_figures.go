@@ -11,8 +11,8 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 

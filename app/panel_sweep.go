@@ -13,10 +13,10 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
-	"github.com/deltaclue/deltaclue/app/figures"
-	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
 	"github.com/deltaclue/deltaclue/internal/plural"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // sweepRun is a δ sweep in progress or finished as the page shows it: its schedule over the workers is the

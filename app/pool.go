@@ -6,7 +6,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // searchWorkers is the search workers as the page holds them (what it knows of them is work, package core's).

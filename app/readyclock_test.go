@@ -3,7 +3,7 @@ package app
 import (
 	"testing"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // TestSaidAt checks how a ready message's own clock becomes the page's: the worker's time is taken only when

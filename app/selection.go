@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // SummaryInWorkerAbove is the set size above which the page hands a run's summary to its summary worker: a

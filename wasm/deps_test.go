@@ -25,7 +25,7 @@ func wasmDeps(t *testing.T, patterns ...string) []string {
 
 // TestNoGomlxInWASM: gomlx trains the models and checks the engine, but must never reach a WASM binary.
 func TestNoGomlxInWASM(t *testing.T) {
-	deps := wasmDeps(t, "./wasm/...", "./engine/...", "./weights", "./mnist", "./app/searchworker", "./app/sharelink")
+	deps := wasmDeps(t, "./wasm/...", "./engine/...", "./weights", "./mnist")
 	for _, d := range deps {
 		if strings.Contains(d, "gomlx") {
 			t.Errorf("a WASM package depends on %s", d)

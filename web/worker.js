@@ -7,7 +7,7 @@
 "use strict";
 importScripts("../wasm_exec.js");
 
-// fail tells the page in the worker's wire format (app/searchworker/wire.go): "DW", version 1, type 6 (error),
+// fail tells the page in the worker's wire format (wasm/worker/searchworker/wire.go): "DW", version 1, type 6 (error),
 // id 0, then the text's length (u32, little-endian) and its UTF-8 bytes.
 const fail = (what, err) => {
   const text = new TextEncoder().encode(what + ": " + String(err && err.message || err));

@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 )
 
 // Reading is what an address asks of the page.

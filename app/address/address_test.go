@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 )
 
 const site = "https://user.github.io/repo/"

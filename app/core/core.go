@@ -8,7 +8,7 @@ package core
 import (
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // Command is an effect the shell executes for the core: a message to a worker, a worker replaced, a timer.

@@ -3,9 +3,9 @@ package core
 import (
 	"math"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // Costly is a costly link waiting for the user's choice (a search more than sharelink.CostlyRatio times the

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 func hugeLink() sharelink.State {

@@ -4,8 +4,8 @@
 package core
 
 import (
-	"github.com/deltaclue/deltaclue/app/searchworker"
-	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // Point is a point of a stroke on the pad, in the pad's pixels.

@@ -3,8 +3,8 @@ package core
 import (
 	"testing"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
-	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 func TestInputAsksForTheModelsViewOnce(t *testing.T) {

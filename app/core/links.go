@@ -1,8 +1,8 @@
 package core
 
 import (
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 )
 
 // Links is the share link the page is opening: read from the address (or a fragment pasted into it), waiting

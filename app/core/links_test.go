@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 func fragment(model uint32) string {

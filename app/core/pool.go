@@ -5,9 +5,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/plural"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // Worker is what the page knows of one search worker.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // t0 is the tests' clock origin: the core reads no clock, so time is whatever the events say.

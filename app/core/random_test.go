@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/mnist"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // simWorker is a search worker as the page sees it: the messages it has sent and the page has not yet

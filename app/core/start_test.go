@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // checkAt runs the start check scheduled a period before now.

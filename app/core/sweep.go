@@ -3,8 +3,8 @@ package core
 import (
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // Sweep is a δ sweep spread over the pool: one search per radius of a ladder, each split among the workers,

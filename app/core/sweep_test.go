@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 func ladder() clue.Ladder { return clue.Ladder{Radii: []float64{1, 2, 3}, N: 4} }

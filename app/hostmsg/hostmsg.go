@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 )
 
 // MaxBytes is the longest message the frame reads for a small input: a digit's 28×28 intensities written out in

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 )
 
 func aLink(t testing.TB) string {

@@ -11,10 +11,10 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/cmd/benchset/nativebench"
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/internal/benchenv"
 	"github.com/deltaclue/deltaclue/internal/browser"
 )

@@ -15,12 +15,12 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	deltaclue "github.com/deltaclue/deltaclue/app"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/gallery"
 	"github.com/deltaclue/deltaclue/mnist"
 )
 
-// galleryDigit is an entry of the digits' site's gallery (web/gallery.json, app.MakeGallery): the page shows
+// galleryDigit is an entry of the digits' site's gallery (web/gallery.json, gallery.Make): the page shows
 // its image under the alt text "test digit N".
 type galleryDigit struct {
 	Index int `json:"index"`
@@ -36,7 +36,7 @@ func digitsGallery() ([]galleryDigit, error) {
 	if err != nil {
 		return nil, err
 	}
-	js, err := deltaclue.MakeGallery(m, set, deltaclue.GallerySize)
+	js, err := gallery.Make(m, set, gallery.Size)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 
 // encodeV1 writes a share link (the fragment, without "#") in the first format, v1, which every build of the
 // page since share links exist reads, for a base build that predates v2 (commit 61e9a68). The layout is the
-// one documented at the top of that commit's app/sharelink/sharelink.go: "v1." + base64url, no padding, of
+// one documented at the top of that commit's app/sharelink/sharelink.go (now engine/clue/sharelink): "v1." + base64url, no padding, of
 // DEFLATE of
 //
 //	"DC" | version 1 | model fingerprint u32 | delta f64 | n u16 | scheme u8 | w_total f64 | w_aleatoric f64 |

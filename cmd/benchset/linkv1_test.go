@@ -6,9 +6,9 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/cmd/benchset/nativebench"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/mnist"
 )
 

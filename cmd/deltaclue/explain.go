@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/figures"
-	"github.com/deltaclue/deltaclue/app/raster"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
+	"github.com/deltaclue/deltaclue/engine/clue/raster"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )

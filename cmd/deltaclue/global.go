@@ -12,8 +12,8 @@ import (
 	"runtime"
 	"strconv"
 
-	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/weights"

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/deltaclue/deltaclue/app/raster"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/raster"
 	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"

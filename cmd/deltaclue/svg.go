@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/deltaclue/deltaclue/app/figures"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
 )
 
 // series is one line of a plot.

@@ -16,9 +16,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 

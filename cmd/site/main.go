@@ -38,6 +38,7 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/engine/kernel"
+	"github.com/deltaclue/deltaclue/internal/gallery"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -428,9 +429,9 @@ func writeGallery(web string, served *modelsource.Models) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	js, err := deltaclue.MakeGallery(m, served.Test, deltaclue.GallerySize)
+	js, err := gallery.Make(m, served.Test, gallery.Size)
 	if err != nil {
 		return false, fmt.Errorf("the gallery: %w", err)
 	}
-	return true, os.WriteFile(filepath.Join(web, filepath.Base(deltaclue.GalleryFile)), js, 0o644)
+	return true, os.WriteFile(filepath.Join(web, filepath.Base(gallery.File)), js, 0o644)
 }

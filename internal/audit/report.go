@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/deltaclue/deltaclue/app/figures"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
 )
 
 // ThumbnailsPerGroup bounds the items a group shows in the report.

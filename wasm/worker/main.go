@@ -12,7 +12,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 
-	"github.com/deltaclue/deltaclue/app/searchworker"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // The warm-up search's size: a worker's share of the default set with two workers (50 restarts), 20 steps of

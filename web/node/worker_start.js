@@ -34,7 +34,7 @@ self.deltaclueYield = (wake) => setImmediate(wake);
 let started = 0;
 self.postMessage = (buf) => {
 	const b = new Uint8Array(buf);
-	if (b[3] === 6) { // the wire format's error message (app/searchworker/wire.go)
+	if (b[3] === 6) { // the wire format's error message (wasm/worker/searchworker/wire.go)
 		console.error("the worker failed: " + new TextDecoder().decode(b.subarray(12)));
 		process.exit(1);
 	}

@@ -1,6 +1,6 @@
 //go:build !js
 
-package app
+package gallery
 
 import (
 	"crypto/sha256"
@@ -10,12 +10,10 @@ import (
 	"testing"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/testbundle"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
-
-// thumb is a digit as a PNG data URL, dark ink on white (the global view's data holds such thumbnails).
-func thumb(x []float32) string { return Thumbnail(x, weights.DigitsDescription().Input) }
 
 // digitsGallerySHA256 is the SHA-256 of the digits' gallery: the bytes app/gallery.json held when the page
 // carried it, before cmd/site made it from the models' test items.
@@ -32,15 +30,15 @@ func TestGalleryIsTheMostUncertainTestItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, err := MakeGallery(m, set, GallerySize)
+	js, err := Make(m, set, Size)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum := sha256.Sum256(js); hex.EncodeToString(sum[:]) != digitsGallerySHA256 {
 		t.Errorf("the digits' gallery changed: SHA-256 %x", sum)
 	}
-	var items []GalleryItem
-	if err := json.Unmarshal(js, &items); err != nil || len(items) != GallerySize {
+	var items []Item
+	if err := json.Unmarshal(js, &items); err != nil || len(items) != Size {
 		t.Fatalf("%d items, %v", len(items), err)
 	}
 	for i, d := range items {
@@ -52,9 +50,9 @@ func TestGalleryIsTheMostUncertainTestItems(t *testing.T) {
 		}
 	}
 
-	grey, _, gm := greyModels(t, 4)
+	grey, gm := greyModels(t, 4)
 	test := grey.Items(40, 7)
-	js, err = MakeGallery(gm, test, 5)
+	js, err = Make(gm, test, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +60,26 @@ func TestGalleryIsTheMostUncertainTestItems(t *testing.T) {
 	if err := json.Unmarshal(js, &items); err != nil || len(items) != 5 || len(items[0].Image()) != 144 {
 		t.Fatalf("the grey models' gallery: %d items, %v", len(items), err)
 	}
-	if _, err := MakeGallery(m, test, 5); err == nil {
+	if _, err := Make(m, test, 5); err == nil {
 		t.Error("a gallery of 12×12 items was made for the digits' models")
 	}
+}
+
+// greyModels is internal/testbundle's grey CNN bundle made with seed, opened, and loaded for the search, as the
+// page's tests open it.
+func greyModels(t *testing.T, seed uint64) (*testbundle.Bundle, *clue.Models) {
+	t.Helper()
+	grey, err := testbundle.Grey(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := weights.OpenBundleFiles(grey.Bytes, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := clue.LoadBundle(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return grey, m
 }

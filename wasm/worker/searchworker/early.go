@@ -3,8 +3,8 @@ package searchworker
 import (
 	"math"
 
-	"github.com/deltaclue/deltaclue/app/sharelink"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 )
 
 // Early is a shared link that web/loader.js hands each search worker it starts before the page's own program

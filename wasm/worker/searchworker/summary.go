@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"sort"
 
-	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
 )
 
 // A set's summary (clue.Summarize: duplicates, modes by k-means, diversity, CARLA measures) grows with the square

@@ -60,7 +60,7 @@ func TestWorkerYieldRace(t *testing.T) {
 		}
 		t.Skip("SKIP: node not found; apt-get install nodejs")
 	}
-	script, err := filepath.Abs(filepath.Join("..", "..", "web", "worker.js"))
+	script, err := filepath.Abs(filepath.Join("..", "..", "..", "web", "worker.js"))
 	if err != nil {
 		t.Fatal(err)
 	}

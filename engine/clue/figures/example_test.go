@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/deltaclue/deltaclue/app/figures"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
 )
 
 func ExampleTradeoff() {

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deltaclue/deltaclue/app/figures"
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/figures"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
 

@@ -1,0 +1,64 @@
+// Package gallery makes the served models' gallery: the test items they are least sure of, offered on the page.
+// cmd/site makes it from the models' test items (the digits': the shipped test split) as web/gallery.json, which
+// the page fetches when the gallery's tab is first opened (and the service worker keeps for offline use): the
+// page's binary carries no data of any one model. The page and cmd/benchset read it with Item.
+package gallery
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/dataset"
+)
+
+// File is where the site serves the gallery.
+const File = "/web/gallery.json"
+
+// Size is how many test items the gallery offers.
+const Size = 24
+
+// Item is a test item the classifier is unsure about.
+type Item struct {
+	Index  int     `json:"index"`  // in the models' test items
+	Label  int     `json:"label"`  // the true label
+	Pred   int     `json:"pred"`   // the classifier's label
+	H      float32 `json:"h"`      // the classifier's predictive entropy, nats
+	Pixels string  `json:"pixels"` // the item's values as bytes (k/255), channel by channel, base64
+}
+
+// Image returns the item's values in [0, 1].
+func (d Item) Image() []float32 {
+	b, _ := base64.StdEncoding.DecodeString(d.Pixels)
+	x := make([]float32, len(b))
+	for i, v := range b {
+		x[i] = float32(v) / 255
+	}
+	return x
+}
+
+// Make is the n test items the models are least sure of (clue.MostUncertain), most uncertain first, as
+// web/gallery.json holds them.
+func Make(m *clue.Models, items dataset.Items, n int) ([]byte, error) {
+	size := items.Size()
+	if size != m.BNN.Input.Size() {
+		return nil, fmt.Errorf("the test items have %d values each, the models take %d", size, m.BNN.Input.Size())
+	}
+	x := make([]float32, items.Len()*size)
+	for i := 0; i < items.Len(); i++ {
+		items.Float(i, x[i*size:(i+1)*size])
+	}
+	preds := m.BNN.Classify(x)
+	out := []Item{}
+	for _, i := range clue.MostUncertain(m.BNN, x, n) {
+		q := make([]byte, size)
+		for j, v := range x[i*size : (i+1)*size] {
+			q[j] = byte(v*255 + 0.5)
+		}
+		out = append(out, Item{Index: i, Label: items.Label(i), Pred: preds[i].Label(), H: preds[i].Total,
+			Pixels: base64.StdEncoding.EncodeToString(q)})
+	}
+	js, err := json.MarshalIndent(out, "", " ")
+	return append(js, '\n'), err
+}
