@@ -37,7 +37,7 @@ func digit(t *testing.T, i int) []float32 {
 }
 
 // roundTrip sends a request through the wire format, as the page does, and collects the decoded responses,
-// one "result" per explanation of a "results" batch (the tests read them one by one).
+// one "result" per explanation of a "results" batch (the tests read them one by one), without heartbeats.
 func roundTrip(t *testing.T, w *Worker, req Request) []Response {
 	parsed, err := UnmarshalRequest(MarshalRequest(req))
 	if err != nil {
@@ -48,6 +48,9 @@ func roundTrip(t *testing.T, w *Worker, req Request) []Response {
 		back, err := UnmarshalResponse(MarshalResponse(r))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if back.Type == "alive" {
+			return // a heartbeat, sent whenever a search is silent for AliveEvery: a busy machine's test gets some
 		}
 		if back.Type == "results" {
 			for i := range back.Explanations {
