@@ -102,10 +102,10 @@ func TestBrowserAmortisedAnswers(t *testing.T) {
 		t.Logf("stroke %d: %v amortised answers in %.2f ms in the worker, drawn %.1f ms after the page heard them", i+2, am.Count, am.Ms, am.Shown-am.Heard)
 	}
 	waitFor(t, ctx, "the last preview", `window.deltaclue.preview && window.deltaclue.state == "done" && window.deltaclue.results == 24`, 30*time.Second)
-	// The preview's cards have replaced them.
-	if n := eval[int](t, ctx, `document.querySelectorAll("#amortised").length`); n != 0 || eval[int](t, ctx, `document.querySelectorAll("#cards .mode-card").length`) == 0 {
-		t.Errorf("after the preview: %d amortised blocks, want none and the mode cards", n)
-	}
+	// The preview's cards replace them: at the redraw after the run's end (a timer, late on a loaded machine),
+	// not with the state's change.
+	waitFor(t, ctx, "the preview's cards instead of the amortised answers",
+		`document.querySelectorAll("#amortised").length == 0 && document.querySelectorAll("#cards .mode-card").length > 0`, 10*time.Second)
 	// With the live preview off a stroke runs no search, and the amortised cards stay: the answer there is
 	// until Explain is pressed.
 	do(t, ctx, chromedp.Click(chromedp.ID("live")))
