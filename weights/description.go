@@ -29,10 +29,22 @@ type Description struct {
 	Search *SearchDefaults `json:"search,omitempty"`
 }
 
-// DescriptionFormat is the newest format of a Description: 2 reads networks as graphs (Layer.Inputs) with the
-// layers format 1 lacked, and a model's search defaults (Search); a description that needs none of that is
-// format 1 (Description.MinFormat), which every earlier build reads.
-const DescriptionFormat = 2
+// The formats of a Description. 1 is a chain of image layers; 2 reads networks as graphs (Layer.Inputs) with
+// the layers format 1 lacked, and a model's search defaults (Search); 3 reads a table (Input.Kind KindTable) and
+// the VAE's mixed likelihood. A description is written in the oldest format that can say it
+// (Description.MinFormat), so that a model of images stays readable by every build that runs its layers.
+const (
+	FormatChain = 1
+	FormatGraph = 2
+	FormatTable = 3
+)
+
+// DescriptionFormat is the newest format of a description of images, 2 (graphs): what those who describe an
+// image model start from before MinFormat lowers it. Tables are FormatTable; a build reads up to NewestFormat.
+const DescriptionFormat = FormatGraph
+
+// NewestFormat is the newest format this build reads.
+const NewestFormat = FormatTable
 
 // DescriptionFile is the name of a bundle's description.
 const DescriptionFile = "model.json"
@@ -40,14 +52,20 @@ const DescriptionFile = "model.json"
 // MaxDescription bounds a description's size, so that a corrupt bundle cannot make the reader allocate much.
 const MaxDescription = 1 << 20
 
-// Input is the images a model takes.
+// Input is what a model takes: images (the default), or a table's rows (Kind KindTable, format 3).
 type Input struct {
-	Height   int        `json:"height"`
-	Width    int        `json:"width"`
-	Channels int        `json:"channels"` // 1 (grey) or 3 (RGB)
-	Range    [2]float64 `json:"range"`    // the values' range: [0, 1]
+	// Kind is KindImage (or empty, as every description before tables: an image) or KindTable. A table has
+	// Columns and Noun (and may have PickFirst), and none of an image's fields.
+	Kind    string  `json:"kind,omitempty"`
+	Columns Columns `json:"columns,omitempty"`
+	// An image's size, channels and range. They are left out of a table's JSON (omitempty changes nothing for
+	// an image, whose are never zero, so its bytes and fingerprint stay as they were).
+	Height   int        `json:"height,omitempty"`
+	Width    int        `json:"width,omitempty"`
+	Channels int        `json:"channels,omitempty"` // 1 (grey) or 3 (RGB)
+	Range    [2]float64 `json:"range,omitzero"`     // the values' range: [0, 1]
 	// Drawing is how an input is shown: DrawInk (grey ink, white on black, as the digits are) or DrawColour.
-	Drawing string `json:"drawing"`
+	Drawing string `json:"drawing,omitempty"`
 	// Noun is what the page calls one input: "digit", "garment", "image".
 	Noun string `json:"noun"`
 	// Framing is how an ink drawing or an upload becomes the input: FrameMNIST (the default: the ink's box
@@ -71,8 +89,13 @@ const (
 	DrawColour = "colour" // three channels, RGB
 )
 
-// Size is the number of values of one input.
-func (in Input) Size() int { return in.Height * in.Width * in.Channels }
+// Size is the number of values of one input: a table's, its flattened row's (Columns.Width).
+func (in Input) Size() int {
+	if in.IsTable() {
+		return in.Columns.Width()
+	}
+	return in.Height * in.Width * in.Channels
+}
 
 // Classifier is the model whose uncertainty is explained.
 type Classifier struct {
@@ -107,6 +130,10 @@ type VAE struct {
 const (
 	LikelihoodBernoulli = "bernoulli"
 	LikelihoodGaussian  = "gaussian"
+	// LikelihoodMixed is a table's (format 3; CLUE's "gauss_cat"): the decoder gives, in the flattened row's
+	// layout, each number's standardised mean (a unit-variance Gaussian) and each category's logits over its
+	// levels (a categorical).
+	LikelihoodMixed = "mixed"
 )
 
 // Network is a list of layers applied in order; their tensors are in the bundle's weights file File.
@@ -228,8 +255,11 @@ func Vector(n int) Shape { return Shape{C: n, H: 1, W: 1, Flat: true} }
 // Image is an image's shape.
 func Image(c, h, w int) Shape { return Shape{C: c, H: h, W: w} }
 
-// InputShape is the shape of the model's input, an image.
+// InputShape is the shape of the model's input: an image, or a table's flattened row (a vector).
 func (d *Description) InputShape() Shape {
+	if d.Input.IsTable() {
+		return Vector(d.Input.Columns.Width())
+	}
 	return Image(d.Input.Channels, d.Input.Height, d.Input.Width)
 }
 
@@ -240,6 +270,9 @@ func (d *Description) InputShape() Shape {
 // bundle's weights files by name.
 func (d *Description) Check(files map[string]*File) error {
 	if err := d.checkHeader(); err != nil {
+		return err
+	}
+	if err := d.checkTableWidth(files); err != nil {
 		return err
 	}
 	if err := d.checkClassifier(files); err != nil {
@@ -281,31 +314,45 @@ func (d *Description) networks() []Network {
 	return nets
 }
 
-// MinFormat is the oldest format that can say what the description says: 2 if a network is a graph or has a
-// layer or setting of format 2, or the description gives search defaults, else 1.
+// MinFormat is the oldest format that can say what the description says: 3 if its input is a table (or its VAE
+// is of mixed likelihood), else 2 if a network is a graph or has a layer or setting of format 2, or the
+// description gives search defaults, else 1.
 func (d *Description) MinFormat() int {
+	if d.Input.Kind == KindTable || d.VAE.Likelihood == LikelihoodMixed {
+		return FormatTable
+	}
 	if d.Search != nil {
-		return 2
+		return FormatGraph
 	}
 	for _, n := range d.networks() {
 		if n.UsesGraphs() {
-			return 2
+			return FormatGraph
 		}
 	}
-	return 1
+	return FormatChain
 }
 
 // checkHeader checks the format, the name, the input, the classes and the search defaults.
 func (d *Description) checkHeader() error {
 	switch {
-	case d.Format < 1 || d.Format > DescriptionFormat:
-		return fmt.Errorf("the model description is format %d; this build reads 1 to %d", d.Format, DescriptionFormat)
+	case d.Format < 1 || d.Format > NewestFormat:
+		return fmt.Errorf("the model description is format %d; this build reads 1 to %d", d.Format, NewestFormat)
+	case d.Format < FormatTable && d.MinFormat() == FormatTable:
+		return fmt.Errorf("the model description says format %d, but a table (or a mixed likelihood) is format %d", d.Format, FormatTable)
 	case d.Format < d.MinFormat() && d.Search != nil:
 		return fmt.Errorf("the model description says format %d, but it gives search defaults, which are format %d", d.Format, d.MinFormat())
 	case d.Format < d.MinFormat():
 		return fmt.Errorf("the model description says format %d, but its networks are graphs or use layers of format %d", d.Format, d.MinFormat())
 	case !ValidName(d.Name):
 		return fmt.Errorf("the model's name %q must be 1 to 32 lowercase letters, digits and hyphens", d.Name)
+	case d.Input.Kind != "" && d.Input.Kind != KindImage && d.Input.Kind != KindTable:
+		return fmt.Errorf("the input's kind %q: %q (the default) or %q", clip(d.Input.Kind), KindImage, KindTable)
+	case d.Input.IsTable():
+		if err := d.checkTable(); err != nil {
+			return err
+		}
+	case len(d.Input.Columns) > 0:
+		return errors.New("the input is an image and has columns: only a table (kind \"table\") has")
 	case d.Input.Height < 1 || d.Input.Width < 1 || d.Input.Height > MaxInputSide || d.Input.Width > MaxInputSide:
 		return fmt.Errorf("the input is %d×%d: each side must be 1 to %d pixels", d.Input.Height, d.Input.Width, MaxInputSide)
 	case d.Input.Channels != 1 && d.Input.Channels != 3:
@@ -322,6 +369,8 @@ func (d *Description) checkHeader() error {
 		return fmt.Errorf("the input is drawn as %q with %d channels: ink has 1, colour 3", d.Input.Drawing, d.Input.Channels)
 	case d.Input.Framing != "" && d.Input.Framing != FrameMNIST && d.Input.Framing != FrameFill:
 		return fmt.Errorf("the input's framing %q: %q (the default) or %q", d.Input.Framing, FrameMNIST, FrameFill)
+	}
+	switch {
 	case d.Input.Noun == "" || len(d.Input.Noun) > 32:
 		return fmt.Errorf("the input's noun %q must be 1 to 32 bytes", d.Input.Noun)
 	case len(d.Classes) < 2 || len(d.Classes) > 1000:
@@ -383,8 +432,11 @@ func (d *Description) checkVAE(files map[string]*File) error {
 	if v.Latent < 1 || v.Latent > 4096 {
 		return fmt.Errorf("the VAE's latent size %d: 1 to 4096", v.Latent)
 	}
-	if v.Likelihood != LikelihoodBernoulli && v.Likelihood != LikelihoodGaussian {
-		return fmt.Errorf("the VAE's likelihood %q: %q or %q", v.Likelihood, LikelihoodBernoulli, LikelihoodGaussian)
+	switch table := d.Input.IsTable(); {
+	case table && v.Likelihood != LikelihoodMixed:
+		return fmt.Errorf("the VAE's likelihood %q: a table's is %q (Gaussian numbers, categorical categories)", clip(v.Likelihood), LikelihoodMixed)
+	case !table && v.Likelihood != LikelihoodBernoulli && v.Likelihood != LikelihoodGaussian:
+		return fmt.Errorf("the VAE's likelihood %q: %q or %q (%q is a table's)", clip(v.Likelihood), LikelihoodBernoulli, LikelihoodGaussian, LikelihoodMixed)
 	}
 	for _, n := range d.networks()[:2] {
 		if last := n.Layers[max(len(n.Layers)-1, 0):]; len(last) == 1 && (last[0].Op == OpSoftmax || last[0].Op == OpLogSoftmax) {
@@ -403,6 +455,9 @@ func (d *Description) checkVAE(files map[string]*File) error {
 		return err
 	}
 	if in := d.InputShape(); out.Size() != in.Size() || (!out.Flat && out != in) || dropouts > 0 {
+		if d.Input.IsTable() {
+			return fmt.Errorf("the VAE's decoder ends in %v, not the table's %d columns flattened to %v (or has dropout)", out, len(d.Input.Columns), in)
+		}
 		return fmt.Errorf("the VAE's decoder ends in %v, not the classifier's input %v (or has dropout)", out, in)
 	}
 	if v.LogVariance != nil {

@@ -2,6 +2,7 @@ package weights
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -145,7 +146,14 @@ func FuzzDescription(f *testing.F) {
 	if seed, err := json.Marshal(g); err == nil {
 		f.Add(seed)
 	}
+	// A table (format 3), whose files are added to the shipped ones.
+	if seed, err := json.Marshal(tableDescription()); err == nil {
+		f.Add(seed)
+	}
 	files := shippedFiles(f)
+	for name, file := range tableFiles(f, 5) {
+		files[name] = file
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ParseDescription(data)
 		if err != nil {
@@ -162,6 +170,30 @@ func FuzzDescription(f *testing.F) {
 		}
 		if d.Check(nil) != nil {
 			t.Fatal("it checks against its files but not on its own")
+		}
+		if d.Input.IsTable() {
+			// A table that checks flattens to what its networks read, and a row of its columns' midpoints
+			// (a category's first level) standardises to that width and back.
+			c := d.Input.Columns
+			row := make([]float64, len(c))
+			for i, col := range c {
+				if col.Kind != ColumnCategory {
+					row[i] = (col.Range[0] + col.Range[1]) / 2
+					if col.Kind == ColumnInteger {
+						row[i] = math.Floor(row[i])
+					}
+				}
+			}
+			if err := c.CheckRow(row); err != nil {
+				t.Fatalf("the columns' midpoints: %v", err)
+			}
+			x, err := c.Standardise(row)
+			if err != nil || len(x) != d.InputShape().Size() {
+				t.Fatalf("a row standardises to %d values (%v), the input is %v", len(x), err, d.InputShape())
+			}
+			if _, err := c.Unstandardise(x); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }
