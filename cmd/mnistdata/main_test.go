@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/internal/fashion"
 	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/mnist"
@@ -81,5 +83,45 @@ func TestFashion(t *testing.T) {
 	}
 	if err := runFashion(t.TempDir(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "apt-get install dataset-fashion-mnist") {
 		t.Errorf("without the files: %v", err)
+	}
+}
+
+// The credit data from R's export: the committed test split and schema (internal/credit) are what it gives,
+// a changed one is refused by name, and without Rscript a sentence says what to install.
+func TestCredit(t *testing.T) {
+	noR := t.TempDir()
+	t.Run("without R", func(t *testing.T) {
+		t.Setenv("PATH", noR)
+		if err := runCredit(t.TempDir(), t.TempDir(), false); err == nil || !strings.Contains(err.Error(), "apt-get install r-cran-modeldata") {
+			t.Errorf("without Rscript: %v", err)
+		}
+	})
+	if _, err := exec.LookPath("Rscript"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no Rscript (%v), and CI=true: .ci/run installs r-cran-modeldata", err)
+		}
+		t.Skipf("SKIPPING: no Rscript (%v); apt-get install r-cran-modeldata", err)
+	}
+	dir := t.TempDir()
+	committed := filepath.Join("..", "..", "internal", "credit")
+	if err := runCredit(dir, committed, false); err != nil {
+		t.Fatal(err)
+	}
+	changed := t.TempDir()
+	for _, name := range []string{credit.TestFile, credit.SchemaFile} {
+		b, err := os.ReadFile(filepath.Join(committed, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == credit.TestFile {
+			b = bytes.Replace(b, []byte(",good\n"), []byte(",bad\n"), 1)
+		}
+		if err := os.WriteFile(filepath.Join(changed, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The second run reads the export the first saved, without R.
+	if err := runCredit(dir, changed, false); err == nil || !strings.Contains(err.Error(), "test.csv differs") {
+		t.Errorf("a changed committed test split: %v", err)
 	}
 }
