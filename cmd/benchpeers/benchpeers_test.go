@@ -70,23 +70,7 @@ func peersWorkload(t *testing.T) *Workload {
 	if err := modelsource.WriteDir(dir, b.Bytes, b.Items(20, 9)); err != nil {
 		t.Fatal(err)
 	}
-	m, err := modelsource.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	models, err := clue.LoadBundle(m.Bundle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x0, item, _, err := pickImage(m, models, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := newWorkload(m.Bundle, models, x0, item, nativebench.SetParams(8, 5), 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w
+	return shortWorkload(t, dir)
 }
 
 // TestCompare: the checks accept an outcome equal to the engine's and refuse one whose first step is off.
@@ -186,8 +170,9 @@ func testModels(t *testing.T, make func(uint64) (*testbundle.Bundle, error), nam
 	return dir
 }
 
-// graphWorkload is the short search's workload on the Graph models in dir.
-func graphWorkload(t *testing.T, dir string) *Workload {
+// shortWorkload is the short search's workload (n = 8 × T = 5) on the models in dir, at their most uncertain
+// test item.
+func shortWorkload(t *testing.T, dir string) *Workload {
 	t.Helper()
 	m, err := modelsource.Open(dir)
 	if err != nil {
@@ -212,7 +197,7 @@ func graphWorkload(t *testing.T, dir string) *Workload {
 // layer's settings and tensors and a dropout's masks; TF.js declines it in one sentence naming the layer; a
 // chain's workload stays format 1, its layers saying nothing of inputs.
 func TestGraphWorkload(t *testing.T) {
-	w := graphWorkload(t, graphModels(t))
+	w := shortWorkload(t, graphModels(t))
 	h := w.Header
 	if h.Format != 2 {
 		t.Errorf("a graph's workload is format %d, not 2", h.Format)
@@ -299,7 +284,7 @@ func TestGraphPeersAgree(t *testing.T) {
 		}
 	}
 	// The native runner, in this process: the same search, the engine's mean final cost to the bit.
-	w := graphWorkload(t, dir)
+	w := shortWorkload(t, dir)
 	path := filepath.Join(t.TempDir(), "workload.bin")
 	if err := w.WriteFile(path); err != nil {
 		t.Fatal(err)
