@@ -385,13 +385,28 @@ func transposeIndex(idx kernel.Index, K, P int) kernel.Index {
 // turns it off too, as it is skipping zero work; a DenseOnly build (the digits' worker) leaves it out.
 var sparseProducts = kernel.SparsePays
 
-// sparseMinWidth is the narrowest sparse product that pays: each row's entries run once per block of up to 32
-// of the weights' columns, so a narrow one runs them for a few columns each (a first convolution's input
+// sparseMinWidth is the narrowest sparse product that may run: each row's entries run once per block of up to
+// 32 of the weights' columns, so a narrow one runs them for a few columns each (a first convolution's input
 // gradient, 9 wide).
 const sparseMinWidth = 16
 
-// sparseFor says whether a pass whose sparse product is width wide may multiply sparse.
-func sparseFor(width int) bool { return sparseProducts && width >= sparseMinWidth }
+// sparseAnyWidth lets every pass at least sparseMinWidth wide multiply sparse, not only those sparsePays picks:
+// tests set it to run the sparse products on small layers.
+var sparseAnyWidth = false
+
+// sparseFor says whether a pass whose sparse product is width wide may multiply sparse: where sparsePays.
+func sparseFor(width int) bool {
+	return sparseProducts && width >= sparseMinWidth && (sparseAnyWidth || sparsePays(width))
+}
+
+// sparsePays says whether a sparse product width wide outruns the dense one (the listing and the product by
+// position against the gather and the kernel's product): where it runs full blocks of 32 columns, at least two
+// of them, or more than three blocks. Measured in WebAssembly with the SIMD kernel on the example ResNet's
+// convolutions (8 to 32 channels; issue 39) and the Fashion models': a product 16 or 32 wide (a convolution's
+// forward pass into 16 or 32 channels, the last transposed convolution's into one) ran 0–50 % slower sparse than
+// dense, and so did one 72 wide (a 3×3 convolution's input gradient from 8 channels: blocks of 32, 32 and 8);
+// 64 (Fashion's 32→64 convolution), 144, 256, 288 and 512 wide about as fast or faster (Fashion: −25 %).
+func sparsePays(width int) bool { return width >= 128 || width >= 64 && width%32 == 0 }
 
 // directDepthwise says whether a convolution with one input channel a group (depthwise, with a channel
 // multiplier or not) runs as depthwisePlanes does rather than gathering its windows: the same products added in
