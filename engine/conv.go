@@ -189,11 +189,10 @@ func (g geometry) index() kernel.Index {
 
 // addInto adds src to dst elementwise. (A product lands in a scratch buffer that starts at +0 and is then
 // added: the matmul kernels' contract wants an accumulator free of -0, which a shared gradient may hold.)
+// kernel.AddTo: on the SIMD kernels (WebAssembly's, AVX) as a product by 1, each sum rounded once, as in Go.
 func addInto(dst, src []float32) {
 	dst = dst[:len(src)]
-	for i, v := range src {
-		dst[i] += v
-	}
+	kernel.AddTo(dst, dst, src)
 }
 
 // transposeGroups sets wt to the transposes of w's groups: w holds groups blocks of rows × cols, one after
