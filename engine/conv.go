@@ -1439,6 +1439,17 @@ func (k convCosts) rowsCost(l *Conv, geo geometry, rc rowClasses, chunk int) (fw
 // does for resnet18's 64×7×7, which it finds 26–28 % cheaper and measures 21–26 % faster.)
 const rowsPay = 0.75
 
+// planesPay is how much cheaper the model must find a convolution's two passes together in planes than image by
+// image (with no gradient, its forward pass) for both to run in planes, which hold a chunk of images' planes and
+// maps. In WebAssembly with the SIMD kernel it finds the example ResNet's 3×3 convolutions of 8 channels at 28×28
+// 15 % cheaper in planes (its forward 26 %, its backward 5 %), where they measured 22 % faster (forward 1.50
+// against 2.14 ms, backward 2.2 against 2.6 ms for 50 images, under Node); every other convolution of
+// BenchmarkConvShapes it finds at least 4 % dearer there. Natively it picks what the per-pass rule picked, and
+// also, with AVX2, the example's 16-channel 3×3 convolutions at 14×14 (20 % cheaper, measured 1.63 against 1.97
+// ms, as AVX-512 already ran them) and, with AVX-512, its 32-channel ones at 7×7 (18 % cheaper, measured 0.99
+// against 1.07 ms; BenchmarkConvLayouts, batch 50).
+const planesPay = 0.87
+
 // chooseLayout decides, once when the op is built, which passes of the convolutions layers (one, or one per MC
 // sample) run in the row layout, and with which classes, for up to images images a call: where the cost model
 // (layoutCosts) finds it cheaper than image by image, or as forceLayout says.
@@ -1478,7 +1489,7 @@ func (s *convScratch) choice(l *Conv, k convCosts, images int, grad bool) (fwd, 
 	if grad {
 		best += imB
 	}
-	if plF, plB := k.planesCost(l, images); plF < rowsPay*imF && (!grad || plB < rowsPay*imB) {
+	if plF, plB := k.planesCost(l, images); !grad && plF < planesPay*imF || grad && plF+plB < planesPay*(imF+imB) {
 		best, planes = plF, true
 		if grad {
 			best += plB
