@@ -189,11 +189,10 @@ func (g geometry) index() kernel.Index {
 
 // addInto adds src to dst elementwise. (A product lands in a scratch buffer that starts at +0 and is then
 // added: the matmul kernels' contract wants an accumulator free of -0, which a shared gradient may hold.)
+// kernel.AddTo: on the SIMD kernels (WebAssembly's, AVX) as a product by 1, each sum rounded once, as in Go.
 func addInto(dst, src []float32) {
 	dst = dst[:len(src)]
-	for i, v := range src {
-		dst[i] += v
-	}
+	kernel.AddTo(dst, dst, src)
 }
 
 // transposeGroups sets wt to the transposes of w's groups: w holds groups blocks of rows × cols, one after
@@ -385,13 +384,28 @@ func transposeIndex(idx kernel.Index, K, P int) kernel.Index {
 // turns it off too, as it is skipping zero work; a DenseOnly build (the digits' worker) leaves it out.
 var sparseProducts = kernel.SparsePays
 
-// sparseMinWidth is the narrowest sparse product that pays: each row's entries run once per block of up to 32
-// of the weights' columns, so a narrow one runs them for a few columns each (a first convolution's input
+// sparseMinWidth is the narrowest sparse product that may run: each row's entries run once per block of up to
+// 32 of the weights' columns, so a narrow one runs them for a few columns each (a first convolution's input
 // gradient, 9 wide).
 const sparseMinWidth = 16
 
-// sparseFor says whether a pass whose sparse product is width wide may multiply sparse.
-func sparseFor(width int) bool { return sparseProducts && width >= sparseMinWidth }
+// sparseAnyWidth lets every pass at least sparseMinWidth wide multiply sparse, not only those sparsePays picks:
+// tests set it to run the sparse products on small layers.
+var sparseAnyWidth = false
+
+// sparseFor says whether a pass whose sparse product is width wide may multiply sparse: where sparsePays.
+func sparseFor(width int) bool {
+	return sparseProducts && width >= sparseMinWidth && (sparseAnyWidth || sparsePays(width))
+}
+
+// sparsePays says whether a sparse product width wide outruns the dense one (the listing and the product by
+// position against the gather and the kernel's product): where it runs full blocks of 32 columns, at least two
+// of them, or more than three blocks. Measured in WebAssembly with the SIMD kernel on the example ResNet's
+// convolutions (8 to 32 channels; issue 39) and the Fashion models': a product 16 or 32 wide (a convolution's
+// forward pass into 16 or 32 channels, the last transposed convolution's into one) ran 0–50 % slower sparse than
+// dense, and so did one 72 wide (a 3×3 convolution's input gradient from 8 channels: blocks of 32, 32 and 8);
+// 64 (Fashion's 32→64 convolution), 144, 256, 288 and 512 wide about as fast or faster (Fashion: −25 %).
+func sparsePays(width int) bool { return width >= 128 || width >= 64 && width%32 == 0 }
 
 // directDepthwise says whether a convolution with one input channel a group (depthwise, with a channel
 // multiplier or not) runs as depthwisePlanes does rather than gathering its windows: the same products added in
@@ -1425,6 +1439,17 @@ func (k convCosts) rowsCost(l *Conv, geo geometry, rc rowClasses, chunk int) (fw
 // does for resnet18's 64×7×7, which it finds 26–28 % cheaper and measures 21–26 % faster.)
 const rowsPay = 0.75
 
+// planesPay is how much cheaper the model must find a convolution's two passes together in planes than image by
+// image (with no gradient, its forward pass) for both to run in planes, which hold a chunk of images' planes and
+// maps. In WebAssembly with the SIMD kernel it finds the example ResNet's 3×3 convolutions of 8 channels at 28×28
+// 15 % cheaper in planes (its forward 26 %, its backward 5 %), where they measured 22 % faster (forward 1.50
+// against 2.14 ms, backward 2.2 against 2.6 ms for 50 images, under Node); every other convolution of
+// BenchmarkConvShapes it finds at least 4 % dearer there. Natively it picks what the per-pass rule picked, and
+// also, with AVX2, the example's 16-channel 3×3 convolutions at 14×14 (20 % cheaper, measured 1.63 against 1.97
+// ms, as AVX-512 already ran them) and, with AVX-512, its 32-channel ones at 7×7 (18 % cheaper, measured 0.99
+// against 1.07 ms; BenchmarkConvLayouts, batch 50).
+const planesPay = 0.87
+
 // chooseLayout decides, once when the op is built, which passes of the convolutions layers (one, or one per MC
 // sample) run in the row layout, and with which classes, for up to images images a call: where the cost model
 // (layoutCosts) finds it cheaper than image by image, or as forceLayout says.
@@ -1464,7 +1489,7 @@ func (s *convScratch) choice(l *Conv, k convCosts, images int, grad bool) (fwd, 
 	if grad {
 		best += imB
 	}
-	if plF, plB := k.planesCost(l, images); plF < rowsPay*imF && (!grad || plB < rowsPay*imB) {
+	if plF, plB := k.planesCost(l, images); !grad && plF < planesPay*imF || grad && plF+plB < planesPay*(imF+imB) {
 		best, planes = plF, true
 		if grad {
 			best += plB

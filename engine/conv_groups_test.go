@@ -141,11 +141,12 @@ func describeWindow(w Window) string {
 }
 
 // withSparse runs f with the sparse products on or off (conv_sparse_test.go's withSparseProducts, which a
-// denseonly build of the tests leaves out).
+// denseonly build of the tests leaves out), on every pass wide enough to run them (sparseAnyWidth), not only
+// those sparsePays picks.
 func withSparse(on bool, f func()) {
-	old := sparseProducts
-	sparseProducts = on
-	defer func() { sparseProducts = old }()
+	old, oldAny := sparseProducts, sparseAnyWidth
+	sparseProducts, sparseAnyWidth = on, on
+	defer func() { sparseProducts, sparseAnyWidth = old, oldAny }()
 	f()
 }
 

@@ -18,6 +18,15 @@ func withSparseProducts(on bool, f func()) {
 	f()
 }
 
+// withSparseAnyWidth builds and runs f with every pass wide enough (sparseMinWidth) allowed to multiply sparse,
+// not only those sparsePays picks (with the sparse products on).
+func withSparseAnyWidth(f func()) {
+	old := sparseAnyWidth
+	sparseAnyWidth = true
+	defer func() { sparseAnyWidth = old }()
+	f()
+}
+
 // sparseStack is a convolutional stack whose products are wide enough to run sparse (sparseMinWidth) and whose
 // ReLUs make them sparse: convolutions strided and not, a convolution per MC sample (a dropout mask folded into
 // each sample's input channels), transposed convolutions with output padding, and a narrow last layer that stays
@@ -116,7 +125,7 @@ func TestSparseWindowsKeepBits(t *testing.T) {
 		var passes [2]int
 		withSparseProducts(false, func() { plain, _ = sparseStack(t, batch, x, false) })
 		withSparseProducts(false, func() { dense, _ = sparseStack(t, batch, x, true) })
-		withSparseProducts(true, func() { sparse, passes = sparseStack(t, batch, x, true) })
+		withSparseProducts(true, func() { withSparseAnyWidth(func() { sparse, passes = sparseStack(t, batch, x, true) }) })
 		// Forward: every convolution but the first, whose input no ReLU made; backward: every one.
 		if passes != [2]int{4, 5} {
 			t.Fatalf("%d forward and %d backward passes multiplied sparse, want 4 and 5", passes[0], passes[1])

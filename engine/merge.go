@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/deltaclue/deltaclue/engine/kernel"
+)
 
 // Ops that merge or spread tensors: a residual block's sum, squeeze-and-excitation's product, channel
 // concatenation, and the passage from per-point to per-sample rows (a per-point tensor copied to the K MC
@@ -41,10 +45,7 @@ func (g *Graph) Add(xs ...*Tensor) *Tensor {
 
 func (o *addOp) forward() {
 	out := o.out.Live()
-	a, b := o.xs[0].Data[:len(out)], o.xs[1].Data[:len(out)]
-	for i := range out {
-		out[i] = a[i] + b[i]
-	}
+	kernel.AddTo(out, o.xs[0].Data[:len(out)], o.xs[1].Data[:len(out)])
 	for _, x := range o.xs[2:] {
 		addInto(out, x.Data[:len(out)])
 	}

@@ -156,3 +156,45 @@ func TestAddWherePositiveBitForBit(t *testing.T) {
 		}
 	}
 }
+
+// TestAddToBitForBit: AddTo (the SIMD module's add_to in a wasmsimd build) and AddToGo set dst to a + b, the
+// float32 sum as Go's (any NaN for a NaN sum), in place over a or b too, never past len(dst).
+func TestAddToBitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 400; trial++ {
+		n := r.IntN(70)
+		a, b := randomFloats(r, n+2), randomFloats(r, n+2)
+		want := make([]float32, n)
+		for k := range want {
+			want[k] = a[k] + b[k]
+		}
+		for _, f := range []struct {
+			name string
+			fn   func(dst, a, b []float32)
+		}{{"AddTo", AddTo}, {"AddToGo", AddToGo}} {
+			for _, into := range []string{"dst", "a", "b"} {
+				dst := make([]float32, n+2)
+				x, y := append([]float32(nil), a...), append([]float32(nil), b...)
+				switch into {
+				case "a":
+					dst = x
+				case "b":
+					dst = y
+				}
+				dst[n], dst[n+1] = 7, 7
+				f.fn(dst[:n], x, y)
+				for k := 0; k < n; k++ {
+					if want[k] != want[k] && dst[k] != dst[k] {
+						continue // a NaN sum: which NaN's bits it carries is the hardware's, not ours
+					}
+					if got, w := math.Float32bits(dst[k]), math.Float32bits(want[k]); got != w {
+						t.Fatalf("%s into %s, n=%d: element %d is %#08x, want %#08x", f.name, into, n, k, got, w)
+					}
+				}
+				if dst[n] != 7 || dst[n+1] != 7 {
+					t.Fatalf("%s into %s wrote past n", f.name, into)
+				}
+			}
+		}
+	}
+}

@@ -102,6 +102,8 @@ func testShapes() []shape {
 	return append(s,
 		shape{2, 300, 5}, shape{6, 600, 2}, shape{7, 513, 9}, shape{8, 1, 8}, shape{9, 19, 23},
 		shape{200, 520, 15}, shape{130, 33, 6}, shape{193, 5, 7}, shape{11, 1030, 31}, shape{2, 2, 2},
+		// small a, many columns: the WebAssembly kernel's column strips (several, and a last partial one)
+		shape{8, 72, 784}, shape{9, 72, 203}, shape{13, 300, 77}, shape{5, 819, 30}, shape{6, 8, 1001}, shape{16, 144, 196},
 	)
 }
 

@@ -28,11 +28,37 @@
 
   (func (export "matmul_add")
     (param $a i32) (param $b i32) (param $c i32) (param $m i32) (param $k i32) (param $n i32)
-    (local $sa i32) (local $sc i32) (local $rows i32) (local $cols i32) (local $pa i32) (local $pc i32) (local $off i32)
+    (local $sc i32) (local $w i32) (local $cols i32) (local $off i32)
     ;; The blocks run their p loop at least once; k = 0 means c += 0, so nothing to do.
     (if (i32.eqz (local.get $k)) (then (return)))
-    (local.set $sa (i32.shl (local.get $k) (i32.const 2)))  ;; byte stride of a's rows
     (local.set $sc (i32.shl (local.get $n) (i32.const 2)))  ;; byte stride of b's and c's rows
+    ;; A small a (at most 4096 values, 16 KiB) of more than 4 rows: strips of w columns (a multiple of 8, the
+    ;; strip of b at most ~24 KiB), each multiplied by all of a, so that the strip of b stays in the L1 cache
+    ;; from one block of rows to the next (a convolution's W [8 × 72] times its windows [72 × 784] ran at half
+    ;; the kernel's rate row block by row block, b streamed from L2 for each). Only the order of the blocks
+    ;; changes: every c[i][j] still adds its products in increasing p, so the bits do not.
+    (if (i32.and (i32.gt_u (local.get $m) (i32.const 4)) (i32.le_u (i32.mul (local.get $m) (local.get $k)) (i32.const 4096))) (then
+      (local.set $w (i32.and (i32.div_u (i32.const 6144) (local.get $k)) (i32.const -8)))
+      (if (i32.lt_u (local.get $w) (i32.const 8)) (then (local.set $w (i32.const 8))))
+      (local.set $off (i32.const 0))
+      (block $strips_done
+        (loop $strips
+          (br_if $strips_done (i32.eqz (local.get $n)))
+          (local.set $cols (select (local.get $w) (local.get $n) (i32.lt_u (local.get $w) (local.get $n))))
+          (call $mm (local.get $a) (i32.add (local.get $b) (local.get $off)) (i32.add (local.get $c) (local.get $off))
+                    (local.get $m) (local.get $k) (local.get $cols) (local.get $sc))
+          (local.set $off (i32.add (local.get $off) (i32.shl (local.get $cols) (i32.const 2))))
+          (local.set $n (i32.sub (local.get $n) (local.get $cols)))
+          (br $strips)))
+      (return)))
+    (call $mm (local.get $a) (local.get $b) (local.get $c) (local.get $m) (local.get $k) (local.get $n) (local.get $sc))
+  )
+
+  ;; $mm: c += a·b for a [m×k] (rows k apart), b [k×n] and c [m×n] whose rows are $sc bytes apart; k >= 1.
+  (func $mm
+    (param $a i32) (param $b i32) (param $c i32) (param $m i32) (param $k i32) (param $n i32) (param $sc i32)
+    (local $sa i32) (local $rows i32) (local $cols i32) (local $pa i32) (local $pc i32) (local $off i32)
+    (local.set $sa (i32.shl (local.get $k) (i32.const 2)))  ;; byte stride of a's rows
     (local.set $pa (local.get $a))                          ;; &a[i][0]
     (local.set $pc (local.get $c))                          ;; &c[i][0]
     (local.set $rows (local.get $m))                        ;; rows left
