@@ -138,7 +138,7 @@ func TestRowHeadGradient(t *testing.T) {
 		for i := range w {
 			w[i] = float32(r.Norm())
 		}
-		g, raw, out, loss := rowGraph(h, 1, w)
+		g, raw, _, loss := rowGraph(h, 1, w)
 		for i := range wd {
 			raw.Data[i] = float32(r.Norm() * 1.5)
 		}
@@ -218,14 +218,12 @@ func TestRowHeadGradient(t *testing.T) {
 				}
 			}
 		}
-		_ = out
 	}
 }
 
 func TestRowDistance(t *testing.T) {
 	_, _, cols := tableModels(t)
 	rows := testbundle.Rows(cols, 30, 31)
-	r := rng.New(2)
 	for n := 0; n+1 < len(rows); n++ {
 		h, err := NewRowHead(cols, rows[n], nil)
 		if err != nil {
@@ -267,7 +265,6 @@ func TestRowDistance(t *testing.T) {
 		if got := float64(d.Data[0]); math.Abs(got-want) > 1e-6*(1+want) {
 			t.Fatalf("rows %d and %d: distance %v, want %v", n, n+1, got, want)
 		}
-		_ = r
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math"
-	"sort"
 	"strings"
 	"testing"
 
@@ -290,5 +289,4 @@ func TestRowProblem(t *testing.T) {
 	if strings.Contains(string(b), "changed") {
 		t.Errorf("an image's explanation writes %s", b)
 	}
-	_ = sort.Ints
 }
