@@ -244,7 +244,7 @@ func (o *rowOp) backward() {
 				s, d := soft[c.start:c.end], dout[c.start:c.end]
 				var dot float64
 				for j, v := range s {
-					dot += float64(v) * float64(d[j])
+					dot += float64(float64(v) * float64(d[j])) // rounded before the sum: never fused
 				}
 				dr := draw[c.start:c.end]
 				for j, v := range s {
