@@ -46,6 +46,14 @@ func NewObjective(v *VAE, b *BNN, capacity int, w LossWeights, x0, y0 []float32)
 	}
 	o.Pred = b.Predict(g, o.Image, target)
 	o.Distance = g.L1(o.Image, append([]float32(nil), x0...))
+	if err := o.sum(w, v.Image.Size()); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// sum makes the cost from the objective's terms; DistanceMean divides d_x by values.
+func (o *Objective) sum(w LossWeights, values int) error {
 	var terms []Term
 	for _, t := range []Term{{w.Total, o.Pred.Total}, {w.Aleatoric, o.Pred.Aleatoric}, {w.Epistemic, o.Pred.Epistemic}} {
 		if t.Coef != 0 {
@@ -55,7 +63,7 @@ func NewObjective(v *VAE, b *BNN, capacity int, w LossWeights, x0, y0 []float32)
 	if w.LambdaX != 0 {
 		lx := w.LambdaX
 		if w.DistanceMean {
-			lx /= float32(v.Image.Size())
+			lx /= float32(values)
 		}
 		terms = append(terms, Term{lx, o.Distance})
 	}
@@ -63,10 +71,10 @@ func NewObjective(v *VAE, b *BNN, capacity int, w LossWeights, x0, y0 []float32)
 		terms = append(terms, Term{w.LambdaY, o.Pred.CrossEnt})
 	}
 	if len(terms) == 0 {
-		return nil, fmt.Errorf("every weight of the loss is zero")
+		return fmt.Errorf("every weight of the loss is zero")
 	}
-	o.Cost = g.Sum(terms...)
-	return o, nil
+	o.Cost = o.Graph.Sum(terms...)
+	return nil
 }
 
 // Forward evaluates the objective at the live points of Z.

@@ -189,6 +189,10 @@ type Params struct {
 	AbsTol      float64     `json:"abs_tol"`
 	MinSteps    int         `json:"min_steps"`
 
+	// Lock names the columns of a model of rows that every explanation keeps at x0's value (besides those whose
+	// change rule is "never"); empty for images, and refused for a model of images.
+	Lock ColumnList `json:"lock,omitempty"`
+
 	HThreshold float64 `json:"h_threshold"` // accept a result when H_total < this (nats)
 	DedupL1    float64 `json:"dedup_l1"`    // accepted results within this L1 image distance of a cheaper one are duplicates
 	Seed       uint64  `json:"seed"`
@@ -319,6 +323,9 @@ func (p Params) Validate() error {
 // with anchors. It returns a *ParamError naming the first bad parameter and why, in a sentence.
 func (p Params) ValidateFor(m *Models) error {
 	if err := p.Validate(); err != nil {
+		return err
+	}
+	if err := p.validateLocks(m); err != nil {
 		return err
 	}
 	if p.Scheme == S2 {

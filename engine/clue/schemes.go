@@ -266,7 +266,10 @@ func gradientPaths(prob *Problem, p Params) ([]polyline, error) {
 	}
 	g := engine.NewGraph(classes)
 	z := g.Input(d, true)
-	_, img := v.Decode(g, z)
+	img, err := prob.decode(g, z, p) // a model of rows: through the row head, as the search will see it
+	if err != nil {
+		return nil, err
+	}
 	cost := b.Predict(g, img, targets).CrossEnt
 	step := p.Delta / float64(4*m)
 	paths := make([]polyline, classes)

@@ -116,12 +116,18 @@ type Problem struct {
 	X0     []float32          // the image, the classifier's input, intensities in [0, 1]
 	Z0     []float32          // its latent code μφ(x0), the centre of the ball
 	Pred0  engine.Uncertainty // the BNN on x0
-	z0     []float64
+	// Row is x0 in natural units when the models read rows (one value per column, a category its level's
+	// index; X0 is it flattened), nil for images.
+	Row []float64
+	z0  []float64
 }
 
-// NewProblem checks x0 (the classifier's input: finite intensities in [0, 1], not blank) and encodes and
-// classifies it.
+// NewProblem checks x0 (the classifier's input: finite intensities in [0, 1], not blank; for a model of rows, a
+// flattened row, as NewRowProblem flattens it) and encodes and classifies it.
 func NewProblem(m *Models, x0 []float32) (*Problem, error) {
+	if m.Columns() != nil {
+		return newFlatRowProblem(m, x0)
+	}
 	if in := m.BNN.Input; len(x0) != in.Size() {
 		return nil, fmt.Errorf("the image has %d values, want %d (%d×%d, %d channels)", len(x0), in.Size(), in.H, in.W, in.C)
 	}
@@ -167,6 +173,9 @@ type Explanation struct {
 	Converged  bool      `json:"converged"`
 	Accepted   bool      `json:"accepted"`
 	Failed     string    `json:"failed,omitempty"` // why the restart produced nothing (a NaN), if it did
+	// Changed names, for a model of rows, the columns whose value differs from x0's, in the columns' order: its
+	// length is the explanation's sparsity (features changed), and none changed leaves it out. Images have none.
+	Changed []string `json:"changed,omitempty"`
 	// YNN is CARLA's plausibility: the fraction of the NeighboursK training codes nearest to Z (among the
 	// anchors) that have this explanation's label; −1 when the models have no anchors.
 	YNN float32 `json:"ynn"`
@@ -232,7 +241,7 @@ func Search(ctx context.Context, prob *Problem, p Params, restarts []int, onResu
 // at which each restart's objective was evaluated, by restart: paths[i][0] is its start, the last its result.
 func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts [][]float64, onResult func(Explanation), paths map[int][][]float32) ([]Explanation, error) {
 	m := prob.models
-	obj, err := engine.NewObjective(m.VAE, m.BNN, len(restarts), lossWeights(p), prob.X0, prob.Pred0.Probs)
+	obj, err := prob.objective(p, len(restarts))
 	if err != nil {
 		return nil, err
 	}
@@ -412,6 +421,7 @@ func (prob *Problem) explanation(obj *engine.Objective, r int, s *restart, p Par
 	}
 	e.Z = append([]float32(nil), obj.Z.Row(r)...)
 	e.Image = append([]float32(nil), obj.Image.Row(r)...)
+	e.Changed = prob.changedColumns(e.Image)
 	e.Probs = append([]float32(nil), obj.Pred.Probs.Row(r)...)
 	e.Label = engine.Uncertainty{Probs: e.Probs}.Label()
 	e.HTotal, e.HAleatoric, e.HEpistemic = obj.Pred.Total.Data[r], obj.Pred.Aleatoric.Data[r], obj.Pred.Epistemic.Data[r]

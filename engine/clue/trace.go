@@ -81,8 +81,7 @@ func evenly(n, k int) []int {
 
 // frames evaluates the objective at the chosen points of a path, as the search did.
 func (prob *Problem) frames(p Params, path [][]float32, steps []int) ([]Frame, error) {
-	m := prob.models
-	obj, err := engine.NewObjective(m.VAE, m.BNN, len(steps), lossWeights(p), prob.X0, prob.Pred0.Probs)
+	obj, err := prob.objective(p, len(steps))
 	if err != nil {
 		return nil, err
 	}

@@ -296,3 +296,75 @@ func Graph(seed uint64) (*Bundle, error) {
 	return assemble(d, map[string][]*builder{weights.BundleVAE: {enc, dec}, weights.BundleBNN: {clf}},
 		map[string]string{weights.BundleVAE: "vae", weights.BundleBNN: "bnn"})
 }
+
+// TableColumns are Table's columns: every kind of column and every change rule (an integer that may only go up,
+// numbers free, down-only and never, an integer down-only, categories free and never), 15 values flattened.
+func TableColumns() weights.Columns {
+	return weights.Columns{
+		{Name: "Age", Kind: weights.ColumnInteger, Unit: "years", Range: [2]float64{18, 80}, Mean: 40, Std: 12, Change: weights.ChangeUp},
+		{Name: "Income", Kind: weights.ColumnNumber, Range: [2]float64{0, 500}, Mean: 150, Std: 80, Change: weights.ChangeFree},
+		{Name: "Home", Kind: weights.ColumnCategory, Levels: []string{"rent", "own", "parents"}, Change: weights.ChangeFree},
+		{Name: "Debt", Kind: weights.ColumnNumber, Range: [2]float64{0, 20000}, Mean: 2000, Std: 3000, Change: weights.ChangeDown},
+		{Name: "Children", Kind: weights.ColumnInteger, Range: [2]float64{0, 8}, Mean: 1.2, Std: 1.1, Change: weights.ChangeFree},
+		{Name: "Birthplace", Kind: weights.ColumnCategory, Levels: []string{"north", "south", "east", "west"}, Change: weights.ChangeNever},
+		{Name: "Score", Kind: weights.ColumnInteger, Range: [2]float64{300, 850}, Mean: 600, Std: 90, Change: weights.ChangeDown},
+		{Name: "Records", Kind: weights.ColumnCategory, Levels: []string{"no", "yes"}, Change: weights.ChangeFree},
+		{Name: "Height", Kind: weights.ColumnNumber, Unit: "cm", Range: [2]float64{140, 210}, Mean: 172, Std: 9, Change: weights.ChangeNever},
+	}
+}
+
+// Table is a model of rows (TableColumns, 15 values flattened) of two classes: an MC-dropout MLP (dense, ReLU,
+// dropout, dense, ReLU, dropout, dense; 6 samples) and a VAE of latent size 3 with the mixed likelihood (its
+// decoder's output is each number's standardised mean and each category's logits), MLPs both.
+func Table(seed uint64) (*Bundle, error) {
+	r := rng.New(seed)
+	clf := &builder{r: r, prefix: "clf"}
+	enc, dec := &builder{r: r, prefix: "enc"}, &builder{r: r, prefix: "dec"}
+	cols := TableColumns()
+	w := cols.Width()
+	d := &weights.Description{Format: weights.FormatTable, Name: "table-test", Title: "A small table test model",
+		Input:   weights.Input{Kind: weights.KindTable, Columns: cols, Noun: "applicant"},
+		Classes: []string{"bad", "good"},
+		Classifier: weights.Classifier{Uncertainty: weights.UncertaintyMCDropout, Samples: 6, MaskSeed: seed, Networks: []weights.Network{{
+			File: weights.BundleBNN, Layers: []weights.Layer{
+				clf.dense(w, 24), op(weights.OpReLU), {Op: weights.OpDropout, Rate: 0.2},
+				clf.dense(24, 16), op(weights.OpReLU), {Op: weights.OpDropout, Rate: 0.2},
+				clf.denseScaled(16, 2, 8),
+			}}}},
+		VAE: weights.VAE{Latent: 3, Likelihood: weights.LikelihoodMixed,
+			Encoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
+				enc.dense(w, 16), op(weights.OpReLU), enc.dense(16, 3)}},
+			Decoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
+				dec.dense(3, 16), op(weights.OpReLU), dec.denseScaled(16, w, 2)}},
+		},
+	}
+	return assemble(d, map[string][]*builder{weights.BundleVAE: {enc, dec}, weights.BundleBNN: {clf}},
+		map[string]string{weights.BundleVAE: "vae", weights.BundleBNN: "bnn"})
+}
+
+// Rows makes n random rows of a table's columns in natural units, from seed: a number uniform in its range, an
+// integer a whole number uniform in its range, a category a level drawn uniformly; one row in four puts each
+// number or integer at one end of its range instead (where the constraints bite).
+func Rows(cols weights.Columns, n int, seed uint64) [][]float64 {
+	r := rng.New(seed)
+	rows := make([][]float64, n)
+	for i := range rows {
+		edges := r.IntN(4) == 0
+		row := make([]float64, len(cols))
+		for j, col := range cols {
+			lo, hi := col.Range[0], col.Range[1]
+			switch {
+			case col.Kind == weights.ColumnCategory:
+				row[j] = float64(r.IntN(len(col.Levels)))
+			case edges:
+				row[j] = []float64{lo, hi}[r.IntN(2)]
+			case col.Kind == weights.ColumnInteger:
+				row[j] = lo + float64(r.IntN(int(hi-lo)+1))
+			default:
+				row[j] = lo + (hi-lo)*r.Float64()
+			}
+		}
+		rows[i] = row
+	}
+	return rows
+}

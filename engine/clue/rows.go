@@ -1,0 +1,198 @@
+package clue
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// A model of rows (issue 41): the search decodes each latent point through the row head (engine.RowHead), so
+// that every point it evaluates, and every explanation, is a valid row that keeps the columns' change rules and
+// the user's locks, and measures d_x with engine.RowDistance (L1 on the standardised numbers plus the number of
+// changed categories). Images go exactly as before.
+
+// ColumnList is a list of a table's column names (Params.Lock). It is held as one string, the names joined by
+// "," (a column's name never holds one: weights.Column), so that Params stay comparable; its JSON is an array of
+// names, and an empty list is left out of Params' JSON.
+type ColumnList string
+
+// NewColumnList makes a list of the names, in the order given.
+func NewColumnList(names ...string) ColumnList { return ColumnList(strings.Join(names, ",")) }
+
+// Names returns the names in order (none for the empty list).
+func (l ColumnList) Names() []string {
+	if l == "" {
+		return nil
+	}
+	return strings.Split(string(l), ",")
+}
+
+// MarshalJSON writes the names as a JSON array.
+func (l ColumnList) MarshalJSON() ([]byte, error) {
+	names := l.Names()
+	if names == nil {
+		names = []string{}
+	}
+	return json.Marshal(names)
+}
+
+// UnmarshalJSON reads a JSON array of names (or null, the empty list).
+func (l *ColumnList) UnmarshalJSON(b []byte) error {
+	var names []string
+	if err := json.Unmarshal(b, &names); err != nil {
+		return fmt.Errorf("lock: want a list of column names")
+	}
+	for _, n := range names {
+		if n == "" || strings.Contains(n, ",") {
+			return fmt.Errorf("lock: %q is not a column's name (a name is not empty and has no comma)", n)
+		}
+	}
+	*l = NewColumnList(names...)
+	return nil
+}
+
+// Columns are the table's columns when the models read rows, nil when they read images.
+func (m *Models) Columns() weights.Columns {
+	if m.desc == nil || !m.desc.Input.IsTable() {
+		return nil
+	}
+	return m.desc.Input.Columns
+}
+
+// validateLocks checks p.Lock against the models: no lock for an image model; for a table, every name one of
+// its columns, none twice. It returns a *ParamError with a sentence.
+func (p Params) validateLocks(m *Models) error {
+	names := p.Lock.Names()
+	if len(names) == 0 {
+		return nil
+	}
+	cols := m.Columns()
+	if cols == nil {
+		return &ParamError{"lock", p.Lock, "the models read images, which have no columns to lock"}
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		switch {
+		case cols.Index(n) < 0:
+			return &ParamError{"lock", p.Lock, fmt.Sprintf("there is no column %q to lock: the columns are %s", n, strings.Join(cols.Names(), ", "))}
+		case seen[n]:
+			return &ParamError{"lock", p.Lock, fmt.Sprintf("column %q is locked twice", n)}
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// NewRowProblem checks a row in natural units (one value per column, a category its level's index, as
+// weights.Columns reads them) against the models' table, flattens it, and encodes and classifies it.
+func NewRowProblem(m *Models, row []float64) (*Problem, error) {
+	cols := m.Columns()
+	if cols == nil {
+		return nil, fmt.Errorf("the models read images, not rows")
+	}
+	if err := cols.CheckRow(row); err != nil {
+		return nil, err
+	}
+	x0, err := cols.Standardise(row)
+	if err != nil {
+		return nil, err
+	}
+	p := &Problem{models: m, X0: x0, Row: append([]float64(nil), row...)}
+	p.Z0 = m.VAE.Encode(p.X0)
+	p.Pred0 = m.BNN.Classify(p.X0)[0]
+	p.z0 = make([]float64, len(p.Z0))
+	for i, v := range p.Z0 {
+		p.z0[i] = float64(v)
+	}
+	return p, nil
+}
+
+// newFlatRowProblem is NewProblem for a model of rows: x0 a flattened row, each category an exact one-hot and
+// each integer as Standardise writes it (a number is read back in natural units and flattened again).
+func newFlatRowProblem(m *Models, x0 []float32) (*Problem, error) {
+	cols := m.Columns()
+	row, err := cols.Unstandardise(x0)
+	if err != nil {
+		return nil, err
+	}
+	prob, err := NewRowProblem(m, row)
+	if err != nil {
+		return nil, err
+	}
+	off := cols.Offsets()
+	for i, col := range cols {
+		for j := off[i]; j < off[i+1] && col.Kind != weights.ColumnNumber; j++ {
+			if math.Float32bits(prob.X0[j]) != math.Float32bits(x0[j]) {
+				return nil, fmt.Errorf("column %q: value %d of the flattened row, %v, is not how the table flattens %s", col.Name, j, x0[j], col.Format(row[i]))
+			}
+		}
+	}
+	return prob, nil
+}
+
+// rowHead is the row head of a search with parameters p (its locks); nil for images.
+func (prob *Problem) rowHead(p Params) (*engine.RowHead, error) {
+	cols := prob.models.Columns()
+	if cols == nil {
+		return nil, nil
+	}
+	if err := p.validateLocks(prob.models); err != nil {
+		return nil, err
+	}
+	locked := make([]bool, len(cols))
+	for _, n := range p.Lock.Names() {
+		locked[cols.Index(n)] = true
+	}
+	return engine.NewRowHead(cols, prob.Row, locked)
+}
+
+// objective builds the search's objective for batches of up to capacity points: through the row head for rows.
+func (prob *Problem) objective(p Params, capacity int) (*engine.Objective, error) {
+	m := prob.models
+	head, err := prob.rowHead(p)
+	if err != nil {
+		return nil, err
+	}
+	if head == nil {
+		return engine.NewObjective(m.VAE, m.BNN, capacity, lossWeights(p), prob.X0, prob.Pred0.Probs)
+	}
+	return engine.NewRowObjective(m.VAE, m.BNN, capacity, lossWeights(p), head, prob.Pred0.Probs)
+}
+
+// decode adds the decoder to g as the search sees it: the image, or the row head's valid row.
+func (prob *Problem) decode(g *engine.Graph, z *engine.Tensor, p Params) (*engine.Tensor, error) {
+	head, err := prob.rowHead(p)
+	if err != nil {
+		return nil, err
+	}
+	if head == nil {
+		_, img := prob.models.VAE.Decode(g, z)
+		return img, nil
+	}
+	_, row := prob.models.VAE.DecodeRow(g, z, head)
+	return row, nil
+}
+
+// changedColumns names, in order, the columns whose flattened values in x differ from x0's (bit for bit); nil
+// for images.
+func (prob *Problem) changedColumns(x []float32) []string {
+	cols := prob.models.Columns()
+	if cols == nil {
+		return nil
+	}
+	off := cols.Offsets()
+	var out []string
+	for i, col := range cols {
+		for j := off[i]; j < off[i+1]; j++ {
+			if math.Float32bits(x[j]) != math.Float32bits(prob.X0[j]) {
+				out = append(out, col.Name)
+				break
+			}
+		}
+	}
+	return out
+}
