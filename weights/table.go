@@ -215,6 +215,10 @@ func validTableName(s string) bool {
 	return s != "" && len(s) <= 64 && !strings.ContainsAny(s, "=,\"\n\r\t") && strings.TrimSpace(s) == s
 }
 
+// ValidColumnName says whether s may name a column (as validTableName): a list of names from elsewhere (a
+// link's locks) is checked with it before it is looked up.
+func ValidColumnName(s string) bool { return validTableName(s) }
+
 // CheckRow says, in one sentence naming the column, why a row in natural units is not one of the table's, or
 // nil: one value per column, each finite, in its column's range, an integer whole, a category a level's index.
 func (c Columns) CheckRow(row []float64) error {

@@ -315,7 +315,7 @@ func (p Params) Validate() error {
 	case p.MinSteps > p.MaxSteps:
 		return &ParamError{"min_steps", p.MinSteps, fmt.Sprintf("must not exceed max_steps (%d)", p.MaxSteps)}
 	}
-	return nil
+	return p.Lock.check()
 }
 
 // ValidateFor is Validate, then what the models make possible: scheme S2 starts toward the anchors of the

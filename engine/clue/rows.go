@@ -55,6 +55,16 @@ func (l *ColumnList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// check says whether every name of the list is one a column can have (a link may carry any bytes).
+func (l ColumnList) check() error {
+	for _, n := range l.Names() {
+		if !weights.ValidColumnName(n) {
+			return &ParamError{"lock", l, fmt.Sprintf("%q cannot name a column (1 to 64 bytes on one line, without = , or quotes)", n)}
+		}
+	}
+	return nil
+}
+
 // Columns are the table's columns when the models read rows, nil when they read images.
 func (m *Models) Columns() weights.Columns {
 	if m.desc == nil || !m.desc.Input.IsTable() {

@@ -107,10 +107,22 @@ func decodeV3(body string) (State, error) {
 	if s.Channels != 1 && s.Channels != 3 || s.Height < 1 || s.Width < 1 || s.Height > MaxSide || s.Width > MaxSide {
 		return s, fail("its image is %d×%d with %d channels: 1 to %d pixels a side, 1 or 3 channels", s.Height, s.Width, s.Channels, MaxSide)
 	}
-	if size := s.Height * s.Width * s.Channels; len(r.b) != size {
+	size := s.Height * s.Width * s.Channels
+	if len(r.b) < size {
 		return s, damaged("its image has %d bytes where a %d×%d image of %d channels has %d", len(r.b), s.Height, s.Width, s.Channels, size)
 	}
-	s.Image = bytes.Clone(r.b)
+	s.Image = bytes.Clone(r.next(size))
+	if len(r.b) > 0 { // the locked columns, for a model of rows
+		if len(r.b) < 3 || r.b[0] != 'L' {
+			return s, damaged("it has %d bytes after its image that are not a list of locked columns", len(r.b))
+		}
+		r.next(1)
+		n := int(r.u16())
+		if n == 0 || n > maxLock || len(r.b) != n {
+			return s, damaged("its list of locked columns holds %d bytes where it says %d (1 to %d)", len(r.b), n, maxLock)
+		}
+		s.Params.Lock = clue.ColumnList(r.next(n))
+	}
 	return checked(s, flags, clueRule)
 }
 

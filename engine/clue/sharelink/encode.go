@@ -32,7 +32,7 @@ func u16(v int) uint16 {
 // what they were), version 3 for any other model. It does not check s: Decode rejects a link made from an
 // invalid state.
 func Encode(s State) string {
-	if s.isDigits() {
+	if s.isDigits() && s.Params.Lock == "" {
 		b := make([]byte, 0, payload2Length+8*len(s.Sweep.Radii)+crcLength)
 		b = append(b, 'D', 'C', 2)
 		b = appendFields(b, s)
@@ -50,6 +50,12 @@ func Encode(s State) string {
 	b = le.AppendUint16(b, u16(h))
 	b = le.AppendUint16(b, u16(w))
 	b = append(b, s.Image...)
+	if lock := s.Params.Lock; lock != "" {
+		lock = lock[:min(len(lock), maxLock+1)] // too long: Decode refuses it, as it would refuse the search
+		b = append(b, 'L')
+		b = le.AppendUint16(b, uint16(len(lock)))
+		b = append(b, lock...)
+	}
 	return prefix3 + compress(b)
 }
 

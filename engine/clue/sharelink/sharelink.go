@@ -30,8 +30,10 @@
 //	the fields of v2 from the model fingerprint to the radii | channels u8 (1 or 3) | height u16 | width u16 |
 //	channels·height·width pixel bytes (channel by channel, row by row; intensity k/255)
 //
-// so that a link names the models it was made for: opened where others are served, it is refused by their name
-// (CheckModel), in one sentence. An 8×8 colour image's link is about 410 characters.
+// then, only when the search locks columns of a model of rows (Params.Lock), "L" | length u16 (1 to 4096) | the
+// locked columns' names joined by commas; so that a link names the models it was made for: opened where others
+// are served, it is refused by their name (CheckModel), in one sentence. (A digits link that locks columns is
+// written as v3: v2 has no room for them; the page then refuses the lock on an image model by name.) An 8×8 colour image's link is about 410 characters.
 //
 // Decode also reads version 1 links, written before the sweep and the selection were shared: "v1." +
 // base64url (no padding) of DEFLATE of
@@ -91,7 +93,10 @@ const (
 // maxDecoded3 bounds what a v3 link may decompress to: its header with the longest name, the most radii, and
 // the largest image a link of MaxLinkLength characters could carry compressed 250 to 1 (more is a damaged or
 // hostile stream, refused before it fills memory).
-const maxDecoded3 = 4 + 255 + payload2Length - Pixels + 8*255 + 5 + MaxLinkLength*250 + crcLength
+const maxDecoded3 = 4 + 255 + payload2Length - Pixels + 8*255 + 5 + MaxLinkLength*250 + 3 + maxLock + crcLength
+
+// maxLock bounds a link's list of locked columns (their names joined by commas).
+const maxLock = 4096
 
 // changed is what every v2 link that fails its structural checks (base64, DEFLATE, length, checksum) says.
 const changed = "it was changed or damaged"

@@ -116,9 +116,9 @@ func v1Fixtures(t testing.TB) []struct {
 	}
 }
 
-// v1Params is p as a v1 link can hold it: v1 predates the choice of convergence rule.
+// v1Params is p as a v1 link can hold it: v1 predates the choice of convergence rule (and locks).
 func v1Params(p clue.Params) clue.Params {
-	p.Convergence = clue.Spread
+	p.Convergence, p.Lock = clue.Spread, ""
 	return p
 }
 
@@ -127,7 +127,7 @@ func nonDefaultParams() clue.Params {
 	return clue.Params{Delta: 3.25, N: 40, Scheme: clue.S2, WTotal: 0.5, WAleatoric: 0.25, WEpistemic: 2, LambdaX: 0.0125,
 		DistanceMean: true, LambdaY: 0.75, LambdaD: 1.5, Rho: clue.LInf, Constraint: clue.Filter, LearningRate: 0.05,
 		MaxSteps: 250, Convergence: clue.CLUERule, Window: 7, RelTol: 0.002, AbsTol: 5e-4, MinSteps: 11, HThreshold: 0.125,
-		DedupL1: 2.5, Seed: 0xfedcba9876543210}
+		DedupL1: 2.5, Seed: 0xfedcba9876543210, Lock: clue.NewColumnList("Age", "Home")}
 }
 
 // TestConvergenceFlag: CLUE's convergence rule travels as flag 8 of a v2 link; a link without it (every link
@@ -200,6 +200,7 @@ func sampleState() State {
 // richState has every field away from its zero value and default: a v2 link with the most in it.
 func richState(t testing.TB) State {
 	p := nonDefaultParams()
+	p.Lock = "" // only a v3 link carries locks (TestLocksTravelInV3)
 	return State{Image: hexImage(t, v1DrawnRows), Params: p, Model: 0x01234567, Selected: p.Restarts() - 1,
 		Sweep: clue.Ladder{Radii: []float64{0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 4, 5, 7.5, 20}, N: 1000}}
 }
@@ -644,6 +645,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add("#v2.AAAA")
 	f.Add("v3.AAAA")
 	f.Add(Encode(otherState()))
+	locked := rich
+	locked.Params.Lock = clue.NewColumnList("Age", "Home")
+	f.Add(Encode(locked))
 	link := Encode(rich)
 	f.Add(link[:len(link)/2])
 	f.Add(link[:40] + "A" + link[41:])
@@ -661,8 +665,9 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("decoded an invalid state: %v", err)
 		}
 		again, err := Decode(Encode(s))
-		// Re-encoded, the digits' state (whatever link it came from) makes a v2 link, any other a v3 one.
-		if err != nil || (again.Version == 2) != s.isDigits() {
+		// Re-encoded, the digits' state (whatever link it came from) makes a v2 link, any other (or one with
+		// locks) a v3 one.
+		if err != nil || (again.Version == 2) != (s.isDigits() && s.Params.Lock == "") {
 			t.Fatalf("a decoded state does not survive re-encoding: %v", err)
 		}
 		again.Version = s.Version
@@ -880,5 +885,45 @@ func TestV3(t *testing.T) {
 	short.Image = short.Image[:100]
 	if _, err := Decode(Encode(short)); err == nil || !strings.Contains(err.Error(), changed) {
 		t.Errorf("an image shorter than its shape: %v", err)
+	}
+}
+
+// TestLocksTravelInV3: a search's locked columns (a model of rows) travel after a v3 link's image, so that a link
+// without locks is byte for byte what it was; a digits link with locks is written as v3, since v2 has no room for
+// them; a damaged or lying list is refused in a sentence.
+func TestLocksTravelInV3(t *testing.T) {
+	s := richState(t)
+	plain := Encode(s)
+	s.Params.Lock = clue.NewColumnList("Age", "Marital status")
+	link := Encode(s)
+	if !strings.HasPrefix(link, prefix3) || !strings.HasPrefix(plain, prefix2) {
+		t.Fatalf("a digits link with locks is %.3s…, without %.3s…", link, plain)
+	}
+	got, err := Decode(link)
+	if err != nil || got.Params.Lock != s.Params.Lock {
+		t.Fatalf("the locks came back as %q (%v)", got.Params.Lock, err)
+	}
+	if !same(got, withVersion(s, 3)) {
+		t.Errorf("the rest of the state changed: %+v", got)
+	}
+	payload := payloadOf(t, link)
+	payload = payload[:len(payload)-crcLength]
+	tail := len(payload) - len("Age,Marital status") - 3
+	if payload[tail] != 'L' {
+		t.Fatalf("no lock list at the payload's end: %q", payload[tail:])
+	}
+	for name, bad := range map[string][]byte{
+		"a list that says more than it holds": append(append([]byte{}, payload[:tail+1]...), 200, 0, 'A'),
+		"bytes that are no list":              append(append([]byte{}, payload[:tail]...), 'X', 1, 0, 'A'),
+		"an empty list":                       append(append([]byte{}, payload[:tail+1]...), 0, 0),
+		"a name that no column can have":      append(append([]byte{}, payload[:tail+1]...), 3, 0, 'a', '=', 'b'),
+		"an empty name":                       append(append([]byte{}, payload[:tail+1]...), 3, 0, 'a', ',', ','),
+	} {
+		_, err := Decode(prefix3 + compress(bad))
+		var linkErr *Error
+		if !errors.As(err, &linkErr) {
+			t.Errorf("%s: %v", name, err)
+		}
+		t.Logf("%s: %v", name, err)
 	}
 }
