@@ -485,12 +485,17 @@ func (v VAEGraphs) Logits(z *Node) *Node {
 }
 
 // negELBO returns −ELBO per image [N] for images x and reparameterisation noise eps [N, latent] (Bernoulli
-// likelihood, standard normal prior).
+// likelihood, or a table's mixed one, MixedNLL; standard normal prior).
 func (v VAEGraphs) negELBO(x, eps *Node) *Node {
 	mean, logVar := v.encode(x)
 	z := Add(mean, Mul(Exp(MulScalar(logVar, 0.5)), eps))
 	logits := v.Logits(z)
-	recon := ReduceSum(Sub(Softplus(logits), Mul(x, logits)), -1)
+	var recon *Node
+	if v.d.VAE.Likelihood == weights.LikelihoodMixed {
+		recon = MixedNLL(v.d.Input.Columns, x, logits) // a table's: Gaussian numbers, categorical categories
+	} else {
+		recon = ReduceSum(Sub(Softplus(logits), Mul(x, logits)), -1)
+	}
 	kl := MulScalar(ReduceSum(Sub(Sub(OnePlus(logVar), Square(mean)), Exp(logVar)), -1), -0.5)
 	return Add(recon, kl)
 }
