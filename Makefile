@@ -93,9 +93,12 @@ data:
 F32      ?= build/weights-f32
 
 ## train: retrain the models from `make data` into the float32 export $(F32) (GOEXPERIMENT=simd), then make compact;
-## DATASET=fashion: the Fashion-MNIST models from `make data DATASET=fashion` into weights/fashion (about an hour on 2 cores), with their anchors and translations
+## DATASET=fashion: the Fashion-MNIST models from `make data DATASET=fashion` into weights/fashion (about an hour on 2 cores), with their anchors and translations;
+## DATASET=credit: the credit models (MC-dropout MLP, mixed-likelihood VAE) from `make data DATASET=credit` into weights/credit (about a minute)
 train:
-ifeq ($(DATASET),fashion)
+ifeq ($(DATASET),credit)
+	GOEXPERIMENT=simd $(GO) run ./cmd/train -dataset credit -data data -out build/credit-f32 -ship weights/credit
+else ifeq ($(DATASET),fashion)
 	GOEXPERIMENT=simd $(GO) run ./cmd/train -dataset fashion -data data -out build/fashion-f32 -ship weights/fashion
 	$(GO) run ./cmd/anchors -models weights/fashion -data data/fashion -out weights/fashion/anchors.dcw
 	$(GO) run ./cmd/translations -models weights/fashion -data data/fashion -out weights/fashion/global.dcw -max-uncertain $(FASHION_UNCERTAIN)

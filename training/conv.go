@@ -12,7 +12,6 @@ import (
 	"github.com/deltaclue/deltaclue/engine/mcmask"
 	"github.com/deltaclue/deltaclue/engine/rng"
 	"github.com/deltaclue/deltaclue/internal/dataset"
-	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -236,7 +235,7 @@ type ClassifierConfig struct {
 // TrainClassifier trains the classifier of describe(rate) once per candidate dropout rate, with early stopping
 // on the validation NLL of the fixed-mask posterior predictive, and returns the best one's tensors (float32),
 // its description and the history.
-func TrainClassifier(backend compute.Backend, c ClassifierConfig, describe func(rate float64) *weights.Description, train, val *mnist.Set) ([]weights.Named, *weights.Description, map[string]any, error) {
+func TrainClassifier(backend compute.Backend, c ClassifierConfig, describe func(rate float64) *weights.Description, train, val dataset.Items) ([]weights.Named, *weights.Description, map[string]any, error) {
 	var best []weights.Named
 	var bestDesc *weights.Description
 	bestNLL := math.Inf(1)
@@ -255,7 +254,7 @@ func TrainClassifier(backend compute.Backend, c ClassifierConfig, describe func(
 	return best, bestDesc, map[string]any{"config": c, "candidates": candidates}, nil
 }
 
-func trainClassifierRate(backend compute.Backend, c ClassifierConfig, d *weights.Description, rate float64, train, val *mnist.Set) ([]weights.Named, float64, map[string]any, error) {
+func trainClassifierRate(backend compute.Backend, c ClassifierConfig, d *weights.Description, rate float64, train, val dataset.Items) ([]weights.Named, float64, map[string]any, error) {
 	net := d.Classifier.Networks[0]
 	specs, err := networkTensors(net.Layers, d.InputShape())
 	if err != nil {
@@ -273,16 +272,16 @@ func trainClassifierRate(backend compute.Backend, c ClassifierConfig, d *weights
 	validate := func() (float64, string) {
 		var probs []float32
 		batchChunks(val.Len(), 500, func(lo, hi int) {
-			probs = append(probs, tensors.MustCopyFlatData[float32](predict.MustCall1(floats(val, lo, hi)))...)
+			probs = append(probs, tensors.MustCopyFlatData[float32](predict.MustCall1(itemFloats(val, lo, hi)))...)
 		})
-		last = Classify(probs, val.Labels)
+		last = Classify(probs, itemLabels(val))
 		return last.NLL, fmt.Sprintf("dropout %.2f  validation NLL %.4f accuracy %.4f ECE %.4f", rate, last.NLL, last.Accuracy, last.ECE)
 	}
 	best, bestEpoch, history := c.run("classifier", func() []weights.Named { return snapshotTensors(store, specs) }, train,
 		func(epoch int, batch []int, images []float32) {
 			labels := make([]int, len(batch))
 			for k, i := range batch {
-				labels[k] = int(train.Labels[i])
+				labels[k] = train.Label(i)
 			}
 			trainer.step(images, labels, maskRand)
 		}, validate)
@@ -402,11 +401,16 @@ func MeasureClassifierWith(backend compute.Backend, d *weights.Description, p Te
 	batchChunks(set.Len(), 500, func(lo, hi int) {
 		probs = append(probs, tensors.MustCopyFlatData[float32](predict.MustExec(itemFloats(set, lo, hi))[0])...)
 	})
+	return Classify(probs, itemLabels(set)), probs
+}
+
+// itemLabels lists the items' classes.
+func itemLabels(set dataset.Items) []uint8 {
 	labels := make([]uint8, set.Len())
 	for i := range labels {
 		labels[i] = uint8(set.Label(i))
 	}
-	return Classify(probs, labels), probs
+	return labels
 }
 
 // itemFloats returns items lo..hi-1 of s as a [hi-lo, size] tensor.
@@ -481,12 +485,17 @@ func (v VAEGraphs) Logits(z *Node) *Node {
 }
 
 // negELBO returns −ELBO per image [N] for images x and reparameterisation noise eps [N, latent] (Bernoulli
-// likelihood, standard normal prior).
+// likelihood, or a table's mixed one, MixedNLL; standard normal prior).
 func (v VAEGraphs) negELBO(x, eps *Node) *Node {
 	mean, logVar := v.encode(x)
 	z := Add(mean, Mul(Exp(MulScalar(logVar, 0.5)), eps))
 	logits := v.Logits(z)
-	recon := ReduceSum(Sub(Softplus(logits), Mul(x, logits)), -1)
+	var recon *Node
+	if v.d.VAE.Likelihood == weights.LikelihoodMixed {
+		recon = MixedNLL(v.d.Input.Columns, x, logits) // a table's: Gaussian numbers, categorical categories
+	} else {
+		recon = ReduceSum(Sub(Softplus(logits), Mul(x, logits)), -1)
+	}
 	kl := MulScalar(ReduceSum(Sub(Sub(OnePlus(logVar), Square(mean)), Exp(logVar)), -1), -0.5)
 	return Add(recon, kl)
 }

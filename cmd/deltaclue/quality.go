@@ -27,10 +27,13 @@ type Quality struct {
 	// classifier's label for x.
 	ReconstructionsKeepLabel float64 `json:"reconstructions_keep_label"`
 	TestItems                int     `json:"test_items"`
+	// Columns is a table's VAE's reconstruction per column (a number's RMSE in its own unit, a category's share
+	// decoded to its own level); absent for images.
+	Columns []training.ColumnReconstruction `json:"columns,omitempty"`
 }
 
 // quality measures a bundle on its test items, with gomlx (package training's graphs of the description), as
-// the README's tables were measured.
+// the README's tables were measured; a table's VAE also column by column.
 func quality(args []string) error {
 	fs := flag.NewFlagSet("quality", flag.ContinueOnError)
 	spec := modelsFlag(fs)
@@ -78,8 +81,8 @@ func measureQuality(m *models, items dataset.Items) (*Quality, error) {
 		d.VAE.LogVariance = &weights.Network{File: d.VAE.Encoder.File, Layers: append(append([]weights.Layer(nil), enc[:len(enc)-1]...), head)}
 		files = append(files, lv)
 	}
-	if d.VAE.Likelihood != weights.LikelihoodBernoulli {
-		d.VAE.LogVariance = nil
+	if d.VAE.Likelihood == weights.LikelihoodGaussian {
+		d.VAE.LogVariance = nil // a Gaussian decoder's variance is not in the description: no ELBO
 	}
 	p, err := training.FileTensors(files...)
 	if err != nil {
@@ -87,9 +90,26 @@ func measureQuality(m *models, items dataset.Items) (*Quality, error) {
 	}
 	backend := training.Backend()
 	c, _ := training.MeasureClassifierWith(backend, &d, p, items)
+	q := &Quality{Models: m.Name(), Accuracy: c.Accuracy, NLL: c.NLL, ECE: c.ECE, AUROC: c.AUROC, TestItems: items.Len()}
+	if d.Input.IsTable() {
+		// A table's VAE (the mixed likelihood) is measured column by column, its reconstructions read back
+		// as valid rows (training.ReconstructRow).
+		rows, ok := items.(*dataset.Table)
+		if !ok {
+			return nil, fmt.Errorf("the %q models read a table, but their test items are not rows", m.Name())
+		}
+		v, err := training.MeasureTableVAE(backend, &d, p, p, rows)
+		if err != nil {
+			return nil, err
+		}
+		q.ReconstructionsKeepLabel, q.Columns = v.ReconLabelAgreement, v.Columns
+		if !math.IsNaN(v.ELBO) {
+			q.ELBO = &v.ELBO
+		}
+		return q, nil
+	}
 	v := training.MeasureDescribedVAE(backend, &d, p, p, items)
-	q := &Quality{Models: m.Name(), Accuracy: c.Accuracy, NLL: c.NLL, ECE: c.ECE, AUROC: c.AUROC,
-		ReconstructionsKeepLabel: v.ReconLabelAgreement, TestItems: items.Len()}
+	q.ReconstructionsKeepLabel = v.ReconLabelAgreement
 	if !math.IsNaN(v.ELBO) {
 		q.ELBO = &v.ELBO
 	}

@@ -168,6 +168,16 @@ func compactFashion(backend compute.Backend, desc *weights.Description, clfPath,
 		fmt.Printf("  classifier: %+v\n  VAE: %+v\n", q, v)
 		return map[string]any{"test": q}, map[string]any{"test": v}, nil
 	}
+	return compactBundle(desc, clf, vae, shipDir, "cmd/train -dataset fashion", true, measure)
+}
+
+// compactBundle converts a float32 classifier and VAE into the int8 models the project ships (a float32 scale
+// per output unit or channel, biases float32), measures both with measure, checks the description against the
+// int8 files, and writes the description and the two files into shipDir with the measures in their manifests
+// (the float32 ones in the compaction records). tool names the command in the manifests; withTime records the
+// training's seconds in them too (then a retraining gives the same payloads but not the same files).
+func compactBundle(desc *weights.Description, clf, vae *weights.File, shipDir, tool string, withTime bool,
+	measure func(clf, vae *weights.File) (map[string]any, map[string]any, error)) error {
 	fmt.Println("float32 on the test split:")
 	clf32, vae32, err := measure(clf, vae)
 	if err != nil {
@@ -193,8 +203,11 @@ func compactFashion(backend compute.Backend, desc *weights.Description, clfPath,
 			}
 		}
 		man := weights.Manifest{Model: f.Manifest.Model, Dataset: f.Manifest.Dataset,
-			Training:   map[string]any{"trained_by": "cmd/train -dataset fashion", "seconds": f.Manifest.Training["seconds"]},
-			Compaction: &weights.Compaction{Tool: "cmd/train -dataset fashion", Source: f.Manifest.PayloadSHA, Float32Metrics: metrics}}
+			Training:   map[string]any{"trained_by": tool},
+			Compaction: &weights.Compaction{Tool: tool, Source: f.Manifest.PayloadSHA, Float32Metrics: metrics}}
+		if withTime {
+			man.Training["seconds"] = f.Manifest.Training["seconds"]
+		}
 		b, err := weights.Encode(man, named)
 		if err != nil {
 			return nil, nil, err

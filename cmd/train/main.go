@@ -31,8 +31,8 @@ func main() {
 	maxEpochs := flag.Int("max-epochs", 0, "override the configured maximum number of epochs (for quick trials)")
 	noAugment := flag.Bool("no-augment", false, "train without augmentation (to measure what it does)")
 	measure := flag.String("measure", "", "only measure this BNN file on the test split, as is and augmented, and exit")
-	dataset := flag.String("dataset", "", "fashion: train the Fashion-MNIST models from data/fashion (-only bnn, vae or compact)")
-	ship := flag.String("ship", "weights/fashion", "-dataset fashion: the folder to write the shipped int8 models into")
+	dataset := flag.String("dataset", "", "fashion: train the Fashion-MNIST models from data/fashion; credit: the credit models from data/credit (-only bnn, vae or compact)")
+	ship := flag.String("ship", "", "-dataset fashion or credit: the folder to write the shipped int8 models into (default weights/<dataset>)")
 	flag.Parse()
 	if *measure != "" {
 		if err := measureAugmented(*measure); err != nil {
@@ -41,8 +41,15 @@ func main() {
 		}
 		return
 	}
-	if *dataset == "fashion" {
-		if err := runFashion(*data, *out, *ship, *only, *maxEpochs); err != nil {
+	if *dataset == "fashion" || *dataset == "credit" {
+		run := runFashion
+		if *dataset == "credit" {
+			run = runCredit
+		}
+		if *ship == "" {
+			*ship = filepath.Join("weights", *dataset)
+		}
+		if err := run(*data, *out, *ship, *only, *maxEpochs); err != nil {
 			fmt.Fprintln(os.Stderr, "train:", err)
 			os.Exit(1)
 		}

@@ -12,22 +12,26 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
+	creditmodels "github.com/deltaclue/deltaclue/weights/credit"
 	"github.com/deltaclue/deltaclue/weights/fashion"
 )
 
-// The names of the shipped models: the digits (the default) and Fashion-MNIST's clothes (weights/fashion). Any
-// other models are given as a file or a folder (a folder called "digits" as ./digits).
+// The names of the shipped models: the digits (the default), Fashion-MNIST's clothes (weights/fashion) and the
+// credit applicants (weights/credit, a table). Any other models are given as a file or a folder (a folder called
+// "digits" as ./digits).
 const (
 	Digits  = "digits"
 	Fashion = "fashion"
+	Credit  = "credit"
 )
 
 // Help is what a command's -models flag says.
-const Help = `the models to explain with: "digits" or "fashion" (the shipped ones), a models bundle file (models.bin), or a folder holding model.json, its *.dcw files and optionally test items (test-images.idx, test-labels.idx)`
+const Help = `the models to explain with: "digits", "fashion" or "credit" (the shipped ones), a models bundle file (models.bin), or a folder holding model.json, its *.dcw files and optionally test items (test-images.idx, test-labels.idx)`
 
 // Models are opened models.
 type Models struct {
@@ -64,12 +68,23 @@ func Open(spec string) (*Models, error) {
 	if spec == Fashion {
 		return openFS(fashion.FS(), "weights/fashion", Fashion)
 	}
+	if spec == Credit {
+		m, err := openFS(creditmodels.FS(), "weights/credit", Credit)
+		if err != nil {
+			return nil, err
+		}
+		// A table's test items are not IDX files: the credit models' are internal/credit's committed test split.
+		if m.Test, err = CreditTest(); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
 	info, err := os.Stat(spec)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && weights.ValidName(spec):
-		return nil, fmt.Errorf("there are no models called %q: the known models are %q and %q; others are given as a models bundle file or a folder holding model.json", spec, Digits, Fashion)
+		return nil, fmt.Errorf("there are no models called %q: the known models are %q, %q and %q; others are given as a models bundle file or a folder holding model.json", spec, Digits, Fashion, Credit)
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s does not exist: give %q, %q, a models bundle file or a folder holding model.json", spec, Digits, Fashion)
+		return nil, fmt.Errorf("%s does not exist: give %q, %q, %q, a models bundle file or a folder holding model.json", spec, Digits, Fashion, Credit)
 	case err != nil:
 		return nil, err
 	case info.IsDir():
@@ -139,6 +154,20 @@ func openFS(fsys fs.FS, dir, spec string) (*Models, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// CreditTest is the credit models' test applicants, internal/credit's committed test split (805 rows), as the
+// networks read them: numbers standardised, categories one-hot (weights.Columns.Standardise).
+func CreditTest() (*dataset.Table, error) {
+	apps, err := credit.Test()
+	if err != nil {
+		return nil, err
+	}
+	rows, labels := make([][]float64, len(apps)), make([]int, len(apps))
+	for i, a := range apps {
+		rows[i], labels[i] = a.Row, a.Status
+	}
+	return dataset.NewTable(credit.Columns(), rows, labels)
 }
 
 // GroupsFile is the name of a models folder's GLAM-CLUE groups, as `deltaclue global` writes them.

@@ -186,7 +186,36 @@ func TestOpenFashion(t *testing.T) {
 	if !bytes.Equal(dir.Bytes, m.Bytes) {
 		t.Error("the embedded Fashion models differ from weights/fashion")
 	}
-	if _, err := Open("cars"); err == nil || !strings.Contains(err.Error(), `the known models are "digits" and "fashion"`) {
+	if _, err := Open("cars"); err == nil || !strings.Contains(err.Error(), `the known models are "digits", "fashion" and "credit"`) {
 		t.Errorf("Open(cars): %v", err)
+	}
+}
+
+// TestOpenCredit: "credit" names the shipped credit models (weights/credit, embedded), a table whose description
+// checks against its files, with internal/credit's committed test split as its test items, flattened as the
+// networks read them; the folder opened by path gives the same bundle.
+func TestOpenCredit(t *testing.T) {
+	m, err := Open(Credit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.Description()
+	if m.Name() != "credit" || m.ShippedDigits || !d.Input.IsTable() || d.VAE.Likelihood != weights.LikelihoodMixed ||
+		d.Title != "Credit scoring" || d.Input.Noun != "applicant" || len(d.Classes) != 2 || d.Classes[0] != "bad" {
+		t.Errorf("Open(credit): %q, digits %v, input %q, likelihood %q, title %q, noun %q, classes %v",
+			m.Name(), m.ShippedDigits, d.Input.Kind, d.VAE.Likelihood, d.Title, d.Input.Noun, d.Classes)
+	}
+	if m.Test == nil || m.Test.Len() != 805 || m.Test.Size() != 26 || d.InputShape().Size() != 26 {
+		t.Fatalf("Open(credit)'s test items: %v", m.Test)
+	}
+	if err := d.Check(m.Bundle.Files); err != nil {
+		t.Error(err)
+	}
+	dir, err := Open(filepath.Join("..", "..", "weights", "credit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dir.Bytes, m.Bytes) || dir.Bundle.Fingerprint() != m.Bundle.Fingerprint() {
+		t.Error("the embedded credit models differ from weights/credit")
 	}
 }

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/deltaclue/deltaclue/internal/credit"
+	"github.com/deltaclue/deltaclue/internal/dataset"
+	"github.com/deltaclue/deltaclue/internal/modelsource"
+	"github.com/deltaclue/deltaclue/training"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+// runCredit trains the credit models (`make train DATASET=credit`): the MC-dropout MLP classifier, then the
+// mixed-likelihood VAE, from data/credit's training split (80 % to train on, 20 % of each class to stop early
+// on: training.CreditSplit), with fixed seeds; writes their float32 export with its description into outDir and
+// the int8 models the project ships into shipDir, both measured on the committed test split.
+func runCredit(dataDir, outDir, shipDir, only string, maxEpochs int) error {
+	dir := filepath.Join(dataDir, "credit")
+	raw, err := os.ReadFile(filepath.Join(dir, credit.TrainFile))
+	if err != nil {
+		return fmt.Errorf("%v: run `make data DATASET=credit` first", err)
+	}
+	var split struct {
+		Source   string `json:"source"`
+		TrainSHA string `json:"train_sha256"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, credit.SplitFile)); err != nil {
+		return fmt.Errorf("%v: run `make data DATASET=credit` first", err)
+	} else if err := json.Unmarshal(b, &split); err != nil {
+		return err
+	}
+	cols := credit.Columns()
+	all, err := trainingTable(cols, raw)
+	if err != nil {
+		return err
+	}
+	train, val := training.CreditSplit(all)
+	test, err := modelsource.CreditTest()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("credit: %d applicants to train on, %d to validate on, %d to test on\n", train.Len(), val.Len(), test.Len())
+	dataset := weights.Dataset{Source: split.Source, SplitSHA: split.TrainSHA, Train: train.Len(), Validation: val.Len(), Test: test.Len()}
+	env := map[string]any{"go": runtime.Version(), "goexperiment": os.Getenv("GOEXPERIMENT"), "cpus": runtime.NumCPU(), "goarch": runtime.GOARCH}
+	backend := training.Backend()
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	descPath := filepath.Join(outDir, weights.DescriptionFile)
+	clfPath, vaePath := filepath.Join(outDir, weights.BundleBNN), filepath.Join(outDir, weights.BundleVAE)
+
+	if only == "" || only == "bnn" {
+		cfg := training.DefaultCreditClassifier
+		cfg.Log = os.Stdout
+		if maxEpochs > 0 {
+			cfg.MaxEpochs = maxEpochs
+		}
+		start := time.Now()
+		named, desc, info, err := training.TrainClassifier(backend, cfg, training.CreditDescription, train, val)
+		if err != nil {
+			return err
+		}
+		info["seconds"], info["environment"] = time.Since(start).Seconds(), env
+		q, _ := training.MeasureClassifier(backend, desc, named, test)
+		fmt.Printf("classifier (float32, dropout %.2f) on the test split: %+v (trained in %.1fs)\n", training.DropoutRate(desc), q, info["seconds"])
+		man := weights.Manifest{Model: "bnn", Dataset: dataset, Training: info, Metrics: map[string]any{"test": q}}
+		if err := writeFile(clfPath, man, named); err != nil {
+			return err
+		}
+		if err := writeDescription(descPath, desc); err != nil {
+			return err
+		}
+	}
+	// The VAE's part of the description does not depend on the classifier's dropout rate.
+	desc := training.CreditDescription(training.DefaultCreditClassifier.Dropouts[0])
+	if only == "" || only == "vae" {
+		cfg := training.DefaultCreditVAE
+		cfg.Log = os.Stdout
+		if maxEpochs > 0 {
+			cfg.MaxEpochs = maxEpochs
+		}
+		start := time.Now()
+		named, info, err := training.TrainDescribedVAE(backend, cfg, desc, train, val)
+		if err != nil {
+			return err
+		}
+		info["seconds"], info["environment"] = time.Since(start).Seconds(), env
+		fmt.Printf("VAE trained in %.1fs\n", info["seconds"])
+		man := weights.Manifest{Model: "vae", Dataset: dataset, Training: info}
+		if err := writeFile(vaePath, man, named); err != nil {
+			return err
+		}
+	}
+	if only == "" || only == "compact" {
+		trained, err := readDescription(descPath)
+		if err != nil {
+			return err
+		}
+		desc := training.CreditDescription(training.DropoutRate(trained))
+		clf, err := load(clfPath)
+		if err != nil {
+			return err
+		}
+		vae, err := load(vaePath)
+		if err != nil {
+			return err
+		}
+		measure := func(clf, vae *weights.File) (map[string]any, map[string]any, error) {
+			p, err := training.FileTensors(clf, vae)
+			if err != nil {
+				return nil, nil, err
+			}
+			q, _ := training.MeasureClassifierWith(backend, desc, p, test)
+			v, err := training.MeasureTableVAE(backend, desc, p, p, test)
+			if err != nil {
+				return nil, nil, err
+			}
+			fmt.Printf("  classifier: %+v\n  VAE: ELBO %.3f, reconstructions keeping the label %.4f\n", q, v.ELBO, v.ReconLabelAgreement)
+			for _, c := range v.Columns {
+				if c.RMSE != nil {
+					fmt.Printf("    %-10s RMSE %10.3f %-6s (%.3f std)\n", c.Column, *c.RMSE, c.Unit, *c.RMSEOverStd)
+				} else {
+					fmt.Printf("    %-10s %.4f decoded to their level\n", c.Column, *c.Correct)
+				}
+			}
+			return map[string]any{"test": q}, map[string]any{"test": v}, nil
+		}
+		// Without the training's seconds, the same data and seeds give the same files, and so the same fingerprint
+		// (the time is in the float32 export's manifests and in docs/shipped-models.md).
+		return compactBundle(desc, clf, vae, shipDir, "cmd/train -dataset credit", false, measure)
+	}
+	return nil
+}
+
+// trainingTable reads the training split's CSV (data/credit/train.csv) with the committed schema.
+func trainingTable(cols weights.Columns, raw []byte) (*dataset.Table, error) {
+	rows, labels, err := cols.ReadCSV(bytes.NewReader(raw), credit.LabelColumn, credit.Classes)
+	if err != nil {
+		return nil, fmt.Errorf("data/credit/%s: %v", credit.TrainFile, err)
+	}
+	return dataset.NewTable(cols, rows, labels)
+}
