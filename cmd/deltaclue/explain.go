@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue/raster"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 func explain(args []string) error {
@@ -46,7 +48,7 @@ func explain(args []string) error {
 	if set["carla-data"] && !m.ShippedDigits {
 		return fmt.Errorf("-carla-data: `make data` holds the digits, and these are the %q models: CARLA's yNN searches their test items", m.Name())
 	}
-	prob, err := clue.NewProblem(m.search, x0)
+	prob, err := in.problem(m, x0)
 	if err != nil {
 		return err
 	}
@@ -74,9 +76,12 @@ func explain(args []string) error {
 	if len(exps) > 0 {
 		rep.SecondsPerExplanation = rep.Seconds / float64(len(exps))
 	}
+	amortised := amortisedAnswers(prob, m.translations, p, exps)
+	if cols := m.search.Columns(); cols != nil {
+		return explainRow(*out, m, cols, in.natural, prob, p, glam.ExplainFile{Report: rep, Amortised: amortised}, data)
+	}
 	words := m.words()
 	sentence := words.Describe(prob.Pred0, exps, sum, p)
-	amortised := amortisedAnswers(prob, m.translations, p, exps)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -117,6 +122,68 @@ func explain(args []string) error {
 	}
 	fmt.Println(amortisedLine(amortised, m))
 	fmt.Printf("wrote %s/{grid.png,labels.png,tradeoff.svg,latent.svg,summary.png,set.csv,explain.json}\n", *out)
+	return nil
+}
+
+// explainRow writes what explain writes of a row (f: the report and the amortised answers) into out and says it
+// on stdout: explain.json with the rows as {column: value}, set.csv with the columns by name, labels.png,
+// tradeoff.svg and latent.svg; grid.png and summary.png, which draw images, are left out. The set is said in
+// words, with each mode's changes.
+func explainRow(out string, m *models, cols weights.Columns, row0 []float64, prob *clue.Problem, p clue.Params, f glam.ExplainFile, data clue.NeighbourData) error {
+	rep, exps, sum := f.Report, f.Explanations, f.Summary
+	rows, err := explanationRows(cols, exps)
+	if err != nil {
+		return err
+	}
+	words := m.words()
+	classes := m.Description().Classes
+	sentence := describeRow(words, cols, row0, prob.Pred0, exps, rows, sum, p)
+	js, err := json.MarshalIndent(rowFile(cols, row0, f, rows), "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "explain.json"), js, 0o644); err != nil {
+		return err
+	}
+	look := figure{words: words, classes: len(classes)}
+	if err := writePNG(filepath.Join(out, "labels.png"), look.labelChart(prob.Pred0.Probs, sum.LabelDistribution)); err != nil {
+		return err
+	}
+	tradeoff, latent := figures.SetFigures(exps, prob.Models().BNN.Classes, classes, prob.Z0, p, nil)
+	for name, b := range map[string][]byte{"tradeoff.svg": []byte(tradeoff), "latent.svg": []byte(latent), "set.csv": rowSetCSV(cols, classes, exps, rows)} {
+		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("%s: %s\n", rep.Input, cols.FormatRow(row0))
+	if locks := p.Lock.Names(); len(locks) > 0 {
+		fmt.Printf("locked: %s\n", strings.Join(locks, ", "))
+	}
+	fmt.Printf("the BNN says %s with H = %.3f nats (aleatoric %.3f, epistemic %.3f)\n", m.class(rep.Label),
+		prob.Pred0.Total, prob.Pred0.Aleatoric, prob.Pred0.Epistemic)
+	line := fmt.Sprintf("%s accepted in %.1fs: labels %v, H %.3f..%.3f, d %.2f..%.2f", plural.Of(sum.Accepted, sum.Restarts, "restart"),
+		rep.Seconds, sum.LabelCounts, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max)
+	if lo, hi, mean := sparsity(exps); sum.Accepted > 0 {
+		line += fmt.Sprintf(", changing %d..%d features (mean %.1f)", lo, hi, mean)
+	}
+	fmt.Printf("%s, shell fraction %.2f, %s, modes %v\n", line, sum.ShellFraction, plural.Count(sum.Duplicates, "duplicate"), sum.Modes)
+	fmt.Println(sentence)
+	for _, l := range modeLines(words, cols, row0, exps, rows, sum) {
+		fmt.Println(l)
+	}
+	// CARLA's measures count the flattened row's values (a changed category is two), not features.
+	flat := func(s string) string { return strings.ReplaceAll(s, " pixels", " values of the flattened row") }
+	fmt.Println(flat(carlaLine(sum.Recourse, sum.Accepted, sum.Restarts, rep.SecondsPerExplanation)))
+	fmt.Println(flat(carlaExactLine(*rep.CARLA, sum.Restarts)))
+	if data.Images == nil {
+		fmt.Printf("CARLA's yNN is left out: it searches the models' data for neighbours, and the %q models have no test items.\n", m.Name())
+	}
+	fmt.Println(amortisedLine(f.Amortised, m))
+	fmt.Printf("grid.png and summary.png are left out: they draw images, and the %q models read rows (the changes are in words above, in explain.json and in set.csv)\n", m.Name())
+	fmt.Printf("wrote %s/{labels.png,tradeoff.svg,latent.svg,set.csv,explain.json}\n", out)
 	return nil
 }
 

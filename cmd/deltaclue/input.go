@@ -19,7 +19,8 @@ import (
 )
 
 // inputFlags are the flags that say what to explain, shared by explain and sweep: the models (-models), and a
-// test item, an image file or a share link.
+// test item, an image file or a share link; for models of rows, a test row, a row given as text or a line of a
+// CSV file.
 type inputFlags struct {
 	fs     *flag.FlagSet // the command's flags: the search flags given apply over the models' defaults
 	models *string
@@ -27,18 +28,38 @@ type inputFlags struct {
 	index  *int
 	png    *string
 	link   *string
+	row    *string
+	csv    *string
+	line   *int
+
+	// natural is the row to explain in natural units (weights.Columns' convention) when the models read rows:
+	// set by load.
+	natural []float64
 }
 
-// addInputFlags registers -models, -digit, -index, -png and -link; linkHelp says what the link sets.
+// addInputFlags registers -models, -digit, -index, -png, -link, -row, -csv and -line; linkHelp says what the link
+// sets.
 func addInputFlags(fs *flag.FlagSet, linkHelp string) *inputFlags {
 	return &inputFlags{
 		fs:     fs,
 		models: modelsFlag(fs),
 		digit:  fs.Int("digit", -1, "explain this digit of the shipped 2,000-digit test split (0..1999), with the digits' models"),
-		index:  fs.Int("index", -1, "explain the models' test item N (the digits': their test split, as -digit)"),
+		index:  fs.Int("index", -1, "explain the models' test item N (the digits': their test split, as -digit; a model of rows: its test row N)"),
 		png:    fs.String("png", "", "explain the image in this file (PNG or JPEG, any size; made into the models' input as the page does: for the digits, preprocessed like MNIST)"),
 		link:   fs.String("link", "", linkHelp),
+		row:    fs.String("row", "", "a model of rows: explain this row, every column as Name=value separated by commas, numbers in their natural units and categories by their level's name ('Seniority=9,Home=rent,…')"),
+		csv:    fs.String("csv", "", "a model of rows: explain a line of this CSV file, whose header names every column (in any order; the credit models' files may also hold Status)"),
+		line:   fs.Int("line", 0, "with -csv: the line of data to explain, counted from 1 after the header (default: the file's only one)"),
 	}
+}
+
+// problem is the search's problem for what load returned: the row in natural units for a model of rows (so that
+// a number column is x0's exactly, not read back from float32), else x0.
+func (in *inputFlags) problem(m *models, x0 []float32) (*clue.Problem, error) {
+	if in.natural != nil {
+		return clue.NewRowProblem(m.search, in.natural)
+	}
+	return clue.NewProblem(m.search, x0)
 }
 
 // load opens the models and returns them, the image to explain and a description of where it came from. It
@@ -53,13 +74,28 @@ func (in *inputFlags) load(p *clue.Params) (*models, []float32, string, *shareli
 		return nil, nil, "", nil, err
 	}
 	given := 0
-	for _, set := range []bool{*in.digit >= 0, *in.index >= 0, *in.png != "", *in.link != ""} {
+	for _, set := range []bool{*in.digit >= 0, *in.index >= 0, *in.png != "", *in.link != "", *in.row != "", *in.csv != ""} {
 		if set {
 			given++
 		}
 	}
 	if given > 1 {
+		if cols := m.search.Columns(); cols != nil {
+			return nil, nil, "", nil, fmt.Errorf("give one of -index, -row and -csv")
+		}
 		return nil, nil, "", nil, fmt.Errorf("give one of -digit, -index, -png and -link")
+	}
+	if cols := m.search.Columns(); cols != nil {
+		x0, input, err := in.loadRow(m, cols, p)
+		return m, x0, input, nil, err
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"-row", *in.row != ""}, {"-csv", *in.csv != ""}, {"-line", *in.line != 0}} {
+		if f.set {
+			return nil, nil, "", nil, fmt.Errorf("%s: the %q models read images, not rows: give %s", f.name, m.Name(), m.whatToExplain())
+		}
 	}
 	if *in.link == "" {
 		if err := m.runs(*p, "-scheme"); err != nil {
@@ -79,6 +115,43 @@ func (in *inputFlags) load(p *clue.Params) (*models, []float32, string, *shareli
 	return m, s.Float(), "the shared link", &s, nil
 }
 
+// loadRow is load for models of rows: the row of -index, -row or -csv and -line, flattened as the networks read
+// it (and kept in natural units in in.natural).
+func (in *inputFlags) loadRow(m *models, cols weights.Columns, p *clue.Params) ([]float32, string, error) {
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"-png", *in.png != ""}, {"-link", *in.link != ""}} {
+		if f.set {
+			return nil, "", fmt.Errorf("%s: the %q models read rows (%ss), not images: give -index N, -row or -csv FILE -line K", f.name, m.Name(), m.noun())
+		}
+	}
+	if *in.digit >= 0 {
+		return nil, "", fmt.Errorf("-digit %d: -digit is a test digit of the shipped digits, and these are the %q models: give -index %d for their test %s", *in.digit, m.Name(), *in.digit, m.noun())
+	}
+	if err := m.runs(*p, "-scheme"); err != nil {
+		return nil, "", err
+	}
+	row, input, err := rowInput(m, cols, *in.index, *in.row, *in.csv, *in.line)
+	if err != nil {
+		return nil, "", err
+	}
+	x0, err := cols.Standardise(row)
+	if err != nil {
+		return nil, "", err
+	}
+	in.natural = row
+	return x0, input, nil
+}
+
+// whatToExplain lists the flags that say what the models explain.
+func (m *models) whatToExplain() string {
+	if m.ShippedDigits {
+		return "-digit N (a test digit), -png FILE or -link LINK"
+	}
+	return fmt.Sprintf("-index N (a test %s), -png FILE or -link LINK", m.noun())
+}
+
 // runs refuses, in one sentence, parameters the models cannot search with (clue's ValidateFor: scheme S2 on
 // models without anchors), naming where the scheme came from (from: "-scheme" or "the link's scheme"); of
 // parameters they can, it says on stderr what S2 leaves out (the classes without anchors), and goes on.
@@ -87,6 +160,9 @@ func (m *models) runs(p clue.Params, from string) error {
 	var pe *clue.ParamError
 	if errors.As(err, &pe) && pe.Field == "scheme" {
 		return fmt.Errorf("%s %s cannot run on the %q models: %s", from, p.Scheme, m.Name(), pe.Reason)
+	}
+	if errors.As(err, &pe) && pe.Field == "lock" {
+		return fmt.Errorf("-lock %s: %s", p.Lock, pe.Reason)
 	}
 	if err != nil {
 		return err
@@ -120,10 +196,7 @@ func loadInput(m *models, digit, index int, pngPath string) ([]float32, string, 
 	case pngPath != "":
 		return readImage(pngPath, m.input())
 	}
-	if m.ShippedDigits {
-		return nil, "", fmt.Errorf("say what to explain: -digit N (a test digit), -png FILE or -link LINK")
-	}
-	return nil, "", fmt.Errorf("say what to explain: -index N (a test %s), -png FILE or -link LINK", m.noun())
+	return nil, "", fmt.Errorf("say what to explain: %s", m.whatToExplain())
 }
 
 // testDigit is the shipped test split's digit i and its description.
