@@ -16,7 +16,8 @@
 //	                               CSV) and their cost–coverage curves (SVG)
 //
 // explain and sweep read the digit from -digit N (the shipped test split), -index N (the models' test item N),
-// -png FILE or -link LINK (a share link from the page) and use every core; the same flags give the same files,
+// -png FILE or -link LINK (a share link from the page), and a model of rows' row from -index N, -row or -csv
+// FILE -line K (with -lock naming the columns every explanation keeps), and use every core; the same flags give the same files,
 // byte for byte (but for the timings in explain.json). The measures are defined in docs/measures.md.
 //
 // Every command runs on the shipped digits' models unless -models names others: a models bundle file
@@ -76,7 +77,9 @@ func usage() {
 	fmt.Fprint(os.Stderr, `usage: deltaclue <command> [flags]
 
   explain     explain one digit (-digit N, -index N, -png FILE or -link LINK): grid.png, labels.png, tradeoff.svg,
-              summary.png and explain.json in -out; prints the set in a sentence and its CARLA measures
+              summary.png and explain.json in -out; prints the set in a sentence and its CARLA measures. A model
+              of rows (-models credit) explains a row: -index N, -row 'Name=value,…' or -csv FILE -line K, with
+              -lock Name,… (docs/tables.md)
   sweep       the same digit at each radius of a δ ladder (-radii "0.5:4:0.5", -n-per-radius 50):
               sweep.svg, sweep.csv and sweep.json in -out; prints how far each label is
   experiment  the paper's experiments on the most uncertain test digits: CSVs and SVG plots

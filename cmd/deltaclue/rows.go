@@ -462,3 +462,64 @@ func sparsity(exps []clue.Explanation) (lo, hi int, mean float64) {
 	}
 	return lo, hi, float64(sum) / float64(n)
 }
+
+// rowSweepFile is sweep.json for a model of rows: the input's row first, then what it holds for images, each
+// explanation (of every radius and of every reach) with its row.
+type rowSweepFile struct {
+	Row rowJSON `json:"row"`
+	sweepReport
+	Steps   []rowSweepStep `json:"steps"`
+	Reaches []rowReach     `json:"reaches"`
+}
+
+type rowSweepStep struct {
+	Delta        float64          `json:"delta"`
+	Summary      clue.Summary     `json:"summary"`
+	Explanations []rowExplanation `json:"explanations"`
+}
+
+type rowReach struct {
+	Label       int            `json:"label"`
+	Delta       float64        `json:"delta"`
+	Explanation rowExplanation `json:"explanation"`
+}
+
+// withRows gives each explanation its row in natural units (none for a failed one).
+func withRows(cols weights.Columns, exps []clue.Explanation) []rowExplanation {
+	out := make([]rowExplanation, len(exps))
+	for i, e := range exps {
+		out[i].Explanation = e
+		out[i].Row.cols = cols
+		if e.Failed == "" && len(e.Image) == cols.Width() {
+			out[i].Row.row, _ = cols.Unstandardise(e.Image)
+		}
+	}
+	return out
+}
+
+// rowSweep is sweep.json's content for a row.
+func rowSweep(cols weights.Columns, row0 []float64, rep sweepReport) rowSweepFile {
+	out := rowSweepFile{Row: rowJSON{cols, row0}, sweepReport: rep}
+	for _, st := range rep.Steps {
+		out.Steps = append(out.Steps, rowSweepStep{Delta: st.Delta, Summary: st.Summary, Explanations: withRows(cols, st.Explanations)})
+	}
+	for _, r := range rep.Reaches {
+		out.Reaches = append(out.Reaches, rowReach{Label: r.Label, Delta: r.Delta, Explanation: withRows(cols, []clue.Explanation{r.Explanation})[0]})
+	}
+	return out
+}
+
+// reachLines say, one line per label the sweep reaches, nearest first, the changes of its cheapest explanation
+// at the smallest radius that reaches it.
+func reachLines(w clue.Words, cols weights.Columns, row0 []float64, reaches []clue.Reach) []string {
+	var out []string
+	for _, r := range reaches {
+		row, err := cols.Unstandardise(r.Explanation.Image)
+		if err != nil {
+			continue
+		}
+		out = append(out, fmt.Sprintf("  %s at δ = %g: %s (%s, H %.2f, d %.2f)", w.Class(r.Label), r.Delta, changes(cols, row0, row),
+			plural.Count(len(r.Explanation.Changed), "feature"), r.Explanation.HTotal, r.Explanation.Distance))
+	}
+	return out
+}

@@ -383,3 +383,73 @@ func TestRowWords(t *testing.T) {
 		t.Errorf("describeRow:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestSweepCreditApplicant: sweep on a credit applicant (given by -row) writes sweep.json with the input's row
+// and every explanation's row, at every radius and in every reach, decoding with the schema and keeping the
+// lock; a refusal of explain's is a refusal of sweep's.
+func TestSweepCreditApplicant(t *testing.T) {
+	cols := credit.Columns()
+	row0 := creditApplicant(t, 12)
+	out := t.TempDir()
+	stdout, err := captured(t, func() error {
+		return sweep([]string{"-models", "credit", "-row", cols.FormatRow(row0), "-lock", "Age", "-radii", "0.5,2", "-n-per-radius", "10", "-max-steps", "30", "-out", out})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type explanation struct {
+		clue.Explanation
+		Row map[string]any `json:"row"`
+	}
+	var rep struct {
+		Row   map[string]any `json:"row"`
+		Steps []struct {
+			Delta        float64       `json:"delta"`
+			Explanations []explanation `json:"explanations"`
+		} `json:"steps"`
+		Reaches []struct {
+			Label       int         `json:"label"`
+			Explanation explanation `json:"explanation"`
+		} `json:"reaches"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := cols.FromMap(rep.Row); err != nil || !slices.Equal(got, row0) {
+		t.Fatalf("sweep.json's row %v (%v), want %v", rep.Row, err, row0)
+	}
+	age := cols.Index("Age")
+	check := func(where string, e explanation) {
+		if e.Failed != "" {
+			return
+		}
+		row, err := cols.FromMap(e.Row)
+		if back, _ := cols.Unstandardise(e.Image); err != nil || !slices.Equal(row, back) || row[age] != row0[age] {
+			t.Errorf("%s: row %v (%v), its flattened row read back %v, Age %v locked at %v", where, e.Row, err, back, row[age], row0[age])
+		}
+	}
+	if len(rep.Steps) != 2 {
+		t.Fatalf("%d steps", len(rep.Steps))
+	}
+	for _, st := range rep.Steps {
+		if len(st.Explanations) != 10 {
+			t.Fatalf("δ = %g: %d explanations", st.Delta, len(st.Explanations))
+		}
+		for _, e := range st.Explanations {
+			check("δ = "+strconv.FormatFloat(st.Delta, 'g', -1, 64)+", restart "+strconv.Itoa(e.Restart), e)
+		}
+	}
+	for _, r := range rep.Reaches {
+		check("the reach of "+credit.Classes[r.Label], r.Explanation)
+		if !strings.Contains(stdout, "  "+credit.Classes[r.Label]+" at δ = ") {
+			t.Errorf("stdout does not say how %s is reached:\n%s", credit.Classes[r.Label], stdout)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad")
+	checkRefusal(t, "sweep", nil, sweep([]string{"-models", "credit", "-index", "0", "-lock", "Pets", "-out", bad}), `-lock Pets: there is no column "Pets"`, bad)
+	checkRefusal(t, "sweep", nil, sweep([]string{"-row", cols.FormatRow(row0), "-out", bad}), `-row: the "digits" models read images, not rows`, bad)
+}

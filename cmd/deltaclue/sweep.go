@@ -95,7 +95,7 @@ func sweep(args []string) error {
 			return fmt.Errorf("at δ = %g: %w", ladder.Radii[i], err)
 		}
 	}
-	prob, err := clue.NewProblem(m.search, x0)
+	prob, err := in.problem(m, x0)
 	if err != nil {
 		return err
 	}
@@ -111,11 +111,17 @@ func sweep(args []string) error {
 	shared.Delta, shared.N = 0, 0
 	rep := sweepReport{Input: input, Params: shared, Ladder: ladder, X0: x0, Z0: prob.Z0, Prediction: prob.Pred0,
 		Label: prob.Pred0.Label(), Steps: steps, Reaches: clue.Reaches(steps)}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	cols := m.search.Columns()
+	var js []byte
+	if cols != nil {
+		js, err = json.MarshalIndent(rowSweep(cols, in.natural, rep), "", " ")
+	} else {
+		js, err = json.MarshalIndent(rep, "", " ")
+	}
+	if err != nil {
 		return err
 	}
-	js, err := json.MarshalIndent(rep, "", " ")
-	if err != nil {
+	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(*out, "sweep.json"), js, 0o644); err != nil {
@@ -128,8 +134,19 @@ func sweep(args []string) error {
 		return err
 	}
 	fmt.Printf("%s: the BNN says %s with H = %.3f nats\n", input, m.class(rep.Label), prob.Pred0.Total)
+	if cols != nil {
+		fmt.Println(cols.FormatRow(in.natural))
+		if locks := p.Lock.Names(); len(locks) > 0 {
+			fmt.Printf("locked: %s\n", strings.Join(locks, ", "))
+		}
+	}
 	printSweepTable(steps, m.words())
 	fmt.Println(m.words().DescribeReaches(rep.Reaches, ladder, rep.Label))
+	if cols != nil {
+		for _, l := range reachLines(m.words(), cols, in.natural, rep.Reaches) {
+			fmt.Println(l)
+		}
+	}
 	fmt.Printf("%s × %s in %s on %s; wrote %s/{sweep.svg,sweep.csv,sweep.json}\n", plural.Count(len(ladder.Radii), "radius", "radii"),
 		plural.Count(ladder.N, "restart"), elapsed.Round(100*time.Millisecond), plural.Count(w, "worker"), *out)
 	return nil
