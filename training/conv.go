@@ -487,17 +487,41 @@ func (v VAEGraphs) Logits(z *Node) *Node {
 // negELBO returns −ELBO per image [N] for images x and reparameterisation noise eps [N, latent] (Bernoulli
 // likelihood, or a table's mixed one, MixedNLL; standard normal prior).
 func (v VAEGraphs) negELBO(x, eps *Node) *Node {
+	recon, kl := v.elboTerms(x, eps)
+	return Add(recon, ReduceSum(kl, -1))
+}
+
+// elboTerms returns −ELBO's two terms for images x and noise eps: the reconstruction's NLL per image [N] and
+// each latent dimension's KL from the prior per image [N, latent].
+func (v VAEGraphs) elboTerms(x, eps *Node) (recon, kl *Node) {
 	mean, logVar := v.encode(x)
 	z := Add(mean, Mul(Exp(MulScalar(logVar, 0.5)), eps))
 	logits := v.Logits(z)
-	var recon *Node
 	if v.d.VAE.Likelihood == weights.LikelihoodMixed {
 		recon = MixedNLL(v.d.Input.Columns, x, logits) // a table's: Gaussian numbers, categorical categories
 	} else {
 		recon = ReduceSum(Sub(Softplus(logits), Mul(x, logits)), -1)
 	}
-	kl := MulScalar(ReduceSum(Sub(Sub(OnePlus(logVar), Square(mean)), Exp(logVar)), -1), -0.5)
-	return Add(recon, kl)
+	return recon, MulScalar(Sub(Sub(OnePlus(logVar), Square(mean)), Exp(logVar)), -0.5)
+}
+
+// objective returns the training objective of Loop (KLWeight, FreeBits) summed over the images x: Σ recon +
+// β·N·Σ_d max(λ, mean_n KL_nd); with β 1 and λ 0 it is −ELBO summed, the same graph as before.
+func (v VAEGraphs) objective(c Loop, x, eps *Node) *Node {
+	if c.KLWeight == 0 && c.FreeBits == 0 {
+		return ReduceAllSum(v.negELBO(x, eps))
+	}
+	recon, kl := v.elboTerms(x, eps)
+	n := float64(x.Shape().Dimensions[0])
+	perDim := ReduceMean(kl, 0) // [latent]
+	if c.FreeBits > 0 {
+		perDim = MaxScalar(perDim, c.FreeBits)
+	}
+	beta := c.KLWeight
+	if beta == 0 {
+		beta = 1
+	}
+	return Add(ReduceAllSum(recon), MulScalar(ReduceAllSum(perDim), beta*n))
 }
 
 // TrainDescribedVAE trains the VAE of d (its encoder, log-variance head and decoder) with early stopping on the
@@ -526,15 +550,48 @@ func TrainDescribedVAE(backend compute.Backend, c Loop, d *weights.Description, 
 	}
 	store := newTensorStore(specs, rng.Derive(c.Seed, 0))
 	v := VAEGraphs{StoreTensors(store), d}
+	shaped := c.KLWeight != 0 || c.FreeBits != 0
 	step := adamStep(backend, store, c.LR, func(scope *model.Scope, args []*Node) *Node {
+		if shaped {
+			return DivScalar(v.objective(c, args[0], args[1]), float64(args[0].Shape().Dimensions[0]))
+		}
 		return ReduceAllMean(v.negELBO(args[0], args[1]))
 	})
 	eval := model.MustNewExec(backend, store, func(scope *model.Scope, x, eps *Node) *Node {
 		return ReduceAllSum(v.negELBO(x, eps))
 	})
 	noiseRand := rng.New(rng.Derive(c.Seed, 2))
+	// With a shaped objective, early stopping reads it on the validation part: the reconstruction's NLL and each
+	// latent dimension's KL summed over the rows, the floor applied to the whole part's mean.
+	terms := model.MustNewExec(backend, store, func(scope *model.Scope, x, eps *Node) []*Node {
+		recon, kl := v.elboTerms(x, eps)
+		return []*Node{ReduceAllSum(recon), ReduceSum(kl, 0)}
+	})
 	validate := func() (float64, string) {
 		r := rng.New(rng.Derive(c.Seed, 3)) // the same noise every epoch, so scores compare
+		if shaped {
+			var recon float64
+			kl := make([]float64, latent)
+			batchChunks(val.Len(), 500, func(lo, hi int) {
+				out := terms.MustExec(itemFloats(val, lo, hi), noise(r, hi-lo, latent))
+				recon += float64(out[0].Value().(float32))
+				for d, k := range tensors.MustCopyFlatData[float32](out[1]) {
+					kl[d] += float64(k)
+				}
+			})
+			n := float64(val.Len())
+			beta := c.KLWeight
+			if beta == 0 {
+				beta = 1
+			}
+			var klSum, floored float64
+			for _, k := range kl {
+				klSum += k / n
+				floored += math.Max(c.FreeBits, k/n)
+			}
+			score := recon/n + beta*floored
+			return score, fmt.Sprintf("validation objective %.2f, ELBO %.2f nats/row (KL %.2f)", score, -(recon/n + klSum), klSum)
+		}
 		var total float64
 		batchChunks(val.Len(), 500, func(lo, hi int) {
 			total += float64(eval.MustCall1(itemFloats(val, lo, hi), noise(r, hi-lo, latent)).Value().(float32))

@@ -21,13 +21,21 @@ import (
 // Loop holds what the VAE and BNN training loops share: Adam on mini-batches of augmented images, one
 // validation score per epoch, early stopping with patience, and the best epoch's weights kept.
 type Loop struct {
-	Seed      uint64    `json:"seed"`
-	Batch     int       `json:"batch"`
-	LR        float64   `json:"learning_rate"`
-	MaxEpochs int       `json:"max_epochs"`
-	Patience  int       `json:"patience"`
-	Augment   Augment   `json:"augment"`
-	Log       io.Writer `json:"-"`
+	Seed      uint64  `json:"seed"`
+	Batch     int     `json:"batch"`
+	LR        float64 `json:"learning_rate"`
+	MaxEpochs int     `json:"max_epochs"`
+	Patience  int     `json:"patience"`
+	Augment   Augment `json:"augment"`
+	// KLWeight and FreeBits shape a VAE's training objective (TrainDescribedVAE; zero: the ELBO itself). The
+	// objective is the reconstruction's NLL plus KLWeight (β; 0 means 1) times Σ_d max(FreeBits, KL_d), KL_d the
+	// d-th latent dimension's KL averaged over the batch (Kingma et al. 2016's free bits). Early stopping reads
+	// the same objective on the validation rows (FreeBits over the whole validation part); the ELBO the models
+	// are measured with is always β = 1 without a floor. Left out of the manifest when zero, so the loops of the
+	// models trained before them are written as they were.
+	KLWeight float64   `json:"kl_weight,omitempty"`
+	FreeBits float64   `json:"free_bits,omitempty"`
+	Log      io.Writer `json:"-"`
 }
 
 // layer is one dense layer of a stack to create.

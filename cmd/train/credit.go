@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/deltaclue/deltaclue/engine/anchors"
 	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
@@ -86,12 +87,49 @@ func runCredit(dataDir, outDir, shipDir, only string, maxEpochs int) error {
 			cfg.MaxEpochs = maxEpochs
 		}
 		start := time.Now()
-		named, info, err := training.TrainDescribedVAE(backend, cfg, desc, train, val)
+		// Each objective, measured on the validation rows; the one keeping its worst-kept level best is shipped.
+		var (
+			nameds [][]weights.Named
+			infos  []map[string]any
+			quals  []training.TableVAEQuality
+		)
+		clfTensors, err := clfForVAEChoice(clfPath)
 		if err != nil {
 			return err
 		}
+		for _, shape := range training.CreditVAEShapes {
+			c := cfg
+			c.KLWeight, c.FreeBits = shape.KLWeight, shape.FreeBits
+			if shape == (training.VAEShape{KLWeight: 1}) {
+				c.KLWeight = 0 // the plain ELBO, trained exactly as before the shapes
+			}
+			t0 := time.Now()
+			named, info, err := training.TrainDescribedVAE(backend, c, desc, train, val)
+			if err != nil {
+				return err
+			}
+			q, err := training.MeasureTableVAE(backend, desc, training.NamedTensors(named), clfTensors, val)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("VAE %v: best epoch %v, validation ELBO %.3f, worst-kept level %.3f, levels not kept %v (%.1fs)\n", shape, info["best_epoch"], q.ELBO, training.WorstLevel(q), q.Unencoded(), time.Since(t0).Seconds())
+			for _, c := range q.Columns {
+				for _, l := range c.Levels {
+					fmt.Printf("    %s = %s: %d of %d kept\n", c.Column, l.Level, l.Kept, l.Rows)
+				}
+			}
+			nameds, infos, quals = append(nameds, named), append(infos, info), append(quals, q)
+		}
+		k := training.ChooseVAEShape(quals)
+		named, info := nameds[k], infos[k]
+		var tried []map[string]any
+		for i, q := range quals {
+			tried = append(tried, map[string]any{"shape": training.CreditVAEShapes[i], "best_epoch": infos[i]["best_epoch"],
+				"validation_elbo": q.ELBO, "worst_level": training.WorstLevel(q), "levels_not_kept": q.Unencoded()})
+		}
+		info["shapes_tried"], info["shape"] = tried, training.CreditVAEShapes[k]
 		info["seconds"], info["environment"] = time.Since(start).Seconds(), env
-		fmt.Printf("VAE trained in %.1fs\n", info["seconds"])
+		fmt.Printf("VAE %v chosen, trained in %.1fs\n", training.CreditVAEShapes[k], info["seconds"])
 		man := weights.Manifest{Model: "vae", Dataset: dataset, Training: info}
 		if err := writeFile(vaePath, man, named); err != nil {
 			return err
@@ -133,8 +171,35 @@ func runCredit(dataDir, outDir, shipDir, only string, maxEpochs int) error {
 		}
 		// Without the training's seconds, the same data and seeds give the same files, and so the same fingerprint
 		// (the time is in the float32 export's manifests and in docs/shipped-models.md).
-		return compactBundle(desc, clf, vae, shipDir, "cmd/train -dataset credit", false, measure)
+		if err := compactBundle(desc, clf, vae, shipDir, "cmd/train -dataset credit", false, measure); err != nil {
+			return err
+		}
+		return creditAnchors(shipDir, all)
 	}
+	return nil
+}
+
+// creditAnchors writes S2's anchors for the shipped credit models (what `make anchors` makes for the images,
+// engine/anchors on the int8 models the page runs): the latent codes of the training applicants (the whole
+// training split) that the classifier reads right with an entropy below training.CreditAnchorEntropy.
+func creditAnchors(shipDir string, train *dataset.Table) error {
+	src, err := modelsource.Open(shipDir)
+	if err != nil {
+		return err
+	}
+	b, err := anchors.Make(src.Bundle, train, src.Bundle.VAE.Manifest.Dataset, training.CreditAnchorEntropy)
+	if err != nil {
+		return err
+	}
+	out := filepath.Join(shipDir, weights.BundleAnchors)
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return err
+	}
+	f, err := weights.Decode(out, b)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s (%d bytes): %v anchors per class (entropy below %g nats)\n", out, len(b), f.Manifest.Metrics[weights.AnchorCounts], training.CreditAnchorEntropy)
 	return nil
 }
 
@@ -145,4 +210,14 @@ func trainingTable(cols weights.Columns, raw []byte) (*dataset.Table, error) {
 		return nil, fmt.Errorf("data/credit/%s: %v", credit.TrainFile, err)
 	}
 	return dataset.NewTable(cols, rows, labels)
+}
+
+// clfForVAEChoice reads the float32 classifier the VAE's validation measure uses for its label agreement (the
+// choice of objective reads only the levels kept).
+func clfForVAEChoice(path string) (training.Tensors, error) {
+	clf, err := load(path)
+	if err != nil {
+		return nil, fmt.Errorf("%v: the classifier is trained first (-only bnn)", err)
+	}
+	return training.FileTensors(clf)
 }
