@@ -60,7 +60,9 @@ func TestSearchDefaultsRefusals(t *testing.T) {
 		want   string
 	}{
 		{"format 1", 1, &SearchDefaults{Delta: ptr(3)}, "says format 1, but it gives search defaults, which are format 2"},
-		{"none given", 2, &SearchDefaults{}, `give none of "delta", "lambda_x" and "h_threshold"`},
+		{"none given", 2, &SearchDefaults{}, `give none of "delta", "lambda_x", "h_threshold" and "dedup_l1"`},
+		{"dedup_l1 0", 2, &SearchDefaults{DedupL1: ptr(0)}, "dedup_l1 = 0: it must be above 0 and at most"},
+		{"dedup_l1 too large", 2, &SearchDefaults{DedupL1: ptr(1e9)}, "dedup_l1 = 1e+09: it must be above 0 and at most 786432"},
 		{"δ 0", 2, &SearchDefaults{Delta: ptr(0)}, "δ = 0: it must be above 0 and at most 20"},
 		{"δ 25", 2, &SearchDefaults{Delta: ptr(25)}, "δ = 25: it must be above 0 and at most 20"},
 		{"δ NaN", 2, &SearchDefaults{Delta: ptr(math.NaN())}, "δ = NaN"},

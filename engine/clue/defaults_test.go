@@ -27,11 +27,11 @@ func TestDefaultsFor(t *testing.T) {
 	if fashion.Search != nil || DefaultsFor(fashion) != Defaults() {
 		t.Errorf("Fashion's defaults: %+v", DefaultsFor(fashion))
 	}
-	delta, lambda, h := 4.0, 0.0, 0.462
+	delta, lambda, h, dedup := 4.0, 0.0, 0.462, 0.25
 	d := weights.DigitsDescription()
-	d.Search = &weights.SearchDefaults{Delta: &delta, LambdaX: &lambda, HThreshold: &h}
+	d.Search = &weights.SearchDefaults{Delta: &delta, LambdaX: &lambda, HThreshold: &h, DedupL1: &dedup}
 	want := Defaults()
-	want.Delta, want.LambdaX, want.HThreshold = 4, 0, 0.462
+	want.Delta, want.LambdaX, want.HThreshold, want.DedupL1 = 4, 0, 0.462, 0.25
 	if got := DefaultsFor(d); got != want || got.Validate() != nil {
 		t.Errorf("DefaultsFor: %+v, want %+v", got, want)
 	}

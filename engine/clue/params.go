@@ -237,6 +237,9 @@ func DefaultsFor(d *weights.Description) Params {
 	if s.HThreshold != nil {
 		p.HThreshold = *s.HThreshold
 	}
+	if s.DedupL1 != nil {
+		p.DedupL1 = *s.DedupL1
+	}
 	return p
 }
 
