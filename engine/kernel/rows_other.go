@@ -1,0 +1,11 @@
+//go:build !(js && wasm && wasmsimd)
+
+package kernel
+
+// RowsInPlace says whether MatMulAddRows runs a kernel (matmul.wasm's) that outruns copying B's rows and calling
+// MatMulAdd: in this build it is a plain loop, for tests.
+const RowsInPlace = false
+
+func matMulAddRows(a, b []float32, offs []int32, c []float32, m, k, n, ldc int) {
+	matMulAddRowsGo(a, b, offs, c, m, k, n, ldc)
+}

@@ -1,0 +1,22 @@
+//go:build js && wasm && wasmsimd
+
+package kernel
+
+import "unsafe"
+
+// RowsInPlace says whether MatMulAddRows runs a kernel (matmul.wasm's) that outruns copying B's rows and calling
+// MatMulAdd: in this build, yes.
+const RowsInPlace = true
+
+// wasmMatMulAddRows is matmul.wasm's export "matmul_add_rows", supplied like matmul_add. It reads a, the n values
+// at each of b's k offsets and the table, writes c's m rows of n values ldc apart, and keeps no reference.
+//
+//go:wasmimport deltaclue_kernel matmul_add_rows
+//go:noescape
+func wasmMatMulAddRows(a, b, offs, c unsafe.Pointer, m, k, n, ldc int32)
+
+// The caller has checked every row and m, k, n >= 1.
+func matMulAddRows(a, b []float32, offs []int32, c []float32, m, k, n, ldc int) {
+	wasmMatMulAddRows(unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&offs[0]), unsafe.Pointer(&c[0]),
+		int32(m), int32(k), int32(n), int32(ldc))
+}

@@ -1,0 +1,100 @@
+package kernel
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// TestMatMulAddRowsBitForBit compares MatMulAddRows (matmul.wasm's under Node with the SIMD module) with
+// MatMulAddGo on B's rows copied out, bit for bit, on every row and column tail, the strips of a small a, rows that
+// overlap and repeat, and c's rows apart (the values between them untouched); and the Go loop likewise.
+func TestMatMulAddRowsBitForBit(t *testing.T) {
+	rng := rand.New(rand.NewSource(39))
+	val := func() float32 {
+		switch rng.Intn(10) {
+		case 0:
+			return 0
+		case 1:
+			return float32(math.Copysign(0, -1))
+		case 2:
+			return math.Float32frombits(uint32(rng.Intn(1 << 23))) // subnormal
+		}
+		return float32(rng.NormFloat64() * math.Pow(2, float64(rng.Intn(40)-20)))
+	}
+	type shape struct{ m, k, n int }
+	var shapes []shape
+	for m := 0; m <= 9; m++ {
+		for _, k := range []int{1, 2, 3, 9, 17} {
+			for n := 1; n <= 19; n++ {
+				shapes = append(shapes, shape{m, k, n})
+			}
+		}
+	}
+	shapes = append(shapes, shape{8, 72, 784}, shape{16, 72, 400}, shape{8, 9, 2048}, shape{1, 9, 2048}, shape{32, 288, 130},
+		shape{5, 800, 37}, shape{72, 8, 1000}, shape{7, 600, 41})
+	for _, s := range shapes {
+		for _, gap := range []int{0, 3} {
+			m, k, n, ldc := s.m, s.k, s.n, s.n+gap
+			b := make([]float32, n+rng.Intn(3*n+50))
+			for i := range b {
+				b[i] = val()
+			}
+			offs := make([]int32, k+2)
+			for p := range offs {
+				offs[p] = int32(rng.Intn(len(b) - n + 1))
+			}
+			a := make([]float32, m*k)
+			for i := range a {
+				a[i] = val()
+			}
+			c0 := make([]float32, max(0, (m-1)*ldc+n)+5)
+			for i := range c0 {
+				c0[i] = float32(math.Abs(float64(val()))) // no -0
+			}
+			bb := make([]float32, k*n)
+			for p := 0; p < k; p++ {
+				copy(bb[p*n:(p+1)*n], b[offs[p]:])
+			}
+			want := append([]float32(nil), c0...)
+			wc := make([]float32, m*n)
+			for i := 0; i < m; i++ {
+				copy(wc[i*n:(i+1)*n], want[i*ldc:])
+			}
+			MatMulAddGo(a, bb, wc, m, k, n)
+			for i := 0; i < m; i++ {
+				copy(want[i*ldc:i*ldc+n], wc[i*n:])
+			}
+			for _, f := range []struct {
+				name string
+				run  func(a, b []float32, offs []int32, c []float32, m, k, n, ldc int)
+			}{{"MatMulAddRows", MatMulAddRows}, {"MatMulAddRowsGo", MatMulAddRowsGo}} {
+				got := append([]float32(nil), c0...)
+				f.run(a, b, offs, got, m, k, n, ldc)
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%s m=%d k=%d n=%d ldc=%d: c[%d] = %v, want %v", f.name, m, k, n, ldc, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMatMulAddRowsChecks(t *testing.T) {
+	for name, f := range map[string]func(){
+		"row past b": func() { MatMulAddRows(make([]float32, 2), make([]float32, 10), []int32{0, 7}, make([]float32, 4), 1, 2, 4, 4) },
+		"negative":   func() { MatMulAddRows(make([]float32, 2), make([]float32, 10), []int32{-1, 0}, make([]float32, 4), 1, 2, 4, 4) },
+		"short c":    func() { MatMulAddRows(make([]float32, 4), make([]float32, 10), []int32{0, 1}, make([]float32, 8), 2, 2, 4, 5) },
+		"short offs": func() { MatMulAddRows(make([]float32, 4), make([]float32, 10), []int32{0}, make([]float32, 8), 2, 2, 4, 4) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
