@@ -1035,6 +1035,172 @@
     (v128.store32_lane align=4 0 (local.get $pc) (local.get $acc00))
   )
 
+  ;; ---- a convolution's input gradient in planes, without W_gᵀ·∂out_g written out ----
+
+  ;; planes_grad(a, b, sh, dst, dims), dims → [cig, taps, m, n, sb, sd] (i32): for each of cig rows ci of dst (sd
+  ;; floats apart) and each column j < n, in this order: for each tap i < taps, t = +0, then t += a[ci][i][o]·
+  ;; b[o·sb + j − sh[i]] for o = 0, 1, …, m−1 (a [cig][taps][m]; b's rows sb floats apart, read sh[i] floats to
+  ;; the left: the caller leaves +0 there), and dst[ci][j] += t. That is W_gᵀ·∂out_g's columns (sums from +0 over
+  ;; the group's outputs, as matmul_add makes them) shifted by the taps' offsets and added in tap order, as the
+  ;; product of ones with the shifted columns adds them (1·t is t): the same bits, with nothing written between.
+  ;; Blocks of 2 rows × 8 columns (4 accumulators, 4 partial sums), a row left over by 1 × 8, columns left over one
+  ;; at a time in f32. The caller checked every address.
+  (func (export "planes_grad") (param $a i32) (param $b i32) (param $sh i32) (param $dst i32) (param $dims i32)
+    (local $cig i32) (local $taps i32) (local $m i32) (local $n i32) (local $sb i32) (local $sd i32) (local $sa i32)
+    (local $ci i32)
+    (local.set $cig (i32.load align=4 (local.get $dims)))
+    (local.set $taps (i32.load offset=4 align=4 (local.get $dims)))
+    (local.set $m (i32.load offset=8 align=4 (local.get $dims)))
+    (local.set $n (i32.load offset=12 align=4 (local.get $dims)))
+    (local.set $sb (i32.shl (i32.load offset=16 align=4 (local.get $dims)) (i32.const 2)))
+    (local.set $sd (i32.shl (i32.load offset=20 align=4 (local.get $dims)) (i32.const 2)))
+    ;; No taps or no columns: nothing to add; no outputs: each t is +0, and x + +0 is x (dst holds no -0).
+    (if (i32.or (i32.or (i32.eqz (local.get $taps)) (i32.eqz (local.get $m))) (i32.eqz (local.get $n))) (then (return)))
+    (local.set $sa (i32.shl (i32.mul (local.get $taps) (local.get $m)) (i32.const 2)))
+    (local.set $ci (i32.const 0))
+    (block $pairs_done
+      (loop $pairs
+        (br_if $pairs_done (i32.gt_u (i32.add (local.get $ci) (i32.const 2)) (local.get $cig)))
+        (call $pg2 (i32.add (local.get $a) (i32.mul (local.get $ci) (local.get $sa))) (local.get $b) (local.get $sh)
+                   (i32.add (local.get $dst) (i32.mul (local.get $ci) (local.get $sd)))
+                   (local.get $taps) (local.get $m) (local.get $n) (local.get $sb) (local.get $sa) (local.get $sd))
+        (local.set $ci (i32.add (local.get $ci) (i32.const 2)))
+        (br $pairs)))
+    (if (i32.lt_u (local.get $ci) (local.get $cig)) (then
+      (call $pg1 (i32.add (local.get $a) (i32.mul (local.get $ci) (local.get $sa))) (local.get $b) (local.get $sh)
+                 (i32.add (local.get $dst) (i32.mul (local.get $ci) (local.get $sd)))
+                 (local.get $taps) (local.get $m) (local.get $n) (local.get $sb))))
+  )
+
+  ;; $pg2: planes_grad's rows ci and ci+1 (a0 and a0 + sa, d0 and d0 + sd).
+  (func $pg2 (param $a0 i32) (param $b i32) (param $sh i32) (param $d0 i32) (param $taps i32) (param $m i32) (param $n i32)
+    (param $sb i32) (param $sa i32) (param $sd i32)
+    (local $acc00 v128) (local $acc01 v128) (local $acc10 v128) (local $acc11 v128)
+    (local $t00 v128) (local $t01 v128) (local $t10 v128) (local $t11 v128)
+    (local $b0 v128) (local $b1 v128) (local $s v128)
+    (local $a1 i32) (local $d1 i32) (local $j i32) (local $end i32) (local $i i32) (local $o i32)
+    (local $pa0 i32) (local $pa1 i32) (local $ps i32) (local $r i32)
+    (local.set $a1 (i32.add (local.get $a0) (local.get $sa)))
+    (local.set $d1 (i32.add (local.get $d0) (local.get $sd)))
+    (local.set $end (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $j (i32.const 0))
+    (block $cols_done
+      (loop $cols
+        (br_if $cols_done (i32.gt_u (i32.add (local.get $j) (i32.const 32)) (local.get $end)))
+        (local.set $acc00 (v128.load align=4 (i32.add (local.get $d0) (local.get $j))))
+        (local.set $acc01 (v128.load offset=16 align=4 (i32.add (local.get $d0) (local.get $j))))
+        (local.set $acc10 (v128.load align=4 (i32.add (local.get $d1) (local.get $j))))
+        (local.set $acc11 (v128.load offset=16 align=4 (i32.add (local.get $d1) (local.get $j))))
+        (local.set $pa0 (local.get $a0))
+        (local.set $pa1 (local.get $a1))
+        (local.set $ps (local.get $sh))
+        (local.set $i (local.get $taps))
+        (loop $tap
+          (local.set $r (i32.sub (i32.add (local.get $b) (local.get $j)) (i32.shl (i32.load align=4 (local.get $ps)) (i32.const 2))))
+          (local.set $t00 (v128.const f32x4 0 0 0 0))
+          (local.set $t01 (v128.const f32x4 0 0 0 0))
+          (local.set $t10 (v128.const f32x4 0 0 0 0))
+          (local.set $t11 (v128.const f32x4 0 0 0 0))
+          (local.set $o (local.get $m))
+          (loop $out
+            (local.set $b0 (v128.load align=4 (local.get $r)))
+            (local.set $b1 (v128.load offset=16 align=4 (local.get $r)))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa0)))
+            (local.set $t00 (f32x4.add (local.get $t00) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t01 (f32x4.add (local.get $t01) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa1)))
+            (local.set $t10 (f32x4.add (local.get $t10) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t11 (f32x4.add (local.get $t11) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $r (i32.add (local.get $r) (local.get $sb)))
+            (local.set $pa0 (i32.add (local.get $pa0) (i32.const 4)))
+            (local.set $pa1 (i32.add (local.get $pa1) (i32.const 4)))
+            (br_if $out (local.tee $o (i32.sub (local.get $o) (i32.const 1)))))
+          (local.set $acc00 (f32x4.add (local.get $acc00) (local.get $t00)))
+          (local.set $acc01 (f32x4.add (local.get $acc01) (local.get $t01)))
+          (local.set $acc10 (f32x4.add (local.get $acc10) (local.get $t10)))
+          (local.set $acc11 (f32x4.add (local.get $acc11) (local.get $t11)))
+          (local.set $ps (i32.add (local.get $ps) (i32.const 4)))
+          (br_if $tap (local.tee $i (i32.sub (local.get $i) (i32.const 1)))))
+        (v128.store align=4 (i32.add (local.get $d0) (local.get $j)) (local.get $acc00))
+        (v128.store offset=16 align=4 (i32.add (local.get $d0) (local.get $j)) (local.get $acc01))
+        (v128.store align=4 (i32.add (local.get $d1) (local.get $j)) (local.get $acc10))
+        (v128.store offset=16 align=4 (i32.add (local.get $d1) (local.get $j)) (local.get $acc11))
+        (local.set $j (i32.add (local.get $j) (i32.const 32)))
+        (br $cols)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $j) (local.get $end)))
+        (call $pgcol (local.get $a0) (local.get $b) (local.get $sh) (i32.add (local.get $d0) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (call $pgcol (local.get $a1) (local.get $b) (local.get $sh) (i32.add (local.get $d1) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $tail)))
+  )
+
+  ;; $pg1: planes_grad's row at a0, d0 alone.
+  (func $pg1 (param $a0 i32) (param $b i32) (param $sh i32) (param $d0 i32) (param $taps i32) (param $m i32) (param $n i32)
+    (param $sb i32)
+    (local $acc00 v128) (local $acc01 v128) (local $t00 v128) (local $t01 v128)
+    (local $b0 v128) (local $b1 v128) (local $s v128)
+    (local $j i32) (local $end i32) (local $i i32) (local $o i32) (local $pa0 i32) (local $ps i32) (local $r i32)
+    (local.set $end (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $j (i32.const 0))
+    (block $cols_done
+      (loop $cols
+        (br_if $cols_done (i32.gt_u (i32.add (local.get $j) (i32.const 32)) (local.get $end)))
+        (local.set $acc00 (v128.load align=4 (i32.add (local.get $d0) (local.get $j))))
+        (local.set $acc01 (v128.load offset=16 align=4 (i32.add (local.get $d0) (local.get $j))))
+        (local.set $pa0 (local.get $a0))
+        (local.set $ps (local.get $sh))
+        (local.set $i (local.get $taps))
+        (loop $tap
+          (local.set $r (i32.sub (i32.add (local.get $b) (local.get $j)) (i32.shl (i32.load align=4 (local.get $ps)) (i32.const 2))))
+          (local.set $t00 (v128.const f32x4 0 0 0 0))
+          (local.set $t01 (v128.const f32x4 0 0 0 0))
+          (local.set $o (local.get $m))
+          (loop $out
+            (local.set $b0 (v128.load align=4 (local.get $r)))
+            (local.set $b1 (v128.load offset=16 align=4 (local.get $r)))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa0)))
+            (local.set $t00 (f32x4.add (local.get $t00) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t01 (f32x4.add (local.get $t01) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $r (i32.add (local.get $r) (local.get $sb)))
+            (local.set $pa0 (i32.add (local.get $pa0) (i32.const 4)))
+            (br_if $out (local.tee $o (i32.sub (local.get $o) (i32.const 1)))))
+          (local.set $acc00 (f32x4.add (local.get $acc00) (local.get $t00)))
+          (local.set $acc01 (f32x4.add (local.get $acc01) (local.get $t01)))
+          (local.set $ps (i32.add (local.get $ps) (i32.const 4)))
+          (br_if $tap (local.tee $i (i32.sub (local.get $i) (i32.const 1)))))
+        (v128.store align=4 (i32.add (local.get $d0) (local.get $j)) (local.get $acc00))
+        (v128.store offset=16 align=4 (i32.add (local.get $d0) (local.get $j)) (local.get $acc01))
+        (local.set $j (i32.add (local.get $j) (i32.const 32)))
+        (br $cols)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $j) (local.get $end)))
+        (call $pgcol (local.get $a0) (local.get $b) (local.get $sh) (i32.add (local.get $d0) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $tail)))
+  )
+
+  ;; $pgcol: one column (byte offset $j in b's rows) of one row of planes_grad, into the float at $d, in f32.
+  (func $pgcol (param $pa i32) (param $b i32) (param $sh i32) (param $d i32) (param $taps i32) (param $m i32) (param $sb i32) (param $j i32)
+    (local $acc f32) (local $t f32) (local $r i32) (local $o i32)
+    (local.set $acc (f32.load align=4 (local.get $d)))
+    (loop $tap
+      (local.set $r (i32.sub (i32.add (local.get $b) (local.get $j)) (i32.shl (i32.load align=4 (local.get $sh)) (i32.const 2))))
+      (local.set $t (f32.const 0))
+      (local.set $o (local.get $m))
+      (loop $out
+        (local.set $t (f32.add (local.get $t) (f32.mul (f32.load align=4 (local.get $pa)) (f32.load align=4 (local.get $r)))))
+        (local.set $r (i32.add (local.get $r) (local.get $sb)))
+        (local.set $pa (i32.add (local.get $pa) (i32.const 4)))
+        (br_if $out (local.tee $o (i32.sub (local.get $o) (i32.const 1)))))
+      (local.set $acc (f32.add (local.get $acc) (local.get $t)))
+      (local.set $sh (i32.add (local.get $sh) (i32.const 4)))
+      (br_if $tap (local.tee $taps (i32.sub (local.get $taps) (i32.const 1)))))
+    (f32.store align=4 (local.get $d) (local.get $acc))
+  )
+
   ;; ---- sparse rows: a convolution's products after a ReLU (package kernel's Sparse, sparse.go) ----
   ;;
   ;; A Sparse [rows × cols] is three arrays: n[i], the count of row i's entries, and col, val, whose row i holds

@@ -53,3 +53,59 @@ func matMulAddRowsGo(a, b []float32, offs []int32, c []float32, m, k, n, ldc int
 		}
 	}
 }
+
+// PlanesGrad adds a convolution's input gradient in planes without W_gᵀ·∂out_g written out: for each of cig rows
+// ci of dst (sd values apart, n each) and each column j < n, for each tap i < taps in order, the sum t from +0 of
+// a[(ci*taps+i)*m+o]·b[b0+o*sb+j−shifts[i]] over o = 0, 1, …, m−1 in order (each product rounded to float32), is
+// added to dst[ci*sd+j]. That is MatMulAdd of a's rows onto +0 (W_gᵀ·∂out_g's columns, ∂out's rows in b sb apart),
+// the columns shifted right by their taps' shifts, and added in tap order by a product with ones (1·t is t): the
+// same bits. The caller leaves +0 in b where a row shifted reads before its start (a shift's values before b0 +
+// o*sb), as the shifted copy was cleared there. Preconditions as MatMulAdd's (dst holds no -0; a, b finite).
+//
+// It panics if a shape is negative, a shift is negative or larger than b0, or a, b, shifts or dst is too short.
+// In a js/wasm build with the wasmsimd tag it runs matmul.wasm's planes_grad; elsewhere a plain loop (for tests:
+// callers use it where RowsInPlace).
+func PlanesGrad(a, b []float32, b0 int, shifts []int32, dst []float32, cig, taps, m, n, sb, sd int) {
+	if cig < 0 || taps < 0 || m < 0 || n < 0 || sb < 0 || sd < 0 || len(shifts) < taps {
+		panic("kernel.PlanesGrad: bad shape")
+	}
+	if cig == 0 || taps == 0 || m == 0 || n == 0 {
+		return
+	}
+	if cig > 1 && sd < n || len(a) < cig*taps*m || len(dst) < (cig-1)*sd+n || b0 < 0 || len(b) < b0+(m-1)*sb+n {
+		panic("kernel.PlanesGrad: a, b or dst too short")
+	}
+	for _, s := range shifts[:taps] {
+		if s < 0 || int(s) > b0 {
+			panic("kernel.PlanesGrad: shift " + strconv.Itoa(int(s)) + " past b0=" + strconv.Itoa(b0))
+		}
+	}
+	planesGrad(a[:cig*taps*m], b, b0, shifts[:taps], dst[:(cig-1)*sd+n], cig, taps, m, n, sb, sd)
+}
+
+// PlanesGradGo is PlanesGrad always in Go: the reference the WebAssembly kernel is compared with.
+func PlanesGradGo(a, b []float32, b0 int, shifts []int32, dst []float32, cig, taps, m, n, sb, sd int) {
+	if cig == 0 || taps == 0 || m == 0 || n == 0 {
+		return
+	}
+	planesGradGo(a, b, b0, shifts[:taps], dst, cig, taps, m, n, sb, sd)
+}
+
+func planesGradGo(a, b []float32, b0 int, shifts []int32, dst []float32, cig, taps, m, n, sb, sd int) {
+	for ci := 0; ci < cig; ci++ {
+		d := dst[ci*sd : ci*sd+n]
+		for j := range d {
+			acc := d[j]
+			for i, s := range shifts {
+				ai := a[(ci*taps+i)*m : (ci*taps+i+1)*m]
+				at := b0 + j - int(s)
+				var t float32
+				for o, w := range ai {
+					t += float32(w * b[at+o*sb])
+				}
+				acc += t
+			}
+			d[j] = acc
+		}
+	}
+}

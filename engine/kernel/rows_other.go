@@ -9,3 +9,7 @@ const RowsInPlace = false
 func matMulAddRows(a, b []float32, offs []int32, c []float32, m, k, n, ldc int) {
 	matMulAddRowsGo(a, b, offs, c, m, k, n, ldc)
 }
+
+func planesGrad(a, b []float32, b0 int, shifts []int32, dst []float32, cig, taps, m, n, sb, sd int) {
+	planesGradGo(a, b, b0, shifts, dst, cig, taps, m, n, sb, sd)
+}

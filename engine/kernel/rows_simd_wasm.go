@@ -20,3 +20,16 @@ func matMulAddRows(a, b []float32, offs []int32, c []float32, m, k, n, ldc int) 
 	wasmMatMulAddRows(unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&offs[0]), unsafe.Pointer(&c[0]),
 		int32(m), int32(k), int32(n), int32(ldc))
 }
+
+// wasmPlanesGrad is matmul.wasm's export "planes_grad", supplied like matmul_add; dims holds cig, taps, m, n, sb
+// and sd (the host's trampolines pass at most 9 numbers).
+//
+//go:wasmimport deltaclue_kernel planes_grad
+//go:noescape
+func wasmPlanesGrad(a, b, shifts, dst, dims unsafe.Pointer)
+
+// The caller has checked every address and that cig, taps, m, n are at least 1.
+func planesGrad(a, b []float32, b0 int, shifts []int32, dst []float32, cig, taps, m, n, sb, sd int) {
+	dims := [6]int32{int32(cig), int32(taps), int32(m), int32(n), int32(sb), int32(sd)}
+	wasmPlanesGrad(unsafe.Pointer(&a[0]), unsafe.Pointer(&b[b0]), unsafe.Pointer(&shifts[0]), unsafe.Pointer(&dst[0]), unsafe.Pointer(&dims[0]))
+}

@@ -83,10 +83,18 @@ func TestMatMulAddRowsBitForBit(t *testing.T) {
 
 func TestMatMulAddRowsChecks(t *testing.T) {
 	for name, f := range map[string]func(){
-		"row past b": func() { MatMulAddRows(make([]float32, 2), make([]float32, 10), []int32{0, 7}, make([]float32, 4), 1, 2, 4, 4) },
-		"negative":   func() { MatMulAddRows(make([]float32, 2), make([]float32, 10), []int32{-1, 0}, make([]float32, 4), 1, 2, 4, 4) },
-		"short c":    func() { MatMulAddRows(make([]float32, 4), make([]float32, 10), []int32{0, 1}, make([]float32, 8), 2, 2, 4, 5) },
-		"short offs": func() { MatMulAddRows(make([]float32, 4), make([]float32, 10), []int32{0}, make([]float32, 8), 2, 2, 4, 4) },
+		"row past b": func() {
+			MatMulAddRows(make([]float32, 2), make([]float32, 10), []int32{0, 7}, make([]float32, 4), 1, 2, 4, 4)
+		},
+		"negative": func() {
+			MatMulAddRows(make([]float32, 2), make([]float32, 10), []int32{-1, 0}, make([]float32, 4), 1, 2, 4, 4)
+		},
+		"short c": func() {
+			MatMulAddRows(make([]float32, 4), make([]float32, 10), []int32{0, 1}, make([]float32, 8), 2, 2, 4, 5)
+		},
+		"short offs": func() {
+			MatMulAddRows(make([]float32, 4), make([]float32, 10), []int32{0}, make([]float32, 8), 2, 2, 4, 4)
+		},
 	} {
 		func() {
 			defer func() {
@@ -96,5 +104,86 @@ func TestMatMulAddRowsChecks(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// TestPlanesGradBitForBit compares PlanesGrad (matmul.wasm's under Node with the SIMD module) and PlanesGradGo
+// with what they replace: W_gᵀ·∂out_g by MatMulAddGo onto +0, each tap's column shifted right (+0 before it) and
+// the shifted columns added in tap order by a product with ones; bit for bit, on pairs of rows and a row left over,
+// column tails, one tap and one output.
+func TestPlanesGradBitForBit(t *testing.T) {
+	rng := rand.New(rand.NewSource(40))
+	val := func() float32 {
+		switch rng.Intn(10) {
+		case 0:
+			return 0
+		case 1:
+			return float32(math.Copysign(0, -1))
+		case 2:
+			return math.Float32frombits(uint32(rng.Intn(1 << 23)))
+		}
+		return float32(rng.NormFloat64() * math.Pow(2, float64(rng.Intn(30)-15)))
+	}
+	for trial := 0; trial < 400; trial++ {
+		cig, taps, m, n := 1+rng.Intn(5), 1+rng.Intn(9), 1+rng.Intn(17), 1+rng.Intn(40)
+		if trial%50 == 0 {
+			n = 800 + rng.Intn(200)
+		}
+		maxs := rng.Intn(12)
+		sb := n + maxs + rng.Intn(3)
+		sd := n + rng.Intn(4)
+		b0 := maxs + rng.Intn(3)
+		shifts := make([]int32, taps)
+		for i := range shifts {
+			shifts[i] = int32(rng.Intn(maxs + 1))
+		}
+		b := make([]float32, b0+(m-1)*sb+n+rng.Intn(5))
+		for i := range b {
+			b[i] = val()
+		}
+		for o := 0; o < m; o++ { // +0 where a shifted row reads before its start
+			for i := b0 + o*sb - maxs; i < b0+o*sb; i++ {
+				b[i] = 0
+			}
+		}
+		a := make([]float32, cig*taps*m)
+		for i := range a {
+			a[i] = val()
+		}
+		dst0 := make([]float32, (cig-1)*sd+n+3)
+		for i := range dst0 {
+			dst0[i] = float32(math.Abs(float64(val())))
+		}
+		// The reference: e = a·∂out from +0, shifted copies, ones.
+		want := append([]float32(nil), dst0...)
+		dy := make([]float32, m*n)
+		for o := 0; o < m; o++ {
+			copy(dy[o*n:(o+1)*n], b[b0+o*sb:])
+		}
+		ones := make([]float32, taps)
+		for i := range ones {
+			ones[i] = 1
+		}
+		for ci := 0; ci < cig; ci++ {
+			e := make([]float32, taps*n)
+			MatMulAddGo(a[ci*taps*m:], dy, e, taps, m, n)
+			shifted := make([]float32, taps*n)
+			for i, s := range shifts {
+				copy(shifted[min(i*n+int(s), (i+1)*n):(i+1)*n], e[i*n:])
+			}
+			MatMulAddGo(ones, shifted, want[ci*sd:ci*sd+n], 1, taps, n)
+		}
+		for _, f := range []struct {
+			name string
+			run  func(a, b []float32, b0 int, shifts []int32, dst []float32, cig, taps, m, n, sb, sd int)
+		}{{"PlanesGrad", PlanesGrad}, {"PlanesGradGo", PlanesGradGo}} {
+			got := append([]float32(nil), dst0...)
+			f.run(a, b, b0, shifts, got, cig, taps, m, n, sb, sd)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s trial %d (cig %d taps %d m %d n %d): dst[%d] = %v, want %v", f.name, trial, cig, taps, m, n, i, got[i], want[i])
+				}
+			}
+		}
 	}
 }
