@@ -574,15 +574,17 @@ type depthwisePlanes struct {
 	shifted, ones  []float32 // a phase's taps' columns of W_gᵀ·∂out_g shifted [KH·KW × so], and ones
 
 	// In place (kernel.RowsInPlace): the windows are not copied but read where they lie, by kernel.MatMulAddRows
-	// through tables of offsets: per group, its windows' rows in xp (fwdOffs); ∂out's rows of a group in dyw
-	// (dyOffs); W_gᵀ·∂out_g into e, its rows gap values apart with gap +0 before each (gap ≥ every tap's within),
-	// so that a row shifted by a tap's within reads +0 where the copy was cleared; per input channel of a group and
-	// phase, its taps' rows of e shifted (bwdOffs).
-	inPlace         bool
-	gap             int
-	e               []float32
-	fwdOffs, dyOffs [][]int32
-	bwdOffs         [][][]int32
+	// through a table of offsets per group, its windows' rows in xp (fwdOffs). Backward (a group of more than one
+	// input or output channel), ∂out's planes lie gap values apart with gap +0 before each (gap ≥ every tap's
+	// within; dyOf maps ∂out there), and kernel.PlanesGrad sums a phase's taps' columns of W_gᵀ·∂out_g shifted
+	// right by their within (shifts) straight into ∂x's planes, reading the gap's +0 where the copy was cleared;
+	// wtp holds a phase's taps' rows of W_gᵀ, input channel by input channel.
+	inPlace bool
+	gap     int
+	fwdOffs [][]int32
+	shifts  [][]int32
+	wtp     []float32
+	dyOf    []kernel.Index
 
 	// Per number nb of images in a pass, the maps of its first nb images' values (image-major) to their places:
 	// the input's (xIn) and the outputs' (outOf) in the planes, and ∂x's from its planes (dxFrom).
@@ -630,22 +632,13 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 		}
 		if grad && (p.m > 1 || p.cig > 1) {
 			p.gap = slack
-			stride := p.so + p.gap
-			p.e = make([]float32, p.gap+p.cig*kk*stride)
-			p.dyOffs = [][]int32{make([]int32, p.m)}
-			for o := range p.dyOffs[0] {
-				p.dyOffs[0][o] = int32(o * p.so)
-			}
-			p.bwdOffs = make([][][]int32, p.cig)
-			for ci := range p.bwdOffs {
-				p.bwdOffs[ci] = make([][]int32, len(p.phases))
-				for phase, taps := range p.phases {
-					for _, k := range taps {
-						within := p.offs[k] - phase*p.so
-						p.bwdOffs[ci][phase] = append(p.bwdOffs[ci][phase], int32(p.gap+(ci*kk+k)*stride-within))
-					}
+			p.shifts = make([][]int32, len(p.phases))
+			for phase, taps := range p.phases {
+				for _, k := range taps {
+					p.shifts[phase] = append(p.shifts[phase], int32(p.offs[k]-phase*p.so))
 				}
 			}
+			p.wtp = make([]float32, p.cig*kk*p.m)
 		}
 	}
 	in, out, H, W, P := l.In.Size(), l.Out.Size(), l.In.H, l.In.W, l.Out.H*l.Out.W
@@ -672,6 +665,18 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 	}
 	if grad {
 		p.dyw, p.dxp, p.wt = make([]float32, l.Out.C*p.so), make([]float32, l.In.C*p.si), make([]float32, kk)
+		if p.wtp != nil { // ∂out's planes gap apart, after gap +0
+			p.dyw = make([]float32, p.gap+l.Out.C*(p.so+p.gap))
+			dyIdx := make([]int32, len(outIdx))
+			for i, q := range outIdx {
+				o := int(q) / p.so
+				dyIdx[i] = int32(p.gap + o*(p.so+p.gap) + int(q) - o*p.so)
+			}
+			p.dyOf = make([]kernel.Index, p.chunk+1)
+			for nb := 1; nb <= p.chunk; nb++ {
+				p.dyOf[nb] = kernel.NewIndex(dyIdx[:nb*out])
+			}
+		}
 		if p.cig > 1 || p.m > 1 {
 			if !p.inPlace {
 				p.shifted = make([]float32, kk*p.so)
@@ -742,27 +747,33 @@ func (p *depthwisePlanes) forward(l *Conv, x, y []float32, nb int) {
 // backward adds the input gradients of nb ≤ chunk images, from dy, to dx (which holds no -0).
 func (p *depthwisePlanes) backward(l *Conv, dy, dx []float32, nb int) {
 	clear(p.dyw) // ∂out's planes: +0 but at the outputs
-	kernel.ScatterAddIdx(p.dyw, dy[:nb*l.Out.Size()], p.outOf[nb])
+	if p.dyOf != nil {
+		kernel.ScatterAddIdx(p.dyw, dy[:nb*l.Out.Size()], p.dyOf[nb])
+	} else {
+		kernel.ScatterAddIdx(p.dyw, dy[:nb*l.Out.Size()], p.outOf[nb])
+	}
 	clear(p.dxp)
 	kk := len(p.offs)
 	for c := 0; c < p.in.C/p.cig; c++ { // a group
 		if p.m > 1 || p.cig > 1 {
 			// Each tap's column of W_gᵀ·∂out_g (summed over the group's outputs from +0), added where it reads:
 			// within its phase, as the outputs' places shifted by the tap's offset are. A phase's taps' columns,
-			// shifted, are added in tap order by one product with ones (1·e is e: the same additions).
-			// In place, e's rows are read shifted where they lie, the gap before each giving the +0 the copy
-			// cleared.
-			if p.inPlace {
-				clear(p.e)
-				stride := p.so + p.gap
-				kernel.MatMulAddRows(l.WT[c*p.cig*kk*p.m:], p.dyw[c*p.m*p.so:], p.dyOffs[0], p.e[p.gap:], p.cig*kk, p.m, p.so, stride)
-				for ci := 0; ci < p.cig; ci++ {
-					for phase, taps := range p.phases {
-						if len(taps) == 0 {
-							continue
-						}
-						kernel.MatMulAddRows(p.ones, p.e, p.bwdOffs[ci][phase], p.dxp[(c*p.cig+ci)*p.si+phase*p.so:], 1, len(taps), p.so, p.so)
+			// shifted, are added in tap order by one product with ones (1·e is e: the same additions). In place,
+			// kernel.PlanesGrad does both, per phase, without the columns written out.
+			if p.dyOf != nil {
+				wt := l.WT[c*p.cig*kk*p.m:]
+				for phase, taps := range p.phases {
+					if len(taps) == 0 {
+						continue
 					}
+					a := p.wtp[:p.cig*len(taps)*p.m]
+					for ci := 0; ci < p.cig; ci++ {
+						for i, k := range taps {
+							copy(a[(ci*len(taps)+i)*p.m:(ci*len(taps)+i+1)*p.m], wt[(ci*kk+k)*p.m:])
+						}
+					}
+					kernel.PlanesGrad(a, p.dyw, p.gap+c*p.m*(p.so+p.gap), p.shifts[phase], p.dxp[c*p.cig*p.si+phase*p.so:],
+						p.cig, len(taps), p.m, p.so, p.so+p.gap, p.si)
 				}
 				continue
 			}
@@ -1473,13 +1484,15 @@ func (k convCosts) planesCost(l *Conv, images int) (fwd, bwd float64) {
 	so := float64(chunk * plane)
 	in, out := float64(l.In.Size()), float64(l.Out.Size())
 	planesIn := float64(l.In.C*w.StrideH*w.StrideW) * so // cleared, per pass
-	windows := float64(cig*kk) * so * k.copy // a group's windows copied, each pass (none in place)
+	windows := float64(cig*kk) * so * k.copy             // a group's windows copied, each pass (none in place)
 	if k.inPlace {
 		windows = 0
 	}
 	fwd = (planesIn+float64(l.Out.C)*so)*k.copy/2 + float64(G)*(windows+k.product(m, cig*kk, int(so)))
 	bwd = (planesIn+float64(l.Out.C)*so)*k.copy/2 + float64(G)*(k.product(cig*kk, m, int(so))+windows)
-	bwd += float64(G*cig) * k.product(1, kk, int(so)) // the shifted columns added, by phase (a phase's taps at a time)
+	if !k.inPlace {
+		bwd += float64(G*cig) * k.product(1, kk, int(so)) // the shifted columns added, by phase (a phase's taps at a time)
+	}
 	fwd = fwd/float64(chunk) + k.scatter*in + k.gather*out
 	bwd = bwd/float64(chunk) + k.scatter*out + k.pairs*in
 	return fwd, bwd
