@@ -1201,6 +1201,62 @@
     (f32.store align=4 (local.get $d) (local.get $acc))
   )
 
+  ;; ---- rows moved through a table of offsets (a convolution's images into and out of its planes) ----
+
+  ;; move_rows(dst, src, offs, rows, w, mode): for r < rows and j < w, with the table on dst's side (mode & 2 = 0)
+  ;; dst[offs[r] + j] = or += src[r·w + j], on src's side (mode & 2) dst[r·w + j] = or += src[offs[r] + j]; added
+  ;; (f32x4.add, each lane a float32 addition) where mode & 1, else copied, bits and all. Each value is written once:
+  ;; as GatherIdx, ScatterAddIdx or ScatterAddPairs through maps whose rows are runs (kernel.MoveRows). The caller
+  ;; checked every row.
+  (func (export "move_rows") (param $dst i32) (param $src i32) (param $offs i32) (param $rows i32) (param $w i32) (param $mode i32)
+    (local $d i32) (local $s i32) (local $j i32) (local $end i32) (local $w4 i32) (local $sw i32) (local $add i32)
+    (local.set $sw (i32.shl (local.get $w) (i32.const 2)))
+    (local.set $w4 (i32.and (local.get $sw) (i32.const -16)))
+    (local.set $add (i32.and (local.get $mode) (i32.const 1)))
+    (block $done
+      (loop $row
+        (br_if $done (i32.eqz (local.get $rows)))
+        (if (i32.and (local.get $mode) (i32.const 2))
+          (then
+            (local.set $d (local.get $dst))
+            (local.set $s (i32.add (local.get $src) (i32.shl (i32.load align=4 (local.get $offs)) (i32.const 2)))))
+          (else
+            (local.set $d (i32.add (local.get $dst) (i32.shl (i32.load align=4 (local.get $offs)) (i32.const 2))))
+            (local.set $s (local.get $src))))
+        (local.set $j (i32.const 0))
+        (if (local.get $add)
+          (then
+            (block $v_done (loop $v
+              (br_if $v_done (i32.ge_u (local.get $j) (local.get $w4)))
+              (v128.store align=4 (i32.add (local.get $d) (local.get $j))
+                (f32x4.add (v128.load align=4 (i32.add (local.get $d) (local.get $j))) (v128.load align=4 (i32.add (local.get $s) (local.get $j)))))
+              (local.set $j (i32.add (local.get $j) (i32.const 16)))
+              (br $v)))
+            (block $t_done (loop $t
+              (br_if $t_done (i32.ge_u (local.get $j) (local.get $sw)))
+              (f32.store align=4 (i32.add (local.get $d) (local.get $j))
+                (f32.add (f32.load align=4 (i32.add (local.get $d) (local.get $j))) (f32.load align=4 (i32.add (local.get $s) (local.get $j)))))
+              (local.set $j (i32.add (local.get $j) (i32.const 4)))
+              (br $t))))
+          (else
+            (block $v_done (loop $v
+              (br_if $v_done (i32.ge_u (local.get $j) (local.get $w4)))
+              (v128.store align=4 (i32.add (local.get $d) (local.get $j)) (v128.load align=4 (i32.add (local.get $s) (local.get $j))))
+              (local.set $j (i32.add (local.get $j) (i32.const 16)))
+              (br $v)))
+            (block $t_done (loop $t
+              (br_if $t_done (i32.ge_u (local.get $j) (local.get $sw)))
+              (i32.store align=4 (i32.add (local.get $d) (local.get $j)) (i32.load align=4 (i32.add (local.get $s) (local.get $j))))
+              (local.set $j (i32.add (local.get $j) (i32.const 4)))
+              (br $t)))))
+        (if (i32.and (local.get $mode) (i32.const 2))
+          (then (local.set $dst (i32.add (local.get $dst) (local.get $sw))))
+          (else (local.set $src (i32.add (local.get $src) (local.get $sw)))))
+        (local.set $offs (i32.add (local.get $offs) (i32.const 4)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
+  )
+
   ;; ---- sparse rows: a convolution's products after a ReLU (package kernel's Sparse, sparse.go) ----
   ;;
   ;; A Sparse [rows × cols] is three arrays: n[i], the count of row i's entries, and col, val, whose row i holds

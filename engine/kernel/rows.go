@@ -109,3 +109,58 @@ func planesGradGo(a, b []float32, b0 int, shifts []int32, dst []float32, cig, ta
 		}
 	}
 }
+
+// MoveRows moves len(offs) rows of w values through a table of offsets: with onDst, row r of src (contiguous, at
+// r*w) to dst from offs[r]; else row r of dst (contiguous) from src at offs[r]. With add each value is added
+// (dst += src, a float32 addition), else copied, bits and all. It is GatherIdx (copied, onDst false),
+// ScatterAddIdx (added, onDst) or ScatterAddPairs (added, from src's table) through a map whose rows are runs of w
+// positions, each value written once (a convolution's images into and out of its planes). It panics if a row
+// leaves dst or src. In a js/wasm build with the wasmsimd tag it runs matmul.wasm's move_rows (RowsInPlace);
+// elsewhere a plain loop.
+func MoveRows(dst, src []float32, offs []int32, w int, onDst, add bool) {
+	if w < 0 {
+		panic("kernel.MoveRows: negative width")
+	}
+	if len(offs) == 0 || w == 0 {
+		return
+	}
+	table, flat := dst, src
+	if !onDst {
+		table, flat = src, dst
+	}
+	if len(flat) < len(offs)*w {
+		panic("kernel.MoveRows: " + strconv.Itoa(len(offs)) + " rows of " + strconv.Itoa(w) + " leave a slice of " + strconv.Itoa(len(flat)))
+	}
+	for _, o := range offs {
+		if o < 0 || int(o) > len(table)-w {
+			panic("kernel.MoveRows: a row at " + strconv.Itoa(int(o)) + " leaves a slice of " + strconv.Itoa(len(table)))
+		}
+	}
+	moveRows(dst, src, offs, w, onDst, add)
+}
+
+// MoveRowsGo is MoveRows always in Go.
+func MoveRowsGo(dst, src []float32, offs []int32, w int, onDst, add bool) {
+	if len(offs) == 0 || w == 0 {
+		return
+	}
+	moveRowsGo(dst, src, offs, w, onDst, add)
+}
+
+func moveRowsGo(dst, src []float32, offs []int32, w int, onDst, add bool) {
+	for r, o := range offs {
+		var d, s []float32
+		if onDst {
+			d, s = dst[int(o):int(o)+w], src[r*w:r*w+w]
+		} else {
+			d, s = dst[r*w:r*w+w], src[int(o):int(o)+w]
+		}
+		if add {
+			for j, v := range s {
+				d[j] += v
+			}
+		} else {
+			copy(d, s)
+		}
+	}
+}

@@ -13,3 +13,7 @@ func matMulAddRows(a, b []float32, offs []int32, c []float32, m, k, n, ldc int) 
 func planesGrad(a, b []float32, b0 int, shifts []int32, dst []float32, cig, taps, m, n, sb, sd int) {
 	planesGradGo(a, b, b0, shifts, dst, cig, taps, m, n, sb, sd)
 }
+
+func moveRows(dst, src []float32, offs []int32, w int, onDst, add bool) {
+	moveRowsGo(dst, src, offs, w, onDst, add)
+}

@@ -33,3 +33,22 @@ func planesGrad(a, b []float32, b0 int, shifts []int32, dst []float32, cig, taps
 	dims := [6]int32{int32(cig), int32(taps), int32(m), int32(n), int32(sb), int32(sd)}
 	wasmPlanesGrad(unsafe.Pointer(&a[0]), unsafe.Pointer(&b[b0]), unsafe.Pointer(&shifts[0]), unsafe.Pointer(&dst[0]), unsafe.Pointer(&dims[0]))
 }
+
+// wasmMoveRows is matmul.wasm's export "move_rows", supplied like matmul_add (mode: 1 add, 2 the table on src's
+// side).
+//
+//go:wasmimport deltaclue_kernel move_rows
+//go:noescape
+func wasmMoveRows(dst, src, offs unsafe.Pointer, rows, w, mode int32)
+
+// The caller has checked every row and that there is at least one row of at least one value.
+func moveRows(dst, src []float32, offs []int32, w int, onDst, add bool) {
+	mode := int32(0)
+	if add {
+		mode |= 1
+	}
+	if !onDst {
+		mode |= 2
+	}
+	wasmMoveRows(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), unsafe.Pointer(&offs[0]), int32(len(offs)), int32(w), mode)
+}

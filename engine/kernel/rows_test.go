@@ -187,3 +187,91 @@ func TestPlanesGradBitForBit(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveRowsBitForBit compares MoveRows (matmul.wasm's under Node with the SIMD module) and MoveRowsGo with the
+// maps they stand for (GatherIdx, ScatterAddIdxGo, ScatterAddPairsGo), bit for bit, with NaN, ±0 and every width's
+// tail; the values no row writes untouched.
+func TestMoveRowsBitForBit(t *testing.T) {
+	rng := rand.New(rand.NewSource(41))
+	val := func() float32 {
+		switch rng.Intn(8) {
+		case 0:
+			return 0
+		case 1:
+			return float32(math.Copysign(0, -1))
+		case 2:
+			return math.Float32frombits(0x7fc00000 | uint32(rng.Intn(1<<20))) // a NaN (copied, not added)
+		}
+		return float32(rng.NormFloat64())
+	}
+	for trial := 0; trial < 300; trial++ {
+		w, rows := 1+rng.Intn(33), 1+rng.Intn(12)
+		// Rows at distinct, non-overlapping places of a longer slice (each value written once).
+		stride := w + rng.Intn(4)
+		perm := rng.Perm(rows + 3)[:rows]
+		offs := make([]int32, rows)
+		for r := range offs {
+			offs[r] = int32(perm[r]*stride + rng.Intn(stride-w+1))
+		}
+		long, flat := make([]float32, (rows+3)*stride+2), make([]float32, rows*w+3)
+		for _, add := range []bool{false, true} {
+			for _, onDst := range []bool{false, true} {
+				for i := range long {
+					long[i] = val()
+				}
+				for i := range flat {
+					flat[i] = val()
+				}
+				if add { // no NaN where they add (NaN payloads aside, as the maps' contract says)
+					for _, s := range [][]float32{long, flat} {
+						for i := range s {
+							if s[i] != s[i] {
+								s[i] = 1.5
+							}
+						}
+					}
+				}
+				dst, src := flat, long
+				if onDst {
+					dst, src = long, flat
+				}
+				// The map the rows stand for, position by position.
+				idx := make([]int32, 0, rows*w)
+				for _, o := range offs {
+					for j := 0; j < w; j++ {
+						idx = append(idx, o+int32(j))
+					}
+				}
+				want := append([]float32(nil), dst...)
+				switch {
+				case !add && !onDst:
+					GatherIdxGo(want[:rows*w], src, NewIndex(idx))
+				case add && onDst:
+					ScatterAddIdxGo(want, src, NewIndex(idx))
+				case add && !onDst:
+					self := make([]int32, len(idx))
+					for i := range self {
+						self[i] = int32(i)
+					}
+					ScatterAddPairsGo(want, src, NewPairs(self, idx))
+				default: // copied onto dst's table: a scatter of copies
+					for i, j := range idx {
+						want[j] = src[i]
+					}
+				}
+				for _, f := range []struct {
+					name string
+					run  func(dst, src []float32, offs []int32, w int, onDst, add bool)
+				}{{"MoveRows", MoveRows}, {"MoveRowsGo", MoveRowsGo}} {
+					got := append([]float32(nil), dst...)
+					f.run(got, src, offs, w, onDst, add)
+					for i := range got {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("%s trial %d (w %d rows %d add %v onDst %v): dst[%d] = %v, want %v", f.name, trial, w, rows, add, onDst, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
