@@ -586,6 +586,12 @@ type depthwisePlanes struct {
 	wtp     []float32
 	dyOf    []kernel.Index
 
+	// In place with stride 1, the maps' runs: an image row's W values lie side by side in its planes, and an output
+	// row's too, so images move in and out by kernel.MoveRows, a row at a time, not value by value: per row of
+	// the chunk's images (image, channel, row), where it starts in the input planes (xRows; ∂x's alike), the
+	// outputs' (outRows), ∂out's (dyRows). nil otherwise.
+	xRows, outRows, dyRows []int32
+
 	// Per number nb of images in a pass, the maps of its first nb images' values (image-major) to their places:
 	// the input's (xIn) and the outputs' (outOf) in the planes, and ∂x's from its planes (dxFrom).
 	xIn, outOf []kernel.Index
@@ -659,6 +665,16 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 			}
 		}
 	}
+	if p.inPlace && p.sh == 1 && p.sw == 1 {
+		p.xRows, p.outRows = make([]int32, len(xIdx)/W), make([]int32, len(outIdx)/p.outW)
+		for r := range p.xRows {
+			p.xRows[r] = xIdx[r*W]
+		}
+		for r := range p.outRows {
+			p.outRows[r] = outIdx[r*p.outW]
+		}
+		p.dyRows = p.outRows
+	}
 	p.xIn, p.outOf = make([]kernel.Index, p.chunk+1), make([]kernel.Index, p.chunk+1)
 	for nb := 1; nb <= p.chunk; nb++ {
 		p.xIn[nb], p.outOf[nb] = kernel.NewIndex(xIdx[:nb*in]), kernel.NewIndex(outIdx[:nb*out])
@@ -675,6 +691,12 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 			p.dyOf = make([]kernel.Index, p.chunk+1)
 			for nb := 1; nb <= p.chunk; nb++ {
 				p.dyOf[nb] = kernel.NewIndex(dyIdx[:nb*out])
+			}
+			if p.dyRows != nil {
+				p.dyRows = make([]int32, len(dyIdx)/p.outW)
+				for r := range p.dyRows {
+					p.dyRows[r] = dyIdx[r*p.outW]
+				}
 			}
 		}
 		if p.cig > 1 || p.m > 1 {
@@ -723,7 +745,11 @@ func (p *depthwisePlanes) place(b, py, px int) int {
 // forward runs the convolution l on nb ≤ chunk images x into y.
 func (p *depthwisePlanes) forward(l *Conv, x, y []float32, nb int) {
 	clear(p.xp) // the padding, and the images past nb
-	kernel.ScatterAddIdx(p.xp, x[:nb*p.in.Size()], p.xIn[nb])
+	if p.xRows != nil {
+		kernel.MoveRows(p.xp, x[:nb*p.in.Size()], p.xRows[:nb*p.in.C*p.in.H], p.in.W, true, true)
+	} else {
+		kernel.ScatterAddIdx(p.xp, x[:nb*p.in.Size()], p.xIn[nb])
+	}
 	for o := 0; o < l.Out.C; o++ {
 		fillRows(p.yw[o*p.so:], l.B[o:o+1], p.so)
 	}
@@ -741,13 +767,19 @@ func (p *depthwisePlanes) forward(l *Conv, x, y []float32, nb int) {
 		}
 		kernel.MatMulAdd(l.W[g*p.m*p.cig*kk:], p.cols, p.yw[g*p.m*p.so:], p.m, p.cig*kk, p.so)
 	}
-	kernel.GatherIdx(y[:nb*l.Out.Size()], p.yw, p.outOf[nb])
+	if p.outRows != nil {
+		kernel.MoveRows(y[:nb*l.Out.Size()], p.yw, p.outRows[:nb*l.Out.C*p.outH], p.outW, false, false)
+	} else {
+		kernel.GatherIdx(y[:nb*l.Out.Size()], p.yw, p.outOf[nb])
+	}
 }
 
 // backward adds the input gradients of nb ≤ chunk images, from dy, to dx (which holds no -0).
 func (p *depthwisePlanes) backward(l *Conv, dy, dx []float32, nb int) {
 	clear(p.dyw) // ∂out's planes: +0 but at the outputs
-	if p.dyOf != nil {
+	if p.dyRows != nil {
+		kernel.MoveRows(p.dyw, dy[:nb*l.Out.Size()], p.dyRows[:nb*l.Out.C*p.outH], p.outW, true, true)
+	} else if p.dyOf != nil {
 		kernel.ScatterAddIdx(p.dyw, dy[:nb*l.Out.Size()], p.dyOf[nb])
 	} else {
 		kernel.ScatterAddIdx(p.dyw, dy[:nb*l.Out.Size()], p.outOf[nb])
@@ -811,6 +843,10 @@ func (p *depthwisePlanes) backward(l *Conv, dy, dx []float32, nb int) {
 			}
 			kernel.MatMulAdd(p.wt, p.cols, p.dxp[c*p.si+phase*p.so:], 1, len(taps), p.so)
 		}
+	}
+	if p.xRows != nil {
+		kernel.MoveRows(dx[:nb*p.in.Size()], p.dxp, p.xRows[:nb*p.in.C*p.in.H], p.in.W, false, true)
+		return
 	}
 	kernel.ScatterAddPairs(dx[:nb*p.in.Size()], p.dxp, p.dxFrom[nb])
 }
@@ -1492,6 +1528,9 @@ func (k convCosts) planesCost(l *Conv, images int) (fwd, bwd float64) {
 	bwd = (planesIn+float64(l.Out.C)*so)*k.copy/2 + float64(G)*(k.product(cig*kk, m, int(so))+windows)
 	if !k.inPlace {
 		bwd += float64(G*cig) * k.product(1, kk, int(so)) // the shifted columns added, by phase (a phase's taps at a time)
+	}
+	if k.inPlace && w.StrideH == 1 && w.StrideW == 1 { // images in and out a row at a time (kernel.MoveRows)
+		return fwd/float64(chunk) + k.copy*(in+out), bwd/float64(chunk) + k.copy*(out+in)
 	}
 	fwd = fwd/float64(chunk) + k.scatter*in + k.gather*out
 	bwd = bwd/float64(chunk) + k.scatter*out + k.pairs*in
