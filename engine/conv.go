@@ -573,6 +573,25 @@ type depthwisePlanes struct {
 	dyw, dxp, wt   []float32 // ∂out's planes [Out.C·so], ∂x's [C·si], a phase's taps' weights
 	shifted, ones  []float32 // a phase's taps' columns of W_gᵀ·∂out_g shifted [KH·KW × so], and ones
 
+	// In place (kernel.RowsInPlace): the windows are not copied but read where they lie, by kernel.MatMulAddRows
+	// through a table of offsets per group, its windows' rows in xp (fwdOffs). Backward (a group of more than one
+	// input or output channel), ∂out's planes lie gap values apart with gap +0 before each (gap ≥ every tap's
+	// within; dyOf maps ∂out there), and kernel.PlanesGrad sums a phase's taps' columns of W_gᵀ·∂out_g shifted
+	// right by their within (shifts) straight into ∂x's planes, reading the gap's +0 where the copy was cleared;
+	// wtp holds a phase's taps' rows of W_gᵀ, input channel by input channel.
+	inPlace bool
+	gap     int
+	fwdOffs [][]int32
+	shifts  [][]int32
+	wtp     []float32
+	dyOf    []kernel.Index
+
+	// In place with stride 1, the maps' runs: an image row's W values lie side by side in its planes, and an output
+	// row's too, so images move in and out by kernel.MoveRows, a row at a time, not value by value: per row of
+	// the chunk's images (image, channel, row), where it starts in the input planes (xRows; ∂x's alike), the
+	// outputs' (outRows), ∂out's (dyRows). nil otherwise.
+	xRows, outRows, dyRows []int32
+
 	// Per number nb of images in a pass, the maps of its first nb images' values (image-major) to their places:
 	// the input's (xIn) and the outputs' (outOf) in the planes, and ∂x's from its planes (dxFrom).
 	xIn, outOf []kernel.Index
@@ -584,7 +603,7 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 	w := l.Window
 	dh, dw := w.dilation()
 	p := &depthwisePlanes{in: l.In, outH: l.Out.H, outW: l.Out.W, m: l.Out.C / l.groups(), cig: l.In.C / l.groups(), sh: w.StrideH, sw: w.StrideW, ph: w.PadH, pw: w.PadW}
-	p.hq, p.wq = (l.In.H+2*w.PadH+p.sh-1)/p.sh, (l.In.W+2*w.PadW+p.sw-1)/p.sw
+	p.hq, p.wq = planeSize(l)
 	p.plane = p.hq * p.wq
 	kk := w.KH * w.KW
 	p.chunk = max(1, min(images, depthwiseChunk, min(depthwiseSpan, planesValues/(p.cig*kk))/p.plane))
@@ -602,7 +621,32 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 		}
 	}
 	// The last channel's last phase is read up to slack values past its end.
-	p.xp, p.yw, p.cols = make([]float32, l.In.C*p.si+slack), make([]float32, l.Out.C*p.so), make([]float32, p.cig*kk*p.so)
+	p.xp, p.yw = make([]float32, l.In.C*p.si+slack), make([]float32, l.Out.C*p.so)
+	p.inPlace = kernel.RowsInPlace
+	if !p.inPlace || grad && p.m == 1 && p.cig == 1 {
+		p.cols = make([]float32, p.cig*kk*p.so)
+	}
+	if p.inPlace {
+		G := l.groups()
+		p.fwdOffs = make([][]int32, G)
+		for g := range p.fwdOffs {
+			for ci := 0; ci < p.cig; ci++ {
+				for _, off := range p.offs {
+					p.fwdOffs[g] = append(p.fwdOffs[g], int32((g*p.cig+ci)*p.si+off))
+				}
+			}
+		}
+		if grad && (p.m > 1 || p.cig > 1) {
+			p.gap = slack
+			p.shifts = make([][]int32, len(p.phases))
+			for phase, taps := range p.phases {
+				for _, k := range taps {
+					p.shifts[phase] = append(p.shifts[phase], int32(p.offs[k]-phase*p.so))
+				}
+			}
+			p.wtp = make([]float32, p.cig*kk*p.m)
+		}
+	}
 	in, out, H, W, P := l.In.Size(), l.Out.Size(), l.In.H, l.In.W, l.Out.H*l.Out.W
 	xIdx, outIdx := make([]int32, p.chunk*in), make([]int32, p.chunk*out)
 	for b := 0; b < p.chunk; b++ {
@@ -621,14 +665,45 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 			}
 		}
 	}
+	if p.inPlace && p.sh == 1 && p.sw == 1 {
+		p.xRows, p.outRows = make([]int32, len(xIdx)/W), make([]int32, len(outIdx)/p.outW)
+		for r := range p.xRows {
+			p.xRows[r] = xIdx[r*W]
+		}
+		for r := range p.outRows {
+			p.outRows[r] = outIdx[r*p.outW]
+		}
+		p.dyRows = p.outRows
+	}
 	p.xIn, p.outOf = make([]kernel.Index, p.chunk+1), make([]kernel.Index, p.chunk+1)
 	for nb := 1; nb <= p.chunk; nb++ {
 		p.xIn[nb], p.outOf[nb] = kernel.NewIndex(xIdx[:nb*in]), kernel.NewIndex(outIdx[:nb*out])
 	}
 	if grad {
 		p.dyw, p.dxp, p.wt = make([]float32, l.Out.C*p.so), make([]float32, l.In.C*p.si), make([]float32, kk)
+		if p.wtp != nil { // ∂out's planes gap apart, after gap +0
+			p.dyw = make([]float32, p.gap+l.Out.C*(p.so+p.gap))
+			dyIdx := make([]int32, len(outIdx))
+			for i, q := range outIdx {
+				o := int(q) / p.so
+				dyIdx[i] = int32(p.gap + o*(p.so+p.gap) + int(q) - o*p.so)
+			}
+			p.dyOf = make([]kernel.Index, p.chunk+1)
+			for nb := 1; nb <= p.chunk; nb++ {
+				p.dyOf[nb] = kernel.NewIndex(dyIdx[:nb*out])
+			}
+			if p.dyRows != nil {
+				p.dyRows = make([]int32, len(dyIdx)/p.outW)
+				for r := range p.dyRows {
+					p.dyRows[r] = dyIdx[r*p.outW]
+				}
+			}
+		}
 		if p.cig > 1 || p.m > 1 {
-			p.shifted, p.ones = make([]float32, kk*p.so), make([]float32, kk)
+			if !p.inPlace {
+				p.shifted = make([]float32, kk*p.so)
+			}
+			p.ones = make([]float32, kk)
 			for i := range p.ones {
 				p.ones[i] = 1
 			}
@@ -645,6 +720,23 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 	return p
 }
 
+// planeSize is the height and width of l's planes (depthwisePlanes): the padded image split by the stride's
+// phases; with stride 1, the padding shared, as in the padded image's rows laid out one after another, a row's
+// right padding is the next one's left and an image's bottom padding the next image's top: a plane is then
+// (H + PadH) × (W + PadW) (where the padding is at most the dilated kernel's reach less one, so that the outputs
+// still fit). A tap of an output then reads what it reads in the padded image (its padding's +0 or its values),
+// and an input value's gradient sums the products of the outputs whose windows read it, +0 from every other
+// place (the places past the outputs, whose ∂out is +0): a place read across a row's or an image's end is past
+// the outputs (column W + 2·PadW − dilated reach ≥ the outputs' width), so the same sums.
+func planeSize(l *Conv) (hq, wq int) {
+	w := l.Window
+	dh, dw := w.dilation()
+	if w.StrideH == 1 && w.StrideW == 1 && w.PadH <= dh*(w.KH-1) && w.PadW <= dw*(w.KW-1) {
+		return l.In.H + w.PadH, l.In.W + w.PadW
+	}
+	return (l.In.H + 2*w.PadH + w.StrideH - 1) / w.StrideH, (l.In.W + 2*w.PadW + w.StrideW - 1) / w.StrideW
+}
+
 // place is where padded pixel (py, px) of image b lies in a channel's input planes.
 func (p *depthwisePlanes) place(b, py, px int) int {
 	return ((py%p.sh)*p.sw+px%p.sw)*p.so + b*p.plane + py/p.sh*p.wq + px/p.sw
@@ -653,12 +745,20 @@ func (p *depthwisePlanes) place(b, py, px int) int {
 // forward runs the convolution l on nb ≤ chunk images x into y.
 func (p *depthwisePlanes) forward(l *Conv, x, y []float32, nb int) {
 	clear(p.xp) // the padding, and the images past nb
-	kernel.ScatterAddIdx(p.xp, x[:nb*p.in.Size()], p.xIn[nb])
+	if p.xRows != nil {
+		kernel.MoveRows(p.xp, x[:nb*p.in.Size()], p.xRows[:nb*p.in.C*p.in.H], p.in.W, true, true)
+	} else {
+		kernel.ScatterAddIdx(p.xp, x[:nb*p.in.Size()], p.xIn[nb])
+	}
 	for o := 0; o < l.Out.C; o++ {
 		fillRows(p.yw[o*p.so:], l.B[o:o+1], p.so)
 	}
 	kk := len(p.offs)
 	for g := 0; g < p.in.C/p.cig; g++ {
+		if p.inPlace {
+			kernel.MatMulAddRows(l.W[g*p.m*p.cig*kk:], p.xp, p.fwdOffs[g], p.yw[g*p.m*p.so:], p.m, p.cig*kk, p.so, p.so)
+			continue
+		}
 		for ci := 0; ci < p.cig; ci++ {
 			c := g*p.cig + ci
 			for k, off := range p.offs {
@@ -667,20 +767,48 @@ func (p *depthwisePlanes) forward(l *Conv, x, y []float32, nb int) {
 		}
 		kernel.MatMulAdd(l.W[g*p.m*p.cig*kk:], p.cols, p.yw[g*p.m*p.so:], p.m, p.cig*kk, p.so)
 	}
-	kernel.GatherIdx(y[:nb*l.Out.Size()], p.yw, p.outOf[nb])
+	if p.outRows != nil {
+		kernel.MoveRows(y[:nb*l.Out.Size()], p.yw, p.outRows[:nb*l.Out.C*p.outH], p.outW, false, false)
+	} else {
+		kernel.GatherIdx(y[:nb*l.Out.Size()], p.yw, p.outOf[nb])
+	}
 }
 
 // backward adds the input gradients of nb ≤ chunk images, from dy, to dx (which holds no -0).
 func (p *depthwisePlanes) backward(l *Conv, dy, dx []float32, nb int) {
 	clear(p.dyw) // ∂out's planes: +0 but at the outputs
-	kernel.ScatterAddIdx(p.dyw, dy[:nb*l.Out.Size()], p.outOf[nb])
+	if p.dyRows != nil {
+		kernel.MoveRows(p.dyw, dy[:nb*l.Out.Size()], p.dyRows[:nb*l.Out.C*p.outH], p.outW, true, true)
+	} else if p.dyOf != nil {
+		kernel.ScatterAddIdx(p.dyw, dy[:nb*l.Out.Size()], p.dyOf[nb])
+	} else {
+		kernel.ScatterAddIdx(p.dyw, dy[:nb*l.Out.Size()], p.outOf[nb])
+	}
 	clear(p.dxp)
 	kk := len(p.offs)
 	for c := 0; c < p.in.C/p.cig; c++ { // a group
 		if p.m > 1 || p.cig > 1 {
 			// Each tap's column of W_gᵀ·∂out_g (summed over the group's outputs from +0), added where it reads:
 			// within its phase, as the outputs' places shifted by the tap's offset are. A phase's taps' columns,
-			// shifted, are added in tap order by one product with ones (1·e is e: the same additions).
+			// shifted, are added in tap order by one product with ones (1·e is e: the same additions). In place,
+			// kernel.PlanesGrad does both, per phase, without the columns written out.
+			if p.dyOf != nil {
+				wt := l.WT[c*p.cig*kk*p.m:]
+				for phase, taps := range p.phases {
+					if len(taps) == 0 {
+						continue
+					}
+					a := p.wtp[:p.cig*len(taps)*p.m]
+					for ci := 0; ci < p.cig; ci++ {
+						for i, k := range taps {
+							copy(a[(ci*len(taps)+i)*p.m:(ci*len(taps)+i+1)*p.m], wt[(ci*kk+k)*p.m:])
+						}
+					}
+					kernel.PlanesGrad(a, p.dyw, p.gap+c*p.m*(p.so+p.gap), p.shifts[phase], p.dxp[c*p.cig*p.si+phase*p.so:],
+						p.cig, len(taps), p.m, p.so, p.so+p.gap, p.si)
+				}
+				continue
+			}
 			clear(p.cols)
 			kernel.MatMulAdd(l.WT[c*p.cig*kk*p.m:], p.dyw[c*p.m*p.so:], p.cols, p.cig*kk, p.m, p.so)
 			for ci := 0; ci < p.cig; ci++ {
@@ -715,6 +843,10 @@ func (p *depthwisePlanes) backward(l *Conv, dy, dx []float32, nb int) {
 			}
 			kernel.MatMulAdd(p.wt, p.cols, p.dxp[c*p.si+phase*p.so:], 1, len(taps), p.so)
 		}
+	}
+	if p.xRows != nil {
+		kernel.MoveRows(dx[:nb*p.in.Size()], p.dxp, p.xRows[:nb*p.in.C*p.in.H], p.in.W, false, true)
+		return
 	}
 	kernel.ScatterAddPairs(dx[:nb*p.in.Size()], p.dxp, p.dxFrom[nb])
 }
@@ -1338,6 +1470,8 @@ type convCosts struct {
 	lanes, vecs                        int
 	extra                              float64
 	copy, row                          float64 // per value copied (memmove); a one-row product's madd over a full block's
+	inPlace                            bool    // planes read their windows in place (kernel.RowsInPlace): no copies
+	rowsPay                            float64 // rowsPay, or rowsPayWASM
 }
 
 var layoutCosts = costsFor(kernel.Native, runtime.GOARCH)
@@ -1345,15 +1479,15 @@ var layoutCosts = costsFor(kernel.Native, runtime.GOARCH)
 func costsFor(native, arch string) convCosts {
 	switch {
 	case native == "avx512":
-		return convCosts{madd: 0.0095, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 16, vecs: 3, extra: 1.5, copy: 0.04, row: 4}
+		return convCosts{madd: 0.0095, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 16, vecs: 3, extra: 1.5, copy: 0.04, row: 4, rowsPay: rowsPay}
 	case native == "avx2":
-		return convCosts{madd: 0.019, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 8, vecs: 2, extra: 1.5, copy: 0.04, row: 3}
+		return convCosts{madd: 0.019, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 8, vecs: 2, extra: 1.5, copy: 0.04, row: 3, rowsPay: rowsPay}
 	case native == "wasmsimd":
-		return convCosts{madd: 0.042, gather: 0.5, scatter: 0.49, pairs: 0.53, call: 80, lanes: 4, vecs: 2, extra: 3, copy: 0.1, row: 3.2}
+		return convCosts{madd: 0.042, gather: 0.5, scatter: 0.49, pairs: 0.53, call: 80, lanes: 4, vecs: 2, extra: 3, copy: 0.1, row: 3.2, inPlace: kernel.RowsInPlace, rowsPay: rowsPayWASM}
 	case arch == "wasm": // the pure-Go kernel in WebAssembly
-		return convCosts{madd: 0.6, gather: 1.5, scatter: 1.5, pairs: 1.7, call: 80, lanes: 1, vecs: 1, copy: 0.1, row: 1}
+		return convCosts{madd: 0.6, gather: 1.5, scatter: 1.5, pairs: 1.7, call: 80, lanes: 1, vecs: 1, copy: 0.1, row: 1, rowsPay: rowsPay}
 	}
-	return convCosts{madd: 0.2, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 1, vecs: 1, copy: 0.04, row: 1} // pure Go
+	return convCosts{madd: 0.2, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 1, vecs: 1, copy: 0.04, row: 1, rowsPay: rowsPay} // pure Go
 }
 
 // product is the model's time of MatMulAdd for m × k · k × n: each column block of up to vecs vectors costs as
@@ -1380,14 +1514,24 @@ func (k convCosts) planesCost(l *Conv, images int) (fwd, bwd float64) {
 	w := l.Window
 	G, kk := l.groups(), w.KH*w.KW
 	cig, m := l.In.C/G, l.Out.C/G
-	plane := (l.In.H + 2*w.PadH + w.StrideH - 1) / w.StrideH * ((l.In.W + 2*w.PadW + w.StrideW - 1) / w.StrideW)
+	hq, wq := planeSize(l)
+	plane := hq * wq
 	chunk := max(1, min(images, depthwiseChunk, min(depthwiseSpan, planesValues/(cig*kk))/plane))
 	so := float64(chunk * plane)
 	in, out := float64(l.In.Size()), float64(l.Out.Size())
 	planesIn := float64(l.In.C*w.StrideH*w.StrideW) * so // cleared, per pass
-	fwd = (planesIn+float64(l.Out.C)*so)*k.copy/2 + float64(G)*(float64(cig*kk)*so*k.copy+k.product(m, cig*kk, int(so)))
-	bwd = (planesIn+float64(l.Out.C)*so)*k.copy/2 + float64(G)*(k.product(cig*kk, m, int(so))+float64(cig*kk)*so*k.copy)
-	bwd += float64(G*cig) * k.product(1, kk, int(so)) // the shifted columns added, by phase (a phase's taps at a time)
+	windows := float64(cig*kk) * so * k.copy             // a group's windows copied, each pass (none in place)
+	if k.inPlace {
+		windows = 0
+	}
+	fwd = (planesIn+float64(l.Out.C)*so)*k.copy/2 + float64(G)*(windows+k.product(m, cig*kk, int(so)))
+	bwd = (planesIn+float64(l.Out.C)*so)*k.copy/2 + float64(G)*(k.product(cig*kk, m, int(so))+windows)
+	if !k.inPlace {
+		bwd += float64(G*cig) * k.product(1, kk, int(so)) // the shifted columns added, by phase (a phase's taps at a time)
+	}
+	if k.inPlace && w.StrideH == 1 && w.StrideW == 1 { // images in and out a row at a time (kernel.MoveRows)
+		return fwd/float64(chunk) + k.copy*(in+out), bwd/float64(chunk) + k.copy*(out+in)
+	}
 	fwd = fwd/float64(chunk) + k.scatter*in + k.gather*out
 	bwd = bwd/float64(chunk) + k.scatter*out + k.pairs*in
 	return fwd, bwd
@@ -1438,6 +1582,13 @@ func (k convCosts) rowsCost(l *Conv, geo geometry, rc rowClasses, chunk int) (fw
 // as fast as image by image or a little slower: gathering and scattering their rows costs more a value than it
 // does for resnet18's 64×7×7, which it finds 26–28 % cheaper and measures 21–26 % faster.)
 const rowsPay = 0.75
+
+// rowsPayWASM is rowsPay with matmul.wasm's kernel, whose times the model predicts within a few per cent on the
+// example ResNet's convolutions (BenchmarkConvLayouts under Node, batch 50: 32→32 at 7×7 image by image 2.78 ms,
+// modelled 2.82; exact classes 2.25, modelled 2.23): there exact classes measured 19–21 % faster than image by
+// image for its 3×3 32→32 at 7×7 and 3×3/2 16→32 (the model: 21 % and 10 % cheaper) and 9 % for Fashion's 3×3/2
+// 32→64 (14 %), where rowsPay kept them image by image.
+const rowsPayWASM = 0.92
 
 // planesPay is how much cheaper the model must find a convolution's two passes together in planes than image by
 // image (with no gradient, its forward pass) for both to run in planes, which hold a chunk of images' planes and
@@ -1498,7 +1649,7 @@ func (s *convScratch) choice(l *Conv, k convCosts, images int, grad bool) (fwd, 
 	for _, ex := range []bool{false, true} {
 		rc := classesOf(s.geo, ex)
 		f, b := k.rowsCost(l, s.geo, rc, rowsChunk(l, s.geo, rc, images))
-		useF, useB := f < rowsPay*imF, grad && b < rowsPay*imB
+		useF, useB := f < k.rowsPay*imF, grad && b < k.rowsPay*imB
 		cost := imF
 		if useF {
 			cost = f

@@ -67,27 +67,12 @@ go.exit = process.exit;
 let kernel = null; // matmul.wasm's instance, made once Go's memory exists
 const kernelModule = new WebAssembly.Module(fs.readFileSync(kernelPath));
 const notYet = () => { throw new Error("deltaclue_kernel called before the kernel was instantiated"); };
-// A trampoline for each of the kernel's functions (the longest takes 9 numbers; wasm ignores the rest).
+// A trampoline for each of the kernel's exports, whatever their names, so a new export links without editing
+// this file (the longest takes 9 numbers; wasm ignores the rest).
 go.importObject.deltaclue_kernel = {};
 for (const { name } of WebAssembly.Module.exports(kernelModule)) {
 	go.importObject.deltaclue_kernel[name] = (a, b, c, d, e, g, h, i, j) => (kernel ? kernel.exports[name](a, b, c, d, e, g, h, i, j) : notYet());
 }
-go.importObject.deltaclue_kernel = {
-	matmul_add: (a, b, c, m, k, n) => (kernel ? kernel.exports.matmul_add(a, b, c, m, k, n) : notYet()),
-	relu_rows: (x, y, acc, rows, w) => (kernel ? kernel.exports.relu_rows(x, y, acc, rows, w) : notYet()),
-	mask_positive: (dx, d, h, n) => (kernel ? kernel.exports.mask_positive(dx, d, h, n) : notYet()),
-	add_positive: (dx, d, h, n) => (kernel ? kernel.exports.add_positive(dx, d, h, n) : notYet()),
-	transpose: (s, d, rows, cols) => (kernel ? kernel.exports.transpose(s, d, rows, cols) : notYet()),
-	scale_rows: (s, d, m, rows, cols) => (kernel ? kernel.exports.scale_rows(s, d, m, rows, cols) : notYet()),
-	gather_idx: (d, s, x, n) => (kernel ? kernel.exports.gather_idx(d, s, x, n) : notYet()),
-	scatter_idx: (d, s, x, n) => (kernel ? kernel.exports.scatter_idx(d, s, x, n) : notYet()),
-	scatter_pairs: (d, s, pd, ps, n) => (kernel ? kernel.exports.scatter_pairs(d, s, pd, ps, n) : notYet()),
-	sigmoid: (x, o, e, n) => (kernel ? kernel.exports.sigmoid(x, o, e, n) : notYet()),
-	sparse_transpose: (d, n, col, val, rows, cols) => (kernel ? kernel.exports.sparse_transpose(d, n, col, val, rows, cols) : notYet()),
-	sparse_gather: (s, wn, wc, wp, n, col, val, rows, cols) => (kernel ? kernel.exports.sparse_gather(s, wn, wc, wp, n, col, val, rows, cols) : notYet()),
-	sparse_rows: (d, n, col, val, rows, cols) => (kernel ? kernel.exports.sparse_rows(d, n, col, val, rows, cols) : notYet()),
-	sparse_matmul: (c, b, n, col, val, rows, cols, w, z) => (kernel ? kernel.exports.sparse_matmul(c, b, n, col, val, rows, cols, w, z) : notYet()),
-};
 
 (async () => {
 	const result = await WebAssembly.instantiate(fs.readFileSync(process.argv[2]), go.importObject);
