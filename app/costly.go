@@ -35,7 +35,10 @@ func (e *Explainer) resolveCostly() {
 }
 
 // runCostly runs the link as it is (or the slow search as it is).
-func (e *Explainer) runCostly(ctx app.Context, _ app.Event) {
+func (e *Explainer) runCostly(_ app.Context, _ app.Event) {
+	// The question's buttons go with the question: what the run dispatches later (the grid's painting, the
+	// figures' frames) must not be dispatched on their context, which go-app drops once they are gone.
+	ctx := e.page
 	c := e.work.Costly
 	if c == nil {
 		return
@@ -52,7 +55,8 @@ func (e *Explainer) runCostly(ctx app.Context, _ app.Event) {
 
 // useDefaults runs the link's digit with the default parameters (and no sweep or selection); for a slow search,
 // the same with as many restarts as fit in SlowSearch on this device.
-func (e *Explainer) useDefaults(ctx app.Context, _ app.Event) {
+func (e *Explainer) useDefaults(_ app.Context, _ app.Event) {
+	ctx := e.page // as runCostly's
 	if c := e.work.Costly; c != nil && c.Slow {
 		p := c.Within(c.Link.Params)
 		e.resolveCostly()

@@ -1,3 +1,5 @@
+//go:build !denseonly
+
 package engine
 
 import (

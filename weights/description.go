@@ -489,7 +489,11 @@ func ValidName(s string) bool {
 
 // DenseOnly says whether every network of the description is of the dense family (dense, ReLU, sigmoid, MC
 // dropout, flatten, reshape): such models run on a worker built without the image layers (engine's denseonly).
+// A table is not: its search needs the row head, which that worker leaves out too.
 func (d *Description) DenseOnly() bool {
+	if d.Input.IsTable() {
+		return false // its search decodes through the row head, which only the full worker has
+	}
 	for _, n := range d.networks() {
 		if n.UsesGraphs() {
 			return false
