@@ -84,14 +84,7 @@ func checkImportedSite(t *testing.T, br drive.Browser, url, name string, classes
 	engineWait(t, br, "the gallery", `document.querySelectorAll(".thumb img").length == 24`, time.Minute)
 	engineEval[bool](t, br, `(document.querySelector(".thumb").click(), true)`)
 	engineWait(t, br, "the model's reading", `document.getElementById("pred-label") && !document.getElementById("run").disabled`, time.Minute)
-	engineEval[bool](t, br, `(document.getElementById("run").click(), true)`)
-	// A ResNet's search may take over 10 s in a slow engine on a busy machine: the page then asks first, and the
-	// visitor runs it as it is.
-	engineWait(t, br, "the search, or the page's question", `!!document.getElementById("costly-run") || window.deltaclue.state != ""`, time.Minute)
-	if asked := engineEval[string](t, br, `(() => { const b = document.getElementById("costly-run"); if (!b) return "";
-		const q = document.getElementById("costly-text").textContent; b.click(); return q; })()`); asked != "" {
-		t.Logf("%s: the page asked first: %s", name, asked)
-	}
+	engineExplain(t, br, name) // a ResNet's search may take over 10 s in a slow engine on a busy machine: the page asks
 	run := engineFinished(t, br, "the imported model's set")
 	type look struct{ Label, Sentence, Title string }
 	got := engineEval[look](t, br, `({label: document.getElementById("pred-label").textContent,

@@ -347,7 +347,9 @@ func (d *Description) checkHeader() error {
 		return fmt.Errorf("the model's name %q must be 1 to 32 lowercase letters, digits and hyphens", d.Name)
 	case d.Input.Kind != "" && d.Input.Kind != KindImage && d.Input.Kind != KindTable:
 		return fmt.Errorf("the input's kind %q: %q (the default) or %q", clip(d.Input.Kind), KindImage, KindTable)
-	case d.Input.IsTable():
+	case d.Input.IsTable() && TablesLeftOut:
+		return errors.New("the input is a table, and this build (the dense-only worker) reads no tables")
+	case !TablesLeftOut && d.Input.IsTable():
 		if err := d.checkTable(); err != nil {
 			return err
 		}
@@ -432,7 +434,7 @@ func (d *Description) checkVAE(files map[string]*File) error {
 	if v.Latent < 1 || v.Latent > 4096 {
 		return fmt.Errorf("the VAE's latent size %d: 1 to 4096", v.Latent)
 	}
-	switch table := d.Input.IsTable(); {
+	switch table := !TablesLeftOut && d.Input.IsTable(); {
 	case table && v.Likelihood != LikelihoodMixed:
 		return fmt.Errorf("the VAE's likelihood %q: a table's is %q (Gaussian numbers, categorical categories)", clip(v.Likelihood), LikelihoodMixed)
 	case !table && v.Likelihood != LikelihoodBernoulli && v.Likelihood != LikelihoodGaussian:

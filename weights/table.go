@@ -558,7 +558,7 @@ func (d *Description) checkTable() error {
 // checkTableWidth says, in a sentence, that a network reads the table's input with a dense layer of another
 // width than the flattened row's (Graph would say it too, but of a tensor, not of the columns).
 func (d *Description) checkTableWidth(files map[string]*File) error {
-	if !d.Input.IsTable() || files == nil {
+	if TablesLeftOut || !d.Input.IsTable() || files == nil {
 		return nil
 	}
 	width := d.Input.Columns.Width()

@@ -119,8 +119,13 @@ func build(out, repo string, base *url.URL, served []*modelsource.Models) error 
 	// app.wasm 2.71 → 2.58 MB gzipped, worker.wasm 1.16 → 1.09 MB), which is what a first visit downloads.
 	const lean = "-gcflags=all=-l"
 	const engineInlined = "-gcflags=github.com/deltaclue/deltaclue/engine/...="
+	// The link codec, the figures and the raster live beside the explanation (engine/clue/…) but are no search:
+	// lean like the page (inlined, they cost the first visit 12 KB gzipped).
+	leanBeside := []string{"-gcflags=github.com/deltaclue/deltaclue/engine/clue/sharelink=-l",
+		"-gcflags=github.com/deltaclue/deltaclue/engine/clue/figures=-l", "-gcflags=github.com/deltaclue/deltaclue/engine/clue/raster=-l"}
 	wasm := func(dst, pkg string, tags string, ldflags string) error {
-		args := []string{"build", "-trimpath", lean, engineInlined, "-ldflags", "-s -w " + ldflags, "-o", filepath.Join(web, dst)}
+		args := append([]string{"build", "-trimpath", lean, engineInlined}, leanBeside...)
+		args = append(args, "-ldflags", "-s -w "+ldflags, "-o", filepath.Join(web, dst))
 		if tags != "" {
 			args = append(args, "-tags", tags)
 		}

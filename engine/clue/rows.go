@@ -28,7 +28,16 @@ func (l ColumnList) Names() []string {
 	if l == "" {
 		return nil
 	}
-	return strings.Split(string(l), ",")
+	// Not strings.Split: the dense-only worker (the digits' first visit) would link it for this alone.
+	var names []string
+	s := string(l)
+	for {
+		i := strings.IndexByte(s, ',')
+		if i < 0 {
+			return append(names, s)
+		}
+		names, s = append(names, s[:i]), s[i+1:]
+	}
 }
 
 // MarshalJSON writes the names as a JSON array.
@@ -81,7 +90,7 @@ func (p Params) validateLocks(m *Models) error {
 		return nil
 	}
 	cols := m.Columns()
-	if cols == nil {
+	if engine.DenseOnly || cols == nil { // the dense-only worker reads no rows
 		return &ParamError{"lock", p.Lock, "the models read images, which have no columns to lock"}
 	}
 	seen := map[string]bool{}
@@ -147,7 +156,7 @@ func newFlatRowProblem(m *Models, x0 []float32) (*Problem, error) {
 // rowHead is the row head of a search with parameters p (its locks); nil for images.
 func (prob *Problem) rowHead(p Params) (*engine.RowHead, error) {
 	cols := prob.models.Columns()
-	if cols == nil {
+	if engine.DenseOnly || cols == nil { // the dense-only worker reads no rows: its code is left out
 		return nil, nil
 	}
 	if err := p.validateLocks(prob.models); err != nil {
@@ -191,7 +200,7 @@ func (prob *Problem) decode(g *engine.Graph, z *engine.Tensor, p Params) (*engin
 // for images.
 func (prob *Problem) changedColumns(x []float32) []string {
 	cols := prob.models.Columns()
-	if cols == nil {
+	if engine.DenseOnly || cols == nil {
 		return nil
 	}
 	off := cols.Offsets()

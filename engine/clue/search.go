@@ -125,7 +125,7 @@ type Problem struct {
 // NewProblem checks x0 (the classifier's input: finite intensities in [0, 1], not blank; for a model of rows, a
 // flattened row, as NewRowProblem flattens it) and encodes and classifies it.
 func NewProblem(m *Models, x0 []float32) (*Problem, error) {
-	if m.Columns() != nil {
+	if !engine.DenseOnly && m.Columns() != nil { // the dense-only worker reads no rows: its code is left out
 		return newFlatRowProblem(m, x0)
 	}
 	if in := m.BNN.Input; len(x0) != in.Size() {
