@@ -3,7 +3,6 @@ package clue
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"io/fs"
 	"slices"
@@ -182,11 +181,7 @@ func TestCreditSearchEverywhere(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, e := range exps {
-				for _, v := range [][]float32{e.Z, e.Image, e.Probs, {e.HTotal, e.HAleatoric, e.HEpistemic, e.Distance, e.Rho, e.Cost}} {
-					binary.Write(h, binary.LittleEndian, v)
-				}
-				binary.Write(h, binary.LittleEndian, int64(e.Steps))
-				h.Write([]byte(strings.Join(e.Changed, ",") + ";"))
+				hashRowExplanation(h, e)
 			}
 		}
 	}
