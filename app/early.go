@@ -79,7 +79,7 @@ func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
 	started := time.Now().Add(-time.Duration((now() - first) * float64(time.Millisecond)))
 	e.exec(ctx, e.work.Adopt(r.id, e.in.X0, link.Params, started, time.Now()))
 	e.updateLink()
-	e.scheduleRedraw(ctx)
+	e.scheduleRedraw()
 	for _, m := range r.held {
 		e.onWorker(ctx, m.k, m.r, m.at, nil)
 	}

@@ -249,7 +249,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 			return
 		}
 		e.passOn(raw, len(r.Explanations), took)
-		e.scheduleRedraw(ctx)
+		e.scheduleRedraw()
 		if before > 0 {
 			// Rendering the page for every batch would cost more than the search: the scheduled redraw
 			// shows them ten times a second.

@@ -65,7 +65,7 @@ func (p *resultsPanel) Render() app.UI {
 			app.Label().For("sort").Text("order"),
 			app.Select().ID("sort").OnChange(func(ctx app.Context, ev app.Event) {
 				e.sel.SortBy = ctx.JSSrc().Get("value").String()
-				e.scheduleRedraw(ctx)
+				e.scheduleRedraw()
 			}).Body(
 				app.Option().Value("label").Text("by label, then cost").Selected(v.SortBy == "label"),
 				app.Option().Value("cost").Text("by cost").Selected(v.SortBy == "cost"),
@@ -75,7 +75,7 @@ func (p *resultsPanel) Render() app.UI {
 			app.Label().Class("check").Body(
 				app.Input().ID("show-all").Type("checkbox").Checked(v.ShowAll).OnChange(func(ctx app.Context, _ app.Event) {
 					e.sel.ShowAll = ctx.JSSrc().Get("checked").Bool()
-					e.scheduleRedraw(ctx)
+					e.scheduleRedraw()
 				}),
 				app.Text(fmt.Sprintf(" show every restart (%s collapsed)", plural.Count(dups, "duplicate"))),
 			),

@@ -66,7 +66,7 @@ func orderKey(s core.Selection, xs []clue.Explanation) uint64 {
 }
 
 // scheduleRedraw redraws the grid soon, at most ten times a second while results stream in.
-func (e *Explainer) scheduleRedraw(ctx app.Context) {
+func (e *Explainer) scheduleRedraw() {
 	if e.set.redrawPending {
 		return
 	}
@@ -188,7 +188,7 @@ func watchGridWidth(ctx app.Context, e *Explainer) {
 		ctx.Dispatch(func(ctx app.Context) {
 			ctx.PreventUpdate()
 			if grid.el != nil && grid.cols != gridColumns() {
-				e.scheduleRedraw(ctx)
+				e.scheduleRedraw()
 			}
 		})
 	}

@@ -59,7 +59,7 @@ func (e *Explainer) start(ctx app.Context, p clue.Params, preview bool) {
 	}
 	e.exec(ctx, cmds)
 	e.updateLink()
-	e.scheduleRedraw(ctx)
+	e.scheduleRedraw()
 	e.publish()
 }
 
@@ -141,7 +141,7 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 	if e.work.Run.Phase == core.Done {
 		e.onSetDone()
 	}
-	e.scheduleRedraw(ctx)
+	e.scheduleRedraw()
 	e.publish()
 }
 

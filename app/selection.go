@@ -15,7 +15,7 @@ import (
 func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	e.sel.Select(restart)
 	e.updateLink()
-	e.requestTrace(ctx)
+	e.requestTrace()
 	e.markSelected()
 	e.drawGrid(ctx)
 	// Published now: nothing else may follow (the grid repaints two cells at once, and the trajectory may be
@@ -31,7 +31,7 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 }
 
 // requestTrace asks a worker, a moment after the selection settles, how the selected explanation was found.
-func (e *Explainer) requestTrace(ctx app.Context) {
+func (e *Explainer) requestTrace() {
 	restart := e.sel.Restart
 	e.after(150*time.Millisecond, func(ctx app.Context) {
 		ks := e.work.ReadyWorkers()

@@ -191,7 +191,7 @@ func (e *Explainer) onSummariser(ctx app.Context, s *summariser, r searchworker.
 		s.again = false
 		e.requestSummary()
 	}
-	e.scheduleRedraw(ctx)
+	e.scheduleRedraw()
 	e.publish()
 }
 
