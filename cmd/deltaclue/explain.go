@@ -106,7 +106,7 @@ func explain(args []string) error {
 			return err
 		}
 	}
-	if err := writePNG(filepath.Join(*out, "summary.png"), raster.Summary(input, look.shape, words, x0, prob.Pred0, p, exps, sum, sentence)); err != nil {
+	if err := writePNG(filepath.Join(*out, "summary.png"), raster.Summary(input, look.input, words, x0, prob.Pred0, p, exps, sum, sentence)); err != nil {
 		return err
 	}
 	fmt.Printf("%s: the BNN says %s with H = %.3f nats (aleatoric %.3f, epistemic %.3f)\n", input, m.class(rep.Label),

@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/kind"
 	"github.com/deltaclue/deltaclue/engine/clue/raster"
 	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/mnist"
-	"github.com/deltaclue/deltaclue/weights"
 )
 
 // The grid's and the label chart's colours beyond raster's.
@@ -50,7 +50,7 @@ const (
 // figure draws the models' inputs and names their classes in the figures: each input magnified by scale to
 // about 56 px a side (the digits' 28×28 at 2×).
 type figure struct {
-	shape   raster.Shape
+	input   kind.Kind // how the models' inputs are drawn
 	words   clue.Words
 	classes int
 	scale   int
@@ -58,12 +58,7 @@ type figure struct {
 
 func figureOf(m *models) figure {
 	in := m.input()
-	return figure{shape: shapeOf(in), words: m.words(), classes: len(m.Description().Classes), scale: max(1, 2*mnist.Side/max(in.Height, in.Width))}
-}
-
-// shapeOf is an input's shape, as the figures draw it.
-func shapeOf(in weights.Input) raster.Shape {
-	return raster.Shape{Height: in.Height, Width: in.Width, Channels: in.Channels}
+	return figure{input: kind.Of(in), words: m.words(), classes: len(m.Description().Classes), scale: max(1, 2*mnist.Side/max(in.Height, in.Width))}
 }
 
 // name is class c's name, cut to at most chars characters.
@@ -79,13 +74,13 @@ func (f figure) name(c, chars int) string {
 // and H above and its distance d below; rejected ones (H ≥ threshold) are greyed, failed ones blank.
 func (f figure) grid(x0 []float32, label0 int, h0 float32, exps []clue.Explanation, cols int) *raster.Image {
 	const pad = 8
-	w, h := f.scale*f.shape.Width, f.scale*f.shape.Height
+	w, h := f.input.Size(f.scale)
 	cellW, cellH := max(gridCellW, w+8), 10+h+2+8+20
 	rows := (len(exps) + cols - 1) / cols
 	header := max(90, pad+h+26)
 	img := raster.New(pad*2+cols*cellW, header+rows*cellH+pad)
 	raster.FillRect(img, 0, 0, img.W, img.H, raster.White)
-	raster.DrawInput(img, pad, pad, x0, f.shape, f.scale)
+	f.input.Draw(img, pad, pad, x0, f.scale)
 	raster.DrawText(img, pad+w+8, pad+10, fmt.Sprintf("x0: %s H=%.2f", f.name(label0, 24), h0), 2, raster.Black)
 	raster.DrawText(img, pad+w+8, pad+34, plural.Count(len(exps), "restart")+": label, H above; d below", 2, raster.Grey)
 	chars := (cellW-2)/6 - 5 // a label's name before " 0.12", 6 px a character
@@ -100,7 +95,7 @@ func (f figure) grid(x0 []float32, label0 int, h0 float32, exps []clue.Explanati
 			c = raster.Grey
 		}
 		raster.DrawText(img, x+2, y, fmt.Sprintf("%s %.2f", f.name(e.Label, chars), e.HTotal), 1, c)
-		raster.DrawInput(img, x+2, y+10, e.Image, f.shape, f.scale)
+		f.input.Draw(img, x+2, y+10, e.Image, f.scale)
 		raster.DrawText(img, x+2, y+10+h+2, fmt.Sprintf("%.1f", e.Distance), 1, c)
 	}
 	return img

@@ -80,13 +80,12 @@ func StrokeRect(img *Image, x0, y0, x1, y1 int, c RGB) {
 	FillRect(img, x1-1, y0, x1, y1, c)
 }
 
-// Summary draws the set as one figure: the input (of shape s) with the model's reading, then one card per mode
+// Summary draws the set as one figure: the input (drawn by d) with the model's reading, then one card per mode
 // (clue.ModeCards' order) with its representative explanation, the change from x0, its label (named in w), H,
 // d and how many restarts landed there, and the plain-words sentence across the bottom.
-func Summary(input string, s Shape, w clue.Words, x0 []float32, pred0 engine.Uncertainty, p clue.Params, exps []clue.Explanation, sum clue.Summary, sentence string) *Image {
-	longer := max(s.Height, s.Width)
-	scale := max(1, (112+longer/2)/longer) // the digits' are 4: 112 px
-	sideW, side := s.Width*scale, s.Height*scale
+func Summary(input string, d Drawer, w clue.Words, x0 []float32, pred0 engine.Uncertainty, p clue.Params, exps []clue.Explanation, sum clue.Summary, sentence string) *Image {
+	scale := d.Fit(112) // the digits' are 4: 112 px
+	sideW, side := d.Size(scale)
 	cardH := 12 + max(side, 56+12+2*22) + 4 + 10 + 8
 	const (
 		pad     = 16
@@ -121,7 +120,7 @@ func Summary(input string, s Shape, w clue.Words, x0 []float32, pred0 engine.Unc
 		y += lineH
 	}
 	y += 6
-	DrawInput(img, pad, y, x0, s, scale)
+	d.Draw(img, pad, y, x0, scale)
 	StrokeRect(img, pad-1, y-1, pad+sideW+1, y+side+1, cardBorder)
 	label0 := pred0.Label()
 	tx := pad + sideW + 20
@@ -142,10 +141,11 @@ func Summary(input string, s Shape, w clue.Words, x0 []float32, pred0 engine.Unc
 	DrawText(img, lx, ly, "change from x0:", text, Grey)
 	lx += 16 * 6 * text
 	FillRect(img, lx, ly, lx+14, ly+14, addedInk)
-	DrawText(img, lx+20, ly, "ink added", text, addedInk)
-	lx += 20 + 10*6*text
+	added, removed := d.Changes()
+	DrawText(img, lx+20, ly, added, text, addedInk)
+	lx += 20 + (len([]rune(added))+1)*6*text
 	FillRect(img, lx, ly, lx+14, ly+14, removedInk)
-	DrawText(img, lx+20, ly, "ink removed", text, removedInk)
+	DrawText(img, lx+20, ly, removed, text, removedInk)
 
 	// One card per mode.
 	if len(cards) == 0 {
@@ -155,8 +155,8 @@ func Summary(input string, s Shape, w clue.Words, x0 []float32, pred0 engine.Unc
 		x, y := pad+(k%cols)*(cardW+cardGap), headerH+(k/cols)*(cardH+cardGap)
 		StrokeRect(img, x, y, x+cardW, y+cardH, cardBorder)
 		e := byRestart[c.Representative]
-		DrawInput(img, x+12, y+12, e.Image, s, scale)
-		DrawDiff(img, x+12+sideW+8, y+12, x0, e.Image, s, scale)
+		d.Draw(img, x+12, y+12, e.Image, scale)
+		d.DrawDiff(img, x+12+sideW+8, y+12, x0, e.Image, scale)
 		DrawText(img, x+12, y+12+side+4, fmt.Sprintf("restart %d", c.Representative), 1, Grey)
 		DrawText(img, x+12+sideW+8, y+12+side+4, "change from x0", 1, Grey)
 		tx := x + 12 + 2*sideW + 8 + 16
