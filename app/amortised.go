@@ -11,6 +11,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/inputkind"
 	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
@@ -75,10 +76,11 @@ func (a *amortisedView) paint(in *core.Input, searchCards bool) bool {
 		return false
 	}
 	el.Set("innerHTML", amortisedHTML(want.Amortised))
+	k := served().input()
 	for _, x := range want.Amortised {
 		id := strconv.Itoa(x.To)
-		drawInput("amortised-img-"+id, x.Image, cardScale())
-		drawDiff("amortised-diff-"+id, in.X0, x.Image, cardScale())
+		k.Fill("amortised-img-"+id, x.Image, inputkind.Card)
+		k.FillDiff("amortised-diff-"+id, in.X0, x.Image, inputkind.Card)
 	}
 	a.latest.Shown = now()
 	return true

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/webjs"
 )
 
 // collector keeps Go's garbage collector out of a search. WebAssembly gives Go one thread: a collection runs
@@ -60,7 +62,7 @@ func (c *collector) follow(searching bool, quiet func() bool) {
 // schedule runs release in the first idle period after half of idleCollectionDelay.
 func (c *collector) schedule() {
 	if c.fn == nil {
-		c.fn = pageFuncOf(func(app.Value, []app.Value) any {
+		c.fn = webjs.PageFuncOf(func(app.Value, []app.Value) any {
 			c.ctx.Dispatch(func(ctx app.Context) {
 				ctx.PreventUpdate()
 				c.release()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/webjs"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/raster"
 	"github.com/deltaclue/deltaclue/engine/glam"
@@ -45,7 +46,7 @@ func (e *Explainer) setFile(kind string) (data []byte, mime, name string, ok boo
 	xs, p := e.byRestart(), e.work.Run.Params
 	switch kind {
 	case "summary":
-		img := raster.Summary(e.in.Source, served().rasterShape(), served().words(), e.in.X0, e.in.Inspect.Prediction, p, xs, *e.set.summary, e.set.sentence)
+		img := raster.Summary(e.in.Source, served().input(), served().words(), e.in.X0, e.in.Inspect.Prediction, p, xs, *e.set.summary, e.set.sentence)
 		return raster.PNG(img), "image/png", "deltaclue-summary.png", true
 	case "tradeoff", "latent":
 		// The figures as shown, which the summary worker made (the page's binary has not their code).
@@ -89,7 +90,7 @@ func downloadBytes(b []byte, mime, name string) {
 	download(u.String(), name)
 	// Revoked later, not at once: a browser may read the URL after the click has returned.
 	var revoke app.Func
-	revoke = funcOf(func(app.Value, []app.Value) any {
+	revoke = webjs.FuncOf(func(app.Value, []app.Value) any {
 		app.Window().Get("URL").Call("revokeObjectURL", u)
 		revoke.Release()
 		return nil

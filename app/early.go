@@ -68,8 +68,7 @@ func (e *Explainer) openEarly(ctx app.Context, link sharelink.State) bool {
 		e.models.timing["adopted"] = now() // when the page took the loader's run over
 	}
 	e.takeInput(ctx, link.Image, "the shared link")
-	e.in.Tab = "draw" // the link's input, on the pad
-	e.showOnPad(e.in.X0)
+	e.showInEntry()                           // the link's input, where it is entered
 	e.in.InspectSeq, e.in.InspectAt = r.id, 0 // worker 0 answered, or will answer, the inspection −id
 	e.links.Restore = &link
 	e.work.HoldPreviews()

@@ -10,6 +10,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/hostmsg"
+	"github.com/deltaclue/deltaclue/app/webjs"
 )
 
 // embedState is the page's part in a host page's frame.
@@ -38,7 +39,7 @@ func (e *Explainer) listenToHost(ctx app.Context) {
 	if !inbox.Truthy() {
 		return
 	}
-	deliver := pageFuncOf(func(_ app.Value, args []app.Value) any {
+	deliver := webjs.PageFuncOf(func(_ app.Value, args []app.Value) any {
 		text, origin, source := args[0].String(), args[1].String(), args[2]
 		ctx.Dispatch(func(ctx app.Context) { e.onHostMessage(ctx, text, origin, source) })
 		return nil
@@ -56,8 +57,7 @@ func (e *Explainer) listenToHost(ctx app.Context) {
 // onHostMessage does what a host's message asks, or answers why it cannot. What is not meant for the frame is
 // ignored.
 func (e *Explainer) onHostMessage(ctx app.Context, text, origin string, source app.Value) {
-	sm := served()
-	m, forFrame, err := hostmsg.Read(text, hostmsg.Shape{Height: sm.Height, Width: sm.Width, Channels: sm.Channels})
+	m, forFrame, err := served().input().ReadHost(text)
 	if !forFrame {
 		ctx.PreventUpdate()
 		return
@@ -95,8 +95,8 @@ func (e *Explainer) runHostDigit(ctx app.Context) {
 	e.embed.pending = nil
 	e.links.Err, e.links.Note = "", ""
 	e.dropSweep()
-	e.setInput(ctx, m.Pixels, "the host page's "+served().noun())
-	e.showOnPad(e.in.X0)
+	e.setInput(ctx, m.Input, "the host page's "+served().noun())
+	e.showInEntry()
 	e.run(ctx)
 	e.publish()
 }
@@ -215,6 +215,6 @@ func (e *Explainer) copyEmbedSnippet(ctx app.Context, _ app.Event) {
 	}
 	t.Call("select")
 	if cb := app.Window().Get("navigator").Get("clipboard"); cb.Truthy() {
-		promise(cb.Call("writeText", t.Get("value")), func(app.Value) {}, func(string) {})
+		webjs.Promise(cb.Call("writeText", t.Get("value")), func(app.Value) {}, func(string) {})
 	}
 }

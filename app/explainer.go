@@ -8,6 +8,8 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/inputkind"
+	"github.com/deltaclue/deltaclue/app/webjs"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
@@ -22,7 +24,7 @@ type Explainer struct {
 	app.Compo
 
 	// The page's state and its transitions (package core).
-	in       core.Input     // the input, the pad it is drawn on, the models' view of it
+	in       core.Input     // the input, the tab it is entered in, the models' view of it
 	settings core.Settings  // the parameters as typed, the pool size asked for, the fold they sit in
 	sel      core.Selection // the explanation chosen, the grid's order, the chosen one's trajectory
 	work     core.Pool      // what the page knows of the workers, and the search spread over them
@@ -100,14 +102,12 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.in, e.sel = newInput(), core.NewSelection()
 	e.gc.mount(ctx)
 	e.page = ctx
-	if e.in.Tab == "gallery" {
-		e.loadGallery(ctx)
-	}
+	served().input().Open(ctx, e.in.Tab)
 	l := clue.DefaultLadder()
 	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
 	e.settings.ShowDefaults(served().defaults())
 	e.models.version = app.Getenv("GOAPP_VERSION")
-	redrawPad(nil, nil, nil)
+	served().input().Blank()
 	n := min(max(app.Window().Get("navigator").Get("hardwareConcurrency").Int(), 1), MaxWorkers)
 	addr := currentAddress() // GuardAddress has repaired it, and says what was wrong
 	e.embed.on = addr.Embed
@@ -127,7 +127,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.settings.WorkersIn = strconv.Itoa(n)
 	e.loadAssets(ctx, n)
 	e.models.offline.watch(ctx)
-	app.Window().Call("addEventListener", "hashchange", pageFuncOf(func(app.Value, []app.Value) any {
+	app.Window().Call("addEventListener", "hashchange", webjs.PageFuncOf(func(app.Value, []app.Value) any {
 		ctx.Dispatch(e.onHashChange)
 		return nil
 	}))
@@ -231,7 +231,7 @@ func (e *Explainer) onWorker(ctx app.Context, k int, r searchworker.Response, at
 		}
 		e.models.amortised.latest = amortisedState{Ms: r.Inspection.AmortisedMs, Count: len(r.Inspection.Amortised), Heard: at}
 		recon := r.Inspection.Reconstruction // captured: a later input may clear e.in.Inspect before this runs
-		ctx.Defer(func(app.Context) { drawInput("recon", recon, cardScale()) })
+		ctx.Defer(func(app.Context) { served().input().Fill("recon", recon, inputkind.Card) })
 		e.maybeFinish(ctx)
 		// Shown now, not at go-app's next frame; and the page's render (the model's view, and a stroke's held
 		// back by answerFirst, which need not render it now) after the browser has painted them, not in the same

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/webjs"
 )
 
 // frameQueue runs a step in the page's next animation frame, on go-app's UI goroutine and without
@@ -25,7 +27,7 @@ func (q *frameQueue) request(ctx app.Context, step func()) {
 		return
 	}
 	if q.fn == nil {
-		q.fn = pageFuncOf(func(_ app.Value, args []app.Value) any {
+		q.fn = webjs.PageFuncOf(func(_ app.Value, args []app.Value) any {
 			at := 0.0
 			if len(args) > 0 {
 				at = args[0].Float()
@@ -93,12 +95,12 @@ func (r *renderAfterPaint) request(ctx app.Context) {
 		return
 	}
 	if r.frame == nil {
-		r.task = pageFuncOf(func(app.Value, []app.Value) any {
+		r.task = webjs.PageFuncOf(func(app.Value, []app.Value) any {
 			r.ctx.Dispatch(func(app.Context) { r.queued = false })
 			return nil
 		})
 		// A task queued from an animation frame's callback runs after that frame is painted.
-		r.frame = pageFuncOf(func(app.Value, []app.Value) any {
+		r.frame = webjs.PageFuncOf(func(app.Value, []app.Value) any {
 			app.Window().Call("setTimeout", r.task, 0)
 			return nil
 		})

@@ -10,10 +10,12 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/webjs"
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
-// Grid layout, like the paper's figure: label and H above each image, distance (and ×k) below it. Each text
+// Grid layout, like the paper's figure: label and H above each input (drawn by its kind: inputkind.Kind's
+// DrawCell), distance (and ×k) below it. Each text
 // sits close to its own image and far from the next cell's: the rows and the columns are separated by gaps
 // wider than any gap inside a cell, so that no label reads as the neighbour's.
 const (
@@ -23,22 +25,21 @@ const (
 	gridPadX    = 8             // px left and right of the image within its cell: 16 between neighbours' images
 	labelBase   = 13            // y of the label's baseline, from the cell's top
 	imageTop    = labelBase + 4 // the image, just under its label
-	gridImage   = 56            // px an image's longer side is magnified to, about (the digits' 28·2)
+	gridImage   = 56            // px a cell is wide at least, the input's own width aside (the digits' 28·2)
 )
 
-// gridGeometry is the grid's cell for the served models' input: the image magnified by a whole factor to
-// about gridImage px, centred in a cell at least wide enough for its texts.
+// gridGeometry is the grid's cell for the served models' input: the input as its kind draws it in a cell
+// (about gridImage px on its longer side for an image), centred in a cell at least wide enough for its texts.
 type gridGeometry struct {
-	scale, imgW, imgH int // the magnification and the image's size on the grid
-	imgX              int // the image's left, in its cell
-	distBase          int // y of the distance's baseline
-	cellW, cellH      int
+	imgW, imgH   int // the input's size on the grid
+	imgX         int // the image's left, in its cell
+	distBase     int // y of the distance's baseline
+	cellW, cellH int
 }
 
 func cells() gridGeometry {
-	m := served()
-	g := gridGeometry{scale: m.magnification(gridImage)}
-	g.imgW, g.imgH = m.Width*g.scale, m.Height*g.scale
+	var g gridGeometry
+	g.imgW, g.imgH = served().input().Cell()
 	g.cellW = max(g.imgW, gridImage) + 2*gridPadX
 	g.imgX = (g.cellW - g.imgW) / 2
 	g.distBase = imageTop + g.imgH + gridAscent + 3
@@ -64,29 +65,6 @@ func cellAt(x, y float64, n, cols int) int {
 	return -1
 }
 
-// cellRGBA is an explanation's digit as the grid shows it: faded when it is not accepted. It is written into
-// cellPixels, which the next cell overwrites: the page copies it out at once, and a new buffer for each of the
-// cells of a large set (12 MB for 1000) made the page's collector run during the search.
-func cellRGBA(e clue.Explanation) []byte {
-	cellPixels = inputInto(cellPixels, e.Image, cells().scale)
-	d := cellPixels
-	if !e.Accepted {
-		for i := 0; i < len(d); i += 4 {
-			for j := 0; j < 3; j++ {
-				d[i+j] = byte(150 + int(d[i+j])*105/255)
-			}
-		}
-	}
-	return d
-}
-
-// imageData copies w×h RGBA pixels into a new ImageData.
-func imageData(rgba []byte, w, h int) app.Value {
-	arr := app.Window().Get("Uint8ClampedArray").New(len(rgba))
-	app.CopyBytesToJS(arr, rgba)
-	return app.Window().Get("ImageData").New(arr, w, h)
-}
-
 // The grid is painted cell by cell, and only where a cell shows something else than it did: while a large set
 // streams in, redrawing all of it at once (1000 cells: a white fill of the whole canvas, then an image and
 // two to four texts per cell) blocked the page's thread for a third of a second ten times a second. Each cell
@@ -101,9 +79,6 @@ func imageData(rgba []byte, w, h int) app.Value {
 // paintBudget is how long one slice of the grid's painting may take: well under the 50 ms of a long task, and
 // leaving most of a 60 Hz frame to the browser.
 const paintBudget = 6 * time.Millisecond
-
-// cellPixels holds the last cell's image (cellRGBA).
-var cellPixels []byte
 
 // cellKey says what a grid cell shows: an explanation (by its image, and its restart for one that failed and
 // has none), how many restarts it stands for, and whether it is framed. The zero key is a cell in an unknown
@@ -268,7 +243,7 @@ func (g *gridPainter) cell(k int) app.Value {
 		c := app.Window().Get("document").Call("createElement", "canvas")
 		c.Set("width", cells().cellW)
 		c.Set("height", cells().cellH)
-		g.scratch = readableCanvas2d(c)
+		g.scratch = webjs.ReadableCanvas2d(c)
 	}
 	ctx := g.scratch
 	ctx.Set("fillStyle", "#fff")
@@ -286,9 +261,7 @@ func (g *gridPainter) cell(k int) app.Value {
 func drawCell(ctx app.Value, e clue.Explanation, copies int, selected bool) {
 	g := cells()
 	x0 := g.imgX
-	if len(e.Image) == served().Size() {
-		ctx.Call("putImageData", imageData(cellRGBA(e), g.imgW, g.imgH), x0, imageTop)
-	}
+	served().input().DrawCell(ctx, x0, imageTop, e.Image, !e.Accepted)
 	ctx.Set("font", fmt.Sprintf("%dpx system-ui, sans-serif", gridFont))
 	ctx.Set("textAlign", "left")
 	colour := "#111"

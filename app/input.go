@@ -1,22 +1,25 @@
-// The input: an image made the input, the models' view of it asked for.
+// The input: what a link, a host page or the input's kind (inputkind.Host's Take) gives made the input, the
+// models' view of it asked for.
 
 package app
 
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/inputkind"
 )
 
-// setInput makes a (quantised) image the input, and asks a worker for the models' view of it, first of all:
+// setInput makes an input, as a link carries it (its kind's Carry), the input, and asks a worker for the models' view of it, first of all:
 // its amortised answers are what the visitor sees next (a stroke's, within a frame).
 func (e *Explainer) setInput(ctx app.Context, q []uint8, source string) {
-	e.in.Take(q, source)
+	e.in.Take(served().input().Carried(q), source)
 	e.requestInspect()
 	e.tookInput(ctx)
 }
 
-// takeInput makes a (quantised) image the input, asking the workers nothing yet.
+// takeInput makes an input, as a link carries it, the input, asking the workers nothing yet.
 func (e *Explainer) takeInput(ctx app.Context, q []uint8, source string) {
-	e.in.Take(q, source)
+	e.in.Take(served().input().Carried(q), source)
 	e.tookInput(ctx)
 }
 
@@ -29,7 +32,7 @@ func (e *Explainer) tookInput(ctx app.Context) {
 	e.updateLink()
 	x0 := e.in.X0
 	ctx.Defer(func(ctx app.Context) {
-		drawInput("preview", x0, cardScale())
+		served().input().Fill("preview", x0, inputkind.Card)
 		e.repaintAmortised(ctx) // the last input's answers, dimmed until this one's come
 	})
 }

@@ -29,8 +29,7 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 		return
 	}
 	e.setInput(ctx, link.Image, "the shared link")
-	e.in.Tab = "draw" // the link's input, on the pad (models that offer their test items first open on them)
-	e.showOnPad(e.in.X0)
+	e.showInEntry() // the link's input, where it is entered (models that offer their test items first open on them)
 	if e.askCostly(ctx, link) {
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/webjs"
 )
 
 // modelsState is what the page knows of the models, and what it has of them: the assets web/loader.js compiled
@@ -16,7 +18,6 @@ import (
 type modelsState struct {
 	amortised amortisedView // the input's amortised answers: published, painted, awaited (amortised.go)
 	global    globalState   // the global view: GLAM-CLUE's groups, fetched when asked (panel_global.go)
-	gallery   galleryState  // the test items they are least sure of, fetched when asked (gallery.go)
 
 	assets      app.Value  // the compiled worker and kernel and the checked models bundle (web/loader.js)
 	loaded      int        // bytes of the models bundle fetched so far
@@ -47,7 +48,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 		"models": ctx.ResolveStaticResource(m.file("models.bin")), "app": ctx.ResolveStaticResource("/web/app.wasm"),
 	}
 	lastShown := time.Time{}
-	progress := funcOf(func(_ app.Value, args []app.Value) any {
+	progress := webjs.FuncOf(func(_ app.Value, args []app.Value) any {
 		loaded := args[0].Int()
 		if time.Since(lastShown) < 100*time.Millisecond && loaded < e.models.total {
 			return nil
@@ -62,7 +63,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 		progress.Release()
 		return
 	}
-	promise(load.Invoke(urls, "app-"+app.Getenv("GOAPP_VERSION"), progress), func(assets app.Value) {
+	webjs.Promise(load.Invoke(urls, "app-"+app.Getenv("GOAPP_VERSION"), progress), func(assets app.Value) {
 		progress.Release()
 		loadedAt := now()
 		// The loader hashed the bundle natively (SubtleCrypto); in Go, on the page's thread, it was a task of
@@ -72,7 +73,7 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 			hash = d.String()
 		}
 		if hash == "" {
-			sum := sha256.Sum256(bytesOf(assets.Get("models")))
+			sum := sha256.Sum256(webjs.Bytes(assets.Get("models")))
 			hash = hex.EncodeToString(sum[:])
 		}
 		checked := now()

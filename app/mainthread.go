@@ -7,6 +7,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/webjs"
 )
 
 // publishReport makes window.deltaclue.report the finished run's report as JSON, written when it is first read:
@@ -14,7 +15,7 @@ import (
 // every run, for a text that only the console and the tests read.
 func (e *Explainer) publishReport() {
 	if e.reportGetter == nil {
-		e.reportGetter = pageFuncOf(func(app.Value, []app.Value) any {
+		e.reportGetter = webjs.PageFuncOf(func(app.Value, []app.Value) any {
 			if e.set.reportJSON == "" && (e.work.Run.Phase == core.Done || e.work.Run.Phase == core.Cancelled) {
 				b, _ := json.Marshal(e.report())
 				e.set.reportJSON = string(b)

@@ -10,9 +10,9 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/inputkind"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/figures"
-	"github.com/deltaclue/deltaclue/engine/clue/raster"
 	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/weights"
 
@@ -99,6 +99,7 @@ type pageModel struct {
 	isDefault   bool                    // the site's first models, which an address without ?models= runs
 	err         string                  // why the environment's description could not be read ("" if it was)
 	search      *weights.SearchDefaults // their own search defaults (nil: the digits')
+	kind        inputkind.Kind          // their kind of input, made when first asked for (input)
 }
 
 var (
@@ -250,11 +251,6 @@ func (m *pageModel) aNoun() string { return plural.A(m.noun()) }
 // colour says whether inputs are drawn in colour (three channels) rather than as ink.
 func (m *pageModel) colour() bool { return m.Channels == 3 }
 
-// magnification is the whole factor that shows an input about side px on its longer side (at least 1).
-func (m *pageModel) magnification(side int) int {
-	return max(1, (side+max(m.Height, m.Width)/2)/max(m.Height, m.Width))
-}
-
 // words are the models' words for clue's sentences.
 func (m *pageModel) words() clue.Words { return clue.NewWords(m.classes, m.noun()) }
 
@@ -276,12 +272,7 @@ func (m *pageModel) classifier() string {
 // input shape.
 func (e *Explainer) linkModels() core.Models {
 	m := served()
-	return core.Models{Name: e.models.name, Fingerprint: e.models.fingerprint, Height: m.Height, Width: m.Width, Channels: m.Channels}
-}
-
-// rasterShape is the input's shape for package raster.
-func (m *pageModel) rasterShape() raster.Shape {
-	return raster.Shape{Height: m.Height, Width: m.Width, Channels: m.Channels}
+	return core.Models{Name: e.models.name, Fingerprint: e.models.fingerprint, Height: m.Height, Width: m.Width, Channels: m.Channels, Kind: m.input()}
 }
 
 // openModelsOfLink loads the page again for the models a share link was made with, when the site serves them

@@ -2,6 +2,8 @@ package app
 
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/webjs"
 )
 
 // offlineUse is whether the browser lets the page be kept for offline use: a browser that denies the site its
@@ -26,7 +28,7 @@ func (o *offlineUse) watch(ctx app.Context) {
 	if !p.Truthy() {
 		return
 	}
-	promise(p, func(v app.Value) {
+	webjs.Promise(p, func(v app.Value) {
 		reason := "unknown"
 		if v.Type() == app.TypeString {
 			reason = v.String()

@@ -11,14 +11,12 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/inputkind"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/figures"
 	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
-
-// cardScale magnifies a card's images to about 112 px (the digits' 28·4).
-func cardScale() int { return served().magnification(112) }
 
 // overviewView is what the answer shows of the set.
 type overviewView struct {
@@ -38,10 +36,7 @@ func (e *Explainer) overviewView() overviewView {
 		NoneAccepted: final && e.set.summary != nil && e.set.summary.Accepted == 0}
 	if e.set.sentence == "" && phase == core.Idle {
 		m := served()
-		v.Hint = "Draw " + m.aNoun() + ", or pick one of the test " + m.nouns() + " the model is least sure of: the answer comes here."
-		if !m.hasGallery() {
-			v.Hint = "Draw or upload " + m.aNoun() + ": the answer comes here."
-		}
+		v.Hint = m.input().Phrase(inputkind.AnswerHint)
 		if e.in.X0 != nil {
 			v.Hint = "Explain searches for the " + m.nouns() + " nearby that the model is sure of."
 		}
@@ -81,8 +76,8 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 							OnClick(func(ctx app.Context, _ app.Event) { e.selectRestart(ctx, c.Representative) }, app.EventScope(c.Representative)).Body(
 							app.Div().Class("card-label").Body(app.Span().Class("digit").Text(served().class(c.Label)), app.Span().Class("form").Text(c.FormText())),
 							app.Div().Class("card-images").Body(
-								inputCanvas("card-img-"+id, cardScale()).Aria("label", "the explanation"),
-								inputCanvas("card-diff-"+id, cardScale()).Aria("label", "what it changes"),
+								served().input().Placeholder("card-img-"+id, inputkind.Card, "the explanation"),
+								served().input().Placeholder("card-diff-"+id, inputkind.Card, "what it changes"),
 							),
 							app.Div().Class("card-p").Text(fmt.Sprintf("p(y) %.2f", c.P)),
 							app.Div().Class("card-numbers").Text(fmt.Sprintf("H %.2f · d %.1f", c.HTotal, c.Distance)),
@@ -93,7 +88,7 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 				// Under the cards, not above: on a phone the first card must stay in the first screen.
 				app.P().Class("hint").Text(fmt.Sprintf("One card per mode (%s), ordered by the label's p(y) ∝ 1 / (lowest cost of the label)², "+
 					"highest first. Each shows the mode's cheapest explanation, with its H and d, and what it changes in your "+served().noun()+" "+
-					"(ink added in blue, removed in orange). Select one to see how it was found, in the whole set below.", status)),
+					"("+served().input().Phrase(inputkind.ChangeLegend)+"). Select one to see how it was found, in the whole set below.", status)),
 			)
 		}),
 	)
@@ -108,7 +103,7 @@ func amortisedHTML(as []searchworker.Amortised) string {
 	esc := figures.Escape
 	b.WriteString(`<div id="amortised"><div class="cards" role="list">`)
 	for _, a := range as {
-		id, m, k := strconv.Itoa(a.To), served(), cardScale()
+		id, m := strconv.Itoa(a.To), served()
 		form := fmt.Sprintf("amortised, k = %g", a.K)
 		numbers := fmt.Sprintf("H %.2f · d %.1f", a.HTotal, a.Distance)
 		if !a.Sure {
@@ -116,10 +111,11 @@ func amortisedHTML(as []searchworker.Amortised) string {
 		}
 		fmt.Fprintf(&b, `<div id="amortised-%s" class="mode-card amortised-card" role="listitem" data-to="%s" aria-label="%s">`+
 			`<div class="card-label"><span class="digit">%s</span><span class="form">%s</span></div><div class="card-images">`+
-			`<canvas id="amortised-img-%s" width="%d" height="%d" aria-label="the amortised answer"></canvas>`+
-			`<canvas id="amortised-diff-%s" width="%d" height="%d" aria-label="what it changes"></canvas></div>`+
+			`%s%s</div>`+
 			`<div class="card-numbers">%s</div></div>`,
-			id, id, esc(fmt.Sprintf("%s, %s, %s", m.class(a.To), form, numbers)), esc(m.class(a.To)), esc(form), id, m.Width*k, m.Height*k, id, m.Width*k, m.Height*k, esc(numbers))
+			id, id, esc(fmt.Sprintf("%s, %s, %s", m.class(a.To), form, numbers)), esc(m.class(a.To)), esc(form),
+			m.input().PlaceholderHTML("amortised-img-"+id, inputkind.Card, "the amortised answer"),
+			m.input().PlaceholderHTML("amortised-diff-"+id, inputkind.Card, "what it changes"), esc(numbers))
 	}
 	b.WriteString(`</div><p class="hint">Amortised answers, shown at once: your input moved along the step learned for uncertain inputs ` +
 		`read like it (GLAM-CLUE), towards each label the model finds plausible. The search's own results replace them.</p></div>`)
@@ -150,15 +146,15 @@ func amortisedMiss(a searchworker.Amortised) string {
 // drawCards draws each card's representative and its difference from the input, for at most the frame's
 // paint budget (a final summary can bring thirty new cards: 35 ms in one task): it says whether all are drawn.
 func (e *Explainer) drawCards() bool {
-	start, budget := time.Now(), frame.left(paintBudget)
+	start, budget, k := time.Now(), frame.left(paintBudget), served().input()
 	for _, c := range e.set.cards {
 		for i := range e.work.Run.Results {
 			if x := &e.work.Run.Results[i]; x.Restart == c.Representative && x.Image != nil {
 				id := strconv.Itoa(c.Representative)
-				if drawInput("card-img-"+id, x.Image, cardScale()) && time.Since(start) > budget {
+				if k.Fill("card-img-"+id, x.Image, inputkind.Card) && time.Since(start) > budget {
 					return false // the frame is spent: the rest (drawn ones are skipped) in the next
 				}
-				if drawDiff("card-diff-"+id, e.in.X0, x.Image, cardScale()) && time.Since(start) > budget {
+				if k.FillDiff("card-diff-"+id, e.in.X0, x.Image, inputkind.Card) && time.Since(start) > budget {
 					return false
 				}
 			}

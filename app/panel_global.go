@@ -5,7 +5,6 @@ package app
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/webjs"
 	"github.com/deltaclue/deltaclue/engine/clue/figures"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
@@ -192,7 +192,7 @@ func (e *Explainer) loadGlobal(ctx app.Context, _ app.Event) {
 		return
 	}
 	e.models.global.loading, e.models.global.err = true, ""
-	fetchText(e.page, ctx.ResolveStaticResource(served().file("global.json")), func(ctx app.Context, text string, err error) {
+	webjs.FetchText(e.page, ctx.ResolveStaticResource(served().file("global.json")), func(ctx app.Context, text string, err error) {
 		e.models.global.loading = false
 		if err != nil {
 			e.models.global.err = "The groups could not be loaded: " + err.Error()
@@ -264,35 +264,6 @@ func (e *Explainer) focusOn(_ app.Context, id string, then func(el app.Value)) {
 		}
 	}
 	e.models.global.after.request(ctx, look)
-}
-
-// fetchText fetches a URL's text and calls done with it, or with why not, on the page's goroutine.
-func fetchText(ctx app.Context, url string, done func(ctx app.Context, text string, err error)) {
-	var onResponse, onText, onFail app.Func
-	release := func() { onResponse.Release(); onText.Release(); onFail.Release() }
-	finish := func(text string, err error) {
-		release()
-		ctx.Dispatch(func(ctx app.Context) { done(ctx, text, err) })
-	}
-	onText = funcOf(func(_ app.Value, args []app.Value) any { finish(args[0].String(), nil); return nil })
-	onFail = funcOf(func(_ app.Value, args []app.Value) any {
-		msg := "the network failed"
-		if len(args) > 0 && args[0].Truthy() {
-			msg = args[0].Call("toString").String()
-		}
-		finish("", errors.New(msg))
-		return nil
-	})
-	onResponse = funcOf(func(_ app.Value, args []app.Value) any {
-		r := args[0]
-		if !r.Get("ok").Bool() {
-			finish("", fmt.Errorf("%s answered %d", url, r.Get("status").Int()))
-			return nil
-		}
-		r.Call("text").Call("then", onText, onFail)
-		return nil
-	})
-	app.Window().Call("fetch", url).Call("then", onResponse, onFail)
 }
 
 // globalSummary is the global view's sentence: over the uncertain test items, or the share of them the import's

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/inputkind"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // modelView is what the model panel shows.
@@ -42,14 +44,11 @@ func (p *modelPanel) Render() app.UI {
 		app.H2().Text("2 · The model's view"),
 		// First, and always there: the page draws on these canvases whatever the panel says below them.
 		app.Div().Class("row views").Hidden(!v.HasInput).Body(
-			app.Figure().Body(inputCanvas("preview", cardScale()), app.FigCaption().Text(fmt.Sprintf("what it reads (%d×%d)", m.Width, m.Height))),
-			app.Figure().Body(inputCanvas("recon", cardScale()), app.FigCaption().Text("its VAE reconstruction")),
+			app.Figure().Body(m.input().Placeholder("preview", inputkind.Card, ""), app.FigCaption().Text(fmt.Sprintf("what it reads (%d×%d)", m.Width, m.Height))),
+			app.Figure().Body(m.input().Placeholder("recon", inputkind.Card, ""), app.FigCaption().Text("its VAE reconstruction")),
 		),
 		app.If(in == nil, func() app.UI {
-			msg := "Draw " + m.aNoun() + ", pick one or upload one."
-			if !m.hasGallery() {
-				msg = "Draw " + m.aNoun() + " or upload one."
-			}
+			msg := m.input().Phrase(inputkind.ModelHint)
 			if v.HasInput {
 				msg = "Asking the model …"
 			}
@@ -90,8 +89,8 @@ func renderLoading(loaded, total int) app.UI {
 		done = fmt.Sprintf(": %s of %s MB", mb(loaded), mb(total))
 	}
 	return app.Div().ID("models-loading").Body(
-		app.P().Class("hint").Text(fmt.Sprintf("Loading the models%s. You can draw, pick or upload %s meanwhile; "+
-			"the model reads it as soon as they are in.", done, served().aNoun())),
+		app.P().Class("hint").Text(fmt.Sprintf("Loading the models%s. You can %s meanwhile; "+
+			"the model reads it as soon as they are in.", done, served().input().Phrase(inputkind.WhileLoading))),
 		app.Progress().ID("models-progress").Max(max(total, 1)).Value(min(loaded, max(total, 1))).
 			Aria("label", "the models' download"),
 	)

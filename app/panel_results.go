@@ -10,6 +10,8 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/inputkind"
+	"github.com/deltaclue/deltaclue/app/webjs"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/plural"
 )
@@ -88,9 +90,9 @@ func (p *resultsPanel) Render() app.UI {
 				On("pointermove", e.gridPoint).On("click", e.gridPoint).OnKeyDown(e.gridKey),
 		),
 		app.Div().ID("detail").Class("row detail").Hidden(sel == nil).Body(
-			app.Figure().Body(inputCanvas("detail-x0", detailScale()), app.FigCaption().Text("input")),
-			app.Figure().Body(inputCanvas("detail-e", detailScale()), app.FigCaption().Text("explanation")),
-			app.Figure().Body(inputCanvas("detail-diff", detailScale()), app.FigCaption().Body(
+			app.Figure().Body(served().input().Placeholder("detail-x0", inputkind.Detail, ""), app.FigCaption().Text("input")),
+			app.Figure().Body(served().input().Placeholder("detail-e", inputkind.Detail, ""), app.FigCaption().Text("explanation")),
+			app.Figure().Body(served().input().Placeholder("detail-diff", inputkind.Detail, ""), app.FigCaption().Body(
 				app.Span().Class("added").Text("added"), app.Text(" / "), app.Span().Class("removed").Text("removed"))),
 			app.If(sel != nil, func() app.UI {
 				x := *sel
@@ -248,7 +250,7 @@ func (e *Explainer) copyLink(ctx app.Context, _ app.Event) {
 		say(refused)
 		return
 	}
-	promise(cb.Call("writeText", href), func(app.Value) {
+	webjs.Promise(cb.Call("writeText", href), func(app.Value) {
 		say(fmt.Sprintf("Link copied (%d characters).", len(href)))
 	}, func(string) { say(refused) })
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/inputkind"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/figures"
 	"github.com/deltaclue/deltaclue/internal/plural"
@@ -77,7 +78,7 @@ func renderTrajectory(v figuresView) app.UI {
 			app.Range(t.Frames).Slice(func(i int) app.UI {
 				f := t.Frames[i]
 				return app.Figure().Body(
-					inputCanvas("frame-"+strconv.Itoa(i), thumbScale()).Aria("label", fmt.Sprintf("step %d: reads %s", f.Step, served().class(f.Label))),
+					served().input().Placeholder("frame-"+strconv.Itoa(i), inputkind.Thumb, fmt.Sprintf("step %d: reads %s", f.Step, served().class(f.Label))),
 					app.FigCaption().Body(
 						app.Div().Text(fmt.Sprintf("step %d · %s", f.Step, served().class(f.Label))),
 						app.Div().Text(fmt.Sprintf("H %.2f · d %.1f", f.HTotal, f.Distance)),

@@ -13,6 +13,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/inputkind"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/figures"
 	"github.com/deltaclue/deltaclue/internal/plural"
@@ -130,8 +131,7 @@ func (p *sweepPanel) Render() app.UI {
 						app.Div().ID("reaches").Class("strip").Body(app.Range(v.Reaches).Slice(func(i int) app.UI {
 							r := v.Reaches[i]
 							return app.Figure().Body(
-								inputCanvas("reach-"+strconv.Itoa(r.Label), thumbScale()).
-									Aria("label", "the nearest confident "+served().class(r.Label)),
+								served().input().Placeholder("reach-"+strconv.Itoa(r.Label), inputkind.Thumb, "the nearest confident "+served().class(r.Label)),
 								app.FigCaption().Body(app.Div().Text(fmt.Sprintf("%s at δ %g", served().class(r.Label), r.Delta)),
 									app.Div().Text(fmt.Sprintf("H %.2f · d %.1f", r.Explanation.HTotal, r.Explanation.Distance))),
 							)
@@ -271,7 +271,7 @@ func (e *Explainer) drawReaches() {
 	}
 	e.sweep.drawPending = false
 	for _, r := range e.sweep.run.reaches {
-		drawInput("reach-"+strconv.Itoa(r.Label), r.Explanation.Image, thumbScale())
+		served().input().Fill("reach-"+strconv.Itoa(r.Label), r.Explanation.Image, inputkind.Thumb)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/webjs"
 	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
@@ -77,11 +78,11 @@ func adoptPool(early app.Value, script string, assets app.Value, onMessage func(
 // attach listens to worker k's messages and errors.
 func (p *pool) attach(k int, js app.Value) *poolWorker {
 	w := &poolWorker{js: js}
-	onMessage := funcOf(func(_ app.Value, args []app.Value) any {
+	onMessage := webjs.FuncOf(func(_ app.Value, args []app.Value) any {
 		p.receive(k, args[0].Get("data"), now())
 		return nil
 	})
-	onError := funcOf(func(_ app.Value, args []app.Value) any {
+	onError := webjs.FuncOf(func(_ app.Value, args []app.Value) any {
 		msg := ""
 		if m := args[0].Get("message"); !m.IsUndefined() {
 			msg = m.String()
@@ -105,7 +106,7 @@ func (p *pool) attach(k int, js app.Value) *poolWorker {
 
 // receive takes worker k's message (an ArrayBuffer) that came at the page's time at (ms since navigation).
 func (p *pool) receive(k int, data app.Value, at float64) {
-	r, err := searchworker.UnmarshalResponse(bytesOf(data))
+	r, err := searchworker.UnmarshalResponse(webjs.Bytes(data))
 	if err != nil {
 		r = searchworker.Response{Type: "error", Error: "a malformed message from a search worker: " + err.Error()}
 	}
@@ -135,17 +136,6 @@ func (p *pool) cancel(id int, workers map[int]bool) {
 	for k := range workers {
 		p.post(k, searchworker.Request{Type: "cancel", ID: id})
 	}
-}
-
-// bytesOf copies an ArrayBuffer into Go.
-func bytesOf(buf app.Value) []byte {
-	if buf.IsUndefined() || buf.IsNull() || buf.Get("byteLength").IsUndefined() {
-		return nil
-	}
-	arr := app.Window().Get("Uint8Array").New(buf)
-	b := make([]byte, arr.Length())
-	app.CopyBytesToGo(b, arr)
-	return b
 }
 
 // restart terminates worker k (a search that ignores cancel) and starts a fresh one from the same compiled

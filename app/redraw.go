@@ -12,6 +12,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/webjs"
 	"github.com/deltaclue/deltaclue/engine/clue"
 )
 
@@ -154,7 +155,7 @@ func (w *widthWatch) of(el app.Value) int {
 		if ro := app.Window().Get("ResizeObserver"); ro.IsUndefined() {
 			return el.Get("clientWidth").Int() // no observer (an old browser): read it every time
 		}
-		w.fn = pageFuncOf(func(_ app.Value, args []app.Value) any {
+		w.fn = webjs.PageFuncOf(func(_ app.Value, args []app.Value) any {
 			entries := args[0]
 			for i := 0; i < entries.Length(); i++ {
 				if t := entries.Index(i).Get("target"); w.el != nil && t.Equal(w.el) {
@@ -203,7 +204,7 @@ func (e *Explainer) publish() {
 		"firstResultMs": e.work.Run.FirstResult.Milliseconds(), "lastResultMs": e.work.Run.LastResult.Milliseconds(), "elapsedMs": e.set.elapsed.Milliseconds(),
 		"workerSeconds": fmt.Sprint(e.work.Run.WorkerSeconds),
 		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.links.Err, "linkNote": e.links.Note, "workersNote": e.settings.WorkersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
-		"funcs": liveFuncs, "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.models.stale,
+		"funcs": webjs.LiveFuncs(), "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.models.stale,
 		"runError": e.work.Run.Err, "poolError": e.workers.err, "stepSeconds": e.work.StepSeconds, "inputError": e.in.Err, "costly": e.costlyState(),
 	}
 	if e.workers.pool != nil {

@@ -7,8 +7,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/inputkind"
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
 
 // selectRestart chooses a restart, from whichever panel the reader chose it in (a card, a cell, a marker).
@@ -23,9 +25,10 @@ func (e *Explainer) selectRestart(ctx app.Context, restart int) {
 	e.publish()
 	ctx.Defer(func(app.Context) {
 		if x := e.sel.Chosen(e.work.Run.Results); x != nil {
-			drawInput("detail-x0", e.in.X0, detailScale())
-			drawInput("detail-e", x.Image, detailScale())
-			drawDiff("detail-diff", e.in.X0, x.Image, detailScale())
+			k := served().input()
+			k.Fill("detail-x0", e.in.X0, inputkind.Detail)
+			k.Fill("detail-e", x.Image, inputkind.Detail)
+			k.FillDiff("detail-diff", e.in.X0, x.Image, inputkind.Detail)
 		}
 	})
 }
@@ -53,7 +56,7 @@ func (e *Explainer) onTraced(ctx app.Context) {
 	}
 	ctx.Defer(func(ctx app.Context) {
 		for i, f := range t.Frames {
-			drawInput("frame-"+strconv.Itoa(i), f.Image, thumbScale())
+			served().input().Fill("frame-"+strconv.Itoa(i), f.Image, inputkind.Thumb)
 		}
 		e.drawFigures(ctx)
 		e.markSelected()

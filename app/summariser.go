@@ -6,6 +6,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/deltaclue/deltaclue/app/webjs"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
 )
@@ -43,15 +44,15 @@ func (e *Explainer) startSummariser(ctx app.Context, script string) {
 	s := &summariser{}
 	e.summaries.worker = s
 	s.js = app.Window().Get("Worker").New(script, map[string]any{"name": "summary"})
-	onMessage := funcOf(func(_ app.Value, args []app.Value) any {
-		r, err := searchworker.UnmarshalResponseShared(bytesOf(args[0].Get("data")))
+	onMessage := webjs.FuncOf(func(_ app.Value, args []app.Value) any {
+		r, err := searchworker.UnmarshalResponseShared(webjs.Bytes(args[0].Get("data")))
 		if err != nil {
 			r = searchworker.Response{Type: "error", Error: err.Error()}
 		}
 		ctx.Dispatch(func(ctx app.Context) { e.onSummariser(ctx, s, r) })
 		return nil
 	})
-	onError := funcOf(func(app.Value, []app.Value) any {
+	onError := webjs.FuncOf(func(app.Value, []app.Value) any {
 		ctx.Dispatch(func(ctx app.Context) {
 			e.onSummariser(ctx, s, searchworker.Response{Type: "error", Error: "the summary worker failed"})
 		})

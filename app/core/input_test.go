@@ -3,18 +3,20 @@ package core
 import (
 	"testing"
 
+	"github.com/deltaclue/deltaclue/engine/clue/kind"
 	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 func TestInputAsksForTheModelsViewOnce(t *testing.T) {
-	in := NewInput()
+	in := NewInput("draw")
 	if _, ok := in.Ask([]int{0}); ok {
 		t.Fatal("asked about no input")
 	}
 	var q [sharelink.Pixels]uint8
 	q[100] = 255
-	in.Take(q[:], "a drawing")
+	in.Take(image.Carried(q[:]), "a drawing")
 	if in.X0[100] != 1 || in.Source != "a drawing" {
 		t.Fatalf("taken: x0[100] %v, source %q", in.X0[100], in.Source)
 	}
@@ -31,7 +33,7 @@ func TestInputAsksForTheModelsViewOnce(t *testing.T) {
 	}
 	// A new input while the first question is out: the first answer is about another digit.
 	q[200] = 128
-	in.Take(q[:], "a drawing")
+	in.Take(image.Carried(q[:]), "a drawing")
 	second, _ := in.Ask([]int{0})
 	if in.Inspected(first.Request.ID, &searchworker.Inspection{}) || in.Inspect != nil {
 		t.Error("an answer about the earlier input was taken")
@@ -43,7 +45,7 @@ func TestInputAsksForTheModelsViewOnce(t *testing.T) {
 		t.Error("asked again with the view at hand")
 	}
 	// A refusal of the last question ends it and says why; a refusal of an older one only says why.
-	in.Take(q[:], "an upload")
+	in.Take(image.Carried(q[:]), "an upload")
 	third, _ := in.Ask([]int{0})
 	in.Refused(third.Request.ID-1, "older")
 	if in.InspectAt != 0 || in.Err != "older" {
@@ -59,35 +61,5 @@ func TestInputAsksForTheModelsViewOnce(t *testing.T) {
 	}
 }
 
-func TestPadStrokesUndoAndTheSharedDigit(t *testing.T) {
-	in := NewInput()
-	if in.PenMove(Point{1, 1}) || in.PenUp() {
-		t.Error("a move or a pen-up without a stroke counted")
-	}
-	in.PenDown(Point{1, 2})
-	in.PenMove(Point{3, 4})
-	if !in.PenUp() || len(in.Strokes) != 1 || len(in.Strokes[0]) != 2 || in.Drawing {
-		t.Fatalf("one stroke of two points: %+v", in.Strokes)
-	}
-	if in.DrawnSource() != "a drawing" || in.BackToBase() {
-		t.Errorf("drawn on a blank pad: %q, back to base %v", in.DrawnSource(), in.BackToBase())
-	}
-	shared := make([]float32, sharelink.Pixels)
-	in.Tab = "gallery"
-	in.ShowOnPad(shared)
-	if in.Tab != "draw" || len(in.Strokes) != 0 || !in.BackToBase() {
-		t.Errorf("a shared digit on the pad: tab %q, strokes %d", in.Tab, len(in.Strokes))
-	}
-	in.PenDown(Point{5, 5})
-	in.PenUp()
-	if in.DrawnSource() != "the shared link's image, redrawn" || in.BackToBase() {
-		t.Errorf("drawn over the shared digit: %q", in.DrawnSource())
-	}
-	if !in.Undo() || !in.BackToBase() || in.Undo() {
-		t.Error("Undo back to the shared digit itself")
-	}
-	in.ClearPad()
-	if in.PadBase != nil || in.BackToBase() {
-		t.Error("Clear left the shared digit on the pad")
-	}
-}
+// image is the digits' kind of input, which the tests' inputs are.
+var image = kind.ImageOf(weights.Input{Height: 28, Width: 28, Channels: 1})

@@ -2,6 +2,7 @@ package core
 
 import (
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/kind"
 	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 )
 
@@ -47,11 +48,12 @@ func (l *Links) Due(p *Pool, models string, fingerprint uint32) (link sharelink.
 }
 
 // Models are the models the page runs, as a link names them: their name and fingerprint (as the workers say),
-// and their input's shape (as their description says).
+// and their input's shape and kind, which carries it in the link (as their description says).
 type Models struct {
 	Name                    string
 	Fingerprint             uint32
 	Height, Width, Channels int
+	Kind                    kind.Kind
 }
 
 // Shared is the share link's state for the page as it is: the input, the parameters and the models, the chosen
@@ -62,7 +64,7 @@ func Shared(in Input, s Settings, sel Selection, m Models, sweep *clue.Ladder) (
 	if in.X0 == nil || !s.OK || m.Fingerprint == 0 {
 		return sharelink.State{}, false
 	}
-	st = sharelink.State{Models: m.Name, Image: sharelink.Quantize(in.X0), Params: s.Params, Model: m.Fingerprint, Selected: sharelink.NoSelection,
+	st = sharelink.State{Models: m.Name, Image: m.Kind.Carry(in.X0), Params: s.Params, Model: m.Fingerprint, Selected: sharelink.NoSelection,
 		Height: m.Height, Width: m.Width, Channels: m.Channels}
 	if sel.Restart >= 0 && sel.Restart < s.Params.Restarts() {
 		st.Selected = sel.Restart

@@ -104,26 +104,26 @@ func TestEveryBadLinkSaysItsFault(t *testing.T) {
 
 // The page's state makes the link that opens it again: input, parameters, models, choice and ladder.
 func TestSharedRoundTrips(t *testing.T) {
-	in, s, sel := NewInput(), NewSettings(clue.Defaults()), NewSelection()
-	if _, ok := Shared(in, s, sel, Models{Name: sharelink.DigitsModels, Fingerprint: 7}, nil); ok {
+	in, s, sel := NewInput("draw"), NewSettings(clue.Defaults()), NewSelection()
+	if _, ok := Shared(in, s, sel, Models{Kind: image, Name: sharelink.DigitsModels, Fingerprint: 7}, nil); ok {
 		t.Fatal("a link with no input")
 	}
 	var q [sharelink.Pixels]uint8
 	for i := 200; i < 600; i += 3 {
 		q[i] = 200
 	}
-	in.Take(q[:], "a drawing")
-	if _, ok := Shared(in, s, sel, Models{Name: sharelink.DigitsModels, Fingerprint: 0}, nil); ok {
+	in.Take(image.Carried(q[:]), "a drawing")
+	if _, ok := Shared(in, s, sel, Models{Kind: image, Name: sharelink.DigitsModels, Fingerprint: 0}, nil); ok {
 		t.Error("a link before the models are known")
 	}
 	s.Set("delta", "-1")
-	if _, ok := Shared(in, s, sel, Models{Name: sharelink.DigitsModels, Fingerprint: 7}, nil); ok {
+	if _, ok := Shared(in, s, sel, Models{Kind: image, Name: sharelink.DigitsModels, Fingerprint: 7}, nil); ok {
 		t.Error("a link of refused parameters")
 	}
 	s.Set("delta", "3.5")
 	sel.Select(12)
 	ladder := clue.DefaultLadder()
-	st, ok := Shared(in, s, sel, Models{Name: sharelink.DigitsModels, Fingerprint: 7}, &ladder)
+	st, ok := Shared(in, s, sel, Models{Kind: image, Name: sharelink.DigitsModels, Fingerprint: 7}, &ladder)
 	if !ok {
 		t.Fatal("nothing shared")
 	}
@@ -134,7 +134,7 @@ func TestSharedRoundTrips(t *testing.T) {
 	}
 	// A choice beyond the parameters' set (n lowered since) is not carried.
 	s.Set("n", "5")
-	if st, _ := Shared(in, s, sel, Models{Name: sharelink.DigitsModels, Fingerprint: 7}, nil); st.Selected != sharelink.NoSelection {
+	if st, _ := Shared(in, s, sel, Models{Kind: image, Name: sharelink.DigitsModels, Fingerprint: 7}, nil); st.Selected != sharelink.NoSelection {
 		t.Errorf("restart 12 of a set of 5 carried: %d", st.Selected)
 	}
 }

@@ -52,9 +52,9 @@ const (
 
 // Message is what a host asked for.
 type Message struct {
-	Type   string  // Open, Digit or Image
-	Link   string  // Open: the link's fragment (what follows #)
-	Pixels []uint8 // Digit, Image: the values, quantised as a share link holds them
+	Type  string  // Open, Digit or Image
+	Link  string  // Open: the link's fragment (what follows #)
+	Input []uint8 // Digit, Image: the input, as a share link carries it (its values quantised)
 	// ID is the message's id, to be sent back with what answers it: a string or a number as the host wrote it
 	// (JSON), or nil.
 	ID json.RawMessage
@@ -127,7 +127,7 @@ func Read(text string, shape Shape) (m Message, forFrame bool, err error) {
 			return m, true, fmt.Errorf(`%s needs "pixels", an array of %d numbers (28 rows of 28 intensities in [0, 1], ink bright)`, Digit, Digits.Size())
 		}
 		var ink float64
-		if m.Pixels, ink, err = quantize(px); err != nil {
+		if m.Input, ink, err = quantize(px); err != nil {
 			return m, true, err
 		}
 		if ink < 1 {
@@ -150,7 +150,7 @@ func Read(text string, shape Shape) (m Message, forFrame bool, err error) {
 		if json.Unmarshal(fields["pixels"], &px) != nil || len(px) != shape.Size() {
 			return m, true, fmt.Errorf(`%s needs "pixels", an array of %d numbers in [0, 1] (channel by channel, each row by row)`, Image, shape.Size())
 		}
-		if m.Pixels, _, err = quantize(px); err != nil {
+		if m.Input, _, err = quantize(px); err != nil {
 			return m, true, err
 		}
 	default:

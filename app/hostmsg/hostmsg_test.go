@@ -71,8 +71,8 @@ func TestRead(t *testing.T) {
 		t.Errorf("the link read from an address is %q", m.Link)
 	}
 	m, _, _ = Read(`{"type":"deltaclue:digit","pixels":`+pixels(0.5)+`}`, Digits)
-	if m.Pixels[0] != 128 || m.Pixels[783] != 128 {
-		t.Errorf("0.5 quantised to %d", m.Pixels[0])
+	if m.Input[0] != 128 || m.Input[783] != 128 {
+		t.Errorf("0.5 quantised to %d", m.Input[0])
 	}
 }
 
@@ -81,8 +81,8 @@ func TestReadImage(t *testing.T) {
 	colour := Shape{2, 3, 3}
 	vals := `[0,0.5,1,0,0,0, 0,0,0,0,0,0, 1,1,1,1,1,1]`
 	m, forFrame, err := Read(`{"type":"deltaclue:image","height":2,"width":3,"channels":3,"pixels":`+vals+`,"id":"a"}`, colour)
-	if !forFrame || err != nil || len(m.Pixels) != 18 || m.Pixels[1] != 128 || m.Pixels[17] != 255 || string(m.ID) != `"a"` {
-		t.Fatalf("the image: %v %v %v %s", forFrame, err, m.Pixels, m.ID)
+	if !forFrame || err != nil || len(m.Input) != 18 || m.Input[1] != 128 || m.Input[17] != 255 || string(m.ID) != `"a"` {
+		t.Fatalf("the image: %v %v %v %s", forFrame, err, m.Input, m.ID)
 	}
 	for text, want := range map[string]string{
 		`{"type":"deltaclue:image","height":3,"width":2,"channels":3,"pixels":` + vals + `}`: "the image is 3×2 colour, and this frame's models take 2×3 colour: resize it first",
@@ -95,7 +95,7 @@ func TestReadImage(t *testing.T) {
 		}
 	}
 	// The digits take an image message too, of their shape.
-	if m, _, err := Read(`{"type":"deltaclue:image","height":28,"width":28,"channels":1,"pixels":`+pixels(0.5)+`}`, Digits); err != nil || len(m.Pixels) != 784 {
+	if m, _, err := Read(`{"type":"deltaclue:image","height":28,"width":28,"channels":1,"pixels":`+pixels(0.5)+`}`, Digits); err != nil || len(m.Input) != 784 {
 		t.Errorf("the digits' image message: %v", err)
 	}
 }
@@ -122,8 +122,8 @@ func FuzzRead(f *testing.F) {
 					t.Fatalf("an open message's link does not decode: %v", err)
 				}
 			case Digit, Image:
-				if len(m.Pixels) != shape.Size() {
-					t.Fatalf("%d values accepted for a %s input", len(m.Pixels), shape)
+				if len(m.Input) != shape.Size() {
+					t.Fatalf("%d values accepted for a %s input", len(m.Input), shape)
 				}
 			default:
 				t.Fatalf("type %q accepted", m.Type)

@@ -1,4 +1,4 @@
-package app
+package imagekind
 
 import (
 	"bytes"
@@ -10,25 +10,25 @@ import (
 // neighbours: the reference the faster padRGBA must match byte for byte, since a stroke drawn over a shared
 // digit is read back from these pixels into the input.
 func padRGBAPerPixel(x []float32) []byte {
-	const scale = padSide / 28
+	const scale = PadSide / 28
 	at := func(r, c int) float32 {
 		if r < 0 || c < 0 || r >= 28 || c >= 28 {
 			return 0
 		}
 		return min(max(x[r*28+c], 0), 1)
 	}
-	out := make([]byte, padSide*padSide*4)
-	for py := 0; py < padSide; py++ {
+	out := make([]byte, PadSide*PadSide*4)
+	for py := 0; py < PadSide; py++ {
 		v := (float32(py)+0.5)/scale - 0.5
 		r := int(v+1) - 1
 		fy := v - float32(r)
-		for px := 0; px < padSide; px++ {
+		for px := 0; px < PadSide; px++ {
 			u := (float32(px)+0.5)/scale - 0.5
 			c := int(u+1) - 1
 			fx := u - float32(c)
 			i := (1-fy)*((1-fx)*at(r, c)+fx*at(r, c+1)) + fy*((1-fx)*at(r+1, c)+fx*at(r+1, c+1))
 			g := byte(255*i + 0.5)
-			o := (py*padSide + px) * 4
+			o := (py*PadSide + px) * 4
 			out[o], out[o+1], out[o+2], out[o+3] = g, g, g, 255
 		}
 	}
@@ -54,10 +54,10 @@ func TestPadRGBAMatchesThePerPixelEnlargement(t *testing.T) {
 				x[i] = 1 // ink to the edges: the border of zeros
 			}
 		}
-		if got, want := padRGBA(x), padRGBAPerPixel(x); !bytes.Equal(got, want) {
+		if got, want := digits.padRGBA(x), padRGBAPerPixel(x); !bytes.Equal(got, want) {
 			for i := range got {
 				if got[i] != want[i] {
-					t.Fatalf("image %d: byte %d (pixel %d, %d) is %d, want %d", k, i, i/4%padSide, i/4/padSide, got[i], want[i])
+					t.Fatalf("image %d: byte %d (pixel %d, %d) is %d, want %d", k, i, i/4%PadSide, i/4/PadSide, got[i], want[i])
 				}
 			}
 		}
@@ -71,7 +71,7 @@ func BenchmarkPadRGBA(b *testing.B) {
 	}
 	b.Run("kept", func(b *testing.B) {
 		for b.Loop() {
-			padRGBA(x)
+			digits.padRGBA(x)
 		}
 	})
 	b.Run("per-pixel", func(b *testing.B) {
