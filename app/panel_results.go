@@ -84,7 +84,7 @@ func (p *resultsPanel) Render() app.UI {
 			app.Span().Class("hint").Text("Above each: its label and H; below: its distance d, and ×k when it stands for k near-identical restarts. Grey: H above the threshold. Point at one (or use the arrow keys) to compare it with the input."),
 		),
 		app.Div().ID("grid-wrap").Class("grid-wrap").Body(
-			// The painter (draw.go) fills it with one canvas per row.
+			// The painter (gridpaint.go) fills it with one canvas per row.
 			app.Div().ID("grid").Class("grid").TabIndex(0).
 				Aria("label", "the explanations; arrow keys select one").
 				On("pointermove", e.gridPoint).On("click", e.gridPoint).OnKeyDown(e.gridKey),
@@ -138,7 +138,7 @@ func (p *resultsPanel) Render() app.UI {
 
 // drawGrid brings the grid canvas up to date, framing the cell that shows the selected explanation (its
 // representative's when it is a collapsed duplicate): at once where little changed, else over the next
-// animation frames (draw.go's gridPainter); the page publishes its state again when it is done.
+// animation frames (gridpaint.go's gridPainter); the page publishes its state again when it is done.
 func (e *Explainer) drawGrid(ctx app.Context) {
 	if grid.onPainted == nil {
 		grid.onPainted = e.publish
