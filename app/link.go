@@ -110,3 +110,10 @@ var addressWritten struct {
 	state    sharelink.State
 	fragment string
 }
+
+// linkModels are the models as a share link names them: the workers' name and fingerprint, the description's
+// input shape.
+func (e *Explainer) linkModels() core.Models {
+	m := served()
+	return core.Models{Name: e.models.name, Fingerprint: e.models.fingerprint, Height: m.Height, Width: m.Width, Channels: m.Channels, Kind: m.input()}
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/deltaclue/deltaclue/app/core"
 	"github.com/deltaclue/deltaclue/app/inputkind"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/figures"
@@ -266,13 +265,6 @@ func (m *pageModel) classifier() string {
 		return fmt.Sprintf("a deep ensemble of %d networks", m.samples)
 	}
 	return fmt.Sprintf("MC dropout with %d fixed dropout masks", m.samples)
-}
-
-// linkModels are the models as a share link names them: the workers' name and fingerprint, the description's
-// input shape.
-func (e *Explainer) linkModels() core.Models {
-	m := served()
-	return core.Models{Name: e.models.name, Fingerprint: e.models.fingerprint, Height: m.Height, Width: m.Width, Channels: m.Channels, Kind: m.input()}
 }
 
 // openModelsOfLink loads the page again for the models a share link was made with, when the site serves them
