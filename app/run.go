@@ -72,7 +72,7 @@ func (e *Explainer) schedulePreview(ctx app.Context) {
 	if !e.in.Live || e.in.X0 == nil {
 		return
 	}
-	e.exec(ctx, e.work.PenUp(time.Now()))
+	e.exec(ctx, e.work.Edited(time.Now()))
 }
 
 // startPreview starts the live preview of a stroke whose debounce has ended (core.PreviewDue), unless a later
@@ -86,7 +86,7 @@ func (e *Explainer) startPreview(ctx app.Context, ev core.PreviewDue) {
 	}
 	e.start(ctx, p, true)
 	if e.work.Run.Preview {
-		e.work.Run.PenUp = ev.PenUp
+		e.work.Run.EditedAt = ev.EditedAt
 	}
 }
 
@@ -121,7 +121,7 @@ func (e *Explainer) maybeFinish(ctx app.Context) {
 	}
 	e.summaries.finishing = false
 	if e.work.Run.Close() == core.Done && e.work.Run.Preview {
-		e.set.previewTime = time.Since(e.work.Run.PenUp)
+		e.set.previewTime = time.Since(e.work.Run.EditedAt)
 	}
 	e.summarise()
 	// A small set's figures follow the results at most once a second while it runs: the last ones asked for may

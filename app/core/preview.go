@@ -6,16 +6,18 @@ import "time"
 // it.
 const PreviewDebounce = 60 * time.Millisecond
 
-// PreviewDue is the end of a lifted pen's debounce: the preview of stroke Seq, whose pen lifted at PenUp.
+// PreviewDue is the end of an edit's debounce (a stroke's, whose pen lifted): the preview of edit Seq, which
+// ended at EditedAt.
 type PreviewDue struct {
-	Seq   int
-	PenUp time.Time
+	Seq      int
+	EditedAt time.Time
 }
 
 func (PreviewDue) isEvent() {}
 
-// PenUp schedules a live preview for a stroke that ended at now; an earlier one still waiting is dropped.
-func (p *Pool) PenUp(now time.Time) []Command {
+// Edited schedules a live preview for an edit of the input (a stroke) that ended at now; an earlier one still
+// waiting is dropped.
+func (p *Pool) Edited(now time.Time) []Command {
 	p.previewSeq++
 	return []Command{After{PreviewDebounce, PreviewDue{p.previewSeq, now}}}
 }

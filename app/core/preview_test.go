@@ -16,27 +16,27 @@ func previewDue(t *testing.T, cmds []Command) PreviewDue {
 
 func TestALaterStrokeReplacesAWaitingPreview(t *testing.T) {
 	p := readyPool(t, 1)
-	first := previewDue(t, p.PenUp(t0))
-	second := previewDue(t, p.PenUp(at(30*time.Millisecond)))
-	if p.PreviewMayStart(first) || !p.PreviewMayStart(second) || second.PenUp != at(30*time.Millisecond) {
+	first := previewDue(t, p.Edited(t0))
+	second := previewDue(t, p.Edited(at(30*time.Millisecond)))
+	if p.PreviewMayStart(first) || !p.PreviewMayStart(second) || second.EditedAt != at(30*time.Millisecond) {
 		t.Fatal("the earlier stroke's preview may start, or the later's may not")
 	}
 }
 
 func TestAPreviewNeverReplacesAFullSet(t *testing.T) {
 	p := readyPool(t, 1)
-	due := previewDue(t, p.PenUp(t0))
+	due := previewDue(t, p.Edited(t0))
 	p.HoldPreviews()
 	p.Start(x0, params(100), false, t0)
 	if p.PreviewMayStart(due) {
 		t.Fatal("a held preview may start")
 	}
-	later := previewDue(t, p.PenUp(at(time.Second)))
+	later := previewDue(t, p.Edited(at(time.Second)))
 	if p.PreviewMayStart(later) {
 		t.Fatal("a preview may replace the full set under way")
 	}
 	p.Start(x0, params(24), true, at(time.Second))
-	if next := previewDue(t, p.PenUp(at(2*time.Second))); !p.PreviewMayStart(next) {
+	if next := previewDue(t, p.Edited(at(2*time.Second))); !p.PreviewMayStart(next) {
 		t.Fatal("a preview may not replace a preview")
 	}
 }

@@ -23,19 +23,19 @@ const (
 
 // Run is one search spread over the pool: who owes which restarts, what has come, and how it is going.
 type Run struct {
-	ID      int
-	Phase   Phase
-	X0      []float32
-	Params  clue.Params
-	Preview bool      // a live preview (a small set after a stroke), not the full set
-	PenUp   time.Time // a preview's: when the pen lifted (the shell sets it)
-	Total   int       // the restarts asked for
-	Workers int       // how many workers share it
-	Results []clue.Explanation
-	Pending map[int]bool  // workers that have not said done
-	Owed    map[int][]int // worker → the restarts it was given
-	Got     map[int]bool  // restarts whose result has come
-	Resend  map[int][]int // worker → restarts to give it again once it is back
+	ID       int
+	Phase    Phase
+	X0       []float32
+	Params   clue.Params
+	Preview  bool      // a live preview (a small set after a stroke), not the full set
+	EditedAt time.Time // a preview's: when the edit it previews ended (a stroke's pen lifted; the shell sets it)
+	Total    int       // the restarts asked for
+	Workers  int       // how many workers share it
+	Results  []clue.Explanation
+	Pending  map[int]bool  // workers that have not said done
+	Owed     map[int][]int // worker → the restarts it was given
+	Got      map[int]bool  // restarts whose result has come
+	Resend   map[int][]int // worker → restarts to give it again once it is back
 	// Failures counts worker failures since the run last made progress; Resets, the times its results were
 	// thrown away to run again (a failure under the diversity term, which couples the restarts).
 	Failures, Resets int
