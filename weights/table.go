@@ -312,6 +312,9 @@ func (c Columns) Unstandardise(x []float32) ([]float64, error) {
 		if col.Kind == ColumnInteger {
 			v = math.Round(v)
 		}
+		if v == 0 {
+			v = 0 // not −0 (a rounded −0.3): "Debt fell to 0", not "to -0"
+		}
 		row[i] = v
 		k++
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/figures"
+	"github.com/deltaclue/deltaclue/engine/clue/kind"
 	"github.com/deltaclue/deltaclue/engine/clue/raster"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/plural"
@@ -137,7 +138,7 @@ func explainRow(out string, m *models, cols weights.Columns, row0 []float64, pro
 	}
 	words := m.words()
 	classes := m.Description().Classes
-	sentence := describeRow(words, cols, row0, prob.Pred0, exps, rows, sum, p)
+	sentence := kind.Table{Columns: cols}.Describe(words, prob.X0, prob.Pred0, exps, sum, p)
 	js, err := json.MarshalIndent(rowFile(cols, row0, f, rows), "", " ")
 	if err != nil {
 		return err

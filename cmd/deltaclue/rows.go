@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/kind"
 	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/internal/dataset"
@@ -305,126 +305,6 @@ func sortByRestart(order []int, exps []clue.Explanation) {
 	}
 }
 
-// change says in words how one column of a row changes from a to b: "Debt fell from 800 to 0", "Seniority rose
-// from 2 to 5 years", "Home were rent rather than owner".
-func change(col weights.Column, a, b float64) string {
-	if col.Kind == weights.ColumnCategory {
-		return fmt.Sprintf("%s were %s rather than %s", col.Name, col.Format(b), col.Format(a))
-	}
-	verb := "rose"
-	if b < a {
-		verb = "fell"
-	}
-	s := fmt.Sprintf("%s %s from %s to %s", col.Name, verb, col.Format(a), col.Format(b))
-	if col.Unit != "" {
-		s += " " + col.Unit
-	}
-	return s
-}
-
-// changes says in words how row differs from row0, column by column in order: "Debt fell from 800 to 0 and
-// Records were yes rather than no"; "nothing changed" when it does not.
-func changes(cols weights.Columns, row0, row []float64) string {
-	var parts []string
-	for i, col := range cols {
-		if row[i] != row0[i] {
-			parts = append(parts, change(col, row0[i], row[i]))
-		}
-	}
-	if len(parts) == 0 {
-		return "nothing changed"
-	}
-	return plural.List(parts)
-}
-
-// arrows writes the changed columns of row against row0 briefly: "Debt 800 → 0, Records no → yes".
-func arrows(cols weights.Columns, row0, row []float64) string {
-	var parts []string
-	for i, col := range cols {
-		if row[i] != row0[i] {
-			parts = append(parts, fmt.Sprintf("%s %s → %s", col.Name, col.Format(row0[i]), col.Format(row[i])))
-		}
-	}
-	if len(parts) == 0 {
-		return "no change"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// describeRow says the set of explanations of a row in words, as clue.Words.Describe says an image's, with each
-// label's cheapest explanation told as the changes it makes: "The model is unsure whether this applicant is
-// good (p 0.55, H 0.69 nats). It would be sure of good if Debt fell from 800 to 0 (31 of 100 restarts) or of
-// bad if Records were yes rather than no (12 of 100 restarts)."
-func describeRow(w clue.Words, cols weights.Columns, row0 []float64, pred0 engine.Uncertainty, exps []clue.Explanation, rows [][]float64, s clue.Summary, p clue.Params) string {
-	label0 := pred0.Label()
-	noun := w.Noun
-	var b strings.Builder
-	if float64(pred0.Total) < p.HThreshold {
-		fmt.Fprintf(&b, "The model is already sure this %s is %s (p %.2f, H %.2f nats, below the threshold %g), so the explanations change it little.",
-			noun, w.Class(label0), pred0.Probs[label0], pred0.Total, p.HThreshold)
-	} else {
-		fmt.Fprintf(&b, "The model is unsure whether this %s is %s (p %.2f, H %.2f nats).", noun, w.Class(label0), pred0.Probs[label0], pred0.Total)
-	}
-	if s.Accepted == 0 {
-		if s.Restarts > 0 && s.Failed == s.Restarts {
-			fmt.Fprintf(&b, " Every restart failed (its cost became NaN or infinite): try a smaller learning rate than %g.", p.LearningRate)
-		} else if len(exps) > 0 {
-			fmt.Fprintf(&b, " Within δ = %g no restart reached %s the model is sure of (H below %g): try a larger δ, a higher threshold or fewer locks.",
-				p.Delta, w.AnInput(), p.HThreshold)
-		}
-		return b.String()
-	}
-	labels := saidLabels(exps, s)
-	parts := make([]string, len(labels))
-	for i, l := range labels {
-		k := l.cheapest
-		parts[i] = fmt.Sprintf("of %s if %s (%s", w.Class(l.label), changes(cols, row0, rows[k]), plural.Of(s.LabelCounts[l.label], s.Restarts, "restart"))
-		if l.label < len(s.Modes) && s.Modes[l.label] > 1 {
-			parts[i] += fmt.Sprintf(", in %d forms", s.Modes[l.label])
-		}
-		parts[i] += ")"
-	}
-	list := parts[0]
-	if len(parts) > 1 {
-		list = strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
-	}
-	fmt.Fprintf(&b, " It would be sure %s.", list)
-	return b.String()
-}
-
-// saidLabel is a label the set reaches and the index of its cheapest accepted explanation (the one its first
-// mode card shows and its p(y) comes from).
-type saidLabel struct{ label, cheapest int }
-
-// saidLabels are the labels the accepted explanations reach, in the order of the label distribution p(y)
-// (highest first), as Describe orders them.
-func saidLabels(exps []clue.Explanation, s clue.Summary) []saidLabel {
-	cheapest := make([]int, len(s.LabelCounts))
-	for c := range cheapest {
-		cheapest[c] = -1
-	}
-	for i, e := range exps {
-		if !e.Accepted || e.Mode < 0 || e.Label < 0 || e.Label >= len(cheapest) {
-			continue
-		}
-		if k := cheapest[e.Label]; k < 0 || e.Cost < exps[k].Cost || (e.Cost == exps[k].Cost && e.Restart < exps[k].Restart) {
-			cheapest[e.Label] = i
-		}
-	}
-	var out []saidLabel
-	for c, k := range cheapest {
-		if k >= 0 {
-			out = append(out, saidLabel{c, k})
-		}
-	}
-	for i := 1; i < len(out); i++ { // stable, by p(y) descending
-		for j := i; j > 0 && s.LabelDistribution[out[j].label] > s.LabelDistribution[out[j-1].label]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
-
 // modeLines are the set's mode cards (clue.ModeCards) in words, one line each: the label (and form), how many
 // restarts reached it, and the changes its cheapest explanation makes.
 func modeLines(w clue.Words, cols weights.Columns, row0 []float64, exps []clue.Explanation, rows [][]float64, s clue.Summary) []string {
@@ -440,7 +320,7 @@ func modeLines(w clue.Words, cols weights.Columns, row0 []float64, exps []clue.E
 		}
 		i := byRestart[c.Representative]
 		out = append(out, fmt.Sprintf("  %s: %s (p(y) %.2f); its cheapest: %s (%s, H %.2f, d %.2f)", what,
-			plural.Of(c.Count, s.Restarts, "restart"), c.P, arrows(cols, row0, rows[i]), plural.Count(len(exps[i].Changed), "feature"), c.HTotal, c.Distance))
+			plural.Of(c.Count, s.Restarts, "restart"), c.P, kind.Table{Columns: cols}.Arrows(row0, rows[i]), plural.Count(len(exps[i].Changed), "feature"), c.HTotal, c.Distance))
 	}
 	return out
 }
@@ -518,7 +398,7 @@ func reachLines(w clue.Words, cols weights.Columns, row0 []float64, reaches []cl
 		if err != nil {
 			continue
 		}
-		out = append(out, fmt.Sprintf("  %s at δ = %g: %s (%s, H %.2f, d %.2f)", w.Class(r.Label), r.Delta, changes(cols, row0, row),
+		out = append(out, fmt.Sprintf("  %s at δ = %g: %s (%s, H %.2f, d %.2f)", w.Class(r.Label), r.Delta, kind.Table{Columns: cols}.InWords(row0, row),
 			plural.Count(len(r.Explanation.Changed), "feature"), r.Explanation.HTotal, r.Explanation.Distance))
 	}
 	return out

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/weights"
@@ -340,47 +339,6 @@ func checkRefusal(t *testing.T, cmd string, args []string, err error, want, out 
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("%s %v wrote %s", cmd, args, out)
-	}
-}
-
-// TestRowWords: a row's changes are said in words, up and down told apart, with the unit, a category by its
-// levels; the sentence tells each label reached by its cheapest explanation, in the order of p(y).
-func TestRowWords(t *testing.T) {
-	cols := weights.Columns{
-		{Name: "Seniority", Kind: weights.ColumnInteger, Unit: "years", Range: [2]float64{0, 47}, Mean: 8, Std: 8, Change: weights.ChangeFree},
-		{Name: "Records", Kind: weights.ColumnCategory, Levels: []string{"no", "yes"}, Change: weights.ChangeFree},
-		{Name: "Debt", Kind: weights.ColumnInteger, Range: [2]float64{0, 15000}, Mean: 300, Std: 1000, Change: weights.ChangeFree},
-	}
-	row0 := []float64{2, 0, 800}
-	if got, want := changes(cols, row0, []float64{5, 0, 0}), "Seniority rose from 2 to 5 years and Debt fell from 800 to 0"; got != want {
-		t.Errorf("changes: %q, want %q", got, want)
-	}
-	if got, want := changes(cols, row0, []float64{2, 1, 800}), "Records were yes rather than no"; got != want {
-		t.Errorf("changes: %q, want %q", got, want)
-	}
-	if got := changes(cols, row0, row0); got != "nothing changed" {
-		t.Errorf("no change: %q", got)
-	}
-	if got, want := arrows(cols, row0, []float64{2, 1, 0}), "Records no → yes, Debt 800 → 0"; got != want {
-		t.Errorf("arrows: %q, want %q", got, want)
-	}
-	exps := []clue.Explanation{
-		{Restart: 0, Label: 1, Accepted: true, Cost: 0.5, Changed: []string{"Debt"}},
-		{Restart: 1, Label: 0, Accepted: true, Cost: 0.9, Changed: []string{"Records"}},
-		{Restart: 2, Label: 1, Accepted: true, Cost: 0.2, Changed: []string{"Debt"}},
-		{Restart: 3, Label: 1, Accepted: false, Cost: 0.1},
-	}
-	rows := [][]float64{{2, 0, 100}, {2, 1, 800}, {2, 0, 0}, {2, 0, 800}}
-	s := clue.Summary{Restarts: 4, Accepted: 3, LabelCounts: []int{1, 2}, LabelDistribution: []float64{0.05, 0.95}, Modes: []int{1, 1}}
-	for i := range exps {
-		exps[i].Mode, exps[i].DuplicateOf = 0, -1
-	}
-	pred := engine.Uncertainty{Probs: []float32{0.45, 0.55}, Total: 0.69}
-	got := describeRow(clue.NewWords([]string{"bad", "good"}, "applicant"), cols, row0, pred, exps, rows, s, clue.Params{HThreshold: 0.3, Delta: 2})
-	want := "The model is unsure whether this applicant is good (p 0.55, H 0.69 nats). It would be sure of good if Debt fell from 800 to 0 " +
-		"(2 of 4 restarts) or of bad if Records were yes rather than no (1 of 4 restarts)."
-	if got != want {
-		t.Errorf("describeRow:\n%s\nwant\n%s", got, want)
 	}
 }
 
