@@ -159,7 +159,7 @@ func (e *Explainer) summarise() {
 	e.set.summary, e.set.summarised = &s, len(e.work.Run.Results)
 	e.set.carlaOf = e.carlaNow()
 	e.set.setCards(clue.ModeCards(e.work.Run.Results, s))
-	e.set.sentence = served().words().Describe(e.in.Inspect.Prediction, e.work.Run.Results, s, e.work.Run.Params)
+	e.set.sentence = served().input().Describe(served().words(), e.in.X0, e.in.Inspect.Prediction, e.work.Run.Results, s, e.work.Run.Params)
 	// The figures (two SVGs the browser parses anew) follow at most once a second while results stream in.
 	if !e.running() || time.Since(e.set.figuresAt) >= time.Second {
 		e.refreshFigures()

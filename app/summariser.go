@@ -231,7 +231,7 @@ func (e *Explainer) applySummary(sm searchworker.Summarized) {
 	c := sm.CARLA // the worker's: over 1000 restarts it took the page's thread 6–7 ms
 	e.set.carlaOf = &c
 	e.set.setCards(clue.ModeCards(covered, s))
-	e.set.sentence = served().words().Describe(e.in.Inspect.Prediction, covered, s, e.work.Run.Params)
+	e.set.sentence = served().input().Describe(served().words(), e.in.X0, e.in.Inspect.Prediction, covered, s, e.work.Run.Params)
 	if sm.Tradeoff != "" {
 		e.set.tradeoffSVG, e.set.mapSVG, e.summaries.figuresFor = sm.Tradeoff, sm.Map, sm.Count
 	}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/kind"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/internal/dataset"
 )
 
@@ -25,17 +27,18 @@ type Item struct {
 	Label  int     `json:"label"`  // the true label
 	Pred   int     `json:"pred"`   // the classifier's label
 	H      float32 `json:"h"`      // the classifier's predictive entropy, nats
-	Pixels string  `json:"pixels"` // the item's values as bytes (k/255), channel by channel, base64
+	// Pixels is the item as a share link carries it (its kind's Carry), base64: an image's values as bytes
+	// (k/255), channel by channel; a table's row column by column (kind.Table).
+	Pixels string `json:"pixels"`
 }
 
-// Image returns the item's values in [0, 1].
-func (d Item) Image() []float32 {
-	b, _ := base64.StdEncoding.DecodeString(d.Pixels)
-	x := make([]float32, len(b))
-	for i, v := range b {
-		x[i] = float32(v) / 255
+// Carried is the item as a link carries it (nil if Pixels is not base64): its kind's Carried gives the input.
+func (d Item) Carried() []uint8 {
+	b, err := base64.StdEncoding.DecodeString(d.Pixels)
+	if err != nil {
+		return nil
 	}
-	return x
+	return b
 }
 
 // Make is the n test items the models are least sure of (clue.MostUncertain), most uncertain first, as
@@ -51,11 +54,12 @@ func Make(m *clue.Models, items dataset.Items, n int) ([]byte, error) {
 	}
 	preds := m.BNN.Classify(x)
 	out := []Item{}
+	carry := sharelink.Quantize
+	if cols := m.Columns(); cols != nil {
+		carry = kind.Table{Columns: cols}.Carry
+	}
 	for _, i := range clue.MostUncertain(m.BNN, x, n) {
-		q := make([]byte, size)
-		for j, v := range x[i*size : (i+1)*size] {
-			q[j] = byte(v*255 + 0.5)
-		}
+		q := carry(x[i*size : (i+1)*size])
 		out = append(out, Item{Index: i, Label: items.Label(i), Pred: preds[i].Label(), H: preds[i].Total,
 			Pixels: base64.StdEncoding.EncodeToString(q)})
 	}

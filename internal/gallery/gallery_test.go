@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/kind"
 	"github.com/deltaclue/deltaclue/internal/testbundle"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
@@ -45,7 +46,7 @@ func TestGalleryIsTheMostUncertainTestItems(t *testing.T) {
 		if i > 0 && d.H > items[i-1].H {
 			t.Errorf("item %d (H %v) is less sure than the one before it (H %v)", i, d.H, items[i-1].H)
 		}
-		if got := d.Image(); !slices.Equal(got, set.Float(d.Index, nil)) || d.Label != set.Label(d.Index) {
+		if got := (kind.Image{}).Carried(d.Carried()); !slices.Equal(got, set.Float(d.Index, nil)) || d.Label != set.Label(d.Index) {
 			t.Errorf("item %d is not test digit %d", i, d.Index)
 		}
 	}
@@ -57,7 +58,7 @@ func TestGalleryIsTheMostUncertainTestItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	items = nil
-	if err := json.Unmarshal(js, &items); err != nil || len(items) != 5 || len(items[0].Image()) != 144 {
+	if err := json.Unmarshal(js, &items); err != nil || len(items) != 5 || len(items[0].Carried()) != 144 {
 		t.Fatalf("the grey models' gallery: %d items, %v", len(items), err)
 	}
 	if _, err := Make(m, test, 5); err == nil {

@@ -38,7 +38,7 @@ func (i *Image) loadGallery(ctx app.Context) {
 			err = json.Unmarshal([]byte(text), &items)
 		}
 		for _, d := range items {
-			if err == nil && (len(d.Image()) != i.size() || d.Pred < 0 || d.Pred >= i.m.Classes) {
+			if err == nil && (len(d.Carried()) != i.size() || d.Pred < 0 || d.Pred >= i.m.Classes) {
 				err = fmt.Errorf("test %s %d is not an input of these models", i.noun(), d.Index)
 			}
 		}
@@ -48,7 +48,7 @@ func (i *Image) loadGallery(ctx app.Context) {
 		}
 		for _, d := range items {
 			img := raster.New(i.m.Input.Width, i.m.Input.Height)
-			i.Draw(img, 0, 0, d.Image(), 1)
+			i.Draw(img, 0, 0, i.Carried(d.Carried()), 1)
 			g.thumbs = append(g.thumbs, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(raster.PNG(img)))
 		}
 		g.items = items
@@ -69,7 +69,7 @@ func (i *Image) galleryThumbs(host inputkind.Host) app.UI {
 		what := fmt.Sprintf("test %s %d", i.noun(), d.Index)
 		return app.Button().Class("thumb").Title(fmt.Sprintf("%s: true label %s, the model says %s with H = %.2f", what, i.m.Class(d.Label), i.m.Class(d.Pred), d.H)).
 			OnClick(func(ctx app.Context, _ app.Event) {
-				host.Take(ctx, d.Image(), fmt.Sprintf("%s (true label %s)", what, i.m.Class(d.Label)))
+				host.Take(ctx, i.Carried(d.Carried()), fmt.Sprintf("%s (true label %s)", what, i.m.Class(d.Label)))
 			}).Body(app.Img().Src(g.thumbs[k]).Alt(what), app.Span().Text(fmt.Sprintf("H %.2f", d.H)))
 	})
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/deltaclue/deltaclue/app/hostmsg"
 	"github.com/deltaclue/deltaclue/app/inputkind"
+	"github.com/deltaclue/deltaclue/engine"
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/kind"
 	"github.com/deltaclue/deltaclue/engine/clue/raster"
 	"github.com/deltaclue/deltaclue/internal/plural"
@@ -41,6 +43,12 @@ func New(m Models) *Image { return &Image{shape: kind.ImageOf(m.Input).Shape, m:
 // Carry and Carried are kind.Image's: an image is carried as its values quantised to k/255.
 func (i *Image) Carry(x []float32) []uint8   { return kind.Image{}.Carry(x) }
 func (i *Image) Carried(q []uint8) []float32 { return kind.Image{}.Carried(q) }
+
+// Check and Describe are kind.Image's: a link's image must be the models' size; a set is said by clue.Words.
+func (i *Image) Check(q []uint8) error { return kind.Image{Shape: i.shape}.Check(q) }
+func (i *Image) Describe(w clue.Words, x0 []float32, pred0 engine.Uncertainty, exps []clue.Explanation, s clue.Summary, p clue.Params) string {
+	return w.Describe(pred0, exps, s, p)
+}
 
 // Fit, Size, Draw, DrawDiff and Changes draw images in the PNG figures (raster.Shape's).
 func (i *Image) Fit(side int) int          { return i.shape.Fit(side) }
