@@ -11,7 +11,7 @@ WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/n
 # Packages that compile to WASM, tested under Node as well as natively.
 WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./wasm/worker/searchworker/... ./app/address/...
 # package:FuzzTarget pairs run briefly by `make test`.
-FUZZ_TARGETS := ./internal/digest:FuzzMatchesCryptoSHA256 ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./weights:FuzzTableRow ./engine:FuzzLoad ./engine/clue/sharelink:FuzzDecode ./wasm/worker/searchworker:FuzzRequest ./wasm/worker/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert ./internal/audit:FuzzReadBatch
+FUZZ_TARGETS := ./internal/digest:FuzzMatchesCryptoSHA256 ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./weights:FuzzTableRow ./engine/clue/kind:FuzzCarried ./engine:FuzzLoad ./engine/clue/sharelink:FuzzDecode ./wasm/worker/searchworker:FuzzRequest ./wasm/worker/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert ./internal/audit:FuzzReadBatch
 
 .PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel onnxruntime example-pytorch test-cluster
 
@@ -21,7 +21,7 @@ serve: site
 
 ## site: the static site in build/site; REPO=<name> makes it for GitHub Pages under /<name>/; BASE_URL=<its public
 ## address> (https://user.github.io/<name>/) adds the og: tags that link previews need, which must be absolute;
-## MODELS=<models, separated by commas, the first the default: digits, fashion, a folder or a bundle file> serves other models than the shipped digits and clothes (docs/models.md)
+## MODELS=<models, separated by commas, the first the default: digits, fashion, credit, a folder or a bundle file> serves other models than the shipped digits, clothes and credit applicants (docs/models.md)
 site:
 	$(GO) run ./cmd/site -out build/site -repo "$(REPO)" -base-url "$(BASE_URL)" $(if $(MODELS),-models "$(MODELS)")
 

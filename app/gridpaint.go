@@ -102,6 +102,7 @@ type gridPainter struct {
 	shown     []cellKey   // what each position shows
 	want      []cellKey   // what it should show
 	exps      []clue.Explanation
+	x0        []float32             // the input they explain
 	next      int                   // the first position of want not yet checked
 	cells     map[cellKey]app.Value // each cell's ImageData, by what it shows
 	scratch   app.Value             // the 2-D context of a cell-sized canvas to draw a new cell in
@@ -120,10 +121,13 @@ func gridRows(n, cols int) int { return max(1, (n+cols-1)/cols) }
 // index selected (none if -1); copies maps a restart to how many restarts its cell stands for when duplicates
 // are collapsed onto it ("×12"). It paints what it can within paintBudget at once and the rest in later
 // animation frames.
-func (g *gridPainter) paint(ctx app.Context, id string, exps []clue.Explanation, cols, selected int, copies map[int]int) {
+func (g *gridPainter) paint(ctx app.Context, id string, x0 []float32, exps []clue.Explanation, cols, selected int, copies map[int]int) {
 	el := app.Window().GetElementByID(id)
 	if el.IsNull() || el.IsUndefined() {
 		return
+	}
+	if len(x0) > 0 && (len(g.x0) == 0 || &g.x0[0] != &x0[0]) { // a new input: a row's cells show changes from it
+		g.x0, g.cells = x0, nil
 	}
 	if g.el == nil || !el.Equal(g.el) || g.cols != cols { // a new element, or a new width: every row anew
 		for _, c := range g.rows {
@@ -249,7 +253,7 @@ func (g *gridPainter) cell(k int) app.Value {
 	ctx.Set("fillStyle", "#fff")
 	ctx.Call("fillRect", 0, 0, cells().cellW, cells().cellH)
 	if key != blankCell {
-		drawCell(ctx, g.exps[k], key.copies, key.selected)
+		drawCell(ctx, g.x0, g.exps[k], key.copies, key.selected)
 	}
 	img := ctx.Call("getImageData", 0, 0, cells().cellW, cells().cellH)
 	g.cells[key] = img
@@ -258,10 +262,9 @@ func (g *gridPainter) cell(k int) app.Value {
 
 // drawCell draws one grid cell at the origin of a 2-D context that is white there: its label and H above the
 // image, its distance and ×k under it, a frame when it is selected.
-func drawCell(ctx app.Value, e clue.Explanation, copies int, selected bool) {
+func drawCell(ctx app.Value, x0 []float32, e clue.Explanation, copies int, selected bool) {
 	g := cells()
-	x0 := g.imgX
-	served().input().DrawCell(ctx, x0, imageTop, e.Image, !e.Accepted)
+	served().input().DrawCell(ctx, g.imgX, imageTop, x0, e.Image, !e.Accepted)
 	ctx.Set("font", fmt.Sprintf("%dpx system-ui, sans-serif", gridFont))
 	ctx.Set("textAlign", "left")
 	colour := "#111"
@@ -280,10 +283,10 @@ func drawCell(ctx app.Value, e clue.Explanation, copies int, selected bool) {
 			text := fmt.Sprintf("×%d", copies)
 			w := ctx.Call("measureText", text).Get("width").Float()
 			ctx.Set("fillStyle", "#e5e7eb")
-			ctx.Call("fillRect", float64(x0+g.imgW)-w-4, g.distBase-gridAscent-2, w+4, gridAscent+gridDescent+3)
+			ctx.Call("fillRect", float64(g.imgX+g.imgW)-w-4, g.distBase-gridAscent-2, w+4, gridAscent+gridDescent+3)
 			ctx.Set("fillStyle", colour)
 			ctx.Set("textAlign", "right")
-			ctx.Call("fillText", text, x0+g.imgW-2, g.distBase)
+			ctx.Call("fillText", text, g.imgX+g.imgW-2, g.distBase)
 		}
 	}
 	if selected {

@@ -6,12 +6,16 @@ import (
 )
 
 // input is the served models' kind of input (package inputkind), made once: all the page knows of how an input
-// is entered, shown, carried and drawn. This is the one place a kind is chosen; images are the only one today.
+// is entered, shown, carried and drawn. This is the one place a kind is chosen: images, or a table's rows (kinds_table.go).
 func (m *pageModel) input() inputkind.Kind {
 	if m.kind == nil {
 		gallery := ""
 		if m.hasGallery() {
 			gallery = m.file("gallery.json")
+		}
+		if !tablesLeftOut && m.IsTable() {
+			m.kind = m.tableKind(gallery)
+			return m.kind
 		}
 		m.kind = imagekind.New(imagekind.Models{Input: m.Input, Noun: m.noun(), Classes: len(m.classes), Class: m.class, Gallery: gallery})
 	}

@@ -13,6 +13,17 @@ import (
 	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 )
 
+// rowFits says whether a link's row fits the served table, and if not says why.
+func (e *Explainer) rowFits(q []uint8) bool {
+	err := served().input().Check(q)
+	if err != nil {
+		e.links.Err = "This link cannot be opened: " + err.Error() + "."
+		e.workers.dropEarly()
+		e.publish()
+	}
+	return err == nil
+}
+
 // openPendingLink runs a shared link once every worker is up, so that it gets the whole pool.
 func (e *Explainer) openPendingLink(ctx app.Context) {
 	if e.workers.pool == nil {
@@ -23,6 +34,9 @@ func (e *Explainer) openPendingLink(ctx app.Context) {
 		e.workers.dropEarly()
 	}
 	if !due {
+		return
+	}
+	if !tablesLeftOut && served().IsTable() && !e.rowFits(link.Image) { // an image's size was checked as the link was read
 		return
 	}
 	if e.openEarly(ctx, link) {
@@ -115,5 +129,9 @@ var addressWritten struct {
 // input shape.
 func (e *Explainer) linkModels() core.Models {
 	m := served()
-	return core.Models{Name: e.models.name, Fingerprint: e.models.fingerprint, Height: m.Height, Width: m.Width, Channels: m.Channels, Kind: m.input()}
+	h, w, c := m.Height, m.Width, m.Channels
+	if !tablesLeftOut && m.IsTable() { // a row: the bytes its kind carries it in, as one line
+		h, w, c = 1, len(m.input().Carry(make([]float32, m.Size()))), 1
+	}
+	return core.Models{Name: e.models.name, Fingerprint: e.models.fingerprint, Height: h, Width: w, Channels: c, Kind: m.input()}
 }

@@ -43,9 +43,13 @@ func (e *Explainer) loadAssets(ctx app.Context, n int) {
 	m := served()
 	e.models.total = m.bytes
 	e.models.timing = map[string]float64{"mounted": now()}
+	page := "/web/app.wasm"
+	if !tablesLeftOut && m.app { // the page of models of rows, in their folder
+		page = m.file("app.wasm")
+	}
 	urls := map[string]any{
 		"worker": ctx.ResolveStaticResource(m.file("worker.wasm")), "kernel": ctx.ResolveStaticResource(m.file("matmul.wasm")),
-		"models": ctx.ResolveStaticResource(m.file("models.bin")), "app": ctx.ResolveStaticResource("/web/app.wasm"),
+		"models": ctx.ResolveStaticResource(m.file("models.bin")), "app": ctx.ResolveStaticResource(page),
 	}
 	lastShown := time.Time{}
 	progress := webjs.FuncOf(func(_ app.Value, args []app.Value) any {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -49,6 +50,7 @@ type pageDescription struct {
 	Dir         string        `json:"dir,omitempty"`     // the models' files are under web/<dir> ("" or "name/")
 	SHA256      string        `json:"sha256,omitempty"`  // the bundle's (models.bin) SHA-256, which the page checks
 	Bytes       int           `json:"bytes,omitempty"`   // and its size
+	App         bool          `json:"app,omitempty"`     // the site serves a page of their own (app.wasm in their folder)
 	// Search are the models' own search defaults (weights.Description.Search; none: the digits').
 	Search *weights.SearchDefaults `json:"search,omitempty"`
 }
@@ -60,6 +62,9 @@ type SiteModels struct {
 	Global      bool   // the site serves their global view's groups (GlobalFile)
 	SHA256      string // their bundle's SHA-256, hex
 	Bytes       int    // their bundle's size
+	// App says the site serves a page of their own (app.wasm in their folder): models of rows on a site whose
+	// default models read images, whose page leaves the table's kind out.
+	App bool
 }
 
 // Dir is where the site serves the i-th models' files, under web/: the default (first) in web/ itself.
@@ -72,15 +77,34 @@ func (s SiteModels) Dir(i int) string {
 
 // PageDescriptions is what the page reads of the served models (ModelsEnv): each one's name, title, input and
 // classes, what the site serves of them and where.
+//
+// Models whose page is their own (App) are described there in full (OwnDescription), and here only as the
+// choice of models needs them: a first visit's app.js does not carry a table's columns.
 func PageDescriptions(models []SiteModels) string {
 	var list []pageDescription
 	for i, m := range models {
-		d := m.Description
-		list = append(list, pageDescription{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty,
-			d.Classifier.Samples, m.Gallery, m.Global, m.Dir(i), m.SHA256, m.Bytes, d.Search})
+		d := m.pageDescription(i)
+		if m.App {
+			d = pageDescription{Format: d.Format, Name: d.Name, Title: d.Title, Input: weights.Input{Kind: d.Input.Kind, Noun: d.Input.Noun},
+				Classes: d.Classes, Dir: d.Dir, App: true}
+		}
+		list = append(list, d)
 	}
 	b, _ := json.Marshal(list)
 	return string(b)
+}
+
+// OwnDescription is the full page description of the i-th models, whose page is their own, as cmd/site builds it
+// into that page (-X …/app.ownModels=…): JSON, base64 (a linker flag's value has no quotes or spaces).
+func OwnDescription(m SiteModels, i int) string {
+	b, _ := json.Marshal(m.pageDescription(i))
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func (m SiteModels) pageDescription(i int) pageDescription {
+	d := m.Description
+	return pageDescription{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty,
+		d.Classifier.Samples, m.Gallery, m.Global, m.Dir(i), m.SHA256, m.Bytes, m.App, d.Search}
 }
 
 // pageModel is the served models as the page shows them.
@@ -95,6 +119,7 @@ type pageModel struct {
 	dir         string                  // their files are under web/<dir>
 	sha256      string                  // their bundle's SHA-256 ("": not checked)
 	bytes       int                     // its size
+	app         bool                    // the site serves a page of their own (app.wasm in their folder)
 	isDefault   bool                    // the site's first models, which an address without ?models= runs
 	err         string                  // why the environment's description could not be read ("" if it was)
 	search      *weights.SearchDefaults // their own search defaults (nil: the digits')
@@ -136,12 +161,12 @@ func chooseModels(env, want string) pageModel {
 	servedAll, servedNote = readModels(env), ""
 	if want != "" {
 		for _, m := range servedAll {
-			if m.name == want {
+			if m.name == want && !(m.IsTable() && len(m.Columns) == 0) { // a table listed, not described: not this page's
 				return m
 			}
 		}
 		if servedAll[0].err == "" {
-			servedNote = fmt.Sprintf("This site serves no %q models (it serves %s): the page runs the %s.", want, servedNames(), servedAll[0].title)
+			servedNote = fmt.Sprintf("This page cannot run %q models (the site serves %s): it runs the %s.", want, servedNames(), servedAll[0].title)
 		}
 	}
 	return servedAll[0]
@@ -177,8 +202,11 @@ func readModels(s string) []pageModel {
 		if err != nil {
 			break
 		}
+		if !tablesLeftOut && r.App {
+			r, err = ownDescription(r)
+		}
 		got := pageModel{Input: r.Input, name: r.Name, title: r.Title, classes: r.Classes, uncertainty: r.Uncertainty, samples: r.Samples,
-			gallery: r.Gallery, global: r.Global, dir: r.Dir, sha256: r.SHA256, bytes: r.Bytes, isDefault: i == 0, search: r.Search}
+			gallery: r.Gallery, global: r.Global, dir: r.Dir, sha256: r.SHA256, bytes: r.Bytes, app: r.App, isDefault: i == 0, search: r.Search}
 		if err = got.check(); err == nil && (i == 0) != (r.Dir == "") {
 			err = fmt.Errorf("the files of %q under web/%s", r.Name, r.Dir)
 		}
@@ -209,6 +237,12 @@ func (m pageModel) check() error {
 	switch {
 	case !weights.ValidName(m.name):
 		return fmt.Errorf("the name %q", m.name)
+	case len(m.classes) < 2:
+		return fmt.Errorf("%d classes", len(m.classes))
+	case in.IsTable() && (tablesLeftOut || len(in.Columns) == 0): // listed, for the choice of models; another page runs them
+		return nil
+	case in.IsTable():
+		return checkTable(in)
 	case in.Height < 1 || in.Width < 1 || in.Height > weights.MaxInputSide || in.Width > weights.MaxInputSide:
 		return fmt.Errorf("an input of %d×%d", in.Height, in.Width)
 	case in.Channels != 1 && in.Channels != 3:

@@ -91,6 +91,7 @@ func (p *answerPanel) Render() app.UI {
 	var hand, basic, advanced []app.UI
 	for _, f := range core.Fields {
 		switch {
+		case f.Kind == "hidden": // set elsewhere on the page (the locks, beside a row's fields)
 		case core.AtHand[f.Key]:
 			hand = append(hand, control(f))
 		case f.Advanced:

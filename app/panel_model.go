@@ -40,11 +40,15 @@ func (p *modelPanel) Render() app.UI {
 	defer rendered("model", time.Now())
 	v, m := p.View, served()
 	in := v.Inspect
+	caption := fmt.Sprintf("what it reads (%d×%d)", m.Width, m.Height)
+	if !tablesLeftOut && m.IsTable() {
+		caption = fmt.Sprintf("what it reads (%d fields)", len(m.Columns))
+	}
 	return app.Section().ID("model").Class("card model").Body(
 		app.H2().Text("2 · The model's view"),
 		// First, and always there: the page draws on these canvases whatever the panel says below them.
 		app.Div().Class("row views").Hidden(!v.HasInput).Body(
-			app.Figure().Body(m.input().Placeholder("preview", inputkind.Card, ""), app.FigCaption().Text(fmt.Sprintf("what it reads (%d×%d)", m.Width, m.Height))),
+			app.Figure().Body(m.input().Placeholder("preview", inputkind.Card, ""), app.FigCaption().Text(caption)),
 			app.Figure().Body(m.input().Placeholder("recon", inputkind.Card, ""), app.FigCaption().Text("its VAE reconstruction")),
 		),
 		app.If(in == nil, func() app.UI {

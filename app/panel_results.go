@@ -146,7 +146,7 @@ func (e *Explainer) drawGrid(ctx app.Context) {
 	watchGridWidth(ctx, e)
 	ord := e.ordered()
 	timed("grid paint", func() {
-		grid.paint(ctx, "grid", ord, gridColumns(), core.CellOf(ord, e.work.Run.Results, e.sel.Restart), e.copies())
+		grid.paint(ctx, "grid", e.in.X0, ord, gridColumns(), core.CellOf(ord, e.work.Run.Results, e.sel.Restart), e.copies())
 	})
 }
 

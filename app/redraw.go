@@ -198,43 +198,42 @@ func watchGridWidth(ctx app.Context, e *Explainer) {
 // publish mirrors the run's state into window.deltaclue, for people poking at the console and for the
 // end-to-end test.
 func (e *Explainer) publish() {
-	state := map[string]any{
-		"state": string(e.work.Run.Phase), "ready": e.work.ReadyCount(), "workers": 0, "results": len(e.work.Run.Results), "total": e.work.Run.Total,
-		"preview": e.work.Run.Preview, "previewMs": e.set.previewTime.Milliseconds(), "superseded": e.work.Superseded, "runID": e.work.Run.ID,
-		"firstResultMs": e.work.Run.FirstResult.Milliseconds(), "lastResultMs": e.work.Run.LastResult.Milliseconds(), "elapsedMs": e.set.elapsed.Milliseconds(),
-		"workerSeconds": fmt.Sprint(e.work.Run.WorkerSeconds),
-		"link":          app.Window().Get("location").Get("hash").String(), "linkError": e.links.Err, "linkNote": e.links.Note, "workersNote": e.settings.WorkersNote, "restarted": e.work.Restarted, "restartNote": e.work.Run.Note,
-		"funcs": webjs.LiveFuncs(), "workerHeap": sumOf(e.work.Heap), "workerSys": sumOf(e.work.Sys), "stale": e.models.stale,
-		"runError": e.work.Run.Err, "poolError": e.workers.err, "stepSeconds": e.work.StepSeconds, "inputError": e.in.Err, "costly": e.costlyState(),
+	st := published{
+		State: string(e.work.Run.Phase), Ready: e.work.ReadyCount(), Results: len(e.work.Run.Results), Total: e.work.Run.Total,
+		Preview: e.work.Run.Preview, PreviewMs: e.set.previewTime.Milliseconds(), Superseded: e.work.Superseded, RunID: e.work.Run.ID,
+		FirstResultMs: e.work.Run.FirstResult.Milliseconds(), LastResultMs: e.work.Run.LastResult.Milliseconds(), ElapsedMs: e.set.elapsed.Milliseconds(),
+		WorkerSeconds: fmt.Sprint(e.work.Run.WorkerSeconds),
+		Link:          app.Window().Get("location").Get("hash").String(), LinkError: e.links.Err, LinkNote: e.links.Note, WorkersNote: e.settings.WorkersNote,
+		Restarted: e.work.Restarted, RestartNote: e.work.Run.Note, Funcs: webjs.LiveFuncs(), WorkerHeap: sumOf(e.work.Heap), WorkerSys: sumOf(e.work.Sys),
+		Stale: e.models.stale, RunError: e.work.Run.Err, PoolError: e.workers.err, StepSeconds: e.work.StepSeconds, InputError: e.in.Err, Costly: e.costlyState(),
+		Timing: e.models.timing, // nil before the models load: {} in JSON, as before
+
+		Amortised: map[string]any{"ms": e.models.amortised.latest.Ms, "count": e.models.amortised.latest.Count, "heard": e.models.amortised.latest.Heard, "shown": e.models.amortised.latest.Shown},
+		Global:    map[string]any{"loaded": e.models.global.data != nil, "parseMs": e.models.global.parseMs, "error": e.models.global.err},
+		Slowest:   slowest, Renders: renders, Selected: e.sel.Restart, Sentence: e.set.sentence,
 	}
 	if e.workers.pool != nil {
-		state["workers"] = len(e.workers.pool.workers)
+		st.Workers = len(e.workers.pool.workers)
 	}
-	timing := map[string]any{} // syscall/js takes map[string]any, not map[string]float64
-	for k, v := range e.models.timing {
-		timing[k] = v
+	if st.Timing == nil {
+		st.Timing = map[string]float64{}
 	}
-	state["timing"] = timing
-	state["amortised"] = map[string]any{"ms": e.models.amortised.latest.Ms, "count": e.models.amortised.latest.Count, "heard": e.models.amortised.latest.Heard, "shown": e.models.amortised.latest.Shown}
-	state["global"] = map[string]any{"loaded": e.models.global.data != nil, "parseMs": e.models.global.parseMs, "error": e.models.global.err}
-	state["slowest"] = slowest
-	state["renders"] = renders
 	if e.set.cardsJSON == "" { // made once per summary: publish runs many times between two
 		b, _ := json.Marshal(e.set.cards)
 		e.set.cardsJSON = string(b)
 	}
-	state["cards"], state["sentence"], state["selected"] = e.set.cardsJSON, e.set.sentence, e.sel.Restart
+	st.Cards = e.set.cardsJSON
 	if !e.running() { // (not while results stream in: it sorts the set)
-		state["grid"] = e.gridState()
+		st.Grid = e.gridState()
 	}
 	// The grid and the figures are painted over a few animation frames after the results change: painted says
 	// that they show the page's state in full.
-	state["painted"] = e.painted()
+	st.Painted = e.painted()
 	e.gc.follow(e.searching(), e.quiet)
-	state["collections"], state["collectionsHeld"] = e.gc.Collections, e.gc.held
+	st.Collections, st.CollectionsHeld = e.gc.Collections, e.gc.held
 	if t := e.sel.Trajectory; t != nil && len(t.Frames) > 0 {
 		last, _ := json.Marshal(t.Frames[len(t.Frames)-1].Image)
-		state["trajectory"] = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}
+		st.Trajectory = map[string]any{"restart": t.Restart, "frames": len(t.Frames), "lastImage": string(last)}
 	}
 	if s := e.sweep.run; s != nil {
 		reaches := make([]map[string]any, len(s.reaches))
@@ -242,13 +241,65 @@ func (e *Explainer) publish() {
 			reaches[i] = map[string]any{"label": r.Label, "delta": r.Delta, "restart": r.Explanation.Restart}
 		}
 		rb, _ := json.Marshal(reaches)
-		state["sweep"] = map[string]any{"state": string(s.Phase), "done": s.Done(), "finished": len(s.finishedPrefix()),
+		st.Sweep = map[string]any{"state": string(s.Phase), "done": s.Done(), "finished": len(s.finishedPrefix()),
 			"radii": len(s.Ladder.Radii), "elapsedMs": s.elapsed.Milliseconds(), "reaches": string(rb)}
 	}
-	app.Window().Set("deltaclue", state)
+	// One JSON text the browser parses, not an object built entry by entry across syscall/js: a map literal of
+	// forty entries was 25 KB of app.wasm.
+	b, err := json.Marshal(st)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"publishError": err.Error()})
+	}
+	app.Window().Set("deltaclue", app.Window().Get("JSON").Call("parse", string(b)))
 	if e.work.Run.Phase == core.Done || e.work.Run.Phase == core.Cancelled {
 		e.publishReport()
 	}
+}
+
+// published is the page's state as tests and tools read it (window.deltaclue).
+type published struct {
+	State           string             `json:"state"`
+	Ready           int                `json:"ready"`
+	Workers         int                `json:"workers"`
+	Results         int                `json:"results"`
+	Total           int                `json:"total"`
+	Preview         bool               `json:"preview"`
+	PreviewMs       int64              `json:"previewMs"`
+	Superseded      int                `json:"superseded"`
+	RunID           int                `json:"runID"`
+	FirstResultMs   int64              `json:"firstResultMs"`
+	LastResultMs    int64              `json:"lastResultMs"`
+	ElapsedMs       int64              `json:"elapsedMs"`
+	WorkerSeconds   string             `json:"workerSeconds"`
+	Link            string             `json:"link"`
+	LinkError       string             `json:"linkError"`
+	LinkNote        string             `json:"linkNote"`
+	WorkersNote     string             `json:"workersNote"`
+	Restarted       int                `json:"restarted"`
+	RestartNote     string             `json:"restartNote"`
+	Funcs           int                `json:"funcs"`
+	WorkerHeap      float64            `json:"workerHeap"`
+	WorkerSys       float64            `json:"workerSys"`
+	Stale           bool               `json:"stale"`
+	RunError        string             `json:"runError"`
+	PoolError       string             `json:"poolError"`
+	StepSeconds     float64            `json:"stepSeconds"`
+	InputError      string             `json:"inputError"`
+	Costly          any                `json:"costly"`
+	Timing          map[string]float64 `json:"timing"`
+	Amortised       map[string]any     `json:"amortised"`
+	Global          map[string]any     `json:"global"`
+	Slowest         map[string]any     `json:"slowest"`
+	Renders         map[string]any     `json:"renders"`
+	Cards           string             `json:"cards"`
+	Sentence        string             `json:"sentence"`
+	Selected        int                `json:"selected"`
+	Grid            map[string]any     `json:"grid,omitempty"`
+	Painted         bool               `json:"painted"`
+	Collections     int                `json:"collections"`
+	CollectionsHeld bool               `json:"collectionsHeld"`
+	Trajectory      map[string]any     `json:"trajectory,omitempty"`
+	Sweep           map[string]any     `json:"sweep,omitempty"`
 }
 
 func sumOf(m map[int]uint64) float64 {

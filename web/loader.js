@@ -10,10 +10,14 @@ const deltaclueBase = document.currentScript ? document.currentScript.src : loca
 // The served models' folders under web/, by name (cmd/site writes them in; the default models' files are in web/
 // itself): the early downloads below fetch the files of the models the address names (?models=fashion).
 const deltaclueModelDirs = {};
-const deltaclueModelDir = (() => {
+// The models whose page is their own (cmd/site: models of rows on a site whose default models read images): their
+// app.wasm is in their folder.
+const deltaclueModelApps = [];
+const deltaclueModelWanted = (() => {
   const want = new URLSearchParams(location.search).get("models");
-  return (want && Object.prototype.hasOwnProperty.call(deltaclueModelDirs, want)) ? deltaclueModelDirs[want] : "";
+  return (want && Object.prototype.hasOwnProperty.call(deltaclueModelDirs, want)) ? want : "";
 })();
+const deltaclueModelDir = deltaclueModelWanted ? deltaclueModelDirs[deltaclueModelWanted] : "";
 // deltaclueFile is the address of one of the site's files: a model's own (worker.wasm, its kernel matmul.wasm,
 // models.bin) in its folder.
 const deltaclueModelFiles = ["worker.wasm", "matmul.wasm", "models.bin"];
@@ -268,7 +272,9 @@ const deltaclueStartWaitMs = 400;
 // full cache, or a host that forbids caching, does not.
 let deltaclueApp = null; // a promise of a copy of the app.wasm response, for the cache
 {
-  const appURL = new URL("app.wasm", deltaclueBase).href;
+  // go-app asks for web/app.wasm; a page of the models' own is fetched from their folder and given in its stead.
+  const goappURL = new URL("app.wasm", deltaclueBase).href;
+  const appURL = deltaclueModelApps.includes(deltaclueModelWanted) ? new URL(deltaclueModelDir + "app.wasm", deltaclueBase).href : goappURL;
   const fetch0 = window.fetch;
   const instantiate0 = WebAssembly.instantiateStreaming;
   // Three copies of one download: for the cache, for go-app's progress bar, and (the original) for the compile.
@@ -278,12 +284,12 @@ let deltaclueApp = null; // a promise of a copy of the app.wasm response, for th
   const module = early.then((c) => (c && instantiate0 ? WebAssembly.compileStreaming(c.compile) : null)).catch(() => null);
   window.fetch = function (input, init) {
     const url = new URL(input instanceof Request ? input.url : String(input), location.href).href;
-    if (url !== appURL) {
+    if (url !== goappURL) {
       return fetch0.apply(window, arguments);
     }
     window.fetch = fetch0; // only go-app's first request
     const args = arguments;
-    return early.then((c) => (c ? c.goapp : fetch0.apply(window, args)));
+    return early.then((c) => (c ? c.goapp : (appURL === goappURL ? fetch0.apply(window, args) : fetch0(appURL))));
   };
   if (instantiate0) {
     WebAssembly.instantiateStreaming = async function (source, imports) {

@@ -112,6 +112,14 @@ var Fields = []Field{
 	numberField("dedup_l1", "duplicate distance", "Explanations within this L1 image distance of a cheaper one count as duplicates.", true, func(p *clue.Params) *float64 { return &p.DedupL1 }),
 }
 
+// LockField is the columns every explanation keeps (clue.Params.Lock), a field of a page for models of rows
+// (which adds it to Fields): set beside the input's fields, not in the settings' form (Kind "hidden").
+func LockField() Field {
+	return Field{Key: "lock", Label: "locked columns", Kind: "hidden",
+		get: func(p *clue.Params) string { return string(p.Lock) },
+		set: func(p *clue.Params, v string) error { p.Lock = clue.ColumnList(v); return nil }}
+}
+
 // AtHand are the parameters shown beside the Explain button; the others are folded under Search settings.
 var AtHand = map[string]bool{"delta": true, "n": true}
 

@@ -41,6 +41,9 @@ const (
 	// {type, height, width, channels, pixels: height·width·channels numbers in [0, 1], channel by channel, each
 	// row by row, id?}: explain this input (of the frame's models' shape)
 	Image = "deltaclue:image"
+	// {type, row: {column: value, …} with every column (a category by its level's name), id?}: explain this row
+	// (of a frame whose models read rows)
+	Row = "deltaclue:row"
 )
 
 // The message types the frame sends.
@@ -64,8 +67,9 @@ type Message struct {
 // a string beginning "deltaclue:", or one of the frame's own types): the frame ignores it, as other scripts'
 // messages pass through the same window. For a message meant for it, err says why it cannot be done, in one
 // sentence a host's developer can act on; id is the message's id when it has a usable one. shape is the input
-// the frame's models take.
-func Read(text string, shape Shape) (m Message, forFrame bool, err error) {
+// the frame's models take; a frame whose models read rows gives row instead, which reads deltaclue:row's "row"
+// into the row as a link carries it.
+func Read(text string, shape Shape, row func(raw json.RawMessage) ([]uint8, error)) (m Message, forFrame bool, err error) {
 	if limit := shape.MaxBytes(); len(text) > limit {
 		// Too large to read: it may still be meant for the frame, which says so rather than stay silent.
 		if strings.Contains(text[:min(len(text), 200)], `"deltaclue:`) {
@@ -96,6 +100,13 @@ func Read(text string, shape Shape) (m Message, forFrame bool, err error) {
 			return m, true, fmt.Errorf("its id must be a string of at most 200 characters or a number")
 		}
 		m.ID = raw
+	}
+	if row != nil && kind != Open { // a frame of rows
+		if kind != Row {
+			return m, true, fmt.Errorf("%q is not a message the frame knows: send %q or %q", kind, Open, Row)
+		}
+		m.Input, err = row(fields["row"])
+		return m, true, err
 	}
 	switch kind {
 	case Open:

@@ -8,6 +8,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/hostmsg"
+	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/kind"
 )
 
@@ -40,10 +41,10 @@ type Kind interface {
 	// does not when the placeholder shows it already, or is not on the page).
 	Fill(id string, x []float32, s Size) bool
 	FillDiff(id string, x0, e []float32, s Size) bool
-	// Cell is the size an explanation takes in the grid of the whole set; DrawCell draws e there, at (x, y) of a
-	// canvas's 2-D context (c2d), faded when the explanation was not accepted.
+	// Cell is the size an explanation takes in the grid of the whole set; DrawCell draws e (an explanation of
+	// x0) there, at (x, y) of a canvas's 2-D context (c2d), faded when the explanation was not accepted.
 	Cell() (w, h int)
-	DrawCell(c2d app.Value, x, y int, e []float32, faded bool)
+	DrawCell(c2d app.Value, x, y int, x0, e []float32, faded bool)
 
 	// Phrase is one of the page's sentences that say how an input is entered or what a change shows.
 	Phrase(p Phrase) string
@@ -91,4 +92,11 @@ type Host interface {
 	Note(msg string)
 	// LiveSwitch is the page's switch for a live preview after every edit, for the entry to place.
 	LiveSwitch() []app.UI
+}
+
+// Locker is a host that keeps columns of a row as they are in every explanation (clue.Params.Lock): the page
+// for models of rows, whose kind shows and sets them beside its fields (a page for images has none).
+type Locker interface {
+	Locks() clue.ColumnList
+	SetLocks(ctx app.Context, l clue.ColumnList)
 }

@@ -3,7 +3,7 @@
 // worker's loader and SIMD kernel, styles and icons, and go-app's index.html, loader and service worker, all
 // under one content-hash version.
 //
-//	go run ./cmd/site -out build/site               # a site served at /, offering the digits and the clothes
+//	go run ./cmd/site -out build/site               # a site served at /, offering the digits, the clothes and the credit applicants
 //	go run ./cmd/site -out build/site -repo NAME    # a site for GitHub Pages under /NAME/
 //	go run ./cmd/site -repo NAME -base-url https://USER.github.io/NAME/   # and its public address, for link previews
 //	go run ./cmd/site -models DIR                   # a site explaining other models (a folder or a bundle file)
@@ -47,7 +47,7 @@ func main() {
 	out := flag.String("out", "build/site", "folder to write the site into (replaced)")
 	repo := flag.String("repo", "", "GitHub Pages repository name: the site then lives under /<repo>/")
 	baseURL := flag.String("base-url", "", "the site's public address, e.g. https://user.github.io/<repo>/ (for the og: tags of link previews)")
-	modelsSpec := flag.String("models", "digits,fashion", "the models the site explains, separated by commas, the first the default: "+
+	modelsSpec := flag.String("models", "digits,fashion,credit", "the models the site explains, separated by commas, the first the default: "+
 		"digits or fashion (the shipped ones), a models folder (model.json and its .dcw files) or a bundle file")
 	flag.Parse()
 	base, err := parseBaseURL(*baseURL, *repo)
@@ -114,8 +114,8 @@ func build(out, repo string, base *url.URL, served []*modelsource.Models) error 
 	if err := os.MkdirAll(web, 0o755); err != nil {
 		return err
 	}
-	// Both binaries are built without inlining (-l) except in the engine, whose loops it speeds up: the page's
-	// UI and go-app do not need it, and a binary without it is larger raw but compresses better (measured:
+	// Both binaries are built without inlining (-l), the worker except in the engine, whose loops it speeds up:
+	// the page's UI and go-app do not need it, and a binary without it is larger raw but compresses better (measured:
 	// app.wasm 2.71 → 2.58 MB gzipped, worker.wasm 1.16 → 1.09 MB), which is what a first visit downloads.
 	const lean = "-gcflags=all=-l"
 	const engineInlined = "-gcflags=github.com/deltaclue/deltaclue/engine/...="
@@ -125,6 +125,11 @@ func build(out, repo string, base *url.URL, served []*modelsource.Models) error 
 		"-gcflags=github.com/deltaclue/deltaclue/engine/clue/figures=-l", "-gcflags=github.com/deltaclue/deltaclue/engine/clue/raster=-l"}
 	wasm := func(dst, pkg string, tags string, ldflags string) error {
 		args := append([]string{"build", "-trimpath", lean, engineInlined}, leanBeside...)
+		if pkg == "./wasm/app" {
+			// The page runs no search: the engine's code it holds (a small set's summary) is as lean as the rest
+			// of it (0.5 KB gzipped less than inlined).
+			args = []string{"build", "-trimpath", lean}
+		}
 		args = append(args, "-ldflags", "-s -w "+ldflags, "-o", filepath.Join(web, dst))
 		if tags != "" {
 			args = append(args, "-tags", tags)
@@ -136,7 +141,15 @@ func build(out, repo string, base *url.URL, served []*modelsource.Models) error 
 		}
 		return nil
 	}
-	if err := wasm("app.wasm", "./wasm/app", "", ""); err != nil {
+	// The page is built for the kinds of input it shows: when the default models read images, app.wasm leaves the
+	// table's kind out (build tag imagesonly; a first visit is the default models' page), and models of rows get a
+	// page of their own in their folder, which the loader fetches for their address.
+	imagesOnly := !served[0].Description().Input.IsTable()
+	appTags := ""
+	if imagesOnly {
+		appTags = "imagesonly"
+	}
+	if err := wasm("app.wasm", "./wasm/app", appTags, ""); err != nil {
 		return err
 	}
 	var site []deltaclue.SiteModels
@@ -144,6 +157,11 @@ func build(out, repo string, base *url.URL, served []*modelsource.Models) error 
 		sm, err := writeModels(web, i, m, version, wasm)
 		if err != nil {
 			return fmt.Errorf("the %q models: %w", m.Name(), err)
+		}
+		if sm.App = imagesOnly && m.Description().Input.IsTable(); sm.App {
+			if err := wasm(filepath.Join(sm.Dir(i), "app.wasm"), "./wasm/app", "", "-X github.com/deltaclue/deltaclue/app.ownModels="+deltaclue.OwnDescription(sm, i)); err != nil {
+				return fmt.Errorf("the %q models' page: %w", m.Name(), err)
+			}
 		}
 		site = append(site, sm)
 	}
@@ -347,21 +365,34 @@ func sameWasmExec(out, toolchain string) error {
 }
 
 // modelDirs writes the served models' folders into the loader (its deltaclueModelDirs), so that its early
-// downloads fetch the files of the models a page's address names.
+// downloads fetch the files of the models a page's address names, and the models whose page is their own
+// (deltaclueModelApps: its app.wasm in their folder).
 func modelDirs(loader []byte, site []deltaclue.SiteModels) ([]byte, error) {
 	const empty = "const deltaclueModelDirs = {};"
 	if !bytes.Contains(loader, []byte(empty)) {
 		return nil, fmt.Errorf("web/loader.js has no %q to fill in", empty)
 	}
-	dirs := map[string]string{}
+	const emptyApps = "const deltaclueModelApps = [];"
+	if !bytes.Contains(loader, []byte(emptyApps)) {
+		return nil, fmt.Errorf("web/loader.js has no %q to fill in", emptyApps)
+	}
+	dirs, apps := map[string]string{}, []string{}
 	for i, m := range site {
 		dirs[m.Description.Name] = m.Dir(i)
+		if m.App {
+			apps = append(apps, m.Description.Name)
+		}
 	}
 	js, err := json.Marshal(dirs)
 	if err != nil {
 		return nil, err
 	}
-	return bytes.Replace(loader, []byte(empty), []byte("const deltaclueModelDirs = "+string(js)+";"), 1), nil
+	appsJS, err := json.Marshal(apps)
+	if err != nil {
+		return nil, err
+	}
+	loader = bytes.Replace(loader, []byte(empty), []byte("const deltaclueModelDirs = "+string(js)+";"), 1)
+	return bytes.Replace(loader, []byte(emptyApps), []byte("const deltaclueModelApps = "+string(appsJS)+";"), 1), nil
 }
 
 // writeModels writes the i-th served models' files into web/<dir> (app.SiteModels.Dir): their bundle, the

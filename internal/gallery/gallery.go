@@ -23,10 +23,10 @@ const Size = 24
 
 // Item is a test item the classifier is unsure about.
 type Item struct {
-	Index  int     `json:"index"`  // in the models' test items
-	Label  int     `json:"label"`  // the true label
-	Pred   int     `json:"pred"`   // the classifier's label
-	H      float32 `json:"h"`      // the classifier's predictive entropy, nats
+	Index int     `json:"index"` // in the models' test items
+	Label int     `json:"label"` // the true label
+	Pred  int     `json:"pred"`  // the classifier's label
+	H     float32 `json:"h"`     // the classifier's predictive entropy, nats
 	// Pixels is the item as a share link carries it (its kind's Carry), base64: an image's values as bytes
 	// (k/255), channel by channel; a table's row column by column (kind.Table).
 	Pixels string `json:"pixels"`

@@ -44,8 +44,9 @@ func New(m Models) *Image { return &Image{shape: kind.ImageOf(m.Input).Shape, m:
 func (i *Image) Carry(x []float32) []uint8   { return kind.Image{}.Carry(x) }
 func (i *Image) Carried(q []uint8) []float32 { return kind.Image{}.Carried(q) }
 
-// Check and Describe are kind.Image's: a link's image must be the models' size; a set is said by clue.Words.
-func (i *Image) Check(q []uint8) error { return kind.Image{Shape: i.shape}.Check(q) }
+// Check finds nothing: a link's image was checked against its shape as the link was read. Describe is
+// clue.Words.Describe.
+func (i *Image) Check([]uint8) error { return nil }
 func (i *Image) Describe(w clue.Words, x0 []float32, pred0 engine.Uncertainty, exps []clue.Explanation, s clue.Summary, p clue.Params) string {
 	return w.Describe(pred0, exps, s, p)
 }
@@ -154,5 +155,5 @@ func (i *Image) Phrase(p inputkind.Phrase) string {
 // ReadHost reads deltaclue:open, and deltaclue:digit or deltaclue:image for these models' images.
 func (i *Image) ReadHost(text string) (hostmsg.Message, bool, error) {
 	in := i.m.Input
-	return hostmsg.Read(text, hostmsg.Shape{Height: in.Height, Width: in.Width, Channels: in.Channels})
+	return hostmsg.Read(text, hostmsg.Shape{Height: in.Height, Width: in.Width, Channels: in.Channels}, nil)
 }

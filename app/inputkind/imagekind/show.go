@@ -71,7 +71,7 @@ func (i *Image) Cell() (w, h int) { return i.Size(i.scale(inputkind.Thumb)) }
 // DrawCell draws an explanation's image as the grid shows it: faded when it is not accepted. Its pixels are
 // written into i.cell, which the next cell overwrites: putImageData copies them out at once, and a new buffer
 // for each of the cells of a large set (12 MB for 1000) made the page's collector run during the search.
-func (i *Image) DrawCell(c2d app.Value, x, y int, e []float32, faded bool) {
+func (i *Image) DrawCell(c2d app.Value, x, y int, _, e []float32, faded bool) {
 	if len(e) != i.size() {
 		return
 	}

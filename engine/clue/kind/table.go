@@ -1,9 +1,7 @@
 package kind
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine"
@@ -21,95 +19,20 @@ type Table struct{ Columns weights.Columns }
 // TableOf is the kind of a description's rows.
 func TableOf(in weights.Input) Table { return Table{in.Columns} }
 
-// CarriedSize is how many bytes a link carries a row in: 4 for each number or integer (its standardised
-// float32, little-endian, as the networks read it) and 1 for each category (its level's index).
-func (t Table) CarriedSize() int {
-	n := 0
-	for _, col := range t.Columns {
-		if col.Kind == weights.ColumnCategory {
-			n++
-		} else {
-			n += 4
-		}
-	}
-	return n
-}
-
-// Carry is the row x (flattened) as a link carries it: each number's float32 bits, each category's hot level
-// (the first largest value of its block). Carried(Carry(x)) is x, bit for bit, for a row Standardise made.
-func (t Table) Carry(x []float32) []uint8 {
-	if len(x) != t.Columns.Width() {
-		return nil
-	}
-	q := make([]uint8, 0, t.CarriedSize())
-	k := 0
-	for _, col := range t.Columns {
-		if col.Kind != weights.ColumnCategory {
-			q = binary.LittleEndian.AppendUint32(q, math.Float32bits(x[k]))
-			k++
-			continue
-		}
-		best := 0
-		for j := 1; j < len(col.Levels); j++ {
-			if x[k+j] > x[k+best] {
-				best = j
-			}
-		}
-		q = append(q, uint8(best))
-		k += len(col.Levels)
-	}
-	return q
-}
+// CarriedSize, Carry, Carried and Check are the table's (weights.CarryRow): a link carries a row column by
+// column, exactly.
+func (t Table) CarriedSize() int          { return weights.CarriedRowSize(t.Columns) }
+func (t Table) Carry(x []float32) []uint8 { return weights.CarryRow(t.Columns, x) }
+func (t Table) Check(q []uint8) error     { _, err := weights.CarriedRow(t.Columns, q); return err }
 
 // Carried is the flattened row a link's bytes give, or nil when they are not a row of this table (Check says
 // why).
 func (t Table) Carried(q []uint8) []float32 {
-	x, err := t.carried(q)
+	x, err := weights.CarriedRow(t.Columns, q)
 	if err != nil {
 		return nil
 	}
 	return x
-}
-
-// Check says, in words naming the column, why q is not a row of this table as a link carries it, or nil.
-func (t Table) Check(q []uint8) error {
-	_, err := t.carried(q)
-	return err
-}
-
-func (t Table) carried(q []uint8) ([]float32, error) {
-	if n := t.CarriedSize(); len(q) != n {
-		return nil, fmt.Errorf("its row is %d bytes where a row of these %s is %d", len(q), plural.Count(len(t.Columns), "column"), n)
-	}
-	x := make([]float32, t.Columns.Width())
-	k, at := 0, 0
-	for _, col := range t.Columns {
-		if col.Kind == weights.ColumnCategory {
-			level := int(q[at])
-			if level >= len(col.Levels) {
-				return nil, fmt.Errorf("its %s is level %d of %d", col.Name, level+1, len(col.Levels))
-			}
-			x[k+level] = 1
-			k += len(col.Levels)
-			at++
-			continue
-		}
-		v := math.Float32frombits(binary.LittleEndian.Uint32(q[at:]))
-		raw := float64(v)*col.Std + col.Mean
-		if math.IsNaN(raw) || math.IsInf(raw, 0) {
-			return nil, fmt.Errorf("its %s is not a number", col.Name)
-		}
-		if col.Kind == weights.ColumnInteger {
-			raw = math.Round(raw)
-		}
-		if raw < col.Range[0] || raw > col.Range[1] {
-			return nil, fmt.Errorf("its %s, %s, is outside %s", col.Name, col.Format(raw), col.RangeText())
-		}
-		x[k] = v
-		k++
-		at += 4
-	}
-	return x, nil
 }
 
 // Row is the flattened x in natural units (weights.Columns.Unstandardise), nil when it is not this table's.

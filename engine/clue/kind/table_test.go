@@ -9,8 +9,8 @@ import (
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/raster"
-	"github.com/deltaclue/deltaclue/weights"
 	"github.com/deltaclue/deltaclue/internal/credit"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 var testColumns = weights.Columns{
@@ -158,4 +158,28 @@ func TestRowInAFigure(t *testing.T) {
 	if a, r := tab.Changes(); !strings.Contains(a, "+") || !strings.Contains(r, "-") {
 		t.Errorf("legend %q, %q", a, r)
 	}
+}
+
+// FuzzCarried: any bytes are either refused with a sentence or a row inside every column's range, one-hot in
+// every category, that a link carries back to the same bytes.
+func FuzzCarried(f *testing.F) {
+	tab := Table{credit.Columns()}
+	f.Add(make([]byte, tab.CarriedSize()))
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, q []byte) {
+		x := tab.Carried(q)
+		if err := tab.Check(q); (err == nil) != (x != nil) {
+			t.Fatalf("Check %v, Carried %v", err, x != nil)
+		}
+		if x == nil {
+			return
+		}
+		row := tab.Row(x)
+		if err := tab.Columns.CheckRow(row); err != nil {
+			t.Fatalf("carried row %v: %v", row, err)
+		}
+		if back := tab.Carry(x); string(back) != string(q) {
+			t.Fatalf("carried again: %v, was %v", back, q)
+		}
+	})
 }

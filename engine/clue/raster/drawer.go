@@ -29,7 +29,9 @@ func (s Shape) Fit(side int) int {
 func (s Shape) Size(scale int) (w, h int) { return s.Width * scale, s.Height * scale }
 
 // Draw is DrawInput.
-func (s Shape) Draw(img *Image, x0, y0 int, x []float32, scale int) { DrawInput(img, x0, y0, x, s, scale) }
+func (s Shape) Draw(img *Image, x0, y0 int, x []float32, scale int) {
+	DrawInput(img, x0, y0, x, s, scale)
+}
 
 // DrawDiff is DrawDiff.
 func (s Shape) DrawDiff(img *Image, x0, y0 int, orig, e []float32, scale int) {

@@ -3,8 +3,10 @@ package searchworker
 import (
 	"math"
 
+	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // Early is a shared link that web/loader.js hands each search worker it starts before the page's own program
@@ -47,6 +49,12 @@ func (w *Worker) EarlyLink(e Early, send func(Response)) bool {
 		return false
 	}
 	x0 := s.Float()
+	if !engine.DenseOnly && w.models.Columns() != nil { // a row, carried column by column
+		var err error
+		if x0, err = weights.CarriedRow(w.models.Columns(), s.Image); err != nil {
+			return false // not a row of this table: the page says why
+		}
+	}
 	if e.Worker == 0 {
 		w.Handle(Request{Type: "inspect", ID: -e.ID, X0: x0}, send)
 	}

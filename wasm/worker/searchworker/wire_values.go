@@ -3,6 +3,7 @@ package searchworker
 import (
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 func (w *writer) params(p clue.Params) {
@@ -15,6 +16,7 @@ func (w *writer) params(p clue.Params) {
 	}
 	w.flag(p.DistanceMean)
 	w.u64(p.Seed)
+	w.str(string(p.Lock))
 }
 
 func (r *reader) params() clue.Params {
@@ -31,6 +33,7 @@ func (r *reader) params() clue.Params {
 	p.Convergence = clue.Convergence(convergence)
 	p.DistanceMean = r.flag()
 	p.Seed = r.u64()
+	p.Lock = clue.ColumnList(r.str())
 	return p
 }
 
@@ -62,6 +65,10 @@ func (w *writer) explanation(e clue.Explanation) {
 	w.str(e.Failed)
 	w.i32(e.Mode)
 	w.i32(e.DuplicateOf)
+	w.u16(uint16(len(e.Changed))) // a row's changed columns (none for an image)
+	for _, c := range e.Changed {
+		w.str(c)
+	}
 }
 
 func (r *reader) explanation() clue.Explanation {
@@ -71,6 +78,12 @@ func (r *reader) explanation() clue.Explanation {
 	}
 	e.OnShell, e.Converged, e.Accepted = r.flag(), r.flag(), r.flag()
 	e.Steps, e.Failed, e.Mode, e.DuplicateOf = r.i32(), r.str(), r.i32(), r.i32()
+	if n := int(r.u16()); n > 0 {
+		e.Changed = make([]string, 0, min(n, weights.MaxColumns))
+		for i := 0; i < n && r.err == nil; i++ {
+			e.Changed = append(e.Changed, r.str())
+		}
+	}
 	return e
 }
 

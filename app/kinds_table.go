@@ -1,0 +1,71 @@
+//go:build !imagesonly
+
+package app
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/app/core"
+	"github.com/deltaclue/deltaclue/app/inputkind"
+	"github.com/deltaclue/deltaclue/app/inputkind/tablekind"
+	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/weights"
+)
+
+const tablesLeftOut = false
+
+// A page for rows has their locks among its search's settings.
+func init() { core.Fields = append(core.Fields, core.LockField()) }
+
+// The page for rows is its kind's Locker.
+var _ inputkind.Locker = (*Explainer)(nil)
+
+// Locks are the columns the searches keep (the form's locked columns); SetLocks changes them, for the next
+// search and the link.
+func (e *Explainer) Locks() clue.ColumnList { return e.settings.Params.Lock }
+func (e *Explainer) SetLocks(ctx app.Context, l clue.ColumnList) {
+	e.settings.Set("lock", string(l))
+	e.updateLink()
+	e.publish()
+}
+
+// ownModels is the full page description of the models this page is their own of (app.OwnDescription), which
+// cmd/site sets (-X): JSON, base64; "" in any other page.
+var ownModels string
+
+// ownDescription is r (a stub in the site's list) described in full by ownModels when this page is theirs;
+// otherwise r, which the page lists but does not run (chooseModels).
+func ownDescription(r pageDescription) (pageDescription, error) {
+	if ownModels == "" {
+		return r, nil
+	}
+	var own pageDescription
+	b, err := base64.StdEncoding.DecodeString(ownModels)
+	if err == nil {
+		err = json.Unmarshal(b, &own)
+	}
+	if err != nil {
+		return r, fmt.Errorf("this page's own description of its models: %v", err)
+	}
+	if own.Name != r.Name || own.Dir != r.Dir {
+		return r, nil
+	}
+	return own, nil
+}
+
+// tableKind is the kind of the models' rows (the table's form and gallery).
+func (m *pageModel) tableKind(gallery string) inputkind.Kind {
+	return tablekind.New(tablekind.Models{Columns: m.Columns, Noun: m.noun(), Classes: len(m.classes), Class: m.class, Gallery: gallery})
+}
+
+// checkTable is what the page relies on of a table's description: columns it can read a row of.
+func checkTable(in weights.Input) error {
+	if err := in.Columns.Check(); err != nil {
+		return fmt.Errorf("its table: %v", err)
+	}
+	return nil
+}
