@@ -95,8 +95,8 @@ func TestBrowserFashionScreenshots(t *testing.T) {
 }
 
 // TestBrowserModelChoice, in Chromium, Firefox and WebKitGTK, at /repo/ and at the root, on the site as `make
-// serve` builds it (the digits and Fashion-MNIST's clothes): the first screen offers both models, the digits'
-// marked as the page's; following Fashion loads the page for the clothes, which fetches Fashion's worker and
+// serve` builds it (the digits, Fashion-MNIST's clothes and the credit applicants): the first screen offers the
+// three, the digits' marked as the page's; following Fashion loads the page for the clothes, which fetches Fashion's worker and
 // bundle and not the digits', speaks of garments, offers the uncertain garments first and reads a picked one in
 // the classes' names; a Fashion link opened at the site's plain address moves to the Fashion page and gives the
 // native engine's set, bit for bit; an address naming models the site does not serve says so in one sentence
@@ -130,8 +130,8 @@ func TestBrowserModelChoice(t *testing.T) {
 							current: (document.querySelector("#models-choice [aria-current=page]") || {}).textContent || "",
 							heading: document.querySelector("#digit h2").textContent})`)
 					}
-					if got := look(); !slices.Equal(got.Items, []string{"Digits", "Fashion"}) || got.Current != "Digits" || got.Heading != "1 · Your digit" {
-						t.Errorf("%s: the digits' page shows %+v: want the choice Digits (current) and Fashion", name, got)
+					if got := look(); !slices.Equal(got.Items, []string{"Digits", "Fashion", "Credit"}) || got.Current != "Digits" || got.Heading != "1 · Your digit" {
+						t.Errorf("%s: the digits' page shows %+v: want the choice Digits (current), Fashion and Credit", name, got)
 					}
 
 					// Following Fashion loads the page for the clothes.
@@ -179,7 +179,7 @@ func TestBrowserModelChoice(t *testing.T) {
 					note := engineWait(t, br, "the sentence", `document.getElementById("models-note") && window.deltaclue && window.deltaclue.ready > 0 && document.getElementById("models-note").textContent`, 2*time.Minute)
 					var n string
 					json.Unmarshal(note, &n)
-					if !strings.Contains(n, `no "cars" models`) || !strings.Contains(n, `"digits" and "fashion"`) || look().Current != "Digits" {
+					if !strings.Contains(n, `cannot run "cars" models`) || !strings.Contains(n, `"digits", "fashion" and "credit"`) || look().Current != "Digits" {
 						t.Errorf("%s: ?models=cars says %q", name, n)
 					}
 

@@ -147,6 +147,29 @@ func TestBrowserCredit(t *testing.T) {
 						t.Errorf("%s: the cards' changes have no direction in words", name)
 					}
 
+					// The set's downloads, as `deltaclue explain` writes them for a row: set.csv with the columns by name,
+					// explain.json with the input's and each explanation's row as {column: value}.
+					engineEval[bool](t, br, `(() => { window.__blobs = {}; const orig = URL.createObjectURL;
+						URL.createObjectURL = (b) => { const u = orig.call(URL, b); b.text().then((t) => { window.__blobs[b.type] = t; }); return u; }; return true; })()`)
+					engineClick(t, br, "download-csv")
+					csvText := engineWait(t, br, "the CSV download", `window.__blobs["text/csv"]`, 30*time.Second)
+					engineClick(t, br, "download-json")
+					jsText := engineWait(t, br, "the JSON download", `window.__blobs["application/json"]`, 30*time.Second)
+					var csvBody, jsBody string
+					json.Unmarshal(csvText, &csvBody)
+					json.Unmarshal(jsText, &jsBody)
+					if head, _, _ := strings.Cut(csvBody, "\n"); !strings.HasSuffix(head, strings.Join(cols.Names(), ",")) || strings.Count(csvBody, "\n") != len(native)+1 {
+						t.Errorf("%s: the set's CSV starts %q and has %d lines", name, head, strings.Count(csvBody, "\n"))
+					}
+					var file struct {
+						Row          map[string]any
+						Explanations []struct{ Row map[string]any }
+					}
+					if err := json.Unmarshal([]byte(jsBody), &file); err != nil || file.Row["Marital"] != cols[marital].Format(row0[marital]) ||
+						len(file.Explanations) != len(native) || file.Explanations[0].Row["Age"] != row0[age] {
+						t.Errorf("%s: the set's JSON: %v; row %v", name, err, file.Row)
+					}
+
 					// The link opened anew: the locks shown, the same set.
 					engineDo(t, br, "opening the link", func(ctx context.Context) error { return br.Navigate(ctx, run.Link) })
 					again := engineFinished(t, br, "the link's set")

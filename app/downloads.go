@@ -59,9 +59,15 @@ func (e *Explainer) setFile(kind string) (data []byte, mime, name string, ok boo
 		}
 		return []byte(latent), "image/svg+xml", "deltaclue-latent.svg", true
 	case "json":
+		if b, ok := e.rowDownload(kind); ok { // a set of rows: each row by its columns
+			return b, "application/json", "deltaclue-explain.json", true
+		}
 		b, err := json.MarshalIndent(e.explainFile(), "", " ")
 		return b, "application/json", "deltaclue-explain.json", err == nil
 	case "csv":
+		if b, ok := e.rowDownload(kind); ok {
+			return b, "text/csv", "deltaclue-set.csv", true
+		}
 		return clue.SetCSV(xs), "text/csv", "deltaclue-set.csv", true
 	}
 	return nil, "", "", false

@@ -13,6 +13,7 @@ import (
 	"github.com/deltaclue/deltaclue/app/inputkind"
 	"github.com/deltaclue/deltaclue/app/inputkind/tablekind"
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/kind"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -68,4 +69,24 @@ func checkTable(in weights.Input) error {
 		return fmt.Errorf("its table: %v", err)
 	}
 	return nil
+}
+
+// rowDownload is explain.json or set.csv (what) of a set of rows, each row by its columns' names, as `deltaclue
+// explain` writes them; ok is false for images.
+func (e *Explainer) rowDownload(what string) (b []byte, ok bool) {
+	m := served()
+	if !m.IsTable() {
+		return nil, false
+	}
+	t := kind.Table{Columns: m.Columns}
+	f := e.explainFile()
+	rows, err := t.Rows(f.Explanations)
+	if err != nil {
+		return nil, false
+	}
+	if what == "csv" {
+		return t.SetCSV(m.classes, f.Explanations, rows), true
+	}
+	b, err = json.MarshalIndent(t.ExplainFile(t.Row(e.in.X0), f, rows), "", " ")
+	return b, err == nil
 }

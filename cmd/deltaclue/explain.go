@@ -132,14 +132,14 @@ func explain(args []string) error {
 // words, with each mode's changes.
 func explainRow(out string, m *models, cols weights.Columns, row0 []float64, prob *clue.Problem, p clue.Params, f glam.ExplainFile, data clue.NeighbourData) error {
 	rep, exps, sum := f.Report, f.Explanations, f.Summary
-	rows, err := explanationRows(cols, exps)
+	rows, err := kind.Table{Columns: cols}.Rows(exps)
 	if err != nil {
 		return err
 	}
 	words := m.words()
 	classes := m.Description().Classes
 	sentence := kind.Table{Columns: cols}.Describe(words, prob.X0, prob.Pred0, exps, sum, p)
-	js, err := json.MarshalIndent(rowFile(cols, row0, f, rows), "", " ")
+	js, err := json.MarshalIndent(kind.Table{Columns: cols}.ExplainFile(row0, f, rows), "", " ")
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func explainRow(out string, m *models, cols weights.Columns, row0 []float64, pro
 		return err
 	}
 	tradeoff, latent := figures.SetFigures(exps, prob.Models().BNN.Classes, classes, prob.Z0, p, nil)
-	for name, b := range map[string][]byte{"tradeoff.svg": []byte(tradeoff), "latent.svg": []byte(latent), "set.csv": rowSetCSV(cols, classes, exps, rows)} {
+	for name, b := range map[string][]byte{"tradeoff.svg": []byte(tradeoff), "latent.svg": []byte(latent), "set.csv": kind.Table{Columns: cols}.SetCSV(classes, exps, rows)} {
 		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
 			return err
 		}

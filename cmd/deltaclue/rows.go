@@ -3,18 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/kind"
-	"github.com/deltaclue/deltaclue/engine/glam"
 	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/internal/modelsource"
@@ -184,127 +181,6 @@ func csvRow(m *models, cols weights.Columns, path string, line int) ([]float64, 
 	return row, where, nil
 }
 
-// rowJSON is a row as explain.json writes it: {column: value} in the columns' order, a number as a JSON number
-// and a category as its level's name (weights.Columns.FromMap reads it back).
-type rowJSON struct {
-	cols weights.Columns
-	row  []float64
-}
-
-func (r rowJSON) MarshalJSON() ([]byte, error) {
-	if r.row == nil {
-		return []byte("null"), nil
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, col := range r.cols {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		name, _ := json.Marshal(col.Name)
-		b.Write(name)
-		b.WriteByte(':')
-		var v []byte
-		var err error
-		if col.Kind == weights.ColumnCategory {
-			v, err = json.Marshal(col.Format(r.row[i]))
-		} else {
-			v, err = json.Marshal(r.row[i])
-		}
-		if err != nil {
-			return nil, fmt.Errorf("column %q: %v", col.Name, err)
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// rowExplanation is an explanation of a row as explain.json writes it: the engine's (with its flattened row as
-// image, and changed) and its row in natural units; a failed one has none (null).
-type rowExplanation struct {
-	clue.Explanation
-	Row rowJSON `json:"row"`
-}
-
-// rowExplainFile is explain.json for a model of rows: the input's row first, then what it holds for images
-// (x0 and each explanation's image are the flattened rows the networks read), each explanation with its row.
-type rowExplainFile struct {
-	Row rowJSON `json:"row"`
-	glam.ExplainFile
-	Explanations []rowExplanation `json:"explanations"`
-}
-
-// explanationRows reads every explanation's row back in natural units (nil for a failed one).
-func explanationRows(cols weights.Columns, exps []clue.Explanation) ([][]float64, error) {
-	rows := make([][]float64, len(exps))
-	for i, e := range exps {
-		if e.Failed != "" || len(e.Image) != cols.Width() {
-			continue
-		}
-		r, err := cols.Unstandardise(e.Image)
-		if err != nil {
-			return nil, fmt.Errorf("restart %d: %w", e.Restart, err)
-		}
-		rows[i] = r
-	}
-	return rows, nil
-}
-
-// rowFile is explain.json's content for a row.
-func rowFile(cols weights.Columns, row0 []float64, f glam.ExplainFile, rows [][]float64) rowExplainFile {
-	out := rowExplainFile{Row: rowJSON{cols, row0}, ExplainFile: f, Explanations: make([]rowExplanation, len(f.Explanations))}
-	for i, e := range f.Explanations {
-		out.Explanations[i] = rowExplanation{Explanation: e, Row: rowJSON{cols, rows[i]}}
-	}
-	return out
-}
-
-// rowSetCSV is set.csv for a model of rows: one line per restart in restart order, with its label and class,
-// whether it was accepted and converged, why it failed, H (total, aleatoric, epistemic), d, ρ, whether it lies on
-// the shell, its cost and steps, how many columns it changes and which (names joined by commas), then its row by
-// column name (empty for a failed restart). Floats are written as set.csv writes them for images.
-func rowSetCSV(cols weights.Columns, classes []string, exps []clue.Explanation, rows [][]float64) []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	head := []string{"restart", "label", "class", "accepted", "converged", "failed", "h_total", "h_aleatoric", "h_epistemic",
-		"distance", "rho", "on_shell", "cost", "steps", "changed", "changed_columns"}
-	w.Write(append(head, cols.Names()...))
-	f := func(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) }
-	order := make([]int, len(exps))
-	for i := range order {
-		order[i] = i
-	}
-	sortByRestart(order, exps)
-	for _, i := range order {
-		x := exps[i]
-		class := ""
-		if x.Label >= 0 && x.Label < len(classes) {
-			class = classes[x.Label]
-		}
-		rec := []string{strconv.Itoa(x.Restart), strconv.Itoa(x.Label), class, strconv.FormatBool(x.Accepted), strconv.FormatBool(x.Converged),
-			x.Failed, f(x.HTotal), f(x.HAleatoric), f(x.HEpistemic), f(x.Distance), f(x.Rho), strconv.FormatBool(x.OnShell),
-			f(x.Cost), strconv.Itoa(x.Steps), strconv.Itoa(len(x.Changed)), strings.Join(x.Changed, ",")}
-		if rows[i] != nil {
-			rec = append(rec, cols.CSVRecord(rows[i], "")...)
-		} else {
-			rec = append(rec, make([]string, len(cols))...)
-		}
-		w.Write(rec)
-	}
-	w.Flush()
-	return b.Bytes()
-}
-
-// sortByRestart orders the indices of exps by restart (insertion sort: a set is small and mostly in order).
-func sortByRestart(order []int, exps []clue.Explanation) {
-	for i := 1; i < len(order); i++ {
-		for j := i; j > 0 && exps[order[j]].Restart < exps[order[j-1]].Restart; j-- {
-			order[j], order[j-1] = order[j-1], order[j]
-		}
-	}
-}
-
 // modeLines are the set's mode cards (clue.ModeCards) in words, one line each: the label (and form), how many
 // restarts reached it, and the changes its cheapest explanation makes.
 func modeLines(w clue.Words, cols weights.Columns, row0 []float64, exps []clue.Explanation, rows [][]float64, s clue.Summary) []string {
@@ -346,45 +222,32 @@ func sparsity(exps []clue.Explanation) (lo, hi int, mean float64) {
 // rowSweepFile is sweep.json for a model of rows: the input's row first, then what it holds for images, each
 // explanation (of every radius and of every reach) with its row.
 type rowSweepFile struct {
-	Row rowJSON `json:"row"`
+	Row kind.RowJSON `json:"row"`
 	sweepReport
 	Steps   []rowSweepStep `json:"steps"`
 	Reaches []rowReach     `json:"reaches"`
 }
 
 type rowSweepStep struct {
-	Delta        float64          `json:"delta"`
-	Summary      clue.Summary     `json:"summary"`
-	Explanations []rowExplanation `json:"explanations"`
+	Delta        float64               `json:"delta"`
+	Summary      clue.Summary          `json:"summary"`
+	Explanations []kind.RowExplanation `json:"explanations"`
 }
 
 type rowReach struct {
-	Label       int            `json:"label"`
-	Delta       float64        `json:"delta"`
-	Explanation rowExplanation `json:"explanation"`
-}
-
-// withRows gives each explanation its row in natural units (none for a failed one).
-func withRows(cols weights.Columns, exps []clue.Explanation) []rowExplanation {
-	out := make([]rowExplanation, len(exps))
-	for i, e := range exps {
-		out[i].Explanation = e
-		out[i].Row.cols = cols
-		if e.Failed == "" && len(e.Image) == cols.Width() {
-			out[i].Row.row, _ = cols.Unstandardise(e.Image)
-		}
-	}
-	return out
+	Label       int                 `json:"label"`
+	Delta       float64             `json:"delta"`
+	Explanation kind.RowExplanation `json:"explanation"`
 }
 
 // rowSweep is sweep.json's content for a row.
 func rowSweep(cols weights.Columns, row0 []float64, rep sweepReport) rowSweepFile {
-	out := rowSweepFile{Row: rowJSON{cols, row0}, sweepReport: rep}
+	out := rowSweepFile{Row: kind.RowJSON{Columns: cols, Row: row0}, sweepReport: rep}
 	for _, st := range rep.Steps {
-		out.Steps = append(out.Steps, rowSweepStep{Delta: st.Delta, Summary: st.Summary, Explanations: withRows(cols, st.Explanations)})
+		out.Steps = append(out.Steps, rowSweepStep{Delta: st.Delta, Summary: st.Summary, Explanations: kind.Table{Columns: cols}.WithRows(st.Explanations)})
 	}
 	for _, r := range rep.Reaches {
-		out.Reaches = append(out.Reaches, rowReach{Label: r.Label, Delta: r.Delta, Explanation: withRows(cols, []clue.Explanation{r.Explanation})[0]})
+		out.Reaches = append(out.Reaches, rowReach{Label: r.Label, Delta: r.Delta, Explanation: kind.Table{Columns: cols}.WithRows([]clue.Explanation{r.Explanation})[0]})
 	}
 	return out
 }

@@ -11,17 +11,20 @@ const style = `
 .row-field input[type=number],.row-field select{width:100%;box-sizing:border-box}
 .row-field .help,.row-field .error{grid-column:1/-1}
 .row-field .lock{white-space:nowrap}
-.row-view{min-width:8rem}
+.row-view{min-width:0}
 .row-view dl{display:grid;grid-template-columns:auto 1fr;gap:0 .6rem;margin:0;font-size:.85rem;text-align:left}
 .row-view dt{color:#4b5563}
 .row-view dd{margin:0}
 .row-view.thumb dl,.row-view.thumb .row-changes{font-size:.7rem}
+.views .row-view dl{font-size:.72rem;gap:0 .35rem}
+.views figure{min-width:0}
 .row-changes{list-style:none;padding:0;margin:0;font-size:.9rem;text-align:left}
 .row-changes .up{color:#005a8c}
 .row-changes .down{color:#a84a00}
 .row-changes .dir,.row-changes .none{color:#4b5563;font-size:.85em}
 .gallery.rows{display:flex;flex-direction:column;gap:.3rem}
 .row-pick{text-align:left;white-space:normal}
+@media (max-width:700px){#cards .row-view>dl{display:none}.row-field input[type=number],.row-field select{font-size:16px}}
 `
 
 // addStyle puts style into the document, once.

@@ -13,8 +13,12 @@ import (
 func TradeoffOf(exps []clue.Explanation, classes int, threshold float64) TradeoffChart {
 	byRestart := map[int]clue.Explanation{}
 	var pts []TradeoffPoint
+	distance := ""
 	for _, e := range exps {
 		byRestart[e.Restart] = e
+		if e.Changed != nil { // a row's explanation (an image's has no columns to change)
+			distance = "L1, standardised"
+		}
 		if e.Failed == "" {
 			pts = append(pts, TradeoffPoint{Restart: e.Restart, Label: e.Label, D: float64(e.Distance), H: float64(e.HTotal), Accepted: e.Accepted})
 		}
@@ -30,7 +34,7 @@ func TradeoffOf(exps []clue.Explanation, classes int, threshold float64) Tradeof
 		}
 		fronts = append(fronts, f)
 	}
-	return TradeoffChart{Points: pts, Fronts: fronts, Threshold: threshold, Selected: -1,
+	return TradeoffChart{Points: pts, Fronts: fronts, Threshold: threshold, Selected: -1, Distance: distance,
 		Title: fmt.Sprintf("Uncertainty against distance (%s)", plural.Count(len(pts), "explanation"))}
 }
 

@@ -29,6 +29,17 @@ type TradeoffChart struct {
 	Selected  int     // the selected restart, -1 for none
 	Title     string
 	Names     []string // the classes' names, which the legend gives where they are not the numbers; nil: numbers
+	// Distance says what d measures: "" for an image's (L1, pixels); a table's rows are "L1, standardised"
+	// (L1 on the standardised numbers plus the changed categories).
+	Distance string
+}
+
+// unit is what d measures, in the axis's words.
+func (t TradeoffChart) unit() string {
+	if t.Distance == "" {
+		return "L1, pixels"
+	}
+	return t.Distance
 }
 
 // Tradeoff draws the uncertainty–distance trade-off: one marker per explanation at (d, H) with its digit on it,
@@ -95,7 +106,8 @@ func Tradeoff(t TradeoffChart) string {
 		c.b.WriteString("</g>\n")
 	}
 
-	const xtitle, ytitle = "distance d (L1, pixels)", "uncertainty H (nats)"
+	const ytitle = "uncertainty H (nats)"
+	xtitle := "distance d (" + t.unit() + ")"
 	if len(pts) == 0 && fronts == 0 {
 		c.frame(left, top, right, bottom, scale{}, scale{}, nil, nil, xtitle, ytitle, 18)
 		c.text((left+right)/2, (top+bottom)/2, "no explanations yet", ` class="empty" text-anchor="middle" fill="`+mutedInk+`"`)
@@ -222,7 +234,7 @@ func tradeoffDesc(t TradeoffChart, pts []TradeoffPoint, skipped int, threshold b
 			bl.d, bl.h = p.D, p.H
 		}
 	}
-	fmt.Fprintf(&b, "Scatter plot of %s: distance d to the input (L1, pixels) across, uncertainty H (nats) up; lower and further left is better. %d accepted, %d rejected.",
+	fmt.Fprintf(&b, "Scatter plot of %s: distance d to the input ("+t.unit()+") across, uncertainty H (nats) up; lower and further left is better. %d accepted, %d rejected.",
 		plural.Count(len(pts), "explanation"), accepted, len(pts)-accepted)
 	if skipped > 0 {
 		fmt.Fprintf(&b, " %d not shown (no finite d or H).", skipped)
