@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -178,6 +180,78 @@ func TestBrowserCredit(t *testing.T) {
 						t.Errorf("%s: the link's page does not show Age and Marital locked (and Records not)", name)
 					}
 					t.Logf("%s: %s; %d explanations, %d accepted; %q", name, fmt.Sprint(got.Program), len(native), sum.Accepted, v.Sentence)
+				})
+			}
+		})
+	}
+}
+
+// creditHost is a page on another origin that embeds the credit page (%[1]s: the site's address), logs what the
+// frame says (window.heard) and posts to it (window.send).
+const creditHost = `<!doctype html><html><head><meta charset="utf-8"><title>host</title></head><body style="margin:0">
+<iframe id="credit" src="%[1]s?models=credit&amp;embed=1" style="width:760px;height:720px;border:0"></iframe>
+<script>
+  window.heard = [];
+  const frame = document.getElementById("credit");
+  window.addEventListener("message", (e) => { if (e.source === frame.contentWindow) window.heard.push(e.data); });
+  window.send = (msg) => { frame.contentWindow.postMessage(msg, "*"); return true; };
+  window.said = (type) => window.heard.filter((d) => d && d.type === type);
+</script></body></html>`
+
+// TestBrowserCreditEmbed, in Chromium, Firefox and WebKitGTK, at /repo/ and at the root: a host page on another
+// origin embeds the credit page and sends it an applicant as {column: value} (deltaclue:row); a row with an
+// unknown level and a digit are refused in sentences naming the column and deltaclue:row; the applicant's set
+// comes back as deltaclue:done, with the native engine's label counts.
+func TestBrowserCreditEmbed(t *testing.T) {
+	credit, err := modelsource.Open("credit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := credit.Description().Input.Columns
+	x := make([]float32, cols.Width())
+	credit.Test.Float(3, x)
+	r, err := cols.Unstandardise(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowJS, _ := json.Marshal(cols.ToMap(r))
+	sites := []struct{ name, repo, prefix string }{{"subpath", "repo", "/repo"}, {"root", "", ""}}
+	dirs := map[string]string{"repo": buildSite(t), "": buildSiteFor(t, "")}
+	for _, engine := range drive.Engines {
+		t.Run(engine, func(t *testing.T) {
+			b := startEngineSized(t, engine, 800, 760)
+			for _, site := range sites {
+				t.Run(site.name, func(t *testing.T) {
+					srv := serveAt(dirs[site.repo], site.prefix)
+					defer srv.Close()
+					host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						w.Header().Set("Content-Type", "text/html; charset=utf-8")
+						fmt.Fprintf(w, creditHost, srv.URL+site.prefix+"/")
+					}))
+					defer host.Close()
+					name := b.Engine() + " at " + site.prefix + "/"
+					engineDo(t, b, "opening the host page", func(ctx context.Context) error { return b.Navigate(ctx, host.URL+"/") })
+					engineWait(t, b, "the frame ready", `window.said("deltaclue:ready").length > 0`, 2*time.Minute)
+					engineEval[bool](t, b, `window.send({type: "deltaclue:row", row: Object.assign(`+string(rowJS)+`, {Home: "castle"}), id: "castle"}) &&
+						window.send({type: "deltaclue:digit", pixels: [0.5], id: "digit"})`)
+					errs := engineWait(t, b, "the errors", `window.said("deltaclue:error").length == 2 && JSON.stringify(window.said("deltaclue:error"))`, time.Minute)
+					if !strings.Contains(string(errs), `castle`) || !strings.Contains(string(errs), `Home`) || !strings.Contains(string(errs), `deltaclue:row`) {
+						t.Errorf("%s: the errors %s", name, errs)
+					}
+					engineEval[bool](t, b, `window.send({type: "deltaclue:row", row: `+string(rowJS)+`, id: 3})`)
+					if _, err := drive.WaitFor(context.Background(), b, `window.said("deltaclue:done").find((d) => d.id === 3)`, 2*time.Minute, 25*time.Millisecond); err != nil {
+						t.Fatalf("%s: no set for the applicant: %v; the frame said %s", name, err, engineEval[string](t, b, `JSON.stringify(window.heard)`))
+					}
+					done := engineEval[json.RawMessage](t, b, `window.said("deltaclue:done").find((d) => d.id === 3)`)
+					var d struct {
+						Sentence string
+						Link     string
+					}
+					json.Unmarshal(done, &d)
+					if !strings.Contains(d.Sentence, "applicant") || !strings.Contains(d.Link, "models=credit") {
+						t.Errorf("%s: the done message %s", name, done)
+					}
+					t.Logf("%s: %s", name, d.Sentence)
 				})
 			}
 		})

@@ -80,7 +80,7 @@ func (e *Explainer) onHostMessage(ctx app.Context, text, origin string, source a
 			e.embed.awaiting = false
 			e.tellHost(hostmsg.Error, map[string]any{"reason": e.links.Err}, true)
 		}
-	case hostmsg.Digit, hostmsg.Image:
+	case hostmsg.Digit, hostmsg.Image, hostmsg.Row:
 		e.embed.pending = &m
 		e.runHostDigit(ctx)
 	}
