@@ -1,0 +1,337 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The element-wise loops of package kernel in AVX-512 and AVX2 (see loops_amd64.go): gathers and scatter-adds
+// through a map of positions (−1 for the padding), the rectifier's forward pass and its backward masks. Every
+// lane does the scalar loop's operation on the same operands (a copy of bits, one float32 addition x + d with x
+// in the order the Go loop's compiled code adds them, an integer mask), so the results are the Go loops' bits. No fused multiply-add, no reordering of sums:
+// the scatter-adds run a block of positions in order, and a block whose positions repeat one runs lane by lane.
+// Each routine runs whole blocks of 16 (AVX-512) or 8 (AVX2) values; the caller's Go loop does the rest.
+
+// 0, 1, …, 15: a run of consecutive positions is its first plus these.
+DATA iota16<>+0(SB)/4, $0
+DATA iota16<>+4(SB)/4, $1
+DATA iota16<>+8(SB)/4, $2
+DATA iota16<>+12(SB)/4, $3
+DATA iota16<>+16(SB)/4, $4
+DATA iota16<>+20(SB)/4, $5
+DATA iota16<>+24(SB)/4, $6
+DATA iota16<>+28(SB)/4, $7
+DATA iota16<>+32(SB)/4, $8
+DATA iota16<>+36(SB)/4, $9
+DATA iota16<>+40(SB)/4, $10
+DATA iota16<>+44(SB)/4, $11
+DATA iota16<>+48(SB)/4, $12
+DATA iota16<>+52(SB)/4, $13
+DATA iota16<>+56(SB)/4, $14
+DATA iota16<>+60(SB)/4, $15
+GLOBL iota16<>(SB), RODATA|NOPTR, $64
+
+// func gatherIdx512(dst, src *float32, idx *int32, blocks int)
+//
+// dst[i] = src[idx[i]], or +0 where idx[i] is −1, for 16·blocks values. A block of 16 consecutive positions (a
+// window's row inside the image) is one load; any other a masked VPGATHERDD onto zeros.
+TEXT ·gatherIdx512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VPTERNLOGD $0xff, Z31, Z31, Z31 // −1 in every lane
+	VMOVDQU32 iota16<>(SB), Z30
+g512_loop:
+	VMOVDQU32 (DX), Z0
+	MOVLQSX (DX), AX
+	TESTQ AX, AX
+	JS g512_gather
+	VPBROADCASTD AX, Z1
+	VPADDD Z30, Z1, Z1
+	VPCMPEQD Z1, Z0, K1
+	KORTESTW K1, K1
+	JCC g512_gather
+	VMOVDQU32 (SI)(AX*4), Z2
+	VMOVDQU32 Z2, (DI)
+	JMP g512_next
+g512_gather:
+	VPCMPGTD Z31, Z0, K2 // positions > −1
+	VPXORD Z2, Z2, Z2
+	VPGATHERDD (SI)(Z0*4), K2, Z2
+	VMOVDQU32 Z2, (DI)
+g512_next:
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ g512_loop
+	VZEROUPPER
+	RET
+
+// func scatterIdx512(dst, src *float32, idx *int32, blocks int)
+//
+// dst[idx[i]] += src[i] for i = 0, 1, … in order where idx[i] is not −1, for 16·blocks values (needs AVX512CD).
+// A block of consecutive positions is a load, an add and a store; a block of distinct positions a gather, an
+// add and a scatter (each position once: the order of the sums into each is kept); a block where a position
+// repeats (VPCONFLICTD) runs lane by lane.
+TEXT ·scatterIdx512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VPTERNLOGD $0xff, Z31, Z31, Z31
+	VMOVDQU32 iota16<>(SB), Z30
+s512_loop:
+	VMOVDQU32 (DX), Z0
+	VMOVUPS (SI), Z3
+	MOVLQSX (DX), AX
+	TESTQ AX, AX
+	JS s512_scatter
+	VPBROADCASTD AX, Z1
+	VPADDD Z30, Z1, Z1
+	VPCMPEQD Z1, Z0, K1
+	KORTESTW K1, K1
+	JCC s512_scatter
+	VMOVUPS (DI)(AX*4), Z2
+	VADDPS Z3, Z2, Z2
+	VMOVUPS Z2, (DI)(AX*4)
+	JMP s512_next
+s512_scatter:
+	VPCMPGTD Z31, Z0, K2
+	VPCONFLICTD.Z Z0, K2, Z4 // each lane's earlier lanes of the same position (−1s zeroed)
+	VPTESTMD Z4, Z4, K3
+	KORTESTW K3, K3
+	JNZ s512_lanes
+	KMOVW K2, K3
+	VPXORD Z2, Z2, Z2
+	VGATHERDPS (DI)(Z0*4), K3, Z2
+	VADDPS Z3, Z2, Z2
+	VSCATTERDPS Z2, K2, (DI)(Z0*4)
+	JMP s512_next
+s512_lanes:
+	XORQ BX, BX
+s512_lane:
+	MOVLQSX (DX)(BX*4), AX
+	TESTQ AX, AX
+	JS s512_skip
+	MOVSS (DI)(AX*4), X5
+	ADDSS (SI)(BX*4), X5
+	MOVSS X5, (DI)(AX*4)
+s512_skip:
+	INCQ BX
+	CMPQ BX, $16
+	JLT s512_lane
+s512_next:
+	ADDQ $64, SI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ s512_loop
+	VZEROUPPER
+	RET
+
+// func gatherIdx256(dst, src *float32, idx *int32, blocks int)
+//
+// gatherIdx512 in AVX2, 8 values a block.
+TEXT ·gatherIdx256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VPCMPEQD Y15, Y15, Y15 // −1 in every lane
+	VMOVDQU iota16<>(SB), Y14
+g256_loop:
+	VMOVDQU (DX), Y0
+	MOVLQSX (DX), AX
+	TESTQ AX, AX
+	JS g256_gather
+	VMOVD AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD Y14, Y1, Y1
+	VPCMPEQD Y1, Y0, Y1
+	VMOVMSKPS Y1, BX
+	CMPL BX, $0xff
+	JNE g256_gather
+	VMOVDQU (SI)(AX*4), Y2
+	VMOVDQU Y2, (DI)
+	JMP g256_next
+g256_gather:
+	VPCMPGTD Y15, Y0, Y3 // positions > −1
+	VPXOR Y2, Y2, Y2
+	VPGATHERDD Y3, (SI)(Y0*4), Y2
+	VMOVDQU Y2, (DI)
+g256_next:
+	ADDQ $32, DI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ g256_loop
+	VZEROUPPER
+	RET
+
+// func reluRows512(in, dst *float32, acc *uint32, rows, w, ld int)
+//
+// For each of rows rows (ld values apart in in and dst) and the first w columns (a multiple of 16): dst = in's
+// bits &^ (neg &^ nan), acc[j] |= dst's bits (ReluBits, as reluRowsGo).
+TEXT ·reluRows512(SB), NOSPLIT, $0-48
+	MOVQ in+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ acc+16(FP), DX
+	MOVQ rows+24(FP), CX
+	MOVQ w+32(FP), R8
+	MOVQ ld+40(FP), R9
+	SHLQ $2, R9
+	MOVL $0x7fffffff, AX
+	VPBROADCASTD AX, Z30
+	MOVL $0x7f800000, AX
+	VPBROADCASTD AX, Z29
+r512_row:
+	XORQ BX, BX
+r512_col:
+	VMOVDQU32 (SI)(BX*4), Z0
+	VPSRAD $31, Z0, Z1     // neg
+	VPANDD Z30, Z0, Z2
+	VPSUBD Z2, Z29, Z2     // 0x7f800000 − (u & 0x7fffffff)
+	VPSRAD $31, Z2, Z2     // nan
+	VPANDND Z1, Z2, Z1     // neg &^ nan
+	VPANDND Z0, Z1, Z0     // u &^ (neg &^ nan)
+	VMOVDQU32 Z0, (DI)(BX*4)
+	VPORD (DX)(BX*4), Z0, Z0
+	VMOVDQU32 Z0, (DX)(BX*4)
+	ADDQ $16, BX
+	CMPQ BX, R8
+	JLT r512_col
+	ADDQ R9, SI
+	ADDQ R9, DI
+	DECQ CX
+	JNZ r512_row
+	VZEROUPPER
+	RET
+
+// func reluRows256(in, dst *float32, acc *uint32, rows, w, ld int)
+//
+// reluRows512 in AVX2 (w a multiple of 8).
+TEXT ·reluRows256(SB), NOSPLIT, $0-48
+	MOVQ in+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ acc+16(FP), DX
+	MOVQ rows+24(FP), CX
+	MOVQ w+32(FP), R8
+	MOVQ ld+40(FP), R9
+	SHLQ $2, R9
+	MOVL $0x7fffffff, AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15
+	MOVL $0x7f800000, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14
+r256_row:
+	XORQ BX, BX
+r256_col:
+	VMOVDQU (SI)(BX*4), Y0
+	VPSRAD $31, Y0, Y1
+	VPAND Y15, Y0, Y2
+	VPSUBD Y2, Y14, Y2
+	VPSRAD $31, Y2, Y2
+	VPANDN Y1, Y2, Y1      // neg &^ nan
+	VPANDN Y0, Y1, Y0      // u &^ (neg &^ nan)
+	VMOVDQU Y0, (DI)(BX*4)
+	VPOR (DX)(BX*4), Y0, Y0
+	VMOVDQU Y0, (DX)(BX*4)
+	ADDQ $8, BX
+	CMPQ BX, R8
+	JLT r256_col
+	ADDQ R9, SI
+	ADDQ R9, DI
+	DECQ CX
+	JNZ r256_row
+	VZEROUPPER
+	RET
+
+// func addWherePositive512(dx, d, h *float32, blocks int)
+//
+// dx += d where h > 0 (ordered: not for a NaN h), dx kept elsewhere, 16 values a block.
+TEXT ·addWherePositive512(SB), NOSPLIT, $0-32
+	MOVQ dx+0(FP), DI
+	MOVQ d+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VPXORD Z31, Z31, Z31
+a512_loop:
+	VMOVUPS (DX), Z0
+	VCMPPS $0x1e, Z31, Z0, K1 // h > 0, ordered
+	VMOVUPS (DI), Z1
+	VMOVUPS (SI), Z2
+	VADDPS Z1, Z2, K1, Z1 // d + dx, as addWherePositiveGo's compiled loop adds (a NaN's payload: d's)
+	VMOVUPS Z1, (DI)
+	ADDQ $64, DI
+	ADDQ $64, SI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ a512_loop
+	VZEROUPPER
+	RET
+
+// func addWherePositive256(dx, d, h *float32, blocks int)
+//
+// addWherePositive512 in AVX2, 8 values a block: the sum's bits and-ed with the mask, or-ed with dx's and-not.
+TEXT ·addWherePositive256(SB), NOSPLIT, $0-32
+	MOVQ dx+0(FP), DI
+	MOVQ d+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VXORPS Y15, Y15, Y15
+a256_loop:
+	VMOVUPS (DX), Y0
+	VCMPPS $0x1e, Y15, Y0, Y0 // h > 0, ordered
+	VMOVUPS (DI), Y1
+	VMOVUPS (SI), Y2
+	VADDPS Y1, Y2, Y2 // d + dx, as addWherePositiveGo's compiled loop adds
+	VANDPS Y0, Y2, Y2
+	VANDNPS Y1, Y0, Y1     // dx &^ mask
+	VORPS Y1, Y2, Y2
+	VMOVUPS Y2, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ a256_loop
+	VZEROUPPER
+	RET
+
+// func maskPositive512(dx, d, h *float32, blocks int)
+//
+// dx = d where h > 0 (ordered), +0 elsewhere, 16 values a block.
+TEXT ·maskPositive512(SB), NOSPLIT, $0-32
+	MOVQ dx+0(FP), DI
+	MOVQ d+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VPXORD Z31, Z31, Z31
+m512_loop:
+	VMOVUPS (DX), Z0
+	VCMPPS $0x1e, Z31, Z0, K1
+	VMOVDQU32.Z (SI), K1, Z1
+	VMOVDQU32 Z1, (DI)
+	ADDQ $64, DI
+	ADDQ $64, SI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ m512_loop
+	VZEROUPPER
+	RET
+
+// func maskPositive256(dx, d, h *float32, blocks int)
+TEXT ·maskPositive256(SB), NOSPLIT, $0-32
+	MOVQ dx+0(FP), DI
+	MOVQ d+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VXORPS Y15, Y15, Y15
+m256_loop:
+	VMOVUPS (DX), Y0
+	VCMPPS $0x1e, Y15, Y0, Y0
+	VANDPS (SI), Y0, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ m256_loop
+	VZEROUPPER
+	RET
