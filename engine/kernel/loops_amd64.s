@@ -28,10 +28,19 @@ DATA iota16<>+56(SB)/4, $14
 DATA iota16<>+60(SB)/4, $15
 GLOBL iota16<>(SB), RODATA|NOPTR, $64
 
+// Both AVX-512 routines below split a block of 16 positions into groups that one masked load or store serves:
+// the −1s (padding), then up to four times, from the first lane t left (position v), the lanes whose positions
+// are v − t plus their lane (a run: a window's row inside the image, as a convolution of stride 1 reads it).
+// Lanes left after four groups, or once a group holds fewer than 4 lanes (scattered positions, as a stride of 2
+// gives: there the groups' chain of dependent instructions measured slower than the Go loop), go through
+// VPGATHERDD (the gather) or one by one (the scatter-add).
+//
+// Registers: DI dst, SI src, DX idx, CX blocks; Z0 the block's positions, R8 its lanes left, R9 groups left,
+// BX the first lane left, R10 a group's base, R11 its lanes, R13 scratch; Z31 −1, Z30 iota16, Z28 +0.
+
 // func gatherIdx512(dst, src *float32, idx *int32, blocks int)
 //
-// dst[i] = src[idx[i]], or +0 where idx[i] is −1, for 16·blocks values. A block of 16 consecutive positions (a
-// window's row inside the image) is one load; any other a masked VPGATHERDD onto zeros.
+// dst[i] = src[idx[i]], or +0 where idx[i] is −1, for 16·blocks values: every value copied, bits and all.
 TEXT ·gatherIdx512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -39,24 +48,40 @@ TEXT ·gatherIdx512(SB), NOSPLIT, $0-32
 	MOVQ blocks+24(FP), CX
 	VPTERNLOGD $0xff, Z31, Z31, Z31 // −1 in every lane
 	VMOVDQU32 iota16<>(SB), Z30
+	VPXORD Z28, Z28, Z28
 g512_loop:
 	VMOVDQU32 (DX), Z0
-	MOVLQSX (DX), AX
-	TESTQ AX, AX
-	JS g512_gather
-	VPBROADCASTD AX, Z1
+	VPCMPEQD Z31, Z0, K1 // the padding: +0
+	VMOVDQU32 Z28, K1, (DI)
+	KMOVW K1, R8
+	NOTL R8
+	ANDL $0xffff, R8
+	JZ g512_next
+	MOVQ $4, R9
+g512_group:
+	TZCNTL R8, BX
+	MOVLQSX (DX)(BX*4), R10
+	SUBQ BX, R10 // v − t
+	VPBROADCASTD R10, Z1
 	VPADDD Z30, Z1, Z1
 	VPCMPEQD Z1, Z0, K1
-	KORTESTW K1, K1
-	JCC g512_gather
-	VMOVDQU32 (SI)(AX*4), Z2
-	VMOVDQU32 Z2, (DI)
-	JMP g512_next
-g512_gather:
-	VPCMPGTD Z31, Z0, K2 // positions > −1
-	VPXORD Z2, Z2, Z2
-	VPGATHERDD (SI)(Z0*4), K2, Z2
-	VMOVDQU32 Z2, (DI)
+	KMOVW K1, R11
+	ANDL R8, R11
+	POPCNTL R11, R13
+	CMPL R13, $4
+	JLT g512_rest // (scattered positions: VPGATHERDD)
+	KMOVW R11, K1
+	VMOVDQU32.Z (SI)(R10*4), K1, Z4
+	VMOVDQU32 Z4, K1, (DI)
+	XORL R11, R8
+	JZ g512_next
+	DECQ R9
+	JNZ g512_group
+g512_rest:
+	KMOVW R8, K1
+	KMOVW R8, K2
+	VPGATHERDD (SI)(Z0*4), K1, Z4
+	VMOVDQU32 Z4, K2, (DI)
 g512_next:
 	ADDQ $64, DI
 	ADDQ $64, DX
@@ -67,10 +92,10 @@ g512_next:
 
 // func scatterIdx512(dst, src *float32, idx *int32, blocks int)
 //
-// dst[idx[i]] += src[i] for i = 0, 1, … in order where idx[i] is not −1, for 16·blocks values (needs AVX512CD).
-// A block of consecutive positions is a load, an add and a store; a block of distinct positions a gather, an
-// add and a scatter (each position once: the order of the sums into each is kept); a block where a position
-// repeats (VPCONFLICTD) runs lane by lane.
+// dst[idx[i]] += src[i] for i = 0, 1, … in order where idx[i] is not −1, for 16·blocks values (needs AVX512CD):
+// each sum dst + src, as the Go loop adds. A block that is one run is one masked load, add and store; a block
+// whose positions are distinct (VPCONFLICTD) runs by groups, in any order, each position once; any other block
+// runs lane by lane in order.
 TEXT ·scatterIdx512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -80,44 +105,180 @@ TEXT ·scatterIdx512(SB), NOSPLIT, $0-32
 	VMOVDQU32 iota16<>(SB), Z30
 s512_loop:
 	VMOVDQU32 (DX), Z0
-	VMOVUPS (SI), Z3
-	MOVLQSX (DX), AX
-	TESTQ AX, AX
-	JS s512_scatter
-	VPBROADCASTD AX, Z1
+	VPCMPGTD Z31, Z0, K3 // positions > −1
+	KMOVW K3, R8
+	TESTL R8, R8
+	JZ s512_next
+	TZCNTL R8, BX
+	MOVLQSX (DX)(BX*4), R10
+	SUBQ BX, R10 // v − t
+	VPBROADCASTD R10, Z1
 	VPADDD Z30, Z1, Z1
 	VPCMPEQD Z1, Z0, K1
-	KORTESTW K1, K1
-	JCC s512_scatter
-	VMOVUPS (DI)(AX*4), Z2
-	VADDPS Z3, Z2, Z2
-	VMOVUPS Z2, (DI)(AX*4)
+	KMOVW K1, R11
+	ANDL R8, R11
+	CMPL R11, R8
+	JNE s512_split
+	VMOVUPS (SI), Z3 // one run holds every position
+	KMOVW R11, K1 // (not K1 itself: a −1 before a run from 0 is one of its lanes)
+	VMOVUPS.Z (DI)(R10*4), K1, Z4
+	VADDPS Z3, Z4, Z4
+	VMOVUPS Z4, K1, (DI)(R10*4)
 	JMP s512_next
-s512_scatter:
-	VPCMPGTD Z31, Z0, K2
-	VPCONFLICTD.Z Z0, K2, Z4 // each lane's earlier lanes of the same position (−1s zeroed)
-	VPTESTMD Z4, Z4, K3
-	KORTESTW K3, K3
-	JNZ s512_lanes
-	KMOVW K2, K3
-	VPXORD Z2, Z2, Z2
-	VGATHERDPS (DI)(Z0*4), K3, Z2
-	VADDPS Z3, Z2, Z2
-	VSCATTERDPS Z2, K2, (DI)(Z0*4)
-	JMP s512_next
-s512_lanes:
-	XORQ BX, BX
-s512_lane:
-	MOVLQSX (DX)(BX*4), AX
+s512_split:
+	POPCNTL R11, R13
+	CMPL R13, $4
+	JLT s512_all // (scattered positions: one by one)
+	VPCONFLICTD.Z Z0, K3, Z4 // each lane's earlier lanes of the same position (the padding zeroed)
+	VPTESTMD Z4, Z4, K2
+	KORTESTW K2, K2
+	JNZ s512_all
+	VMOVUPS (SI), Z3
+	MOVQ $4, R9
+	JMP s512_run
+s512_group:
+	TZCNTL R8, BX
+	MOVLQSX (DX)(BX*4), R10
+	SUBQ BX, R10 // v − t
+	VPBROADCASTD R10, Z1
+	VPADDD Z30, Z1, Z1
+	VPCMPEQD Z1, Z0, K1
+	KMOVW K1, R11
+	ANDL R8, R11
+	POPCNTL R11, R13
+	CMPL R13, $4
+	JLT s512_lanes
+s512_run:
+	KMOVW R11, K1
+	VMOVUPS.Z (DI)(R10*4), K1, Z4
+	VADDPS Z3, Z4, Z4
+	VMOVUPS Z4, K1, (DI)(R10*4)
+	XORL R11, R8
+	JZ s512_next
+	DECQ R9
+	JNZ s512_group
+s512_all: // every lane in order, as the Go loop (its branches predicted as well as the Go loop's)
+	MOVLQSX 0(DX), AX
 	TESTQ AX, AX
-	JS s512_skip
-	MOVSS (DI)(AX*4), X5
-	ADDSS (SI)(BX*4), X5
-	MOVSS X5, (DI)(AX*4)
-s512_skip:
-	INCQ BX
-	CMPQ BX, $16
-	JLT s512_lane
+	JS s512_skip0
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 0(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip0:
+	MOVLQSX 4(DX), AX
+	TESTQ AX, AX
+	JS s512_skip1
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 4(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip1:
+	MOVLQSX 8(DX), AX
+	TESTQ AX, AX
+	JS s512_skip2
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 8(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip2:
+	MOVLQSX 12(DX), AX
+	TESTQ AX, AX
+	JS s512_skip3
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 12(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip3:
+	MOVLQSX 16(DX), AX
+	TESTQ AX, AX
+	JS s512_skip4
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 16(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip4:
+	MOVLQSX 20(DX), AX
+	TESTQ AX, AX
+	JS s512_skip5
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 20(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip5:
+	MOVLQSX 24(DX), AX
+	TESTQ AX, AX
+	JS s512_skip6
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 24(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip6:
+	MOVLQSX 28(DX), AX
+	TESTQ AX, AX
+	JS s512_skip7
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 28(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip7:
+	MOVLQSX 32(DX), AX
+	TESTQ AX, AX
+	JS s512_skip8
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 32(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip8:
+	MOVLQSX 36(DX), AX
+	TESTQ AX, AX
+	JS s512_skip9
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 36(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip9:
+	MOVLQSX 40(DX), AX
+	TESTQ AX, AX
+	JS s512_skip10
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 40(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip10:
+	MOVLQSX 44(DX), AX
+	TESTQ AX, AX
+	JS s512_skip11
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 44(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip11:
+	MOVLQSX 48(DX), AX
+	TESTQ AX, AX
+	JS s512_skip12
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 48(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip12:
+	MOVLQSX 52(DX), AX
+	TESTQ AX, AX
+	JS s512_skip13
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 52(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip13:
+	MOVLQSX 56(DX), AX
+	TESTQ AX, AX
+	JS s512_skip14
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 56(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip14:
+	MOVLQSX 60(DX), AX
+	TESTQ AX, AX
+	JS s512_skip15
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 60(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip15:
+	JMP s512_next
+s512_lanes: // the lanes left in R8, in order
+	TZCNTL R8, BX
+	MOVLQSX (DX)(BX*4), AX
+	VMOVSS (DI)(AX*4), X5 // (VEX-encoded: legacy SSE beside dirty ZMM state ran 3× slower)
+	VADDSS (SI)(BX*4), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+	BLSRL R8, R8
+	JNZ s512_lanes
 s512_next:
 	ADDQ $64, SI
 	ADDQ $64, DX

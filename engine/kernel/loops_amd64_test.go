@@ -60,14 +60,25 @@ func oddValue(r *rand.Rand, nan bool) float32 {
 }
 
 // randomMap is a map of n positions into [0, nsrc): runs of consecutive positions (a window's row inside the
-// image), runs of −1 (padding), scattered and repeated positions, mixed in stretches.
+// image), runs of every other position (stride 2), runs of −1 (padding), scattered and repeated positions, mixed in stretches.
 func randomMap(r *rand.Rand, n, nsrc int) []int32 {
 	idx := make([]int32, n)
 	for i := 0; i < n; {
 		l := min(n-i, 1+r.IntN(40))
-		switch r.IntN(4) {
-		case 0: // a run
+		switch r.IntN(6) {
+		case 4, 5: // every other (stride 2) or every third position, with holes of padding sometimes
+			s, st := r.IntN(nsrc), 2+r.IntN(2)*r.IntN(2)
+			for k := 0; k < l; k++ {
+				idx[i+k] = int32(s + st*k)
+				if s+st*k >= nsrc || r.IntN(8) == 0 {
+					idx[i+k] = -1
+				}
+			}
+		case 0: // a run, often from the first position (after padding, as a convolution's left edge)
 			s := r.IntN(nsrc)
+			if r.IntN(3) == 0 {
+				s = r.IntN(2)
+			}
 			for k := 0; k < l; k++ {
 				if s+k < nsrc {
 					idx[i+k] = int32(s + k)
@@ -120,27 +131,27 @@ func TestNativeGatherScatter(t *testing.T) {
 			for i := range src {
 				src[i] = oddValue(r, true)
 			}
-			got, want := make([]float32, n+3), make([]float32, n+3)
+			got, want := make([]float32, n+32), make([]float32, n+32) // 16 guard values either side
 			for i := range got {
 				got[i] = 7
 				want[i] = 7
 			}
-			GatherIdx(got, src, x)
-			gatherIdxGo(want, src, idx)
+			GatherIdx(got[16:16+n], src, x)
+			gatherIdxGo(want[16:16+n], src, idx)
 			sameBits(t, "GatherIdx", got, want)
 
 			col := make([]float32, n)
 			for i := range col {
 				col[i] = oddValue(r, trial%3 == 0)
 			}
-			dst := make([]float32, nsrc)
-			for i := range dst {
-				dst[i] = oddValue(r, trial%3 == 0)
+			guarded := make([]float32, nsrc+32) // 16 guard values either side
+			for i := range guarded {
+				guarded[i] = oddValue(r, trial%3 == 0)
 			}
-			wantS := append([]float32(nil), dst...)
-			ScatterAddIdx(dst, col, x)
-			scatterIdxGo(wantS, col, idx)
-			sameBits(t, "ScatterAddIdx", dst, wantS)
+			wantS := append([]float32(nil), guarded...)
+			ScatterAddIdx(guarded[16:16+nsrc], col, x)
+			scatterIdxGo(wantS[16:16+nsrc], col, idx)
+			sameBits(t, "ScatterAddIdx", guarded, wantS)
 		}
 	})
 }
