@@ -1472,6 +1472,16 @@ type convCosts struct {
 	copy, row                          float64 // per value copied (memmove); a one-row product's madd over a full block's
 	inPlace                            bool    // planes read their windows in place (kernel.RowsInPlace): no copies
 	rowsPay                            float64 // rowsPay, or rowsPayWASM
+	runGather, runScatter              float64 // gather and scatter a value of a map of runs (stride 1), if not as others
+}
+
+// maps is the model's cost a value of gathering and of scattering by index through a map whose rows of outputs
+// are runs of consecutive positions (a stride of 1: the AVX-512 loops copy them a vector at a time), or not.
+func (k convCosts) maps(runs bool) (gather, scatter float64) {
+	if runs && k.runGather > 0 {
+		return k.runGather, k.runScatter
+	}
+	return k.gather, k.scatter
 }
 
 var layoutCosts = costsFor(kernel.Native, runtime.GOARCH)
@@ -1479,7 +1489,7 @@ var layoutCosts = costsFor(kernel.Native, runtime.GOARCH)
 func costsFor(native, arch string) convCosts {
 	switch {
 	case native == "avx512":
-		return convCosts{madd: 0.0095, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 16, vecs: 3, extra: 1.5, copy: 0.04, row: 4, rowsPay: rowsPay}
+		return convCosts{madd: 0.0095, gather: 0.35, scatter: 0.42, pairs: 0.6, call: 20, lanes: 16, vecs: 3, extra: 1.5, copy: 0.04, row: 4, rowsPay: rowsPay, runGather: 0.14, runScatter: 0.16}
 	case native == "avx2":
 		return convCosts{madd: 0.019, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 8, vecs: 2, extra: 1.5, copy: 0.04, row: 3, rowsPay: rowsPay}
 	case native == "wasmsimd":
@@ -1532,8 +1542,9 @@ func (k convCosts) planesCost(l *Conv, images int) (fwd, bwd float64) {
 	if k.inPlace && w.StrideH == 1 && w.StrideW == 1 { // images in and out a row at a time (kernel.MoveRows)
 		return fwd/float64(chunk) + k.copy*(in+out), bwd/float64(chunk) + k.copy*(out+in)
 	}
-	fwd = fwd/float64(chunk) + k.scatter*in + k.gather*out
-	bwd = bwd/float64(chunk) + k.scatter*out + k.pairs*in
+	gather, scatter := k.maps(w.StrideW == 1)
+	fwd = fwd/float64(chunk) + scatter*in + gather*out
+	bwd = bwd/float64(chunk) + scatter*out + k.pairs*in
 	return fwd, bwd
 }
 
@@ -1545,8 +1556,9 @@ func (k convCosts) imageCost(l *Conv, geo geometry, pointwise bool) (fwd, bwd fl
 	fwd = float64(G) * k.product(Cg, Kg, P)
 	bwd = float64(G) * k.product(Kg, Cg, P)
 	if !pointwise {
-		fwd += k.gather*float64(K*P) + k.call
-		bwd += k.scatter*float64(K*P) + k.call
+		gather, scatter := k.maps(l.Window.StrideW == 1)
+		fwd += gather*float64(K*P) + k.call
+		bwd += scatter*float64(K*P) + k.call
 	}
 	return fwd, bwd
 }
