@@ -8,7 +8,8 @@ import "math"
 // scatter-adds by index, the rectifier's forward pass and its backward masks run in AVX-512 (or AVX2) too, whole
 // blocks of 16 (or 8) values, their tails in Go; with DELTACLUE_KERNEL=go, all in Go. The same bits as the Go
 // loops (every lane does their operation on the same operands; see loops_amd64.s). A scatter-add in AVX-512 needs
-// AVX512CD (VPCONFLICTD) to find a block's repeated positions; AVX2 has no scatter, so it stays in Go there.
+// AVX512CD (VPCONFLICTD) to find a block's repeated positions; AVX2 has no scatter: there a block that is not one
+// run of positions goes lane by lane.
 
 //go:noescape
 func gatherIdx512(dst, src *float32, idx *int32, blocks int)
@@ -18,6 +19,9 @@ func gatherIdx256(dst, src *float32, idx *int32, blocks int)
 
 //go:noescape
 func scatterIdx512(dst, src *float32, idx *int32, blocks int)
+
+//go:noescape
+func scatterIdx256(dst, src *float32, idx *int32, blocks int)
 
 //go:noescape
 func reluRows512(in, dst *float32, acc *uint32, rows, w, ld int)
@@ -65,15 +69,23 @@ func gatherIdx(dst, src []float32, idx []int32) {
 }
 
 func scatterIdx(dst, src []float32, idx []int32) {
+	w := loopWidth
+	if w == 16 && !scatterCD {
+		w = 8 // (AVX-512 without AVX512CD: the AVX2 loop)
+	}
 	blocks := 0
-	if scatterCD {
-		blocks = len(idx) / 16
+	if w > 0 {
+		blocks = len(idx) / w
 	}
 	if blocks > 0 {
 		src = src[:len(idx)]
-		scatterIdx512(&dst[0], &src[0], &idx[0], blocks)
+		if w == 16 {
+			scatterIdx512(&dst[0], &src[0], &idx[0], blocks)
+		} else {
+			scatterIdx256(&dst[0], &src[0], &idx[0], blocks)
+		}
 	}
-	done := blocks * 16
+	done := blocks * w
 	scatterIdxGo(dst, src[done:], idx[done:])
 }
 

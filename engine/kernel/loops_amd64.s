@@ -325,6 +325,98 @@ g256_next:
 	VZEROUPPER
 	RET
 
+// func scatterIdx256(dst, src *float32, idx *int32, blocks int)
+//
+// scatterIdx512 in AVX2 (which has no scatter), 8 values a block: a block of 8 consecutive positions is a load,
+// an add and a store; any other runs lane by lane in order, unrolled (as the Go loop, its branches predicted as
+// well as the Go loop's).
+TEXT ·scatterIdx256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VMOVDQU iota16<>(SB), Y14
+s256_loop:
+	MOVLQSX (DX), AX
+	TESTQ AX, AX
+	JS s256_lanes
+	VMOVDQU (DX), Y0
+	VMOVD AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD Y14, Y1, Y1
+	VPCMPEQD Y1, Y0, Y1
+	VMOVMSKPS Y1, BX
+	CMPL BX, $0xff
+	JNE s256_lanes
+	VMOVUPS (DI)(AX*4), Y2
+	VADDPS (SI), Y2, Y2
+	VMOVUPS Y2, (DI)(AX*4)
+	JMP s256_next
+s256_lanes:
+	MOVLQSX 0(DX), AX
+	TESTQ AX, AX
+	JS s256_skip0
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 0(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip0:
+	MOVLQSX 4(DX), AX
+	TESTQ AX, AX
+	JS s256_skip1
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 4(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip1:
+	MOVLQSX 8(DX), AX
+	TESTQ AX, AX
+	JS s256_skip2
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 8(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip2:
+	MOVLQSX 12(DX), AX
+	TESTQ AX, AX
+	JS s256_skip3
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 12(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip3:
+	MOVLQSX 16(DX), AX
+	TESTQ AX, AX
+	JS s256_skip4
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 16(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip4:
+	MOVLQSX 20(DX), AX
+	TESTQ AX, AX
+	JS s256_skip5
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 20(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip5:
+	MOVLQSX 24(DX), AX
+	TESTQ AX, AX
+	JS s256_skip6
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 24(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip6:
+	MOVLQSX 28(DX), AX
+	TESTQ AX, AX
+	JS s256_skip7
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 28(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip7:
+s256_next:
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ s256_loop
+	VZEROUPPER
+	RET
+
 // func reluRows512(in, dst *float32, acc *uint32, rows, w, ld int)
 //
 // For each of rows rows (ld values apart in in and dst) and the first w columns (a multiple of 16): dst = in's
