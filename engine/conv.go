@@ -1472,6 +1472,18 @@ type convCosts struct {
 	copy, row                          float64 // per value copied (memmove); a one-row product's madd over a full block's
 	inPlace                            bool    // planes read their windows in place (kernel.RowsInPlace): no copies
 	rowsPay                            float64 // rowsPay, or rowsPayWASM
+	runGather, runScatter              float64 // gather and scatter a value of a map of runs, if not as others
+	runMin                             int     // the narrowest output whose rows count as runs
+}
+
+// maps is the model's cost a value of gathering and of scattering by index through l's maps: cheaper where its
+// rows of outputs are runs of consecutive positions at least runMin long (a stride of 1: the AVX loops copy
+// them a vector at a time; AVX-512 a block's runs of 4 lanes or more, AVX2 whole blocks of 8), or not.
+func (k convCosts) maps(l *Conv) (gather, scatter float64) {
+	if k.runGather > 0 && l.Window.StrideW == 1 && l.Out.W >= k.runMin {
+		return k.runGather, k.runScatter
+	}
+	return k.gather, k.scatter
 }
 
 var layoutCosts = costsFor(kernel.Native, runtime.GOARCH)
@@ -1479,9 +1491,9 @@ var layoutCosts = costsFor(kernel.Native, runtime.GOARCH)
 func costsFor(native, arch string) convCosts {
 	switch {
 	case native == "avx512":
-		return convCosts{madd: 0.0095, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 16, vecs: 3, extra: 1.5, copy: 0.04, row: 4, rowsPay: rowsPay}
+		return convCosts{madd: 0.0095, gather: 0.35, scatter: 0.42, pairs: 0.6, call: 20, lanes: 16, vecs: 3, extra: 1.5, copy: 0.04, row: 4, rowsPay: rowsPay, runGather: 0.14, runScatter: 0.16, runMin: 7}
 	case native == "avx2":
-		return convCosts{madd: 0.019, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 8, vecs: 2, extra: 1.5, copy: 0.04, row: 3, rowsPay: rowsPay}
+		return convCosts{madd: 0.019, gather: 0.4, scatter: 0.48, pairs: 0.6, call: 20, lanes: 8, vecs: 2, extra: 1.5, copy: 0.04, row: 3, rowsPay: rowsPay, runGather: 0.16, runScatter: 0.18, runMin: 14}
 	case native == "wasmsimd":
 		return convCosts{madd: 0.042, gather: 0.5, scatter: 0.49, pairs: 0.53, call: 80, lanes: 4, vecs: 2, extra: 3, copy: 0.1, row: 3.2, inPlace: kernel.RowsInPlace, rowsPay: rowsPayWASM}
 	case arch == "wasm": // the pure-Go kernel in WebAssembly
@@ -1532,8 +1544,9 @@ func (k convCosts) planesCost(l *Conv, images int) (fwd, bwd float64) {
 	if k.inPlace && w.StrideH == 1 && w.StrideW == 1 { // images in and out a row at a time (kernel.MoveRows)
 		return fwd/float64(chunk) + k.copy*(in+out), bwd/float64(chunk) + k.copy*(out+in)
 	}
-	fwd = fwd/float64(chunk) + k.scatter*in + k.gather*out
-	bwd = bwd/float64(chunk) + k.scatter*out + k.pairs*in
+	gather, scatter := k.maps(l)
+	fwd = fwd/float64(chunk) + scatter*in + gather*out
+	bwd = bwd/float64(chunk) + scatter*out + k.pairs*in
 	return fwd, bwd
 }
 
@@ -1545,8 +1558,9 @@ func (k convCosts) imageCost(l *Conv, geo geometry, pointwise bool) (fwd, bwd fl
 	fwd = float64(G) * k.product(Cg, Kg, P)
 	bwd = float64(G) * k.product(Kg, Cg, P)
 	if !pointwise {
-		fwd += k.gather*float64(K*P) + k.call
-		bwd += k.scatter*float64(K*P) + k.call
+		gather, scatter := k.maps(l)
+		fwd += gather*float64(K*P) + k.call
+		bwd += scatter*float64(K*P) + k.call
 	}
 	return fwd, bwd
 }

@@ -237,7 +237,8 @@ func BenchmarkConvLayouts(b *testing.B) {
 }
 
 // BenchmarkConvPrimitives: what the layouts' cost model weighs (chooseLayout): the kernel's time per
-// multiply-add with n columns, and the time per value of a window gather, an index scatter and a pairs scatter.
+// multiply-add with n columns, and the time per value of a window gather, an index scatter and a pairs scatter
+// (for a stride of 1, whose maps are runs, and of 2).
 func BenchmarkConvPrimitives(b *testing.B) {
 	r := rng.New(2)
 	for _, sh := range [][3]int{{256, 256, 1}, {256, 256, 4}, {256, 256, 8}, {256, 256, 16}, {256, 256, 24}, {256, 256, 32}, {256, 256, 48}, {256, 256, 49}, {256, 256, 64}, {256, 256, 128}, {256, 256, 196}, {256, 256, 512}, {8, 256, 512}, {16, 256, 512}, {4, 256, 512}, {1, 256, 512}} {
@@ -272,6 +273,23 @@ func BenchmarkConvPrimitives(b *testing.B) {
 			kernel.ScatterAddPairs(x, col, pairs)
 		}
 		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(len(pairs.Dst)), "ns/value")
+	})
+	// A stride-2 convolution's map: no runs (the AVX loops' other rate, convCosts.maps).
+	l2 := benchConv{in: Shape{32, 14, 14}, outC: 64, k: 3, s: 2, p: 1}.layer(r)
+	geo2 := l2.geometry()
+	idx2 := geo2.index()
+	col2 := make([]float32, geo2.rows()*geo2.cols())
+	b.Run("gather/stride2", func(b *testing.B) {
+		for range b.N {
+			kernel.GatherIdx(col2, x, idx2)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(len(col2)), "ns/value")
+	})
+	b.Run("scatter/stride2", func(b *testing.B) {
+		for range b.N {
+			kernel.ScatterAddIdx(x, col2, idx2)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(len(col2)), "ns/value")
 	})
 	one := []float32{1}
 	b.Run("call", func(b *testing.B) {

@@ -14,7 +14,8 @@ import (
 // that is, +0 for every value ≤ 0 (-0 and -Inf included) and the value itself otherwise, a NaN's bits untouched;
 // acc[j] is nonzero iff some row's result in column j is > 0 or a NaN. Integer operations only, so every build
 // gives the same bits. in and dst may be the same slice. In a js/wasm build with the wasmsimd tag it runs
-// matmul.wasm's relu_rows (SIMD); elsewhere ReluRowsGo.
+// matmul.wasm's relu_rows (SIMD); natively AVX-512 or AVX2 where MatMulAdd runs it (loops_amd64.s); elsewhere
+// ReluRowsGo.
 //
 // It panics if rows or w is negative or a slice is shorter than the rows it holds.
 func ReluRows(in, dst []float32, acc []uint32, rows, w int) {
@@ -63,7 +64,8 @@ func ReluBits(u uint32) uint32 {
 
 // MaskPositive sets dx[t] to d[t] where h[t] > 0 and to +0 elsewhere (a NaN h[t] included), for t < len(dx):
 // d's bits and-ed with all ones or none, so every build gives the same bits. dx may be d. In a js/wasm build
-// with the wasmsimd tag it runs matmul.wasm's mask_positive (SIMD); elsewhere MaskPositiveGo.
+// with the wasmsimd tag it runs matmul.wasm's mask_positive (SIMD); natively AVX-512 or AVX2; elsewhere
+// MaskPositiveGo.
 //
 // It panics if d or h is shorter than dx.
 func MaskPositive(dx, d, h []float32) {
@@ -107,7 +109,7 @@ func Masked(d, v float32) float32 {
 // AddWherePositive adds d[t] to dx[t] where h[t] > 0 and leaves dx[t] alone elsewhere (a NaN h[t] included), for
 // t < len(dx): the rectifier's backward pass at full width, `if h > 0 { dx += d }`, bit for bit (a -0 in dx
 // stays -0 where h ≤ 0). In a js/wasm build with the wasmsimd tag it runs matmul.wasm's add_positive (SIMD);
-// elsewhere AddWherePositiveGo.
+// natively AVX-512 or AVX2; elsewhere AddWherePositiveGo.
 //
 // It panics if d or h is shorter than dx.
 func AddWherePositive(dx, d, h []float32) {

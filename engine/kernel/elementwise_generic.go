@@ -2,19 +2,9 @@
 
 package kernel
 
-func reluRows(in, dst []float32, acc []uint32, rows, w int) { reluRowsGo(in, dst, acc, rows, w) }
-
-func maskPositive(dx, d, h []float32) { maskPositiveGo(dx, d, h) }
-
 func transpose(dst, src []float32, rows, cols int) { transposeGo(dst, src, rows, cols) }
 
 func scaleRows(dst, src, m []float32, rows, cols int) { scaleRowsGo(dst, src, m, rows, cols) }
-
-func gatherIdx(dst, src []float32, idx []int32) { gatherIdxGo(dst, src, idx) }
-
-func scatterIdx(dst, src []float32, idx []int32) { scatterIdxGo(dst, src, idx) }
-
-func addWherePositive(dx, d, h []float32) { addWherePositiveGo(dx, d, h) }
 
 func sparseTranspose(s *Sparse, d []float32) { sparseTransposeGo(s, d) }
 

@@ -33,7 +33,8 @@ func (x Index) check(op string, n, from int) {
 }
 
 // GatherIdx sets dst[i] = src[x[i]] for every i < x.Len(), or +0 where x[i] is −1: values copied, bits and all.
-// In a js/wasm build with the wasmsimd tag it runs matmul.wasm's gather_idx; elsewhere GatherIdxGo.
+// In a js/wasm build with the wasmsimd tag it runs matmul.wasm's gather_idx; natively AVX-512 or AVX2 where
+// MatMulAdd runs it (loops_amd64.s: runs of consecutive positions a vector at a time); elsewhere GatherIdxGo.
 //
 // It panics if dst is shorter than x or a position is outside src.
 func GatherIdx(dst, src []float32, x Index) {
@@ -53,7 +54,8 @@ func GatherIdxGo(dst, src []float32, x Index) {
 
 // ScatterAddIdx adds src[i] into dst[x[i]] for i = 0, 1, … in that order, where x[i] is not −1: the adjoint of
 // GatherIdx, each sum a float32 addition, so every build gives the same bits (NaN payloads aside). In a js/wasm
-// build with the wasmsimd tag it runs matmul.wasm's scatter_idx; elsewhere ScatterAddIdxGo.
+// build with the wasmsimd tag it runs matmul.wasm's scatter_idx; natively AVX-512 or AVX2 (loops_amd64.s);
+// elsewhere ScatterAddIdxGo.
 //
 // It panics if src is shorter than x or a position is outside dst.
 func ScatterAddIdx(dst, src []float32, x Index) {

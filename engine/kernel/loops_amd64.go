@@ -1,0 +1,147 @@
+//go:build amd64 && !purego
+
+package kernel
+
+import "math"
+
+// The element-wise loops natively (loops_amd64.s): where MatMulAdd runs AVX-512 (or AVX2), the gathers and
+// scatter-adds by index, the rectifier's forward pass and its backward masks run in AVX-512 (or AVX2) too, whole
+// blocks of 16 (or 8) values, their tails in Go; with DELTACLUE_KERNEL=go, all in Go. The same bits as the Go
+// loops (every lane does their operation on the same operands; see loops_amd64.s). A scatter-add in AVX-512 needs
+// AVX512CD (VPCONFLICTD) to find a block's repeated positions; AVX2 has no scatter: there a block that is not one
+// run of positions goes lane by lane.
+
+//go:noescape
+func gatherIdx512(dst, src *float32, idx *int32, blocks int)
+
+//go:noescape
+func gatherIdx256(dst, src *float32, idx *int32, blocks int)
+
+//go:noescape
+func scatterIdx512(dst, src *float32, idx *int32, blocks int)
+
+//go:noescape
+func scatterIdx256(dst, src *float32, idx *int32, blocks int)
+
+//go:noescape
+func reluRows512(in, dst *float32, acc *uint32, rows, w, ld int)
+
+//go:noescape
+func reluRows256(in, dst *float32, acc *uint32, rows, w, ld int)
+
+//go:noescape
+func addWherePositive512(dx, d, h *float32, blocks int)
+
+//go:noescape
+func addWherePositive256(dx, d, h *float32, blocks int)
+
+//go:noescape
+func maskPositive512(dx, d, h *float32, blocks int)
+
+//go:noescape
+func maskPositive256(dx, d, h *float32, blocks int)
+
+// scatterCD says whether the CPU has AVX512CD (CPUID 7: EBX bit 28), which scatterIdx512 needs.
+var scatterCD = kind == kindAVX512 && func() bool {
+	_, ebx7, _, _ := cpuid(7, 0)
+	return ebx7&(1<<28) != 0
+}()
+
+// loopWidth is the block of the native loops: 16 values (AVX-512), 8 (AVX2) or none (the Go kernel).
+var loopWidth = [...]int{kindGo: 0, kindAVX2: 8, kindAVX512: 16}[kind]
+
+func gatherIdx(dst, src []float32, idx []int32) {
+	w := loopWidth
+	blocks := 0
+	if w > 0 {
+		blocks = len(idx) / w
+	}
+	if blocks > 0 {
+		dst = dst[:len(idx)]
+		if w == 16 {
+			gatherIdx512(&dst[0], &src[0], &idx[0], blocks)
+		} else {
+			gatherIdx256(&dst[0], &src[0], &idx[0], blocks)
+		}
+	}
+	done := blocks * w
+	gatherIdxGo(dst[done:], src, idx[done:])
+}
+
+func scatterIdx(dst, src []float32, idx []int32) {
+	w := loopWidth
+	if w == 16 && !scatterCD {
+		w = 8 // (AVX-512 without AVX512CD: the AVX2 loop)
+	}
+	blocks := 0
+	if w > 0 {
+		blocks = len(idx) / w
+	}
+	if blocks > 0 {
+		src = src[:len(idx)]
+		if w == 16 {
+			scatterIdx512(&dst[0], &src[0], &idx[0], blocks)
+		} else {
+			scatterIdx256(&dst[0], &src[0], &idx[0], blocks)
+		}
+	}
+	done := blocks * w
+	scatterIdxGo(dst, src[done:], idx[done:])
+}
+
+func reluRows(in, dst []float32, acc []uint32, rows, w int) {
+	full := 0
+	if loopWidth > 0 {
+		full = w - w%loopWidth
+	}
+	if full > 0 {
+		_, _ = in[(rows-1)*w+full-1], dst[(rows-1)*w+full-1] // (checked by ReluRows: for the compiler)
+		if loopWidth == 16 {
+			reluRows512(&in[0], &dst[0], &acc[0], rows, full, w)
+		} else {
+			reluRows256(&in[0], &dst[0], &acc[0], rows, full, w)
+		}
+		if full == w {
+			return
+		}
+	}
+	for i := 0; i < rows; i++ {
+		row, out := in[i*w+full:(i+1)*w], dst[i*w+full:(i+1)*w]
+		out = out[:len(row)]
+		a := acc[full:w]
+		a = a[:len(row)]
+		for j, v := range row {
+			u := ReluBits(math.Float32bits(v))
+			out[j] = math.Float32frombits(u)
+			a[j] |= u
+		}
+	}
+}
+
+func addWherePositive(dx, d, h []float32) {
+	done := 0
+	if w := loopWidth; w > 0 && len(dx) >= w {
+		blocks := len(dx) / w
+		if w == 16 {
+			addWherePositive512(&dx[0], &d[0], &h[0], blocks)
+		} else {
+			addWherePositive256(&dx[0], &d[0], &h[0], blocks)
+		}
+		done = blocks * w
+	}
+	addWherePositiveGo(dx[done:], d[done:], h[done:])
+}
+
+func maskPositive(dx, d, h []float32) {
+	done := 0
+	if w := loopWidth; w > 0 && len(dx) >= w {
+		blocks := len(dx) / w
+		if w == 16 {
+			maskPositive512(&dx[0], &d[0], &h[0], blocks)
+		} else {
+			maskPositive256(&dx[0], &d[0], &h[0], blocks)
+		}
+		done = blocks * w
+	}
+	maskPositiveGo(dx[done:], d[done:], h[done:])
+}

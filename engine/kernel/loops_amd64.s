@@ -1,0 +1,590 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The element-wise loops of package kernel in AVX-512 and AVX2 (see loops_amd64.go): gathers and scatter-adds
+// through a map of positions (−1 for the padding), the rectifier's forward pass and its backward masks. Every
+// lane does the scalar loop's operation on the same operands (a copy of bits, one float32 addition x + d with x
+// in the order the Go loop's compiled code adds them, an integer mask), so the results are the Go loops' bits. No fused multiply-add, no reordering of sums:
+// the scatter-adds run a block of positions in order, and a block whose positions repeat one runs lane by lane.
+// Each routine runs whole blocks of 16 (AVX-512) or 8 (AVX2) values; the caller's Go loop does the rest.
+
+// 0, 1, …, 15: a run of consecutive positions is its first plus these.
+DATA iota16<>+0(SB)/4, $0
+DATA iota16<>+4(SB)/4, $1
+DATA iota16<>+8(SB)/4, $2
+DATA iota16<>+12(SB)/4, $3
+DATA iota16<>+16(SB)/4, $4
+DATA iota16<>+20(SB)/4, $5
+DATA iota16<>+24(SB)/4, $6
+DATA iota16<>+28(SB)/4, $7
+DATA iota16<>+32(SB)/4, $8
+DATA iota16<>+36(SB)/4, $9
+DATA iota16<>+40(SB)/4, $10
+DATA iota16<>+44(SB)/4, $11
+DATA iota16<>+48(SB)/4, $12
+DATA iota16<>+52(SB)/4, $13
+DATA iota16<>+56(SB)/4, $14
+DATA iota16<>+60(SB)/4, $15
+GLOBL iota16<>(SB), RODATA|NOPTR, $64
+
+// Both AVX-512 routines below split a block of 16 positions into groups that one masked load or store serves:
+// the −1s (padding), then up to four times, from the first lane t left (position v), the lanes whose positions
+// are v − t plus their lane (a run: a window's row inside the image, as a convolution of stride 1 reads it).
+// Lanes left after four groups, or once a group holds fewer than 4 lanes (scattered positions, as a stride of 2
+// gives: there the groups' chain of dependent instructions measured slower than the Go loop), go through
+// VPGATHERDD (the gather) or one by one (the scatter-add).
+//
+// Registers: DI dst, SI src, DX idx, CX blocks; Z0 the block's positions, R8 its lanes left, R9 groups left,
+// BX the first lane left, R10 a group's base, R11 its lanes, R13 scratch; Z31 −1, Z30 iota16, Z28 +0.
+
+// func gatherIdx512(dst, src *float32, idx *int32, blocks int)
+//
+// dst[i] = src[idx[i]], or +0 where idx[i] is −1, for 16·blocks values: every value copied, bits and all.
+TEXT ·gatherIdx512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VPTERNLOGD $0xff, Z31, Z31, Z31 // −1 in every lane
+	VMOVDQU32 iota16<>(SB), Z30
+	VPXORD Z28, Z28, Z28
+g512_loop:
+	VMOVDQU32 (DX), Z0
+	VPCMPEQD Z31, Z0, K1 // the padding: +0
+	VMOVDQU32 Z28, K1, (DI)
+	KMOVW K1, R8
+	NOTL R8
+	ANDL $0xffff, R8
+	JZ g512_next
+	MOVQ $4, R9
+g512_group:
+	TZCNTL R8, BX
+	MOVLQSX (DX)(BX*4), R10
+	SUBQ BX, R10 // v − t
+	VPBROADCASTD R10, Z1
+	VPADDD Z30, Z1, Z1
+	VPCMPEQD Z1, Z0, K1
+	KMOVW K1, R11
+	ANDL R8, R11
+	POPCNTL R11, R13
+	CMPL R13, $4
+	JLT g512_rest // (scattered positions: VPGATHERDD)
+	KMOVW R11, K1
+	VMOVDQU32.Z (SI)(R10*4), K1, Z4
+	VMOVDQU32 Z4, K1, (DI)
+	XORL R11, R8
+	JZ g512_next
+	DECQ R9
+	JNZ g512_group
+g512_rest:
+	KMOVW R8, K1
+	KMOVW R8, K2
+	VPGATHERDD (SI)(Z0*4), K1, Z4
+	VMOVDQU32 Z4, K2, (DI)
+g512_next:
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ g512_loop
+	VZEROUPPER
+	RET
+
+// func scatterIdx512(dst, src *float32, idx *int32, blocks int)
+//
+// dst[idx[i]] += src[i] for i = 0, 1, … in order where idx[i] is not −1, for 16·blocks values (needs AVX512CD):
+// each sum dst + src, as the Go loop adds. A block that is one run is one masked load, add and store; a block
+// whose positions are distinct (VPCONFLICTD) runs by groups, in any order, each position once; any other block
+// runs lane by lane in order.
+TEXT ·scatterIdx512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VPTERNLOGD $0xff, Z31, Z31, Z31
+	VMOVDQU32 iota16<>(SB), Z30
+s512_loop:
+	VMOVDQU32 (DX), Z0
+	VPCMPGTD Z31, Z0, K3 // positions > −1
+	KMOVW K3, R8
+	TESTL R8, R8
+	JZ s512_next
+	TZCNTL R8, BX
+	MOVLQSX (DX)(BX*4), R10
+	SUBQ BX, R10 // v − t
+	VPBROADCASTD R10, Z1
+	VPADDD Z30, Z1, Z1
+	VPCMPEQD Z1, Z0, K1
+	KMOVW K1, R11
+	ANDL R8, R11
+	CMPL R11, R8
+	JNE s512_split
+	VMOVUPS (SI), Z3 // one run holds every position
+	KMOVW R11, K1 // (not K1 itself: a −1 before a run from 0 is one of its lanes)
+	VMOVUPS.Z (DI)(R10*4), K1, Z4
+	VADDPS Z3, Z4, Z4
+	VMOVUPS Z4, K1, (DI)(R10*4)
+	JMP s512_next
+s512_split:
+	POPCNTL R11, R13
+	CMPL R13, $4
+	JLT s512_all // (scattered positions: one by one)
+	VPCONFLICTD.Z Z0, K3, Z4 // each lane's earlier lanes of the same position (the padding zeroed)
+	VPTESTMD Z4, Z4, K2
+	KORTESTW K2, K2
+	JNZ s512_all
+	VMOVUPS (SI), Z3
+	MOVQ $4, R9
+	JMP s512_run
+s512_group:
+	TZCNTL R8, BX
+	MOVLQSX (DX)(BX*4), R10
+	SUBQ BX, R10 // v − t
+	VPBROADCASTD R10, Z1
+	VPADDD Z30, Z1, Z1
+	VPCMPEQD Z1, Z0, K1
+	KMOVW K1, R11
+	ANDL R8, R11
+	POPCNTL R11, R13
+	CMPL R13, $4
+	JLT s512_lanes
+s512_run:
+	KMOVW R11, K1
+	VMOVUPS.Z (DI)(R10*4), K1, Z4
+	VADDPS Z3, Z4, Z4
+	VMOVUPS Z4, K1, (DI)(R10*4)
+	XORL R11, R8
+	JZ s512_next
+	DECQ R9
+	JNZ s512_group
+s512_all: // every lane in order, as the Go loop (its branches predicted as well as the Go loop's)
+	MOVLQSX 0(DX), AX
+	TESTQ AX, AX
+	JS s512_skip0
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 0(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip0:
+	MOVLQSX 4(DX), AX
+	TESTQ AX, AX
+	JS s512_skip1
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 4(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip1:
+	MOVLQSX 8(DX), AX
+	TESTQ AX, AX
+	JS s512_skip2
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 8(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip2:
+	MOVLQSX 12(DX), AX
+	TESTQ AX, AX
+	JS s512_skip3
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 12(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip3:
+	MOVLQSX 16(DX), AX
+	TESTQ AX, AX
+	JS s512_skip4
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 16(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip4:
+	MOVLQSX 20(DX), AX
+	TESTQ AX, AX
+	JS s512_skip5
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 20(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip5:
+	MOVLQSX 24(DX), AX
+	TESTQ AX, AX
+	JS s512_skip6
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 24(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip6:
+	MOVLQSX 28(DX), AX
+	TESTQ AX, AX
+	JS s512_skip7
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 28(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip7:
+	MOVLQSX 32(DX), AX
+	TESTQ AX, AX
+	JS s512_skip8
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 32(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip8:
+	MOVLQSX 36(DX), AX
+	TESTQ AX, AX
+	JS s512_skip9
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 36(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip9:
+	MOVLQSX 40(DX), AX
+	TESTQ AX, AX
+	JS s512_skip10
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 40(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip10:
+	MOVLQSX 44(DX), AX
+	TESTQ AX, AX
+	JS s512_skip11
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 44(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip11:
+	MOVLQSX 48(DX), AX
+	TESTQ AX, AX
+	JS s512_skip12
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 48(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip12:
+	MOVLQSX 52(DX), AX
+	TESTQ AX, AX
+	JS s512_skip13
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 52(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip13:
+	MOVLQSX 56(DX), AX
+	TESTQ AX, AX
+	JS s512_skip14
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 56(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip14:
+	MOVLQSX 60(DX), AX
+	TESTQ AX, AX
+	JS s512_skip15
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 60(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s512_skip15:
+	JMP s512_next
+s512_lanes: // the lanes left in R8, in order
+	TZCNTL R8, BX
+	MOVLQSX (DX)(BX*4), AX
+	VMOVSS (DI)(AX*4), X5 // (VEX-encoded: legacy SSE beside dirty ZMM state ran 3× slower)
+	VADDSS (SI)(BX*4), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+	BLSRL R8, R8
+	JNZ s512_lanes
+s512_next:
+	ADDQ $64, SI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ s512_loop
+	VZEROUPPER
+	RET
+
+// func gatherIdx256(dst, src *float32, idx *int32, blocks int)
+//
+// gatherIdx512 in AVX2, 8 values a block.
+TEXT ·gatherIdx256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VPCMPEQD Y15, Y15, Y15 // −1 in every lane
+	VMOVDQU iota16<>(SB), Y14
+g256_loop:
+	VMOVDQU (DX), Y0
+	MOVLQSX (DX), AX
+	TESTQ AX, AX
+	JS g256_gather
+	VMOVD AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD Y14, Y1, Y1
+	VPCMPEQD Y1, Y0, Y1
+	VMOVMSKPS Y1, BX
+	CMPL BX, $0xff
+	JNE g256_gather
+	VMOVDQU (SI)(AX*4), Y2
+	VMOVDQU Y2, (DI)
+	JMP g256_next
+g256_gather:
+	VPCMPGTD Y15, Y0, Y3 // positions > −1
+	VPXOR Y2, Y2, Y2
+	VPGATHERDD Y3, (SI)(Y0*4), Y2
+	VMOVDQU Y2, (DI)
+g256_next:
+	ADDQ $32, DI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ g256_loop
+	VZEROUPPER
+	RET
+
+// func scatterIdx256(dst, src *float32, idx *int32, blocks int)
+//
+// scatterIdx512 in AVX2 (which has no scatter), 8 values a block: a block of 8 consecutive positions is a load,
+// an add and a store; any other runs lane by lane in order, unrolled (as the Go loop, its branches predicted as
+// well as the Go loop's).
+TEXT ·scatterIdx256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VMOVDQU iota16<>(SB), Y14
+s256_loop:
+	MOVLQSX (DX), AX
+	TESTQ AX, AX
+	JS s256_lanes
+	VMOVDQU (DX), Y0
+	VMOVD AX, X1
+	VPBROADCASTD X1, Y1
+	VPADDD Y14, Y1, Y1
+	VPCMPEQD Y1, Y0, Y1
+	VMOVMSKPS Y1, BX
+	CMPL BX, $0xff
+	JNE s256_lanes
+	VMOVUPS (DI)(AX*4), Y2
+	VADDPS (SI), Y2, Y2
+	VMOVUPS Y2, (DI)(AX*4)
+	JMP s256_next
+s256_lanes:
+	MOVLQSX 0(DX), AX
+	TESTQ AX, AX
+	JS s256_skip0
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 0(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip0:
+	MOVLQSX 4(DX), AX
+	TESTQ AX, AX
+	JS s256_skip1
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 4(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip1:
+	MOVLQSX 8(DX), AX
+	TESTQ AX, AX
+	JS s256_skip2
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 8(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip2:
+	MOVLQSX 12(DX), AX
+	TESTQ AX, AX
+	JS s256_skip3
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 12(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip3:
+	MOVLQSX 16(DX), AX
+	TESTQ AX, AX
+	JS s256_skip4
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 16(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip4:
+	MOVLQSX 20(DX), AX
+	TESTQ AX, AX
+	JS s256_skip5
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 20(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip5:
+	MOVLQSX 24(DX), AX
+	TESTQ AX, AX
+	JS s256_skip6
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 24(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip6:
+	MOVLQSX 28(DX), AX
+	TESTQ AX, AX
+	JS s256_skip7
+	VMOVSS (DI)(AX*4), X5
+	VADDSS 28(SI), X5, X5
+	VMOVSS X5, (DI)(AX*4)
+s256_skip7:
+s256_next:
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ s256_loop
+	VZEROUPPER
+	RET
+
+// func reluRows512(in, dst *float32, acc *uint32, rows, w, ld int)
+//
+// For each of rows rows (ld values apart in in and dst) and the first w columns (a multiple of 16): dst = in's
+// bits &^ (neg &^ nan), acc[j] |= dst's bits (ReluBits, as reluRowsGo).
+TEXT ·reluRows512(SB), NOSPLIT, $0-48
+	MOVQ in+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ acc+16(FP), DX
+	MOVQ rows+24(FP), CX
+	MOVQ w+32(FP), R8
+	MOVQ ld+40(FP), R9
+	SHLQ $2, R9
+	MOVL $0x7fffffff, AX
+	VPBROADCASTD AX, Z30
+	MOVL $0x7f800000, AX
+	VPBROADCASTD AX, Z29
+r512_row:
+	XORQ BX, BX
+r512_col:
+	VMOVDQU32 (SI)(BX*4), Z0
+	VPSRAD $31, Z0, Z1     // neg
+	VPANDD Z30, Z0, Z2
+	VPSUBD Z2, Z29, Z2     // 0x7f800000 − (u & 0x7fffffff)
+	VPSRAD $31, Z2, Z2     // nan
+	VPANDND Z1, Z2, Z1     // neg &^ nan
+	VPANDND Z0, Z1, Z0     // u &^ (neg &^ nan)
+	VMOVDQU32 Z0, (DI)(BX*4)
+	VPORD (DX)(BX*4), Z0, Z0
+	VMOVDQU32 Z0, (DX)(BX*4)
+	ADDQ $16, BX
+	CMPQ BX, R8
+	JLT r512_col
+	ADDQ R9, SI
+	ADDQ R9, DI
+	DECQ CX
+	JNZ r512_row
+	VZEROUPPER
+	RET
+
+// func reluRows256(in, dst *float32, acc *uint32, rows, w, ld int)
+//
+// reluRows512 in AVX2 (w a multiple of 8).
+TEXT ·reluRows256(SB), NOSPLIT, $0-48
+	MOVQ in+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ acc+16(FP), DX
+	MOVQ rows+24(FP), CX
+	MOVQ w+32(FP), R8
+	MOVQ ld+40(FP), R9
+	SHLQ $2, R9
+	MOVL $0x7fffffff, AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15
+	MOVL $0x7f800000, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14
+r256_row:
+	XORQ BX, BX
+r256_col:
+	VMOVDQU (SI)(BX*4), Y0
+	VPSRAD $31, Y0, Y1
+	VPAND Y15, Y0, Y2
+	VPSUBD Y2, Y14, Y2
+	VPSRAD $31, Y2, Y2
+	VPANDN Y1, Y2, Y1      // neg &^ nan
+	VPANDN Y0, Y1, Y0      // u &^ (neg &^ nan)
+	VMOVDQU Y0, (DI)(BX*4)
+	VPOR (DX)(BX*4), Y0, Y0
+	VMOVDQU Y0, (DX)(BX*4)
+	ADDQ $8, BX
+	CMPQ BX, R8
+	JLT r256_col
+	ADDQ R9, SI
+	ADDQ R9, DI
+	DECQ CX
+	JNZ r256_row
+	VZEROUPPER
+	RET
+
+// func addWherePositive512(dx, d, h *float32, blocks int)
+//
+// dx += d where h > 0 (ordered: not for a NaN h), dx kept elsewhere, 16 values a block.
+TEXT ·addWherePositive512(SB), NOSPLIT, $0-32
+	MOVQ dx+0(FP), DI
+	MOVQ d+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VPXORD Z31, Z31, Z31
+a512_loop:
+	VMOVUPS (DX), Z0
+	VCMPPS $0x1e, Z31, Z0, K1 // h > 0, ordered
+	VMOVUPS (DI), Z1
+	VMOVUPS (SI), Z2
+	VADDPS Z1, Z2, K1, Z1 // d + dx, as addWherePositiveGo's compiled loop adds (a NaN's payload: d's)
+	VMOVUPS Z1, (DI)
+	ADDQ $64, DI
+	ADDQ $64, SI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ a512_loop
+	VZEROUPPER
+	RET
+
+// func addWherePositive256(dx, d, h *float32, blocks int)
+//
+// addWherePositive512 in AVX2, 8 values a block: the sum's bits and-ed with the mask, or-ed with dx's and-not.
+TEXT ·addWherePositive256(SB), NOSPLIT, $0-32
+	MOVQ dx+0(FP), DI
+	MOVQ d+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VXORPS Y15, Y15, Y15
+a256_loop:
+	VMOVUPS (DX), Y0
+	VCMPPS $0x1e, Y15, Y0, Y0 // h > 0, ordered
+	VMOVUPS (DI), Y1
+	VMOVUPS (SI), Y2
+	VADDPS Y1, Y2, Y2 // d + dx, as addWherePositiveGo's compiled loop adds
+	VANDPS Y0, Y2, Y2
+	VANDNPS Y1, Y0, Y1     // dx &^ mask
+	VORPS Y1, Y2, Y2
+	VMOVUPS Y2, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ a256_loop
+	VZEROUPPER
+	RET
+
+// func maskPositive512(dx, d, h *float32, blocks int)
+//
+// dx = d where h > 0 (ordered), +0 elsewhere, 16 values a block.
+TEXT ·maskPositive512(SB), NOSPLIT, $0-32
+	MOVQ dx+0(FP), DI
+	MOVQ d+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VPXORD Z31, Z31, Z31
+m512_loop:
+	VMOVUPS (DX), Z0
+	VCMPPS $0x1e, Z31, Z0, K1
+	VMOVDQU32.Z (SI), K1, Z1
+	VMOVDQU32 Z1, (DI)
+	ADDQ $64, DI
+	ADDQ $64, SI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ m512_loop
+	VZEROUPPER
+	RET
+
+// func maskPositive256(dx, d, h *float32, blocks int)
+TEXT ·maskPositive256(SB), NOSPLIT, $0-32
+	MOVQ dx+0(FP), DI
+	MOVQ d+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	VXORPS Y15, Y15, Y15
+m256_loop:
+	VMOVUPS (DX), Y0
+	VCMPPS $0x1e, Y15, Y0, Y0
+	VANDPS (SI), Y0, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ m256_loop
+	VZEROUPPER
+	RET
