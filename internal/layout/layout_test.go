@@ -3,6 +3,7 @@ package layout
 
 import (
 	"bufio"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -110,4 +111,57 @@ func TestOnlyThePageImportsApp(t *testing.T) {
 	if files < 100 {
 		t.Fatalf("only %d Go files outside app/: the check is not looking at the real tree", files)
 	}
+}
+
+// TestEachFileHasARoom (issue 40, part 3): no Go file of the page's (app/ and its packages, tests aside) is over
+// 400 lines, and the page's component (app.Explainer) has at most 20 fields: the page's state lives in app/core,
+// and each panel's methods in the panel's file.
+func TestEachFileHasARoom(t *testing.T) {
+	root, _ := moduleRoot(t)
+	const maxLines, maxFields = 400, 20
+	err := filepath.WalkDir(filepath.Join(root, "app"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if n := strings.Count(string(b), "\n"); n > maxLines {
+			rel, _ := filepath.Rel(root, path)
+			t.Errorf("%s has %d lines: a file of the page's has at most %d", rel, n, maxLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, "app", "explainer.go"), nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := -1
+	for _, decl := range f.Decls {
+		g, ok := decl.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		for _, spec := range g.Specs {
+			if ts, ok := spec.(*ast.TypeSpec); ok && ts.Name.Name == "Explainer" {
+				if st, ok := ts.Type.(*ast.StructType); ok {
+					fields = 0
+					for _, fl := range st.Fields.List {
+						fields += max(len(fl.Names), 1)
+					}
+				}
+			}
+		}
+	}
+	switch {
+	case fields < 0:
+		t.Fatal("app/explainer.go declares no struct Explainer")
+	case fields > maxFields:
+		t.Errorf("the page's component has %d fields: at most %d", fields, maxFields)
+	}
+	t.Logf("the component has %d fields (app.Compo counted)", fields)
 }
