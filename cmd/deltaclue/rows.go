@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -195,29 +194,7 @@ func (r rowJSON) MarshalJSON() ([]byte, error) {
 	if r.row == nil {
 		return []byte("null"), nil
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, col := range r.cols {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		name, _ := json.Marshal(col.Name)
-		b.Write(name)
-		b.WriteByte(':')
-		var v []byte
-		var err error
-		if col.Kind == weights.ColumnCategory {
-			v, err = json.Marshal(col.Format(r.row[i]))
-		} else {
-			v, err = json.Marshal(r.row[i])
-		}
-		if err != nil {
-			return nil, fmt.Errorf("column %q: %v", col.Name, err)
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return r.cols.RowJSON(r.row)
 }
 
 // rowExplanation is an explanation of a row as explain.json writes it: the engine's (with its flattened row as
