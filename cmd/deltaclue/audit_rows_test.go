@@ -204,3 +204,19 @@ func TestAuditCreditCSV(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// BenchmarkAuditCreditTestSplit is issue 41's target, an audit of the whole credit test split (every applicant
+// above the threshold, the models' defaults) on 2 cores in a minute at most: one op is the whole audit, from
+// reading the rows to the merged files (go test -run '^$' -bench AuditCredit -benchtime 3x ./cmd/deltaclue).
+func BenchmarkAuditCreditTestSplit(b *testing.B) {
+	dir := b.TempDir()
+	saved := os.Stdout
+	os.Stdout, _ = os.Open(os.DevNull)
+	defer func() { os.Stdout = saved }()
+	for i := 0; b.Loop(); i++ {
+		out := filepath.Join(dir, strconv.Itoa(i))
+		if err := auditCmd([]string{"-models", "credit", "-data", "test", "-workers", "2", "-out", out}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
