@@ -424,8 +424,8 @@ func writePlots(dir string, results []setResult, ds []float64, vs []variant, dis
 	}{
 		{"h_best.svg", "Best uncertainty of the set vs δ", "min H (nats)", func(r setResult) float64 { return r.Sum.H.Min }, nil},
 		{"h_mean.svg", "Mean uncertainty of the set vs δ", "mean H (nats)", func(r setResult) float64 { return r.Sum.H.Mean }, nil},
-		{"d_best.svg", "Smallest input distance vs δ", "min d ("+distance+")", func(r setResult) float64 { return r.Sum.D.Min }, nil},
-		{"d_mean.svg", "Mean input distance vs δ", "mean d ("+distance+")", func(r setResult) float64 { return r.Sum.D.Mean }, nil},
+		{"d_best.svg", "Smallest input distance vs δ", "min d (" + distance + ")", func(r setResult) float64 { return r.Sum.D.Min }, nil},
+		{"d_mean.svg", "Mean input distance vs δ", "mean d (" + distance + ")", func(r setResult) float64 { return r.Sum.D.Mean }, nil},
 		{"labels.svg", "Distinct labels among n explanations vs δ", "distinct labels", func(r setResult) float64 { return float64(r.Sum.DistinctLabels) }, nil},
 		{"rho.svg", "Mean latent distance vs δ", "mean ρ(z, z0)", func(r setResult) float64 { return r.Sum.Rho.Mean },
 			[]series{{Name: "ρ = δ", X: ds, Y: ds, Colour: "#9467bd", Dashed: true}}},

@@ -47,9 +47,9 @@ func rowMetrics(r *setResult, exps []clue.Explanation, sure float64) {
 }
 
 // validity, proximity and sparsity of one search (NaN proximity and sparsity without a sure explanation).
-func (r setResult) validity() float64 { return ratioOf(float64(r.Sure), r.Sum.Restarts) }
+func (r setResult) validity() float64  { return ratioOf(float64(r.Sure), r.Sum.Restarts) }
 func (r setResult) proximity() float64 { return ratioOf(r.DistanceSure, r.Sure) }
-func (r setResult) sparsity() float64 { return ratioOf(float64(r.ChangedSure), r.Sure) }
+func (r setResult) sparsity() float64  { return ratioOf(float64(r.ChangedSure), r.Sure) }
 
 func ratioOf(a float64, n int) float64 {
 	if n == 0 {
