@@ -209,7 +209,7 @@ func rowGroups(cols weights.Columns, classes []string, rs []rowSearched) ([]rowG
 		for _, re := range r.Reached {
 			g := byPair[[2]int{r.Read, re.Label}]
 			if g == nil {
-				g = &rowGroup{From: r.Read, FromClass: classes[r.Read], To: re.Label, ToClass: classes[re.Label], MinD: float64(re.Distance), Features: features.New(cols.Names())}
+				g = &rowGroup{From: r.Read, FromClass: classes[r.Read], To: re.Label, ToClass: classes[re.Label], MinD: float64(re.Distance), Features: features.New(cols)}
 				byPair[[2]int{r.Read, re.Label}] = g
 			}
 			g.Members = append(g.Members, r.Index)

@@ -24,7 +24,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
@@ -65,8 +64,8 @@ type Header struct {
 	Height      int    `json:"height"` // the models' input: a thumbnail's shape (0 for a model of rows)
 	Width       int    `json:"width"`
 	Channels    int    `json:"channels"`
-	// Columns are a model of rows' column names in the table's order, separated by commas ("" for images): the
-	// records' rows and the features report are theirs.
+	// Columns are a model of rows' columns as the model's description writes them, in JSON ("" for images): the
+	// records' rows and the features report are theirs (held as text, so that headers compare with ==).
 	Columns    string      `json:"columns,omitempty"`
 	Items      int         `json:"items"`
 	Unreadable int         `json:"unreadable"`
@@ -222,7 +221,11 @@ func Run(ctx context.Context, m *modelsource.Models, data *Data, opt Options, s 
 		if data.Table == nil {
 			return fmt.Errorf("the %q models read rows: audit a CSV file of them, or their test rows", m.Name())
 		}
-		h.Columns = strings.Join(cols.Names(), ",")
+		js, err := json.Marshal(cols)
+		if err != nil {
+			return err
+		}
+		h.Columns = string(js)
 	} else if data.Table != nil {
 		return fmt.Errorf("the %q models read images, not rows", m.Name())
 	}

@@ -17,7 +17,11 @@ import (
 func reportRows(h Header, s Summary, recs []Record) ([]byte, error) {
 	var b bytes.Buffer
 	esc := figures.Escape
-	names := strings.Split(h.Columns, ",")
+	cols, err := h.columns()
+	if err != nil {
+		return nil, err
+	}
+	names := cols.Names()
 	b.WriteString(reportHead(h))
 	fmt.Fprintf(&b, "<p>%d rows read; %d audited (%s), %d of them not explained. δ-CLUE: n = %d, δ = %g, λx = %g, scheme %s, seed %d%s.</p>\n",
 		h.Items, h.Audited, selection(h), s.Failed, h.Params.N, h.Params.Delta, h.Params.LambdaX, h.Params.Scheme, h.Params.Seed, lockedText(h))

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -166,6 +167,18 @@ type LabelFeatures struct {
 	Tally   *features.Tally `json:"features"`
 }
 
+// columns are the header's columns of a model of rows.
+func (h Header) columns() (weights.Columns, error) {
+	var cols weights.Columns
+	if err := json.Unmarshal([]byte(h.Columns), &cols); err != nil {
+		return nil, fmt.Errorf("the audit's header: its columns: %v", err)
+	}
+	if err := cols.Check(); err != nil {
+		return nil, fmt.Errorf("the audit's header: %v", err)
+	}
+	return cols, nil
+}
+
 // cheapestReach is the index in r.Reach of the item's cheapest sure explanation (−1 for none).
 func cheapestReach(r Record) int {
 	k := -1
@@ -179,14 +192,17 @@ func cheapestReach(r Record) int {
 
 // rowFeatures fills s.Features and every group's Features from the records' rows.
 func rowFeatures(h Header, s *Summary, recs []Record) error {
-	names := strings.Split(h.Columns, ",")
+	cols, err := h.columns()
+	if err != nil {
+		return err
+	}
+	names := cols.Names()
 	rows := make([][]features.Value, len(recs))
 	reached := make([][][]features.Value, len(recs))
 	for k, r := range recs {
 		if r.Item < 0 || r.Error != "" {
 			continue
 		}
-		var err error
 		if rows[k], err = features.Decode(names, r.Row); err != nil {
 			return fmt.Errorf("item %d: %v", r.Item, err)
 		}
@@ -197,10 +213,10 @@ func rowFeatures(h Header, s *Summary, recs []Record) error {
 			}
 		}
 	}
-	fr := &FeatureReport{All: features.New(names)}
+	fr := &FeatureReport{All: features.New(cols)}
 	byLabel := map[int]*LabelFeatures{}
 	for _, l := range s.Labels {
-		byLabel[l.Label] = &LabelFeatures{Label: l.Label, Class: l.Class, Audited: l.Audited, Tally: features.New(names)}
+		byLabel[l.Label] = &LabelFeatures{Label: l.Label, Class: l.Class, Audited: l.Audited, Tally: features.New(cols)}
 	}
 	for k, r := range recs {
 		if rows[k] == nil {
@@ -224,7 +240,7 @@ func rowFeatures(h Header, s *Summary, recs []Record) error {
 	group := map[[2]int]*features.Tally{}
 	for i := range s.Groups {
 		g := &s.Groups[i]
-		g.Features = features.New(names)
+		g.Features = features.New(cols)
 		for _, k := range g.members {
 			for j, re := range recs[k].Reach {
 				if re.Label == g.To {
