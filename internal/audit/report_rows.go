@@ -29,7 +29,7 @@ func reportRows(h Header, s Summary, recs []Record) ([]byte, error) {
 		`An explanation is sure when the model's entropy on it is below the threshold.</p>` + "\n")
 	if fr := s.Features; fr != nil {
 		b.WriteString("<h2>Which features the model's uncertainty hinges on</h2>\n")
-		fmt.Fprintf(&b, "<p>For each audited row with a sure explanation, its cheapest one (the smallest d, whichever label) changes these features: the share of those rows, by the class the model reads. %.1f features changed on average.</p>\n", fr.All.Sparsity)
+		fmt.Fprintf(&b, "<p>For each audited row with a sure explanation, its cheapest one (the smallest d, whichever label) changes these features: the share of those rows, by the class the model reads; d is the feature's mean part of the row distance, and the features are in its order (a number the decoder moves a little in nearly every explanation changes often, for a small d); a number's rises and falls are the mean move in its unit. %.1f features changed on average, d %.2f.</p>\n", fr.All.Sparsity, fr.All.D)
 		b.WriteString(`<table><tr><th scope="col">feature</th>`)
 		fmt.Fprintf(&b, `<th scope="col">all (%d of %d rows)</th>`, fr.All.Explanations, h.Audited-s.Failed)
 		for _, l := range fr.ByLabel {
