@@ -52,7 +52,7 @@ func creditRow(t *testing.T, raw json.RawMessage) []float64 {
 }
 
 // TestAuditCreditTestSplit: the audit of the credit test split's 60 least sure applicants with Age and Marital
-// locked: every explanation recorded keeps the locks, Age's up-only rule, the ranges and whole integers, and
+// locked: every explanation recorded keeps the locks, decodes with the schema (in range, integers whole) and
 // names the columns it changes; two shards merge to one process's bytes; stdout and the summary say which
 // features the cheapest sure explanations change, by class.
 func TestAuditCreditTestSplit(t *testing.T) {

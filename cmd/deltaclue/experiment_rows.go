@@ -140,7 +140,7 @@ func writeRowTable(path string, table []rowCell, vs []variant, sure float64) err
 func rowTableText(table []rowCell, vs []variant, rows string, sure float64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "On %s: validity (the share of explanations the model is sure of, H < %g), proximity (their mean row distance d) and sparsity (the mean number of features they change):\n", rows, sure)
-	fmt.Fprintf(&b, "  %-20s %5s %9s %10s %10s %9s\n", "variant", "δ", "validity", "reached", "proximity", "sparsity")
+	fmt.Fprintf(&b, "  %-20s %5s %9s %12s %10s %9s\n", "variant", "δ", "validity", "reached", "proximity", "sparsity")
 	num := func(v float64, prec int) string {
 		if v != v {
 			return "n/a"
@@ -148,7 +148,7 @@ func rowTableText(table []rowCell, vs []variant, rows string, sure float64) stri
 		return strconv.FormatFloat(v, 'f', prec, 64)
 	}
 	for _, c := range table {
-		fmt.Fprintf(&b, "  %-20s %5g %8.0f%% %10s %10s %9s\n", vs[c.variant].Name, c.delta, 100*c.validity(),
+		fmt.Fprintf(&b, "  %-20s %5g %8.0f%% %12s %10s %9s\n", vs[c.variant].Name, c.delta, 100*c.validity(),
 			fmt.Sprintf("%d of %d", c.reached, c.rows), num(c.proximity(), 2), num(c.sparsity(), 1))
 	}
 	return b.String()
