@@ -212,14 +212,18 @@ type rowExplainFile struct {
 	Explanations []rowExplanation `json:"explanations"`
 }
 
+// rowReader reads an explanation's flattened row back in natural units: the problem's ExplanationRow (x0's own
+// values in the columns it keeps, numbers in range).
+type rowReader func(x []float32) ([]float64, error)
+
 // explanationRows reads every explanation's row back in natural units (nil for a failed one).
-func explanationRows(cols weights.Columns, exps []clue.Explanation) ([][]float64, error) {
+func explanationRows(cols weights.Columns, read rowReader, exps []clue.Explanation) ([][]float64, error) {
 	rows := make([][]float64, len(exps))
 	for i, e := range exps {
 		if e.Failed != "" || len(e.Image) != cols.Width() {
 			continue
 		}
-		r, err := cols.Unstandardise(e.Image)
+		r, err := read(e.Image)
 		if err != nil {
 			return nil, fmt.Errorf("restart %d: %w", e.Restart, err)
 		}
@@ -462,36 +466,36 @@ type rowReach struct {
 }
 
 // withRows gives each explanation its row in natural units (none for a failed one).
-func withRows(cols weights.Columns, exps []clue.Explanation) []rowExplanation {
+func withRows(cols weights.Columns, read rowReader, exps []clue.Explanation) []rowExplanation {
 	out := make([]rowExplanation, len(exps))
 	for i, e := range exps {
 		out[i].Explanation = e
 		out[i].Row.cols = cols
 		if e.Failed == "" && len(e.Image) == cols.Width() {
-			out[i].Row.row, _ = cols.Unstandardise(e.Image)
+			out[i].Row.row, _ = read(e.Image)
 		}
 	}
 	return out
 }
 
 // rowSweep is sweep.json's content for a row.
-func rowSweep(cols weights.Columns, row0 []float64, rep sweepReport) rowSweepFile {
+func rowSweep(cols weights.Columns, read rowReader, row0 []float64, rep sweepReport) rowSweepFile {
 	out := rowSweepFile{Row: rowJSON{cols, row0}, sweepReport: rep}
 	for _, st := range rep.Steps {
-		out.Steps = append(out.Steps, rowSweepStep{Delta: st.Delta, Summary: st.Summary, Explanations: withRows(cols, st.Explanations)})
+		out.Steps = append(out.Steps, rowSweepStep{Delta: st.Delta, Summary: st.Summary, Explanations: withRows(cols, read, st.Explanations)})
 	}
 	for _, r := range rep.Reaches {
-		out.Reaches = append(out.Reaches, rowReach{Label: r.Label, Delta: r.Delta, Explanation: withRows(cols, []clue.Explanation{r.Explanation})[0]})
+		out.Reaches = append(out.Reaches, rowReach{Label: r.Label, Delta: r.Delta, Explanation: withRows(cols, read, []clue.Explanation{r.Explanation})[0]})
 	}
 	return out
 }
 
 // reachLines say, one line per label the sweep reaches, nearest first, the changes of its cheapest explanation
 // at the smallest radius that reaches it.
-func reachLines(w clue.Words, cols weights.Columns, row0 []float64, reaches []clue.Reach) []string {
+func reachLines(w clue.Words, cols weights.Columns, read rowReader, row0 []float64, reaches []clue.Reach) []string {
 	var out []string
 	for _, r := range reaches {
-		row, err := cols.Unstandardise(r.Explanation.Image)
+		row, err := read(r.Explanation.Image)
 		if err != nil {
 			continue
 		}
