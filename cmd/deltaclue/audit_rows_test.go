@@ -196,6 +196,8 @@ func TestAuditCreditCSV(t *testing.T) {
 		checkRefusal(t, "audit -models credit", []string{"-data", c.name}, err, "audit: "+p, bad)
 		checkRefusal(t, "audit -models credit", []string{"-data", c.name}, err, c.want, bad)
 	}
+	err = auditCmd([]string{"-models", "credit", "-data", good, "-site", "https://example.org/", "-out", filepath.Join(dir, "z")})
+	checkRefusal(t, "audit", []string{"-site"}, err, `-site: the explainer's page does not read rows yet, so an audit of the "credit" models has no links into it`, filepath.Join(dir, "z"))
 	// A lock on a column that is not there, and a lock on images.
 	err = auditCmd([]string{"-models", "credit", "-data", good, "-lock", "Pets", "-out", filepath.Join(dir, "x")})
 	checkRefusal(t, "audit", []string{"-lock", "Pets"}, err, `there is no column "Pets" to lock`, filepath.Join(dir, "x"))
