@@ -262,12 +262,13 @@ func rowFeatures(h Header, s *Summary, recs []Record) error {
 }
 
 // featuresCSV is features.csv: per class read (first "all", every class together) and column, how many of the
-// items with a sure explanation have a cheapest one that changes it, the share, how often a number rose and fell
-// and by how much on average (in its unit), and the levels a category became ("yes 10;no 2").
+// items with a sure explanation have a cheapest one that changes it, the share, the column's mean part of the row
+// distance d, how often a number rose and fell and by how much on average (in its unit), and the levels a
+// category became ("yes 10;no 2").
 func featuresCSV(s Summary) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"class_read", "audited", "explained", "column", "changed", "share", "rose", "fell", "rise_by", "fall_by", "to_levels"})
+	w.Write([]string{"class_read", "audited", "explained", "column", "changed", "share", "d", "rose", "fell", "rise_by", "fall_by", "to_levels"})
 	write := func(class string, audited int, t *features.Tally) {
 		for _, c := range t.Columns {
 			var to []string
@@ -275,7 +276,7 @@ func featuresCSV(s Summary) []byte {
 				to = append(to, fmt.Sprintf("%s %d", l.Level, l.Count))
 			}
 			w.Write([]string{class, strconv.Itoa(audited), strconv.Itoa(t.Explanations), c.Column, strconv.Itoa(c.Changed),
-				strconv.FormatFloat(c.Share, 'f', 3, 64), strconv.Itoa(c.Rose), strconv.Itoa(c.Fell),
+				strconv.FormatFloat(c.Share, 'f', 3, 64), strconv.FormatFloat(c.D, 'f', 3, 64), strconv.Itoa(c.Rose), strconv.Itoa(c.Fell),
 				strconv.FormatFloat(c.RiseBy, 'g', 6, 64), strconv.FormatFloat(c.FallBy, 'g', 6, 64), strings.Join(to, ";")})
 		}
 	}
