@@ -52,7 +52,8 @@ example-pytorch: onnxruntime
 
 ## test-cluster: a one-node Slurm cluster on localhost (slurm-wlm, munge), started and stopped by the script: the
 ## audit of the digits' test split as an array of 4 tasks, one requeued mid-way, merged and compared byte for byte
-## with one process (deploy/slurm/test-cluster.sh; AUDIT_FLAGS="" for every uncertain item, not CI's short run)
+## with one process (deploy/slurm/test-cluster.sh; AUDIT_FLAGS="" for every uncertain item, not CI's short run), then
+## the credit test split (a table) as an array of 2 tasks, likewise
 test-cluster:
 	deploy/slurm/test-cluster.sh
 
