@@ -222,7 +222,7 @@ func (prob *Problem) changedColumns(x []float32) []string {
 // every number held inside its range (read back, a value the row head clamped to an end can pass it by a hair).
 func (prob *Problem) ExplanationRow(x []float32) ([]float64, error) {
 	cols := prob.models.Columns()
-	if cols == nil || prob.Row == nil {
+	if engine.DenseOnly || cols == nil || prob.Row == nil { // (the dense-only worker reads no rows: its code is left out)
 		return nil, fmt.Errorf("the models read images, not rows")
 	}
 	row, err := cols.Unstandardise(x)
