@@ -114,7 +114,7 @@ func auditCmd(args []string) error {
 	}
 	fmt.Printf("wrote %s: %s (%.1fs)\n", *out, auditFiles(*out), time.Since(start).Seconds())
 	if m.search.Columns() != nil {
-		if err := printFeatures(filepath.Join(*out, "summary.json")); err != nil {
+		if err := printFeatures(filepath.Join(*out, "summary.json"), m.noun()); err != nil {
 			return err
 		}
 	}
@@ -130,8 +130,9 @@ func auditFiles(out string) string {
 	return files
 }
 
-// printFeatures says, from summary.json, which features the cheapest sure explanations change, by class read.
-func printFeatures(path string) error {
+// printFeatures says, from summary.json, which features the cheapest sure explanations change, by class read
+// (noun: what a row is, "applicant").
+func printFeatures(path, noun string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -143,10 +144,10 @@ func printFeatures(path string) error {
 	if s.Features == nil {
 		return nil
 	}
-	fmt.Printf("the cheapest sure explanation of %s changes %.1f features on average: %s\n", plural.Count(s.Features.All.Explanations, "row"),
+	fmt.Printf("the cheapest sure explanation of %s changes %.1f features on average: %s\n", plural.Count(s.Features.All.Explanations, noun),
 		s.Features.All.Sparsity, s.Features.All.Words(5))
 	for _, l := range s.Features.ByLabel {
-		fmt.Printf("  read as %s (%s of %d audited): %s\n", l.Class, plural.Count(l.Tally.Explanations, "row"), l.Audited, l.Tally.Words(5))
+		fmt.Printf("  read as %s (%s of %d audited): %s\n", l.Class, plural.Count(l.Tally.Explanations, noun), l.Audited, l.Tally.Words(5))
 	}
 	return nil
 }
