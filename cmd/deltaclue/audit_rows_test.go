@@ -200,6 +200,8 @@ func TestAuditCreditCSV(t *testing.T) {
 	}
 	err = auditCmd([]string{"-models", "credit", "-data", good, "-site", "https://example.org/", "-out", filepath.Join(dir, "z")})
 	checkRefusal(t, "audit", []string{"-site"}, err, `-site: the explainer's page does not read rows yet, so an audit of the "credit" models has no links into it`, filepath.Join(dir, "z"))
+	err = auditCmd([]string{"-models", "credit", "-data", good, "-scheme", "S6", "-out", filepath.Join(dir, "s6")})
+	checkRefusal(t, "audit", []string{"-scheme", "S6"}, err, `-scheme S6 starts from GLAM-CLUE's translations, and the "credit" models have none (global.dcw): give another -scheme`, filepath.Join(dir, "s6"))
 	// A lock on a column that is not there, and a lock on images.
 	err = auditCmd([]string{"-models", "credit", "-data", good, "-lock", "Pets", "-out", filepath.Join(dir, "x")})
 	checkRefusal(t, "audit", []string{"-lock", "Pets"}, err, `there is no column "Pets" to lock`, filepath.Join(dir, "x"))

@@ -211,6 +211,9 @@ func Run(ctx context.Context, m *modelsource.Models, data *Data, opt Options, s 
 	if err := opt.Params.ValidateFor(models); err != nil { // S2 on models without anchors: refused once, not per item
 		return fmt.Errorf("the %q models: %w", m.Name(), err)
 	}
+	if opt.Params.Scheme == clue.S6 && len(ts) == 0 { // likewise S6 without translations (every search would fail)
+		return fmt.Errorf("-scheme S6 starts from GLAM-CLUE's translations, and the %q models have none (%s): give another -scheme", m.Name(), weights.BundleGlobal)
+	}
 	selected, preds := selectItems(models, data, opt)
 	in := m.Description().Input
 	h := Header{Format: Format, Models: m.Name(), Fingerprint: m.Bundle.Fingerprint(), Data: data.fingerprint(), Items: data.Len(),
