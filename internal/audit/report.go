@@ -30,7 +30,7 @@ func Report(h Header, s Summary, recs []Record) ([]byte, error) {
 	b.WriteString(reportHead(h))
 	fmt.Fprintf(&b, "<p>%d items read, %d unreadable; %d audited (%s), %d of them not explained. δ-CLUE: n = %d, δ = %g, scheme %s, seed %d.</p>\n",
 		h.Items, h.Unreadable, h.Audited, selection(h), s.Failed, h.Params.N, h.Params.Delta, h.Params.Scheme, h.Params.Seed)
-	b.WriteString(groupChart(s.Groups))
+	b.WriteString(groupChart(s.Groups, 6.6))
 	for _, g := range s.Groups {
 		fmt.Fprintf(&b, `<section class="group" aria-label="read as %s, sure of %s nearby"><h2>Read as %s → sure of %s nearby: %d items</h2>
 <p>The cheapest explanation towards %s is %.1f away on average, %.1f at least (L1 distance d).</p><div class="pairs">`,
@@ -131,7 +131,8 @@ func distanceTo(r Record, label int) float32 {
 
 // groupChart is a horizontal bar per group (at most 20, largest first), its name and count written beside
 // it, so that colour is never the only key.
-func groupChart(groups []GroupTotal) string {
+// charW is the width allowed a character of the names (px at 12 px); the images' reports keep their 6.6.
+func groupChart(groups []GroupTotal, charW float64) string {
 	groups = groups[:min(len(groups), 20)]
 	if len(groups) == 0 {
 		return "<p>No audited item has an accepted explanation.</p>\n"
@@ -144,7 +145,7 @@ func groupChart(groups []GroupTotal) string {
 	for _, g := range groups {
 		longest = max(longest, utf8.RuneCountInString(g.FromClass+" → "+g.ToClass))
 	}
-	left := max(60, int(6.6*float64(longest))+8)
+	left := max(60, int(charW*float64(longest))+8)
 	most := groups[0].Items
 	var b strings.Builder
 	height := row*len(groups) + 10

@@ -54,13 +54,13 @@ func reportRows(h Header, s Summary, recs []Record) ([]byte, error) {
 		b.WriteString("</table>\n")
 	}
 	b.WriteString("<h2>Groups: read as a, sure of b nearby</h2>\n")
-	b.WriteString(groupChart(s.Groups))
+	b.WriteString(groupChart(s.Groups, 7.5)) // (classes in words: "good → good" at 6.6 px a character was clipped)
 	for _, g := range s.Groups {
 		fmt.Fprintf(&b, `<section class="group" aria-label="read as %s, sure of %s nearby"><h2>Read as %s → sure of %s nearby: %d rows</h2>
 <p>The cheapest explanation towards %s is %.2f away on average, %.2f at least (row distance d).`,
 			esc(g.FromClass), esc(g.ToClass), esc(g.FromClass), esc(g.ToClass), g.Items, esc(g.ToClass), g.MeanD, g.MinD)
 		if g.Features != nil {
-			fmt.Fprintf(&b, " It changes %s (%.1f features on average).", esc(g.Features.Words(len(names))), g.Features.Sparsity)
+			fmt.Fprintf(&b, " Its largest parts of d: %s (%.1f features changed on average; every feature in summary.json).", esc(g.Features.Words(5)), g.Features.Sparsity)
 		}
 		b.WriteString("</p><ul>\n")
 		for _, k := range g.members[:min(len(g.members), ThumbnailsPerGroup)] {
