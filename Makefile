@@ -11,7 +11,7 @@ WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/n
 # Packages that compile to WASM, tested under Node as well as natively.
 WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./wasm/worker/searchworker/... ./app/address/...
 # package:FuzzTarget pairs run briefly by `make test`.
-FUZZ_TARGETS := ./internal/digest:FuzzMatchesCryptoSHA256 ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./weights:FuzzTableRow ./engine/clue/kind:FuzzCarried ./engine:FuzzLoad ./engine/clue/sharelink:FuzzDecode ./wasm/worker/searchworker:FuzzRequest ./wasm/worker/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert ./internal/audit:FuzzReadBatch
+FUZZ_TARGETS := ./internal/digest:FuzzMatchesCryptoSHA256 ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./weights:FuzzTableRow ./engine/clue/kind:FuzzCarried ./engine:FuzzLoad ./engine/clue/sharelink:FuzzDecode ./wasm/worker/searchworker:FuzzRequest ./wasm/worker/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert ./internal/audit:FuzzReadBatch ./internal/audit:FuzzLoadCSV ./internal/features:FuzzDecode
 
 .PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel onnxruntime example-pytorch test-cluster
 
@@ -52,7 +52,8 @@ example-pytorch: onnxruntime
 
 ## test-cluster: a one-node Slurm cluster on localhost (slurm-wlm, munge), started and stopped by the script: the
 ## audit of the digits' test split as an array of 4 tasks, one requeued mid-way, merged and compared byte for byte
-## with one process (deploy/slurm/test-cluster.sh; AUDIT_FLAGS="" for every uncertain item, not CI's short run)
+## with one process (deploy/slurm/test-cluster.sh; AUDIT_FLAGS="" for every uncertain item, not CI's short run), then
+## the credit test split (a table) as an array of 2 tasks, likewise
 test-cluster:
 	deploy/slurm/test-cluster.sh
 

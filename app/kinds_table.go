@@ -80,7 +80,7 @@ func (e *Explainer) rowDownload(what string) (b []byte, ok bool) {
 	}
 	t := kind.Table{Columns: m.Columns}
 	f := e.explainFile()
-	rows, err := t.Rows(f.Explanations)
+	rows, err := t.Rows(nil, f.Explanations)
 	if err != nil {
 		return nil, false
 	}

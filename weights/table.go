@@ -1,6 +1,7 @@
 package weights
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -451,6 +452,34 @@ func (c Columns) fromStrings(m map[string]string, order []string) ([]float64, er
 		row[i] = v
 	}
 	return row, nil
+}
+
+// RowJSON writes a row as a JSON object {column: value} in the columns' order (a map's JSON would sort the
+// names): a number as a JSON number and a category as its level's name, what FromMap reads back.
+func (c Columns) RowJSON(row []float64) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, col := range c {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(col.Name)
+		b.Write(name)
+		b.WriteByte(':')
+		var v []byte
+		var err error
+		if col.Kind == ColumnCategory {
+			v, err = json.Marshal(col.Format(row[i]))
+		} else {
+			v, err = json.Marshal(row[i])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %v", col.Name, err)
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // MaxCSVRows bounds the rows ReadCSV reads.

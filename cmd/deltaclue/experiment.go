@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -61,6 +62,10 @@ type setResult struct {
 	Curve              []float64
 	Seconds            float64
 	Steps              int
+	// A model of rows, in the table's terms (rowMetrics): the restarts whose explanation is sure (H below the
+	// models' threshold), their summed row distance and changed columns, and every restart's changed columns.
+	Sure, ChangedSure, ChangedAll int
+	DistanceSure                  float64
 }
 
 func experiment(args []string) error {
@@ -69,7 +74,7 @@ func experiment(args []string) error {
 	p.HThreshold = 10 // the paper measures all n results: accept them all (H ≤ log 10 < 10)
 	finish := paramFlags(fs, &p)
 	spec := modelsFlag(fs)
-	digits := fs.Int("digits", 8, "explain this many of the most uncertain test items (the digits' test digits)")
+	digits := fs.Int("digits", 8, "explain this many of the most uncertain test items (the digits' test digits); 0: every test item above the models' threshold")
 	indices := fs.String("indices", "", "explain these test items instead (comma-separated)")
 	deltas := fs.String("deltas", "0.5,1,1.5,2,2.5,3,3.5", "the radii δ")
 	grid := fs.String("grid", "paper", "the variants: paper (Uncertainty/Distance × Random S1/NN S2, the paper's four) or schemes (S1–S6 with the flags' objective, λx = -lambda-x)")
@@ -101,7 +106,11 @@ func experiment(args []string) error {
 		return err
 	}
 	sure := clue.DefaultsFor(m.Description()).HThreshold
+	cols := m.search.Columns()
 	all := variants
+	if cols != nil {
+		all = rowVariants(clue.DefaultsFor(m.Description()).LambdaX)
+	}
 	switch *grid {
 	case "paper":
 	case "schemes":
@@ -137,12 +146,22 @@ func experiment(args []string) error {
 			}
 			picked = append(picked, i)
 		}
+	} else if *digits == 0 {
+		picked, _ = uncertainItems(models, flatten(set), sure)
 	} else {
 		picked = clue.MostUncertain(models.BNN, flatten(set), *digits)
 	}
+	if len(picked) == 0 {
+		return fmt.Errorf("the experiment: no test %s is above the threshold %g", m.noun(), sure)
+	}
 	problems := make([]*clue.Problem, len(picked))
 	for k, i := range picked {
-		if problems[k], err = clue.NewProblem(models, set.Float(i, nil)); err != nil {
+		if t, ok := set.(*dataset.Table); ok { // a row in natural units, as explain reads it
+			problems[k], err = clue.NewRowProblem(models, t.Rows[i])
+		} else {
+			problems[k], err = clue.NewProblem(models, set.Float(i, nil))
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -220,6 +239,9 @@ func experiment(args []string) error {
 							r.AcceptedAtDefault++
 						}
 					}
+					if cols != nil {
+						rowMetrics(&r, exps, sure)
+					}
 				}
 				mu.Lock()
 				results[ti] = r
@@ -245,13 +267,29 @@ func experiment(args []string) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	if err := writeSetsCSV(filepath.Join(*out, "sets.csv"), results, chosen, sure); err != nil {
+	if cols != nil {
+		if err := writeRowSetsCSV(filepath.Join(*out, "sets.csv"), m.noun(), results, chosen, sure); err != nil {
+			return err
+		}
+		table := rowTable(results, ds, chosen)
+		if err := writeRowTable(filepath.Join(*out, "table.csv"), table, chosen, sure); err != nil {
+			return err
+		}
+		if err := writeRowPlots(*out, results, ds, chosen); err != nil {
+			return err
+		}
+		fmt.Print(rowTableText(table, chosen, m.items(len(picked), "uncertain test"), sure))
+	} else if err := writeSetsCSV(filepath.Join(*out, "sets.csv"), results, chosen, sure); err != nil {
 		return err
 	}
 	if err := writeCurves(filepath.Join(*out, "curves.csv"), results, chosen); err != nil {
 		return err
 	}
-	if err := writePlots(*out, results, ds, chosen); err != nil {
+	distance := "L1"
+	if cols != nil {
+		distance = "row distance"
+	}
+	if err := writePlots(*out, results, ds, chosen, distance); err != nil {
 		return err
 	}
 	fmt.Printf("%s in %s on %s (%s); wrote %s\n", plural.Count(len(tasks), "search", "searches"), elapsed.Round(time.Second),
@@ -370,7 +408,8 @@ func meanOver(results []setResult, ds []float64, v int, f func(setResult) float6
 	return out
 }
 
-func writePlots(dir string, results []setResult, ds []float64, vs []variant) error {
+// writePlots writes the set's plots against δ; distance names d ("L1" for images, "row distance" for rows).
+func writePlots(dir string, results []setResult, ds []float64, vs []variant, distance string) error {
 	plot := func(file, title, ylabel string, f func(setResult) float64, extra ...series) error {
 		var lines []series
 		for v, vr := range vs {
@@ -385,8 +424,8 @@ func writePlots(dir string, results []setResult, ds []float64, vs []variant) err
 	}{
 		{"h_best.svg", "Best uncertainty of the set vs δ", "min H (nats)", func(r setResult) float64 { return r.Sum.H.Min }, nil},
 		{"h_mean.svg", "Mean uncertainty of the set vs δ", "mean H (nats)", func(r setResult) float64 { return r.Sum.H.Mean }, nil},
-		{"d_best.svg", "Smallest input distance vs δ", "min d (L1)", func(r setResult) float64 { return r.Sum.D.Min }, nil},
-		{"d_mean.svg", "Mean input distance vs δ", "mean d (L1)", func(r setResult) float64 { return r.Sum.D.Mean }, nil},
+		{"d_best.svg", "Smallest input distance vs δ", "min d (" + distance + ")", func(r setResult) float64 { return r.Sum.D.Min }, nil},
+		{"d_mean.svg", "Mean input distance vs δ", "mean d (" + distance + ")", func(r setResult) float64 { return r.Sum.D.Mean }, nil},
 		{"labels.svg", "Distinct labels among n explanations vs δ", "distinct labels", func(r setResult) float64 { return float64(r.Sum.DistinctLabels) }, nil},
 		{"rho.svg", "Mean latent distance vs δ", "mean ρ(z, z0)", func(r setResult) float64 { return r.Sum.Rho.Mean },
 			[]series{{Name: "ρ = δ", X: ds, Y: ds, Colour: "#9467bd", Dashed: true}}},

@@ -132,7 +132,7 @@ func explain(args []string) error {
 // words, with each mode's changes.
 func explainRow(out string, m *models, cols weights.Columns, row0 []float64, prob *clue.Problem, p clue.Params, f glam.ExplainFile, data clue.NeighbourData) error {
 	rep, exps, sum := f.Report, f.Explanations, f.Summary
-	rows, err := kind.Table{Columns: cols}.Rows(exps)
+	rows, err := kind.Table{Columns: cols}.Rows(prob.ExplanationRow, exps)
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,8 @@ func global(args []string) error {
 	spec := modelsFlag(fs)
 	digits := fs.Int("digits", 0, "use only the first this many uncertain test items (0: all)")
 	workers := fs.Int("workers", runtime.NumCPU(), "δ-CLUE searches run at once (the results are the same)")
+	var lock clue.ColumnList
+	fs.Var(lockFlag{&lock}, "lock", "a model of rows: the columns every explanation keeps at the input's value, by name, separated by commas (Age,Marital)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,6 +67,12 @@ func global(args []string) error {
 	ms, err := loadModels(*spec)
 	if err != nil {
 		return err
+	}
+	if ms.search.Columns() != nil {
+		return globalRows(ms, *out, *digits, *workers, lock)
+	}
+	if lock != "" {
+		return fmt.Errorf("-lock %s: the %q models read images, which have no columns to lock", lock, ms.Name())
 	}
 	return measureGlobal(ms, *out, *digits, *workers)
 }

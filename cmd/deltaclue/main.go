@@ -82,9 +82,11 @@ func usage() {
               -lock Name,… (docs/tables.md)
   sweep       the same digit at each radius of a δ ladder (-radii "0.5:4:0.5", -n-per-radius 50):
               sweep.svg, sweep.csv and sweep.json in -out; prints how far each label is
-  experiment  the paper's experiments on the most uncertain test digits: CSVs and SVG plots
+  experiment  the paper's experiments on the most uncertain test digits: CSVs and SVG plots; for a model of
+              rows, on its uncertain test rows, in validity, proximity and sparsity (table.csv)
   global      GLAM-CLUE's global translations on the test split's uncertain digits beside δ-CLUE:
-              groups.json, groups.csv and coverage.svg in -out
+              groups.json, groups.csv and coverage.svg in -out; for a model of rows, its groups of uncertain
+              rows, each with the features their explanations change
   quality     the models measured on their test items, as one JSON object: accuracy, nll, ece, auroc, elbo,
               reconstructions_keep_label, test_items
   import      a models folder from a PyTorch classifier and VAE exported to ONNX and their labelled images
@@ -92,7 +94,9 @@ func usage() {
   predict     one image (-png FILE) classified by any bundle, as one JSON object: probs, label, class, entropy,
               aleatoric, epistemic (-eval: dropout off, as PyTorch's eval mode)
   audit       a whole dataset (-data): δ-CLUE on every item the model is unsure of, per item and in summary
-              (items.jsonl, summary.json, summary.csv, report.html); -shard i/N or auto on a cluster, then audit merge
+              (items.jsonl, summary.json, summary.csv, report.html); -shard i/N or auto on a cluster, then audit merge.
+              A model of rows reads -data FILE.csv (or test), with -lock, and writes features.csv: which features
+              the uncertainty hinges on, by class
   worked-example  docs/measures.md's worked example, from the shipped models (-write docs/measures.md)
 
 Every command but worked-example takes -models NAME|DIR|FILE: the models to run on, the shipped digits by

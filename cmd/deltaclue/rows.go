@@ -241,23 +241,23 @@ type rowReach struct {
 }
 
 // rowSweep is sweep.json's content for a row.
-func rowSweep(cols weights.Columns, row0 []float64, rep sweepReport) rowSweepFile {
+func rowSweep(cols weights.Columns, read kind.RowReader, row0 []float64, rep sweepReport) rowSweepFile {
 	out := rowSweepFile{Row: kind.RowJSON{Columns: cols, Row: row0}, sweepReport: rep}
 	for _, st := range rep.Steps {
-		out.Steps = append(out.Steps, rowSweepStep{Delta: st.Delta, Summary: st.Summary, Explanations: kind.Table{Columns: cols}.WithRows(st.Explanations)})
+		out.Steps = append(out.Steps, rowSweepStep{Delta: st.Delta, Summary: st.Summary, Explanations: kind.Table{Columns: cols}.WithRows(read, st.Explanations)})
 	}
 	for _, r := range rep.Reaches {
-		out.Reaches = append(out.Reaches, rowReach{Label: r.Label, Delta: r.Delta, Explanation: kind.Table{Columns: cols}.WithRows([]clue.Explanation{r.Explanation})[0]})
+		out.Reaches = append(out.Reaches, rowReach{Label: r.Label, Delta: r.Delta, Explanation: kind.Table{Columns: cols}.WithRows(read, []clue.Explanation{r.Explanation})[0]})
 	}
 	return out
 }
 
 // reachLines say, one line per label the sweep reaches, nearest first, the changes of its cheapest explanation
 // at the smallest radius that reaches it.
-func reachLines(w clue.Words, cols weights.Columns, row0 []float64, reaches []clue.Reach) []string {
+func reachLines(w clue.Words, cols weights.Columns, read kind.RowReader, row0 []float64, reaches []clue.Reach) []string {
 	var out []string
 	for _, r := range reaches {
-		row, err := cols.Unstandardise(r.Explanation.Image)
+		row, err := read(r.Explanation.Image)
 		if err != nil {
 			continue
 		}

@@ -114,7 +114,7 @@ func sweep(args []string) error {
 	cols := m.search.Columns()
 	var js []byte
 	if cols != nil {
-		js, err = json.MarshalIndent(rowSweep(cols, in.natural, rep), "", " ")
+		js, err = json.MarshalIndent(rowSweep(cols, prob.ExplanationRow, in.natural, rep), "", " ")
 	} else {
 		js, err = json.MarshalIndent(rep, "", " ")
 	}
@@ -143,7 +143,7 @@ func sweep(args []string) error {
 	printSweepTable(steps, m.words())
 	fmt.Println(m.words().DescribeReaches(rep.Reaches, ladder, rep.Label))
 	if cols != nil {
-		for _, l := range reachLines(m.words(), cols, in.natural, rep.Reaches) {
+		for _, l := range reachLines(m.words(), cols, prob.ExplanationRow, in.natural, rep.Reaches) {
 			fmt.Println(l)
 		}
 	}

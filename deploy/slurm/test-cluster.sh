@@ -3,7 +3,8 @@
 # from Debian's slurm-wlm and munge, with a configuration and state of their own in a temporary folder, no
 # cgroups), submits deploy/slurm/audit.sbatch as an array of 4 tasks over the digits' test split, requeues one
 # task mid-way (Slurm kills it and starts it again: it must go on where it stopped), merges, and compares the
-# four files with a one-process audit of the same data, byte for byte. It stops the cluster on the way out.
+# four files with a one-process audit of the same data, byte for byte; then the credit test split (a table) as an
+# array of 2 tasks, its five files likewise. It stops the cluster on the way out.
 #
 # Environment: AUDIT_FLAGS (default "-top 60 -n 40": the short run CI makes; "" audits every uncertain item),
 # KEEP=1 keeps the temporary folder. Without Slurm it skips, loudly; under CI=true it fails.
@@ -125,3 +126,27 @@ for f in items.jsonl summary.json summary.csv report.html; do
   cmp -s "$work/one/$f" "$work/array/$f" || fail "$f from the array differs from the one process's"
 done
 log "PASS: 4 Slurm tasks, task 2 requeued mid-way (started $starts times), merge identical to one process byte for byte ($(wc -l < "$work/array/items.jsonl") records)"
+
+# A table (issue 41): the credit test split, every unsure applicant with Age locked, as an array of 2 tasks,
+# merged and compared with one process, features.csv included.
+tflags="-n 20 -lock Age"
+log "one process: audit -models credit -data test $tflags"
+# shellcheck disable=SC2086
+"$work/deltaclue" audit -models credit -data test -out "$work/one-credit" -workers 1 $tflags 2> "$work/one-credit.log" > /dev/null || fail "the one-process audit of credit"
+export MODELS=credit DATA=test OUT=$work/array-credit AUDIT_FLAGS=$tflags
+start=$(date +%s)
+job=$(sbatch --parsable --array=0-1 --chdir="$work" "$root/deploy/slurm/audit.sbatch")
+for _ in $(seq 600); do
+  [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
+  sleep 1
+done
+[ -z "$(squeue -h -j "$job")" ] || fail "the credit array is still running after 10 minutes"
+for t in 0 1; do
+  state=$(scontrol show job "${job}_$t" 2>/dev/null | grep -o 'JobState=[A-Z]*' | head -1)
+  [ "$state" = JobState=COMPLETED ] || fail "credit task $t: $state"
+done
+"$work/deltaclue" audit merge "$work/array-credit" > /dev/null || fail "the credit merge"
+for f in items.jsonl summary.json summary.csv report.html features.csv; do
+  cmp -s "$work/one-credit/$f" "$work/array-credit/$f" || fail "credit's $f from the array differs from the one process's"
+done
+log "PASS: the credit test split as 2 Slurm tasks in $(( $(date +%s) - start )) s, merged identical to one process byte for byte ($(wc -l < "$work/array-credit/items.jsonl") records)"

@@ -215,3 +215,32 @@ func (prob *Problem) changedColumns(x []float32) []string {
 	}
 	return out
 }
+
+// ExplanationRow is an explanation's row in natural units: its flattened row x read back
+// (weights.Columns.Unstandardise), with x0's own value in every column x does not change (a number read back from
+// float32 is x0's only to float32's precision, and "changed" is decided bit for bit on the flattened row) and
+// every number held inside its range (read back, a value the row head clamped to an end can pass it by a hair).
+func (prob *Problem) ExplanationRow(x []float32) ([]float64, error) {
+	cols := prob.models.Columns()
+	if engine.DenseOnly || cols == nil || prob.Row == nil { // (the dense-only worker reads no rows: its code is left out)
+		return nil, fmt.Errorf("the models read images, not rows")
+	}
+	row, err := cols.Unstandardise(x)
+	if err != nil {
+		return nil, err
+	}
+	off := cols.Offsets()
+	for i, col := range cols {
+		same := true
+		for j := off[i]; j < off[i+1]; j++ {
+			same = same && math.Float32bits(x[j]) == math.Float32bits(prob.X0[j])
+		}
+		switch {
+		case same:
+			row[i] = prob.Row[i]
+		case col.Kind != weights.ColumnCategory:
+			row[i] = min(max(row[i], col.Range[0]), col.Range[1])
+		}
+	}
+	return row, nil
+}

@@ -288,6 +288,44 @@ func TestRowProblem(t *testing.T) {
 	}
 }
 
+// TestExplanationRow: an explanation's row in natural units holds x0's own values (bit for bit, numbers
+// included) in the columns it does not change, names in changed exactly the columns that differ, and keeps every
+// number in its range; on 20 rows (one in four at the ends of their ranges), 10 restarts each.
+func TestExplanationRow(t *testing.T) {
+	m := tableTestModels(t)
+	cols := m.Columns()
+	p := Defaults()
+	p.N, p.MaxSteps = 10, 20
+	for i, row := range testbundle.Rows(cols, 20, 11) {
+		prob, err := NewRowProblem(m, row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exps, err := Search(context.Background(), prob, p, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range exps {
+			x, err := prob.ExplanationRow(e.Image)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var changed []string
+			for j, col := range cols {
+				if x[j] != row[j] {
+					changed = append(changed, col.Name)
+				}
+				if col.Kind != weights.ColumnCategory && (x[j] < col.Range[0] || x[j] > col.Range[1]) {
+					t.Errorf("row %d, restart %d: %s %v is outside %v", i, e.Restart, col.Name, x[j], col.Range)
+				}
+			}
+			if strings.Join(changed, ",") != strings.Join(e.Changed, ",") {
+				t.Errorf("row %d, restart %d: changed %v, the rows differ in %v", i, e.Restart, e.Changed, changed)
+			}
+		}
+	}
+}
+
 // hashRowExplanation writes what a row search's golden hash covers of e: its point, row and predictive, its
 // entropies and costs, its steps and the columns it changed.
 func hashRowExplanation(h io.Writer, e Explanation) {

@@ -57,22 +57,25 @@ const DefaultBatch = 8
 
 // Header is a shard's audit.json: what every shard of one audit shares, and which shard it is.
 type Header struct {
-	Format      int         `json:"format"`
-	Models      string      `json:"models"`
-	Fingerprint uint32      `json:"fingerprint"`
-	Data        string      `json:"data"`   // the SHA-256 of the items read (labels and values) and the unreadable files' names
-	Height      int         `json:"height"` // the models' input: a thumbnail's shape
-	Width       int         `json:"width"`
-	Channels    int         `json:"channels"`
-	Items       int         `json:"items"`
-	Unreadable  int         `json:"unreadable"`
-	Audited     int         `json:"audited"` // the items audited, over every shard
-	Params      clue.Params `json:"params"`
-	Top         int         `json:"top"`
-	Site        string      `json:"site"`
-	Batch       int         `json:"batch"`
-	Shard       int         `json:"shard"`
-	Shards      int         `json:"shards"`
+	Format      int    `json:"format"`
+	Models      string `json:"models"`
+	Fingerprint uint32 `json:"fingerprint"`
+	Data        string `json:"data"`   // the SHA-256 of the items read (labels and values) and the unreadable files' names
+	Height      int    `json:"height"` // the models' input: a thumbnail's shape (0 for a model of rows)
+	Width       int    `json:"width"`
+	Channels    int    `json:"channels"`
+	// Columns are a model of rows' columns as the model's description writes them, in JSON ("" for images): the
+	// records' rows and the features report are theirs (held as text, so that headers compare with ==).
+	Columns    string      `json:"columns,omitempty"`
+	Items      int         `json:"items"`
+	Unreadable int         `json:"unreadable"`
+	Audited    int         `json:"audited"` // the items audited, over every shard
+	Params     clue.Params `json:"params"`
+	Top        int         `json:"top"`
+	Site       string      `json:"site"`
+	Batch      int         `json:"batch"`
+	Shard      int         `json:"shard"`
+	Shards     int         `json:"shards"`
 }
 
 // same is every field but the shard's own index.
@@ -86,6 +89,10 @@ type Reach struct {
 	Count    int     `json:"count"`
 	Distance float32 `json:"d"`
 	Restart  int     `json:"restart"`
+	// A model of rows: the cheapest explanation's row as {column: value} and the columns it changes (in the
+	// table's order); neither for images.
+	Row     json.RawMessage `json:"row,omitempty"`
+	Changed []string        `json:"changed,omitempty"`
 }
 
 // Amortised is GLAM-CLUE's instant answer towards a label: whether the translated code makes the model sure of
@@ -114,6 +121,8 @@ type Record struct {
 	Reach     []Reach     `json:"reach"`
 	Amortised []Amortised `json:"amortised,omitempty"`
 	Link      string      `json:"link,omitempty"`
+	// Row is a model of rows' input row as {column: value} (none for images).
+	Row json.RawMessage `json:"row,omitempty"`
 	// The item's image and each reached label's cheapest explanation, quantised (byte/255): shard files only,
 	// for the report's thumbnails.
 	Image    []byte   `json:"image,omitempty"`
@@ -129,10 +138,34 @@ func (s Shard) String() string { return fmt.Sprintf("%d-of-%d", s.Index, s.Count
 // dir is where the shard writes, under out.
 func (s Shard) dir(out string) string { return filepath.Join(out, "shards", s.String()) }
 
-// Data are the items an audit reads, with the files it could not.
+// Data are the items an audit reads, with the files it could not: images (Data), or a model of rows' rows
+// (Table, with Data nil).
 type Data struct {
 	*imagefolder.Data
 	Skipped []imagefolder.Skipped
+	// Table holds a model of rows' rows in natural units (nil for images), and Names each row's name
+	// ("FILE line K").
+	Table *dataset.Table
+	Names []string
+}
+
+// items are the items read, images or rows.
+func (d *Data) items() dataset.Items {
+	if d.Table != nil {
+		return d.Table
+	}
+	return d.Data.Items
+}
+
+// Len is the number of items read.
+func (d *Data) Len() int { return d.items().Len() }
+
+// file is item i's name.
+func (d *Data) file(i int) string {
+	if d.Table != nil {
+		return d.Names[i]
+	}
+	return d.Files[i]
 }
 
 // Load reads path (class folders or an IDX file) for the models, skipping unreadable images with their reason.
@@ -147,6 +180,9 @@ func Load(path string, d *weights.Description) (*Data, error) {
 
 // fingerprint is the SHA-256 of the items and the skipped files' names.
 func (d *Data) fingerprint() string {
+	if d.Table != nil {
+		return d.tableFingerprint()
+	}
 	h := sha256.New()
 	h.Write(d.Items.Labels)
 	h.Write(d.Items.Values)
@@ -175,12 +211,27 @@ func Run(ctx context.Context, m *modelsource.Models, data *Data, opt Options, s 
 	if err := opt.Params.ValidateFor(models); err != nil { // S2 on models without anchors: refused once, not per item
 		return fmt.Errorf("the %q models: %w", m.Name(), err)
 	}
+	if opt.Params.Scheme == clue.S6 && len(ts) == 0 { // likewise S6 without translations (every search would fail)
+		return fmt.Errorf("-scheme S6 starts from GLAM-CLUE's translations, and the %q models have none (%s): give another -scheme", m.Name(), weights.BundleGlobal)
+	}
 	selected, preds := selectItems(models, data, opt)
 	in := m.Description().Input
-	h := Header{Format: Format, Models: m.Name(), Fingerprint: m.Bundle.Fingerprint(), Data: data.fingerprint(), Items: data.Items.Len(),
+	h := Header{Format: Format, Models: m.Name(), Fingerprint: m.Bundle.Fingerprint(), Data: data.fingerprint(), Items: data.Len(),
 		Height: in.Height, Width: in.Width, Channels: in.Channels,
 		Unreadable: len(data.Skipped), Audited: len(selected), Params: opt.Params, Top: opt.Top, Site: opt.Site, Batch: opt.Batch,
 		Shard: s.Index, Shards: s.Count}
+	if cols := models.Columns(); cols != nil {
+		if data.Table == nil {
+			return fmt.Errorf("the %q models read rows: audit a CSV file of them, or their test rows", m.Name())
+		}
+		js, err := json.Marshal(cols)
+		if err != nil {
+			return err
+		}
+		h.Columns = string(js)
+	} else if data.Table != nil {
+		return fmt.Errorf("the %q models read images, not rows", m.Name())
+	}
 	dir := s.dir(out)
 	if err := writeHeader(dir, h); err != nil {
 		return err
@@ -248,7 +299,7 @@ type prediction struct {
 // selectItems classifies every item and returns the ones to audit, in index order: those above the threshold,
 // or the Top least sure (ties by index).
 func selectItems(models *clue.Models, data *Data, opt Options) ([]int, []prediction) {
-	items := data.Items
+	items := data.items()
 	size, n := items.Size(), items.Len()
 	preds := make([]prediction, n)
 	const chunk = 256
@@ -279,9 +330,12 @@ func selectItems(models *clue.Models, data *Data, opt Options) ([]int, []predict
 // auditItem runs δ-CLUE and GLAM-CLUE on item i.
 func auditItem(ctx context.Context, m *modelsource.Models, models *clue.Models, ts []glam.Translation, data *Data, i int, pred prediction, opt Options) Record {
 	d := m.Description()
-	x := data.Items.Float(i, nil)
-	r := Record{Item: i, File: data.Files[i], True: data.Items.Label(i), Label: pred.label, Class: d.Classes[pred.label],
+	r := Record{Item: i, File: data.file(i), True: data.items().Label(i), Label: pred.label, Class: d.Classes[pred.label],
 		HTotal: pred.h, HAleat: pred.aleat, HEpist: pred.epis, Reach: []Reach{}}
+	if data.Table != nil {
+		return auditRow(ctx, models, d.Classes, data.Table, i, r, opt)
+	}
+	x := data.Items.Float(i, nil)
 	prob, err := clue.NewProblem(models, x)
 	if err != nil {
 		r.Error = err.Error()

@@ -222,6 +222,7 @@ func TestParseShard(t *testing.T) {
 // refused with the file and line named.
 func FuzzReadBatch(f *testing.F) {
 	f.Add([]byte(`{"item":3,"true_label":1,"label":2,"class":"b","h_total":1.2,"reach":[{"label":1,"class":"a","count":2,"d":40,"restart":3}],"link":"#v3.x"}` + "\n"))
+	f.Add([]byte(`{"item":2,"file":"a.csv line 4","true_label":-1,"label":1,"class":"good","h_total":0.6,"reach":[{"label":1,"class":"good","count":5,"d":2.5,"restart":0,"row":{"Age":31,"Home":"rent"},"changed":["Age"]}],"row":{"Age":30,"Home":"rent"}}` + "\n"))
 	f.Add([]byte("{\"item\":1}\n{\"item\":"))
 	f.Add([]byte{0xff, '\n', '{'})
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/deltaclue/deltaclue/internal/features"
 )
 
 // Summary is summary.json: per label read, how many items the model is unsure of and which labels their
@@ -27,6 +29,8 @@ type Summary struct {
 	Failed      int          `json:"failed"` // audited items that could not be explained (a blank image, …)
 	Labels      []LabelRead  `json:"labels"`
 	Groups      []GroupTotal `json:"groups"`
+	// Features is, for a model of rows, which columns the cheapest sure explanations change (none for images).
+	Features *FeatureReport `json:"features,omitempty"`
 }
 
 // LabelRead is one label the model read on audited items.
@@ -47,7 +51,9 @@ type GroupTotal struct {
 	Items     int     `json:"items"`
 	MeanD     float64 `json:"mean_d"`
 	MinD      float64 `json:"min_d"`
-	members   []int   // indices into the records, in item order
+	// Features is, for a model of rows, how often the group's cheapest explanations towards To change each column.
+	Features *features.Tally `json:"features,omitempty"`
+	members  []int           // indices into the records, in item order
 }
 
 // Merge reads every shard under out, checks that they are one audit and all finished, and writes out's
@@ -135,6 +141,11 @@ func Merge(out string) error {
 		items.WriteByte('\n')
 	}
 	sum := summarise(*first, recs)
+	if first.Columns != "" {
+		if err := rowFeatures(*first, &sum, recs); err != nil {
+			return err
+		}
+	}
 	js, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return err
@@ -143,7 +154,11 @@ func Merge(out string) error {
 	if err != nil {
 		return err
 	}
-	for name, b := range map[string][]byte{"items.jsonl": items.Bytes(), "summary.json": append(js, '\n'), "summary.csv": summaryCSV(sum), "report.html": report} {
+	files := map[string][]byte{"items.jsonl": items.Bytes(), "summary.json": append(js, '\n'), "summary.csv": summaryCSV(sum), "report.html": report}
+	if sum.Features != nil {
+		files["features.csv"] = featuresCSV(sum)
+	}
+	for name, b := range files {
 		if err := writeAtomic(filepath.Join(out, name), b); err != nil {
 			return err
 		}

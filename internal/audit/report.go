@@ -22,28 +22,15 @@ const ThumbnailsPerGroup = 8
 // a person opens from disk or hosts: the groups a → b largest first, each with thumbnails of its items and their
 // cheapest explanation towards b, every item a link into the explainer when the audit was given its address.
 func Report(h Header, s Summary, recs []Record) ([]byte, error) {
+	if h.Columns != "" {
+		return reportRows(h, s, recs)
+	}
 	var b bytes.Buffer
 	esc := figures.Escape
-	fmt.Fprintf(&b, `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>deltaclue audit: %s</title>
-<style>
-body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1rem;color:#1a1a1a;background:#fafafa}
-h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}.group h2{margin-top:.25rem}
-.group{background:#fff;border:1px solid #ddd;border-radius:8px;padding:.75rem;margin:1rem 0}
-.pairs{display:flex;flex-wrap:wrap;gap:.75rem}
-.pair{display:flex;gap:2px;align-items:center;text-decoration:none;color:inherit;border:1px solid #ccc;border-radius:6px;padding:3px}
-a.pair:focus{outline:3px solid #1a5fb4}
-.pair img{width:56px;height:56px;image-rendering:pixelated;background:#fff}
-.pair span{font-size:12px;padding:0 4px}
-svg text{font:12px system-ui,sans-serif}
-table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #eee}
-</style></head><body>
-<h1>Where the %s model is unsure, and what would make it sure</h1>
-`, esc(h.Models), esc(h.Models))
+	b.WriteString(reportHead(h))
 	fmt.Fprintf(&b, "<p>%d items read, %d unreadable; %d audited (%s), %d of them not explained. δ-CLUE: n = %d, δ = %g, scheme %s, seed %d.</p>\n",
 		h.Items, h.Unreadable, h.Audited, selection(h), s.Failed, h.Params.N, h.Params.Delta, h.Params.Scheme, h.Params.Seed)
-	b.WriteString(groupChart(s.Groups))
+	b.WriteString(groupChart(s.Groups, 6.6))
 	for _, g := range s.Groups {
 		fmt.Fprintf(&b, `<section class="group" aria-label="read as %s, sure of %s nearby"><h2>Read as %s → sure of %s nearby: %d items</h2>
 <p>The cheapest explanation towards %s is %.1f away on average, %.1f at least (L1 distance d).</p><div class="pairs">`,
@@ -77,6 +64,39 @@ table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;border-bott
 		}
 		b.WriteString("</div></section>\n")
 	}
+	b.WriteString(notAudited(recs))
+	b.WriteString("</body></html>\n")
+	return b.Bytes(), nil
+}
+
+// reportHead is the report's page up to its heading.
+func reportHead(h Header) string {
+	var b bytes.Buffer
+	esc := figures.Escape
+	fmt.Fprintf(&b, `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>deltaclue audit: %s</title>
+<style>
+body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1rem;color:#1a1a1a;background:#fafafa}
+h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}.group h2{margin-top:.25rem}
+.group{background:#fff;border:1px solid #ddd;border-radius:8px;padding:.75rem;margin:1rem 0}
+.pairs{display:flex;flex-wrap:wrap;gap:.75rem}
+.pair{display:flex;gap:2px;align-items:center;text-decoration:none;color:inherit;border:1px solid #ccc;border-radius:6px;padding:3px}
+a.pair:focus{outline:3px solid #1a5fb4}
+.pair img{width:56px;height:56px;image-rendering:pixelated;background:#fff}
+.pair span{font-size:12px;padding:0 4px}
+svg text{font:12px system-ui,sans-serif}
+table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #eee}
+</style></head><body>
+<h1>Where the %s model is unsure, and what would make it sure</h1>
+`, esc(h.Models), esc(h.Models))
+	return b.String()
+}
+
+// notAudited is the table of the items not audited (unreadable or not explained), with why; "" when none.
+func notAudited(recs []Record) string {
+	var b strings.Builder
+	esc := figures.Escape
 	var unreadable []Record
 	for _, r := range recs {
 		if r.Item < 0 || r.Error != "" {
@@ -90,8 +110,7 @@ table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;border-bott
 		}
 		b.WriteString("</table>\n")
 	}
-	b.WriteString("</body></html>\n")
-	return b.Bytes(), nil
+	return b.String()
 }
 
 func selection(h Header) string {
@@ -112,7 +131,8 @@ func distanceTo(r Record, label int) float32 {
 
 // groupChart is a horizontal bar per group (at most 20, largest first), its name and count written beside
 // it, so that colour is never the only key.
-func groupChart(groups []GroupTotal) string {
+// charW is the width allowed a character of the names (px at 12 px); the images' reports keep their 6.6.
+func groupChart(groups []GroupTotal, charW float64) string {
 	groups = groups[:min(len(groups), 20)]
 	if len(groups) == 0 {
 		return "<p>No audited item has an accepted explanation.</p>\n"
@@ -125,7 +145,7 @@ func groupChart(groups []GroupTotal) string {
 	for _, g := range groups {
 		longest = max(longest, utf8.RuneCountInString(g.FromClass+" → "+g.ToClass))
 	}
-	left := max(60, int(6.6*float64(longest))+8)
+	left := max(60, int(charW*float64(longest))+8)
 	most := groups[0].Items
 	var b strings.Builder
 	height := row*len(groups) + 10

@@ -3,7 +3,6 @@ package kind
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -27,29 +26,7 @@ func (r RowJSON) MarshalJSON() ([]byte, error) {
 	if r.Row == nil {
 		return []byte("null"), nil
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, col := range r.Columns {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		name, _ := json.Marshal(col.Name)
-		b.Write(name)
-		b.WriteByte(':')
-		var v []byte
-		var err error
-		if col.Kind == weights.ColumnCategory {
-			v, err = json.Marshal(col.Format(r.Row[i]))
-		} else {
-			v, err = json.Marshal(r.Row[i])
-		}
-		if err != nil {
-			return nil, fmt.Errorf("column %q: %v", col.Name, err)
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return r.Columns.RowJSON(r.Row)
 }
 
 // RowExplanation is an explanation of a row as explain.json writes it: the engine's (with its flattened row as
@@ -67,15 +44,27 @@ type RowExplainFile struct {
 	Explanations []RowExplanation `json:"explanations"`
 }
 
+// RowReader reads an explanation's flattened row back in natural units: clue.Problem.ExplanationRow (x0's own
+// values in the columns it keeps), or nil for weights.Columns.Unstandardise (what a page without the problem has;
+// the same for whole numbers and categories).
+type RowReader func(x []float32) ([]float64, error)
+
+func (t Table) reader(read RowReader) RowReader {
+	if read == nil {
+		return t.Columns.Unstandardise
+	}
+	return read
+}
+
 // Rows reads every explanation's row back in natural units (nil for a failed one).
-func (t Table) Rows(exps []clue.Explanation) ([][]float64, error) {
-	cols := t.Columns
+func (t Table) Rows(read RowReader, exps []clue.Explanation) ([][]float64, error) {
+	cols, read := t.Columns, t.reader(read)
 	rows := make([][]float64, len(exps))
 	for i, e := range exps {
 		if e.Failed != "" || len(e.Image) != cols.Width() {
 			continue
 		}
-		r, err := cols.Unstandardise(e.Image)
+		r, err := read(e.Image)
 		if err != nil {
 			return nil, fmt.Errorf("restart %d: %w", e.Restart, err)
 		}
@@ -95,13 +84,14 @@ func (t Table) ExplainFile(row0 []float64, f glam.ExplainFile, rows [][]float64)
 }
 
 // WithRows gives each explanation its row in natural units (none for a failed one).
-func (t Table) WithRows(exps []clue.Explanation) []RowExplanation {
+func (t Table) WithRows(read RowReader, exps []clue.Explanation) []RowExplanation {
+	read = t.reader(read)
 	out := make([]RowExplanation, len(exps))
 	for i, e := range exps {
 		out[i].Explanation = e
 		out[i].Row.Columns = t.Columns
 		if e.Failed == "" && len(e.Image) == t.Columns.Width() {
-			out[i].Row.Row, _ = t.Columns.Unstandardise(e.Image)
+			out[i].Row.Row, _ = read(e.Image)
 		}
 	}
 	return out
