@@ -6,10 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/engine/clue/kind"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/internal/audit"
 	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/weights"
@@ -198,8 +201,36 @@ func TestAuditCreditCSV(t *testing.T) {
 		checkRefusal(t, "audit -models credit", []string{"-data", c.name}, err, "audit: "+p, bad)
 		checkRefusal(t, "audit -models credit", []string{"-data", c.name}, err, c.want, bad)
 	}
-	err = auditCmd([]string{"-models", "credit", "-data", good, "-site", "https://example.org/", "-out", filepath.Join(dir, "z")})
-	checkRefusal(t, "audit", []string{"-site"}, err, `-site: the explainer's page does not read rows yet, so an audit of the "credit" models has no links into it`, filepath.Join(dir, "z"))
+	// With -site every audited row links into the explainer's page for rows: its row exactly, the audit's locks.
+	linked := filepath.Join(dir, "z")
+	if _, err := captured(t, func() error {
+		return auditCmd([]string{"-models", "credit", "-data", good, "-n", "4", "-lock", "Age", "-site", "https://example.org/deltaclue/?models=credit", "-out", linked})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	links := 0
+	for _, r := range auditRecords(t, linked) {
+		if r.Error != "" || r.Row == nil {
+			continue
+		}
+		site, frag, ok := strings.Cut(r.Link, "#")
+		s, err := sharelink.Decode(frag)
+		if !ok || site != "https://example.org/deltaclue/?models=credit" || err != nil || s.Models != "credit" || s.Params.Lock != "Age" || s.Params.N != 4 {
+			t.Fatalf("item %d's link %q: %v, %+v", r.Item, r.Link, err, s.Params)
+		}
+		row := creditRow(t, r.Row)
+		x, err := cols.Standardise(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (kind.Table{Columns: cols}).Carried(s.Image); !slices.Equal(got, x) {
+			t.Fatalf("item %d's link carries %v, its row %v", r.Item, got, x)
+		}
+		links++
+	}
+	if links == 0 {
+		t.Error("no audited row has a link")
+	}
 	err = auditCmd([]string{"-models", "credit", "-data", good, "-scheme", "S6", "-out", filepath.Join(dir, "s6")})
 	checkRefusal(t, "audit", []string{"-scheme", "S6"}, err, `-scheme S6 starts from GLAM-CLUE's translations, and the "credit" models have none (global.dcw): give another -scheme`, filepath.Join(dir, "s6"))
 	// A lock on a column that is not there, and a lock on images.

@@ -333,7 +333,7 @@ func auditItem(ctx context.Context, m *modelsource.Models, models *clue.Models, 
 	r := Record{Item: i, File: data.file(i), True: data.items().Label(i), Label: pred.label, Class: d.Classes[pred.label],
 		HTotal: pred.h, HAleat: pred.aleat, HEpist: pred.epis, Reach: []Reach{}}
 	if data.Table != nil {
-		return auditRow(ctx, models, d.Classes, data.Table, i, r, opt)
+		return auditRow(ctx, m, models, data.Table, i, r, opt)
 	}
 	x := data.Items.Float(i, nil)
 	prob, err := clue.NewProblem(models, x)

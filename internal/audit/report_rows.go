@@ -77,7 +77,11 @@ func reportRows(h Header, s Summary, recs []Record) ([]byte, error) {
 				if err != nil {
 					return nil, fmt.Errorf("item %d: %v", r.Item, err)
 				}
-				fmt.Fprintf(&b, "<li>#%d (%s), read as %s with H %.2f, d %.2f: %s</li>\n", r.Item, esc(r.File), esc(r.Class), r.HTotal, re.Distance,
+				what := fmt.Sprintf("#%d (%s)", r.Item, esc(r.File))
+				if r.Link != "" { // the row in the explainer's page, its set searched anew (-site)
+					what = fmt.Sprintf(`<a href="%s" title="open in the explainer">%s</a>`, esc(r.Link), what)
+				}
+				fmt.Fprintf(&b, "<li>%s, read as %s with H %.2f, d %.2f: %s</li>\n", what, esc(r.Class), r.HTotal, re.Distance,
 					esc(features.Arrows(names, row0, row)))
 			}
 		}

@@ -19,8 +19,10 @@ import (
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
+	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
 	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/internal/features"
+	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -97,8 +99,10 @@ func (d *Data) tableFingerprint() string {
 
 // auditRow runs δ-CLUE on row i of t (with the locks of opt.Params) into r: per label reached, the count and its
 // cheapest explanation (the smallest d, the first restart of equals) with its row and changed columns. GLAM-CLUE's
-// answers and a link are left out: translations decode without the row head, and the page does not read rows.
-func auditRow(ctx context.Context, models *clue.Models, classes []string, t *dataset.Table, i int, r Record, opt Options) Record {
+// answers are left out: translations decode without the row head. With a site (opt.Site) the record links the row
+// into the explainer's page for rows, with the audit's parameters and locks.
+func auditRow(ctx context.Context, m *modelsource.Models, models *clue.Models, t *dataset.Table, i int, r Record, opt Options) Record {
+	classes := m.Description().Classes
 	cols := t.Columns
 	row0, err := cols.RowJSON(t.Rows[i])
 	if err != nil {
@@ -117,6 +121,11 @@ func auditRow(ctx context.Context, models *clue.Models, classes []string, t *dat
 		return r
 	}
 	r.Restarts = len(exps)
+	if opt.Site != "" {
+		q := weights.CarryRow(cols, prob.X0)
+		r.Link = opt.Site + "#" + sharelink.Encode(sharelink.State{Models: m.Name(), Model: m.Bundle.Fingerprint(), Height: 1, Width: len(q),
+			Channels: 1, Image: q, Params: opt.Params, Selected: sharelink.NoSelection})
+	}
 	best := map[int]int{} // label → index of its cheapest accepted explanation
 	count := map[int]int{}
 	for k, e := range exps {
