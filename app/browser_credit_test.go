@@ -172,6 +172,22 @@ func TestBrowserCredit(t *testing.T) {
 						t.Errorf("%s: the set's JSON: %v; row %v", name, err, file.Row)
 					}
 
+					// The sweep on the applicant: each radius's set, and the reach of each label as the row it changes.
+					engineEval[bool](t, br, `(() => { for (const [id, v] of [["sweep-radii", "1, 2, 3"], ["sweep-n", "20"]]) {
+						const el = document.getElementById(id); el.value = v; el.dispatchEvent(new Event("change", {bubbles: true})); } return true; })()`)
+					engineClick(t, br, "sweep-run")
+					sweep := engineWait(t, br, "the sweep", `!document.getElementById("download-sweep").disabled && window.deltaclue.sweep && window.deltaclue.sweep.done &&
+						({status: document.getElementById("sweep-status").textContent, reaches: window.deltaclue.sweep.reaches,
+						rows: document.querySelectorAll("#sweep .row-view").length})`, 2*time.Minute)
+					var sw struct {
+						Status, Reaches string
+						Rows            int
+					}
+					json.Unmarshal(sweep, &sw)
+					if sw.Reaches != "[]" && sw.Rows == 0 {
+						t.Errorf("%s: the sweep reaches %s, shown as no rows (status %q)", name, sw.Reaches, sw.Status)
+					}
+
 					// The link opened anew: the locks shown, the same set.
 					engineDo(t, br, "opening the link", func(ctx context.Context) error { return br.Navigate(ctx, run.Link) })
 					again := engineFinished(t, br, "the link's set")
