@@ -156,9 +156,9 @@ func Sigmoid(out, e, x []float32) bool {
 
 // AddTo sets dst[t] = a[t] + b[t] for t < len(dst), each sum rounded once to float32, as Go's float32 addition
 // gives it: the same bits in every build whenever the sum is not a NaN (WebAssembly leaves a NaN's sign and
-// payload to the engine). dst may be a or b, but must not overlap them otherwise. Where the matmul kernel is SIMD
-// (WebAssembly's, the native AVX kernels) it runs there: a copied to dst, then dst += 1·b as a product [1×1]·[1×n]
-// (1·x is x, bit for bit: so each element is a + b); elsewhere AddToGo.
+// payload to the engine). dst may be a or b, but must not overlap them otherwise. In a wasmsimd build it runs
+// matmul.wasm's add_to (four sums a lane); with the native AVX kernels as a product there: a copied to dst, then
+// dst += 1·b as a product [1×1]·[1×n] (1·x is x, bit for bit: so each element is a + b); elsewhere AddToGo.
 //
 // It panics if a or b is shorter than dst.
 func AddTo(dst, a, b []float32) {
@@ -168,6 +168,9 @@ func AddTo(dst, a, b []float32) {
 	}
 	if !(SIMD || !SparsePays) {
 		addToGo(dst, a, b)
+		return
+	}
+	if addToSIMD(dst, a, b) {
 		return
 	}
 	if &dst[0] == &b[0] {

@@ -142,3 +142,17 @@ func wasmSigmoid(x, out, e unsafe.Pointer, n int32) int32
 func sigmoid(out, e, x []float32) bool {
 	return wasmSigmoid(unsafe.Pointer(&x[0]), unsafe.Pointer(&out[0]), unsafe.Pointer(&e[0]), int32(len(x))) == 0
 }
+
+// wasmAddTo is matmul.wasm's export "add_to", supplied like the others; it reads n values of a and b and writes n
+// of dst (which may be a or b).
+//
+//go:wasmimport deltaclue_kernel add_to
+//go:noescape
+func wasmAddTo(dst, a, b unsafe.Pointer, n int32)
+
+// addToSIMD runs add_to: a + b a lane at a time, the bits of the product by one it replaces (1·b is b) without
+// matmul_add's call per 8 columns. The caller has checked the lengths and that there is at least one value.
+func addToSIMD(dst, a, b []float32) bool {
+	wasmAddTo(unsafe.Pointer(&dst[0]), unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), int32(len(dst)))
+	return true
+}

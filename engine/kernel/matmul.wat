@@ -449,6 +449,31 @@
         (br $tail)))
   )
 
+  ;; add_to(dst, a, b, n): for t < n, dst[t] = a[t] + b[t], one float32 addition a lane (f32x4.add), a first:
+  ;; the bits of AddTo's former product by one (c = a, then c + 1·b; 1·b is b), without its call per 8 columns.
+  ;; dst may be a or b (each lane is read before it is written).
+  (func (export "add_to") (param $dst i32) (param $a i32) (param $b i32) (param $n i32)
+    (local $o i32) (local $end i32) (local $end8 i32)
+    (local.set $end (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $end8 (i32.and (local.get $end) (i32.const -32)))
+    (block $vec_done
+      (loop $vec
+        (br_if $vec_done (i32.ge_u (local.get $o) (local.get $end8)))
+        (v128.store align=4 (i32.add (local.get $dst) (local.get $o))
+          (f32x4.add (v128.load align=4 (i32.add (local.get $a) (local.get $o))) (v128.load align=4 (i32.add (local.get $b) (local.get $o)))))
+        (v128.store offset=16 align=4 (i32.add (local.get $dst) (local.get $o))
+          (f32x4.add (v128.load offset=16 align=4 (i32.add (local.get $a) (local.get $o))) (v128.load offset=16 align=4 (i32.add (local.get $b) (local.get $o)))))
+        (local.set $o (i32.add (local.get $o) (i32.const 32)))
+        (br $vec)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $o) (local.get $end)))
+        (f32.store align=4 (i32.add (local.get $dst) (local.get $o))
+          (f32.add (f32.load align=4 (i32.add (local.get $a) (local.get $o))) (f32.load align=4 (i32.add (local.get $b) (local.get $o)))))
+        (local.set $o (i32.add (local.get $o) (i32.const 4)))
+        (br $tail)))
+  )
+
   ;; ---- laying out the weights as a worker starts ----
   ;;
   ;; A worker runs these once per layer before its first search, in code the browser has only just compiled,
