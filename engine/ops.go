@@ -552,18 +552,8 @@ func (g *Graph) L1(x *Tensor, target []float32) *Tensor {
 }
 
 func (o *l1Op) forward() {
-	for r := 0; r < o.x.Rows(); r++ {
-		var d float64
-		t := o.target[r*o.stride:]
-		for j, v := range o.x.Row(r) {
-			e := v - t[j]
-			if e < 0 {
-				e = -e
-			}
-			d += float64(e)
-		}
-		o.out.Data[r] = float32(d)
-	}
+	// (matmul.wasm's l1_rows in a wasmsimd build: the same sums, two rows at a time)
+	kernel.L1Rows(o.out.Data, o.x.Data, o.target, o.x.Rows(), o.x.Cols, o.stride)
 }
 
 // backward: ∂/∂x_j = sign(x_j − target_j), with sign(0) = 0.
@@ -571,19 +561,7 @@ func (o *l1Op) backward() {
 	if o.x.Grad == nil {
 		return
 	}
-	c := o.x.Cols
-	for r := 0; r < o.x.Rows(); r++ {
-		gr := o.out.Grad[r]
-		x, dx, t := o.x.Row(r), o.x.Grad[r*c:(r+1)*c], o.target[r*o.stride:]
-		for j, v := range x {
-			switch {
-			case v > t[j]:
-				dx[j] += gr
-			case v < t[j]:
-				dx[j] -= gr
-			}
-		}
-	}
+	kernel.L1Grad(o.x.Grad, o.x.Data, o.target, o.out.Grad, o.x.Rows(), o.x.Cols, o.stride)
 }
 
 // ---- weighted sum of columns ----

@@ -204,3 +204,126 @@ func addToGo(dst, a, b []float32) {
 		dst[t] = a[t] + b[t]
 	}
 }
+
+// L1Rows sets out[r], for r < rows, to the float32 rounding of the float64 sum, from +0 in column order, of
+// |x[r·cols + j] − t[r·stride + j]| for j < cols (each difference rounded to float32, then widened exactly): the
+// engine's L1 distance of each row to its target (stride 0: one target for every row). In a wasmsimd build it
+// runs matmul.wasm's l1_rows; elsewhere L1RowsGo. The same bits whenever no difference is a NaN.
+//
+// It panics if a slice is shorter than its rows.
+func L1Rows(out, x, t []float32, rows, cols, stride int) {
+	checkL1(len(out), x, t, rows, cols, stride)
+	if rows == 0 || cols == 0 {
+		L1RowsGo(out, x, t, rows, cols, stride)
+		return
+	}
+	l1Rows(out, x, t, rows, cols, stride)
+}
+
+// L1RowsGo is L1Rows always in Go: the reference the SIMD version is tested against.
+func L1RowsGo(out, x, t []float32, rows, cols, stride int) {
+	checkL1(len(out), x, t, rows, cols, stride)
+	for r := 0; r < rows; r++ {
+		var d float64
+		tr := t[r*stride : r*stride+cols]
+		for j, v := range x[r*cols : (r+1)*cols] {
+			e := v - tr[j]
+			if e < 0 {
+				e = -e
+			}
+			d += float64(e)
+		}
+		out[r] = float32(d)
+	}
+}
+
+// L1Grad adds, for r < rows and j < cols, g[r] to dx[r·cols + j] where x[r·cols + j] > t[r·stride + j] and
+// subtracts it where x is less (nothing where they are equal or either is a NaN): L1Rows' backward. In a wasmsimd
+// build it runs matmul.wasm's l1_grad; elsewhere L1GradGo.
+//
+// It panics if a slice is shorter than its rows.
+func L1Grad(dx, x, t, g []float32, rows, cols, stride int) {
+	checkL1(len(g), x, t, rows, cols, stride)
+	if len(dx) < rows*cols {
+		panic("kernel.L1Grad: dx shorter than its rows")
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	l1Grad(dx, x, t, g, rows, cols, stride)
+}
+
+// L1GradGo is L1Grad always in Go: the reference the SIMD version is tested against.
+func L1GradGo(dx, x, t, g []float32, rows, cols, stride int) {
+	checkL1(len(g), x, t, rows, cols, stride)
+	for r := 0; r < rows; r++ {
+		gr := g[r]
+		xr, dr, tr := x[r*cols:(r+1)*cols], dx[r*cols:(r+1)*cols], t[r*stride:r*stride+cols]
+		for j, v := range xr {
+			switch {
+			case v > tr[j]:
+				dr[j] += gr
+			case v < tr[j]:
+				dr[j] -= gr
+			}
+		}
+	}
+}
+
+func checkL1(nout int, x, t []float32, rows, cols, stride int) {
+	if rows < 0 || cols < 0 || stride < 0 || nout < rows || len(x) < rows*cols || rows > 0 && len(t) < (rows-1)*stride+cols {
+		panic("kernel.L1Rows: rows=" + strconv.Itoa(rows) + " cols=" + strconv.Itoa(cols) + " stride=" + strconv.Itoa(stride) + " do not fit the slices")
+	}
+}
+
+// MeanPlanes sets dst[p], for p < len(dst), to (the float32 sum, from +0 in order, of src[p·size … (p+1)·size))
+// divided by n: a global average pool. In a wasmsimd build it runs matmul.wasm's mean_planes; elsewhere
+// MeanPlanesGo.
+//
+// It panics if src is shorter than len(dst)·size.
+func MeanPlanes(dst, src []float32, size int, n float32) {
+	if size < 0 || len(src) < len(dst)*size {
+		panic("kernel.MeanPlanes: src shorter than its planes")
+	}
+	if len(dst) == 0 || size == 0 {
+		MeanPlanesGo(dst, src, size, n)
+		return
+	}
+	meanPlanes(dst, src, size, n)
+}
+
+// MeanPlanesGo is MeanPlanes always in Go: the reference the SIMD version is tested against.
+func MeanPlanesGo(dst, src []float32, size int, n float32) {
+	for p := range dst {
+		var s float32
+		for _, v := range src[p*size : (p+1)*size] {
+			s += v
+		}
+		dst[p] = s / n
+	}
+}
+
+// AddPlanes adds src[p] / n to each of dst[p·size … (p+1)·size), for p < len(src): a global average pool's
+// backward. In a wasmsimd build it runs matmul.wasm's add_planes; elsewhere AddPlanesGo.
+//
+// It panics if dst is shorter than len(src)·size.
+func AddPlanes(dst, src []float32, size int, n float32) {
+	if size < 0 || len(dst) < len(src)*size {
+		panic("kernel.AddPlanes: dst shorter than its planes")
+	}
+	if len(src) == 0 || size == 0 {
+		return
+	}
+	addPlanes(dst, src, size, n)
+}
+
+// AddPlanesGo is AddPlanes always in Go: the reference the SIMD version is tested against.
+func AddPlanesGo(dst, src []float32, size int, n float32) {
+	for p, v := range src {
+		d := v / n
+		row := dst[p*size : (p+1)*size]
+		for i := range row {
+			row[i] += d
+		}
+	}
+}

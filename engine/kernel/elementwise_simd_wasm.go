@@ -156,3 +156,44 @@ func addToSIMD(dst, a, b []float32) bool {
 	wasmAddTo(unsafe.Pointer(&dst[0]), unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), int32(len(dst)))
 	return true
 }
+
+// wasmL1Rows and wasmL1Grad are matmul.wasm's exports "l1_rows" and "l1_grad", supplied like the others; they read
+// rows·cols values of x (and dx), each row's cols values of t stride apart, and write rows values of out (rows·cols
+// of dx).
+//
+//go:wasmimport deltaclue_kernel l1_rows
+//go:noescape
+func wasmL1Rows(x, t, out unsafe.Pointer, rows, cols, stride int32)
+
+//go:wasmimport deltaclue_kernel l1_grad
+//go:noescape
+func wasmL1Grad(dx, x, t, g unsafe.Pointer, rows, cols, stride int32)
+
+// The callers have checked the lengths and that rows and cols are at least 1.
+func l1Rows(out, x, t []float32, rows, cols, stride int) {
+	wasmL1Rows(unsafe.Pointer(&x[0]), unsafe.Pointer(&t[0]), unsafe.Pointer(&out[0]), int32(rows), int32(cols), int32(stride))
+}
+
+func l1Grad(dx, x, t, g []float32, rows, cols, stride int) {
+	wasmL1Grad(unsafe.Pointer(&dx[0]), unsafe.Pointer(&x[0]), unsafe.Pointer(&t[0]), unsafe.Pointer(&g[0]), int32(rows), int32(cols), int32(stride))
+}
+
+// wasmMeanPlanes and wasmAddPlanes are matmul.wasm's exports "mean_planes" and "add_planes", supplied like the
+// others; they read and write planes values of one side and planes·size of the other.
+//
+//go:wasmimport deltaclue_kernel mean_planes
+//go:noescape
+func wasmMeanPlanes(src, dst unsafe.Pointer, planes, size int32, n float32)
+
+//go:wasmimport deltaclue_kernel add_planes
+//go:noescape
+func wasmAddPlanes(dst, src unsafe.Pointer, planes, size int32, n float32)
+
+// The callers have checked the lengths and that there is at least one plane of at least one value.
+func meanPlanes(dst, src []float32, size int, n float32) {
+	wasmMeanPlanes(unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0]), int32(len(dst)), int32(size), n)
+}
+
+func addPlanes(dst, src []float32, size int, n float32) {
+	wasmAddPlanes(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), int32(len(src)), int32(size), n)
+}

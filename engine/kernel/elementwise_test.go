@@ -198,3 +198,129 @@ func TestAddToBitForBit(t *testing.T) {
 		}
 	}
 }
+
+// sameOrNaN reports whether got and want have the same bits, or are both NaNs (whose bits are the engine's).
+func sameOrNaN(got, want float32) bool {
+	return math.Float32bits(got) == math.Float32bits(want) || got != got && want != want
+}
+
+// TestL1BitForBit: L1Rows and L1Grad (the SIMD module's l1_rows and l1_grad in a wasmsimd build) against the
+// loops of the engine's l1Op (L1RowsGo, L1GradGo): odd and even row counts, every column tail, one target for all
+// rows and one a row, equal values, ±0, NaN and random bits; nothing written past the rows.
+func TestL1BitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 300; trial++ {
+		rows, cols := r.IntN(7), r.IntN(40)
+		if trial%30 == 0 {
+			cols = 784
+		}
+		stride := 0
+		if r.IntN(2) == 0 {
+			stride = cols
+		}
+		x := randomFloats(r, rows*cols+3)
+		tg := randomFloats(r, max(0, rows-1)*stride+cols+3)
+		for j := 0; j < rows*cols; j++ { // some equal pairs, ±0 against ∓0, and plain numbers
+			switch r.IntN(6) {
+			case 0:
+				x[j] = tg[(j/max(cols, 1))*stride+j%max(cols, 1)]
+			case 1:
+				x[j] = float32(r.NormFloat64())
+			}
+		}
+		for j := range tg {
+			if r.IntN(3) == 0 {
+				tg[j] = float32(r.NormFloat64())
+			}
+		}
+		want, got := make([]float32, rows+2), make([]float32, rows+2)
+		want[rows], want[rows+1], got[rows], got[rows+1] = 7, 7, 7, 7
+		L1RowsGo(want, x, tg, rows, cols, stride)
+		L1Rows(got, x, tg, rows, cols, stride)
+		for i := range got {
+			if !sameOrNaN(got[i], want[i]) {
+				t.Fatalf("L1Rows rows=%d cols=%d stride=%d: out[%d] = %#08x, want %#08x", rows, cols, stride, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
+			}
+		}
+		g := randomFloats(r, rows)
+		for i := range g {
+			if r.IntN(2) == 0 {
+				g[i] = float32(r.NormFloat64())
+			}
+		}
+		dx0 := randomFloats(r, rows*cols+3)
+		for j := range dx0 {
+			if r.IntN(2) == 0 {
+				dx0[j] = float32(r.NormFloat64())
+			}
+		}
+		wantDx, gotDx := append([]float32(nil), dx0...), append([]float32(nil), dx0...)
+		L1GradGo(wantDx, x, tg, g, rows, cols, stride)
+		L1Grad(gotDx, x, tg, g, rows, cols, stride)
+		for i := range gotDx {
+			if !sameOrNaN(gotDx[i], wantDx[i]) {
+				t.Fatalf("L1Grad rows=%d cols=%d stride=%d: dx[%d] = %#08x, want %#08x", rows, cols, stride, i, math.Float32bits(gotDx[i]), math.Float32bits(wantDx[i]))
+			}
+		}
+	}
+}
+
+// TestPlanesMeanAddBitForBit: MeanPlanes and AddPlanes (the SIMD module's mean_planes and add_planes in a
+// wasmsimd build) against their Go loops, the global average pool's: plane counts around the blocks of four,
+// sizes with every tail, ±0 (a plane of -0 sums to +0), NaN and random bits; nothing written past the planes.
+func TestPlanesMeanAddBitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for trial := 0; trial < 300; trial++ {
+		planes, size := r.IntN(11), r.IntN(60)
+		if trial%25 == 0 {
+			planes, size = 1600, 49
+		}
+		n := float32(max(size, 1))
+		if r.IntN(4) == 0 {
+			n = float32(r.NormFloat64())
+		}
+		src := randomFloats(r, planes*size+3)
+		for j := range src {
+			switch r.IntN(5) {
+			case 0:
+				src[j] = float32(math.Copysign(0, -1))
+			case 1, 2:
+				src[j] = float32(r.NormFloat64())
+			}
+		}
+		if planes > 0 && size > 0 && trial%3 == 0 { // a plane of -0 only
+			for j := 0; j < size; j++ {
+				src[j] = float32(math.Copysign(0, -1))
+			}
+		}
+		want, got := make([]float32, planes+2), make([]float32, planes+2)
+		want[planes], want[planes+1], got[planes], got[planes+1] = 7, 7, 7, 7
+		MeanPlanesGo(want[:planes], src, size, n)
+		MeanPlanes(got[:planes], src, size, n)
+		for i := range got {
+			if !sameOrNaN(got[i], want[i]) {
+				t.Fatalf("MeanPlanes planes=%d size=%d: dst[%d] = %#08x, want %#08x", planes, size, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
+			}
+		}
+		dy := randomFloats(r, planes)
+		for j := range dy {
+			if r.IntN(2) == 0 {
+				dy[j] = float32(r.NormFloat64())
+			}
+		}
+		dst0 := randomFloats(r, planes*size+3)
+		for j := range dst0 {
+			if r.IntN(2) == 0 {
+				dst0[j] = float32(r.NormFloat64())
+			}
+		}
+		wantD, gotD := append([]float32(nil), dst0...), append([]float32(nil), dst0...)
+		AddPlanesGo(wantD, dy, size, n)
+		AddPlanes(gotD, dy, size, n)
+		for i := range gotD {
+			if !sameOrNaN(gotD[i], wantD[i]) {
+				t.Fatalf("AddPlanes planes=%d size=%d: dst[%d] = %#08x, want %#08x", planes, size, i, math.Float32bits(gotD[i]), math.Float32bits(wantD[i]))
+			}
+		}
+	}
+}

@@ -474,6 +474,102 @@
         (br $tail)))
   )
 
+  ;; l1_rows(x, t, out, rows, cols, stride): for each row r < rows, out[r] = the float32 rounding of the float64 sum,
+  ;; from +0 in column order, of |x[r][j] − t[r·stride + j]| (x's rows cols floats apart): the engine's L1 distance
+  ;; (l1Op), term by term as Go computes it (the float32 difference, its magnitude, widened exactly; f32.abs gives
+  ;; +0 for a -0 difference where Go keeps -0, which adds to the sum, never -0, as +0 does). Two rows at a time:
+  ;; two chains of additions, each waiting on the adder's latency only.
+  (func (export "l1_rows") (param $x i32) (param $t i32) (param $out i32) (param $rows i32) (param $cols i32) (param $stride i32)
+    (local $x1 i32) (local $t1 i32) (local $o i32) (local $end i32) (local $d0 f64) (local $d1 f64) (local $sx i32) (local $st i32)
+    (local.set $sx (i32.shl (local.get $cols) (i32.const 2)))
+    (local.set $st (i32.shl (local.get $stride) (i32.const 2)))
+    (local.set $end (local.get $sx))
+    (block $pairs_done
+      (loop $pairs
+        (br_if $pairs_done (i32.lt_u (local.get $rows) (i32.const 2)))
+        (local.set $x1 (i32.add (local.get $x) (local.get $sx)))
+        (local.set $t1 (i32.add (local.get $t) (local.get $st)))
+        (local.set $d0 (f64.const 0))
+        (local.set $d1 (f64.const 0))
+        (local.set $o (i32.const 0))
+        (block $cols_done
+          (loop $c
+            (br_if $cols_done (i32.ge_u (local.get $o) (local.get $end)))
+            (local.set $d0 (f64.add (local.get $d0) (f64.promote_f32 (f32.abs (f32.sub
+              (f32.load align=4 (i32.add (local.get $x) (local.get $o))) (f32.load align=4 (i32.add (local.get $t) (local.get $o))))))))
+            (local.set $d1 (f64.add (local.get $d1) (f64.promote_f32 (f32.abs (f32.sub
+              (f32.load align=4 (i32.add (local.get $x1) (local.get $o))) (f32.load align=4 (i32.add (local.get $t1) (local.get $o))))))))
+            (local.set $o (i32.add (local.get $o) (i32.const 4)))
+            (br $c)))
+        (f32.store align=4 (local.get $out) (f32.demote_f64 (local.get $d0)))
+        (f32.store offset=4 align=4 (local.get $out) (f32.demote_f64 (local.get $d1)))
+        (local.set $x (i32.add (local.get $x1) (local.get $sx)))
+        (local.set $t (i32.add (local.get $t1) (local.get $st)))
+        (local.set $out (i32.add (local.get $out) (i32.const 8)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 2)))
+        (br $pairs)))
+    (if (local.get $rows) (then
+      (local.set $d0 (f64.const 0))
+      (local.set $o (i32.const 0))
+      (block $cols_done
+        (loop $c
+          (br_if $cols_done (i32.ge_u (local.get $o) (local.get $end)))
+          (local.set $d0 (f64.add (local.get $d0) (f64.promote_f32 (f32.abs (f32.sub
+            (f32.load align=4 (i32.add (local.get $x) (local.get $o))) (f32.load align=4 (i32.add (local.get $t) (local.get $o))))))))
+          (local.set $o (i32.add (local.get $o) (i32.const 4)))
+          (br $c)))
+      (f32.store align=4 (local.get $out) (f32.demote_f64 (local.get $d0)))))
+  )
+
+  ;; l1_grad(dx, x, t, g, rows, cols, stride): for each row r < rows and column j < cols, dx[r][j] += g[r] where
+  ;; x[r][j] > t[r·stride + j], −= g[r] where it is less, and is untouched otherwise (equal, or a NaN): l1Op's
+  ;; backward, each lane's sum and difference kept or not by the comparisons' masks.
+  (func (export "l1_grad") (param $dx i32) (param $x i32) (param $t i32) (param $g i32) (param $rows i32) (param $cols i32) (param $stride i32)
+    (local $o i32) (local $end i32) (local $end4 i32) (local $sx i32) (local $st i32)
+    (local $s v128) (local $v v128) (local $w v128) (local $d v128) (local $gs f32) (local $xs f32) (local $ts f32)
+    (local.set $sx (i32.shl (local.get $cols) (i32.const 2)))
+    (local.set $st (i32.shl (local.get $stride) (i32.const 2)))
+    (local.set $end (local.get $sx))
+    (local.set $end4 (i32.and (local.get $sx) (i32.const -16)))
+    (block $done
+      (loop $row
+        (br_if $done (i32.eqz (local.get $rows)))
+        (local.set $gs (f32.load align=4 (local.get $g)))
+        (local.set $s (f32x4.splat (local.get $gs)))
+        (local.set $o (i32.const 0))
+        (block $vec_done
+          (loop $vec
+            (br_if $vec_done (i32.ge_u (local.get $o) (local.get $end4)))
+            (local.set $v (v128.load align=4 (i32.add (local.get $x) (local.get $o))))
+            (local.set $w (v128.load align=4 (i32.add (local.get $t) (local.get $o))))
+            (local.set $d (v128.load align=4 (i32.add (local.get $dx) (local.get $o))))
+            (v128.store align=4 (i32.add (local.get $dx) (local.get $o))
+              (v128.bitselect (f32x4.add (local.get $d) (local.get $s))
+                (v128.bitselect (f32x4.sub (local.get $d) (local.get $s)) (local.get $d) (f32x4.lt (local.get $v) (local.get $w)))
+                (f32x4.gt (local.get $v) (local.get $w))))
+            (local.set $o (i32.add (local.get $o) (i32.const 16)))
+            (br $vec)))
+        (block $tail_done
+          (loop $tail
+            (br_if $tail_done (i32.ge_u (local.get $o) (local.get $end)))
+            (local.set $xs (f32.load align=4 (i32.add (local.get $x) (local.get $o))))
+            (local.set $ts (f32.load align=4 (i32.add (local.get $t) (local.get $o))))
+            (if (f32.gt (local.get $xs) (local.get $ts))
+              (then (f32.store align=4 (i32.add (local.get $dx) (local.get $o))
+                      (f32.add (f32.load align=4 (i32.add (local.get $dx) (local.get $o))) (local.get $gs)))))
+            (if (f32.lt (local.get $xs) (local.get $ts))
+              (then (f32.store align=4 (i32.add (local.get $dx) (local.get $o))
+                      (f32.sub (f32.load align=4 (i32.add (local.get $dx) (local.get $o))) (local.get $gs)))))
+            (local.set $o (i32.add (local.get $o) (i32.const 4)))
+            (br $tail)))
+        (local.set $dx (i32.add (local.get $dx) (local.get $sx)))
+        (local.set $x (i32.add (local.get $x) (local.get $sx)))
+        (local.set $t (i32.add (local.get $t) (local.get $st)))
+        (local.set $g (i32.add (local.get $g) (i32.const 4)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
+  )
+
   ;; ---- laying out the weights as a worker starts ----
   ;;
   ;; A worker runs these once per layer before its first search, in code the browser has only just compiled,
@@ -590,6 +686,92 @@
                            (f32.load align=4 (i32.add (local.get $d) (local.get $o)))))))
         (local.set $t (i32.add (local.get $t) (i32.const 1)))
         (br $tail)))
+  )
+
+  ;; mean_planes(src, dst, planes, size, n): for p < planes, dst[p] = (the float32 sum, from +0 in order, of the
+  ;; size values src[p·size …]) / n: a global average pool's outputs (avgPoolOp's loop where its one window is the
+  ;; whole plane). Four planes at a time, one a lane (each lane's additions in its plane's order), then one at a
+  ;; time.
+  (func (export "mean_planes") (param $src i32) (param $dst i32) (param $planes i32) (param $size i32) (param $n f32)
+    (local $p0 i32) (local $p1 i32) (local $p2 i32) (local $p3 i32) (local $ss i32) (local $k i32)
+    (local $acc v128) (local $v v128) (local $s f32)
+    (local.set $ss (i32.shl (local.get $size) (i32.const 2)))
+    (block $quads_done
+      (loop $quads
+        (br_if $quads_done (i32.lt_u (local.get $planes) (i32.const 4)))
+        (local.set $p0 (local.get $src))
+        (local.set $p1 (i32.add (local.get $p0) (local.get $ss)))
+        (local.set $p2 (i32.add (local.get $p1) (local.get $ss)))
+        (local.set $p3 (i32.add (local.get $p2) (local.get $ss)))
+        (local.set $acc (v128.const f32x4 0 0 0 0))
+        (local.set $k (local.get $size))
+        (block $sum_done
+          (loop $sum
+            (br_if $sum_done (i32.eqz (local.get $k)))
+            (local.set $v (v128.load32_zero align=4 (local.get $p0)))
+            (local.set $v (v128.load32_lane align=4 1 (local.get $p1) (local.get $v)))
+            (local.set $v (v128.load32_lane align=4 2 (local.get $p2) (local.get $v)))
+            (local.set $v (v128.load32_lane align=4 3 (local.get $p3) (local.get $v)))
+            (local.set $acc (f32x4.add (local.get $acc) (local.get $v)))
+            (local.set $p0 (i32.add (local.get $p0) (i32.const 4)))
+            (local.set $p1 (i32.add (local.get $p1) (i32.const 4)))
+            (local.set $p2 (i32.add (local.get $p2) (i32.const 4)))
+            (local.set $p3 (i32.add (local.get $p3) (i32.const 4)))
+            (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+            (br $sum)))
+        (v128.store align=4 (local.get $dst) (f32x4.div (local.get $acc) (f32x4.splat (local.get $n))))
+        (local.set $src (local.get $p3))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+        (local.set $planes (i32.sub (local.get $planes) (i32.const 4)))
+        (br $quads)))
+    (block $done
+      (loop $plane
+        (br_if $done (i32.eqz (local.get $planes)))
+        (local.set $s (f32.const 0))
+        (local.set $k (local.get $size))
+        (block $sum_done
+          (loop $sum
+            (br_if $sum_done (i32.eqz (local.get $k)))
+            (local.set $s (f32.add (local.get $s) (f32.load align=4 (local.get $src))))
+            (local.set $src (i32.add (local.get $src) (i32.const 4)))
+            (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+            (br $sum)))
+        (f32.store align=4 (local.get $dst) (f32.div (local.get $s) (local.get $n)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+        (local.set $planes (i32.sub (local.get $planes) (i32.const 1)))
+        (br $plane)))
+  )
+
+  ;; add_planes(dst, src, planes, size, n): for p < planes, d = src[p] / n, then dst[p·size + t] += d for t < size:
+  ;; a global average pool's backward (avgPoolOp's), four values a lane at a time and the plane's tail one by one.
+  (func (export "add_planes") (param $dst i32) (param $src i32) (param $planes i32) (param $size i32) (param $n f32)
+    (local $d f32) (local $s v128) (local $o i32) (local $end i32) (local $end4 i32)
+    (local.set $end (i32.shl (local.get $size) (i32.const 2)))
+    (local.set $end4 (i32.and (local.get $end) (i32.const -16)))
+    (block $done
+      (loop $plane
+        (br_if $done (i32.eqz (local.get $planes)))
+        (local.set $d (f32.div (f32.load align=4 (local.get $src)) (local.get $n)))
+        (local.set $s (f32x4.splat (local.get $d)))
+        (local.set $o (i32.const 0))
+        (block $vec_done
+          (loop $vec
+            (br_if $vec_done (i32.ge_u (local.get $o) (local.get $end4)))
+            (v128.store align=4 (i32.add (local.get $dst) (local.get $o))
+              (f32x4.add (v128.load align=4 (i32.add (local.get $dst) (local.get $o))) (local.get $s)))
+            (local.set $o (i32.add (local.get $o) (i32.const 16)))
+            (br $vec)))
+        (block $tail_done
+          (loop $tail
+            (br_if $tail_done (i32.ge_u (local.get $o) (local.get $end)))
+            (f32.store align=4 (i32.add (local.get $dst) (local.get $o))
+              (f32.add (f32.load align=4 (i32.add (local.get $dst) (local.get $o))) (local.get $d)))
+            (local.set $o (i32.add (local.get $o) (i32.const 4)))
+            (br $tail)))
+        (local.set $dst (i32.add (local.get $dst) (local.get $end)))
+        (local.set $src (i32.add (local.get $src) (i32.const 4)))
+        (local.set $planes (i32.sub (local.get $planes) (i32.const 1)))
+        (br $plane)))
   )
 
   ;; gather_idx(dst, src, idx, n): for every i < n, dst[i] = src[idx[i]], or +0 where idx[i] < 0 (a window's
