@@ -59,3 +59,29 @@ func benchShape(b *testing.B, f func(a, b, c []float32, m, k, n int), sh shape) 
 	}
 	b.ReportMetric(2*float64(m)*float64(k)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
+
+// BenchmarkPlanesGrad times PlanesGrad on the example ResNet's 3×3 convolutions' shapes in planes (cig, taps, m,
+// n): 8→8 at 28×28 (two images a pass), 16→16 at 14×14 (four) and 1→8 at 28×28, counting 2·cig·taps·m·n per
+// call (CPU time where the benchmark can read it).
+func BenchmarkPlanesGrad(b *testing.B) {
+	for _, sh := range [][4]int{{8, 9, 8, 1682}, {16, 9, 16, 900}, {1, 9, 8, 1682}} {
+		cig, taps, m, n := sh[0], sh[1], sh[2], sh[3]
+		b.Run(fmt.Sprintf("cig%d_m%d_n%d", cig, m, n), func(b *testing.B) {
+			rng := xorshift(3)
+			gap := 64
+			a, y := make([]float32, cig*taps*m), make([]float32, gap+m*(n+gap))
+			dst := make([]float32, cig*n)
+			rng.fill(a, 0)
+			rng.fill(y, 0)
+			shifts := make([]int32, taps)
+			for i := range shifts {
+				shifts[i] = int32(i * 7)
+			}
+			c0 := procCPU()
+			for b.Loop() {
+				PlanesGrad(a, y, gap, shifts, dst, cig, taps, m, n, n+gap, n)
+			}
+			b.ReportMetric(2*float64(cig*taps*m*n)*float64(b.N)/(procCPU()-c0).Seconds()/1e9, "cpu-GFLOP/s")
+		})
+	}
+}

@@ -1250,8 +1250,8 @@
   ;; the left: the caller leaves +0 there), and dst[ci][j] += t. That is W_gᵀ·∂out_g's columns (sums from +0 over
   ;; the group's outputs, as matmul_add makes them) shifted by the taps' offsets and added in tap order, as the
   ;; product of ones with the shifted columns adds them (1·t is t): the same bits, with nothing written between.
-  ;; Blocks of 2 rows × 8 columns (4 accumulators, 4 partial sums), a row left over by 1 × 8, columns left over one
-  ;; at a time in f32. The caller checked every address.
+  ;; Blocks of 4 rows × 8 columns ($pg4: 8 partial sums, dst's rows the accumulators), rows left over by 2 × 8 (4
+  ;; accumulators, 4 partial sums) and 1 × 8, columns left over one at a time in f32. The caller checked every address.
   (func (export "planes_grad") (param $a i32) (param $b i32) (param $sh i32) (param $dst i32) (param $dims i32)
     (local $cig i32) (local $taps i32) (local $m i32) (local $n i32) (local $sb i32) (local $sd i32) (local $sa i32)
     (local $ci i32)
@@ -1265,6 +1265,14 @@
     (if (i32.or (i32.or (i32.eqz (local.get $taps)) (i32.eqz (local.get $m))) (i32.eqz (local.get $n))) (then (return)))
     (local.set $sa (i32.shl (i32.mul (local.get $taps) (local.get $m)) (i32.const 2)))
     (local.set $ci (i32.const 0))
+    (block $quads_done
+      (loop $quads
+        (br_if $quads_done (i32.gt_u (i32.add (local.get $ci) (i32.const 4)) (local.get $cig)))
+        (call $pg4 (i32.add (local.get $a) (i32.mul (local.get $ci) (local.get $sa))) (local.get $b) (local.get $sh)
+                   (i32.add (local.get $dst) (i32.mul (local.get $ci) (local.get $sd)))
+                   (local.get $taps) (local.get $m) (local.get $n) (local.get $sb) (local.get $sa) (local.get $sd))
+        (local.set $ci (i32.add (local.get $ci) (i32.const 4)))
+        (br $quads)))
     (block $pairs_done
       (loop $pairs
         (br_if $pairs_done (i32.gt_u (i32.add (local.get $ci) (i32.const 2)) (local.get $cig)))
@@ -1277,6 +1285,94 @@
       (call $pg1 (i32.add (local.get $a) (i32.mul (local.get $ci) (local.get $sa))) (local.get $b) (local.get $sh)
                  (i32.add (local.get $dst) (i32.mul (local.get $ci) (local.get $sd)))
                  (local.get $taps) (local.get $m) (local.get $n) (local.get $sb))))
+  )
+
+  ;; $pg4: planes_grad's rows ci … ci+3 (a0 + r·sa, d0 + r·sd for r < 4). Blocks of 4 rows × 8 columns: a tap's 8
+  ;; partial sums in registers (8 chains of additions), then added to dst where it lies, tap after tap: dst's rows
+  ;; are the accumulators (16 more v128 would not fit V8's registers), loaded, added and stored, so each
+  ;; dst[ci][j] still adds its taps' sums in tap order: the same bits as pg2, with half the loads of b a product.
+  (func $pg4 (param $a0 i32) (param $b i32) (param $sh i32) (param $d0 i32) (param $taps i32) (param $m i32) (param $n i32)
+    (param $sb i32) (param $sa i32) (param $sd i32)
+    (local $t00 v128) (local $t01 v128) (local $t10 v128) (local $t11 v128)
+    (local $t20 v128) (local $t21 v128) (local $t30 v128) (local $t31 v128)
+    (local $b0 v128) (local $b1 v128) (local $s v128)
+    (local $a1 i32) (local $a2 i32) (local $a3 i32) (local $d1 i32) (local $d2 i32) (local $d3 i32)
+    (local $j i32) (local $end i32) (local $i i32) (local $o i32)
+    (local $pa0 i32) (local $pa1 i32) (local $pa2 i32) (local $pa3 i32) (local $ps i32) (local $r i32) (local $q i32)
+    (local.set $a1 (i32.add (local.get $a0) (local.get $sa)))
+    (local.set $a2 (i32.add (local.get $a1) (local.get $sa)))
+    (local.set $a3 (i32.add (local.get $a2) (local.get $sa)))
+    (local.set $d1 (i32.add (local.get $d0) (local.get $sd)))
+    (local.set $d2 (i32.add (local.get $d1) (local.get $sd)))
+    (local.set $d3 (i32.add (local.get $d2) (local.get $sd)))
+    (local.set $end (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $j (i32.const 0))
+    (block $cols_done
+      (loop $cols
+        (br_if $cols_done (i32.gt_u (i32.add (local.get $j) (i32.const 32)) (local.get $end)))
+        (local.set $pa0 (local.get $a0))
+        (local.set $pa1 (local.get $a1))
+        (local.set $pa2 (local.get $a2))
+        (local.set $pa3 (local.get $a3))
+        (local.set $ps (local.get $sh))
+        (local.set $i (local.get $taps))
+        (loop $tap
+          (local.set $r (i32.sub (i32.add (local.get $b) (local.get $j)) (i32.shl (i32.load align=4 (local.get $ps)) (i32.const 2))))
+          (local.set $t00 (v128.const f32x4 0 0 0 0))
+          (local.set $t01 (v128.const f32x4 0 0 0 0))
+          (local.set $t10 (v128.const f32x4 0 0 0 0))
+          (local.set $t11 (v128.const f32x4 0 0 0 0))
+          (local.set $t20 (v128.const f32x4 0 0 0 0))
+          (local.set $t21 (v128.const f32x4 0 0 0 0))
+          (local.set $t30 (v128.const f32x4 0 0 0 0))
+          (local.set $t31 (v128.const f32x4 0 0 0 0))
+          (local.set $o (local.get $m))
+          (loop $out
+            (local.set $b0 (v128.load align=4 (local.get $r)))
+            (local.set $b1 (v128.load offset=16 align=4 (local.get $r)))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa0)))
+            (local.set $t00 (f32x4.add (local.get $t00) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t01 (f32x4.add (local.get $t01) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa1)))
+            (local.set $t10 (f32x4.add (local.get $t10) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t11 (f32x4.add (local.get $t11) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa2)))
+            (local.set $t20 (f32x4.add (local.get $t20) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t21 (f32x4.add (local.get $t21) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa3)))
+            (local.set $t30 (f32x4.add (local.get $t30) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t31 (f32x4.add (local.get $t31) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $r (i32.add (local.get $r) (local.get $sb)))
+            (local.set $pa0 (i32.add (local.get $pa0) (i32.const 4)))
+            (local.set $pa1 (i32.add (local.get $pa1) (i32.const 4)))
+            (local.set $pa2 (i32.add (local.get $pa2) (i32.const 4)))
+            (local.set $pa3 (i32.add (local.get $pa3) (i32.const 4)))
+            (br_if $out (local.tee $o (i32.sub (local.get $o) (i32.const 1)))))
+          (local.set $q (i32.add (local.get $d0) (local.get $j)))
+          (v128.store align=4 (local.get $q) (f32x4.add (v128.load align=4 (local.get $q)) (local.get $t00)))
+          (v128.store offset=16 align=4 (local.get $q) (f32x4.add (v128.load offset=16 align=4 (local.get $q)) (local.get $t01)))
+          (local.set $q (i32.add (local.get $d1) (local.get $j)))
+          (v128.store align=4 (local.get $q) (f32x4.add (v128.load align=4 (local.get $q)) (local.get $t10)))
+          (v128.store offset=16 align=4 (local.get $q) (f32x4.add (v128.load offset=16 align=4 (local.get $q)) (local.get $t11)))
+          (local.set $q (i32.add (local.get $d2) (local.get $j)))
+          (v128.store align=4 (local.get $q) (f32x4.add (v128.load align=4 (local.get $q)) (local.get $t20)))
+          (v128.store offset=16 align=4 (local.get $q) (f32x4.add (v128.load offset=16 align=4 (local.get $q)) (local.get $t21)))
+          (local.set $q (i32.add (local.get $d3) (local.get $j)))
+          (v128.store align=4 (local.get $q) (f32x4.add (v128.load align=4 (local.get $q)) (local.get $t30)))
+          (v128.store offset=16 align=4 (local.get $q) (f32x4.add (v128.load offset=16 align=4 (local.get $q)) (local.get $t31)))
+          (local.set $ps (i32.add (local.get $ps) (i32.const 4)))
+          (br_if $tap (local.tee $i (i32.sub (local.get $i) (i32.const 1)))))
+        (local.set $j (i32.add (local.get $j) (i32.const 32)))
+        (br $cols)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $j) (local.get $end)))
+        (call $pgcol (local.get $a0) (local.get $b) (local.get $sh) (i32.add (local.get $d0) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (call $pgcol (local.get $a1) (local.get $b) (local.get $sh) (i32.add (local.get $d1) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (call $pgcol (local.get $a2) (local.get $b) (local.get $sh) (i32.add (local.get $d2) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (call $pgcol (local.get $a3) (local.get $b) (local.get $sh) (i32.add (local.get $d3) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $tail)))
   )
 
   ;; $pg2: planes_grad's rows ci and ci+1 (a0 and a0 + sa, d0 and d0 + sd).
