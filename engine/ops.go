@@ -148,7 +148,7 @@ func (g *Graph) ReLU(x *Tensor) *Tensor {
 func (o *reluOp) forward() {
 	if !DenseOnly && o.full {
 		o.out.pk.on = false
-		kernel.ReluRows(o.x.Live(), o.out.Live(), o.acc, o.x.Rows(), o.x.Cols) // (acc: its column ORs, unused)
+		kernel.Relu(o.out.Live(), o.x.Live()) // (no columns' OR: nothing packs the output)
 		return
 	}
 	if !o.x.g.compact {

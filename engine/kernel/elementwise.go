@@ -25,6 +25,27 @@ func ReluRows(in, dst []float32, acc []uint32, rows, w int) {
 	reluRows(in, dst, acc, rows, w)
 }
 
+// Relu sets dst[t] to the bits ReluBits gives for in[t], for t < len(in): ReluRows' values without the columns'
+// OR. in and dst may be the same slice. In a wasmsimd build it runs matmul.wasm's relu (an image layer's: a
+// DenseOnly build does not call it); elsewhere ReluGo.
+//
+// It panics if dst is shorter than in.
+func Relu(dst, in []float32) {
+	dst = dst[:len(in)]
+	if len(in) == 0 {
+		return
+	}
+	relu(dst, in)
+}
+
+// ReluGo is Relu always in Go: the reference the SIMD version is tested against.
+func ReluGo(dst, in []float32) {
+	dst = dst[:len(in)]
+	for i, v := range in {
+		dst[i] = math.Float32frombits(ReluBits(math.Float32bits(v)))
+	}
+}
+
 // ReluRowsGo is ReluRows always in Go: the reference the SIMD version is tested against in one binary.
 func ReluRowsGo(in, dst []float32, acc []uint32, rows, w int) {
 	in, dst, acc = checkRows(in, dst, acc, rows, w)
@@ -326,4 +347,19 @@ func AddPlanesGo(dst, src []float32, size int, n float32) {
 			row[i] += d
 		}
 	}
+}
+
+// ExpTo sets dst[i] = fmath.Exp(src[i]) for i < len(src) in the SIMD module, where there is one: fmath.ExpTo's
+// float64 steps in the same order, two at a time (1 + x where |x| < 2^−28). It reports whether it did: not in a
+// build without the SIMD module (nor in a DenseOnly build's, which leaves it out: the caller's job), nor when some
+// value needs another of Exp's cases (a NaN, x above 709.78 or below −707.7 where the result is subnormal or 0),
+// whose slice the caller then computes itself with fmath.ExpTo (dst holds garbage then).
+//
+// It panics if dst is shorter than src.
+func ExpTo(dst, src []float64) bool {
+	if len(src) == 0 {
+		return true
+	}
+	_ = dst[len(src)-1]
+	return expTo(dst, src)
 }

@@ -197,3 +197,26 @@ func meanPlanes(dst, src []float32, size int, n float32) {
 func addPlanes(dst, src []float32, size int, n float32) {
 	wasmAddPlanes(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), int32(len(src)), int32(size), n)
 }
+
+// wasmRelu is matmul.wasm's export "relu", supplied like the others; it reads n values of in and writes n of dst.
+//
+//go:wasmimport deltaclue_kernel relu
+//go:noescape
+func wasmRelu(in, dst unsafe.Pointer, n int32)
+
+// The caller has checked the lengths and that there is at least one value.
+func relu(dst, in []float32) {
+	wasmRelu(unsafe.Pointer(&in[0]), unsafe.Pointer(&dst[0]), int32(len(in)))
+}
+
+// wasmExpTo is matmul.wasm's export "exp_to", supplied like the others; it reads n float64 of src and writes n of
+// dst, and returns how many values need Exp's other cases.
+//
+//go:wasmimport deltaclue_kernel exp_to
+//go:noescape
+func wasmExpTo(src, dst unsafe.Pointer, n int32) int32
+
+// The caller has checked the lengths and that there is at least one value.
+func expTo(dst, src []float64) bool {
+	return wasmExpTo(unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0]), int32(len(src))) == 0
+}

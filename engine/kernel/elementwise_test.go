@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/deltaclue/deltaclue/engine/fmath"
 )
 
 // specialBits are values where a rectifier or a mask can go wrong: both zeros, both infinities, NaNs of both
@@ -323,4 +325,103 @@ func TestPlanesMeanAddBitForBit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReluBitForBit: Relu (the SIMD module's relu in a wasmsimd build) gives ReluBits of every value, over random
+// bits and every special value, every tail, in place too; nothing past len(in) is touched.
+func TestReluBitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for trial := 0; trial < 300; trial++ {
+		n := r.IntN(70)
+		in := randomFloats(r, n+2)
+		for _, inPlace := range []bool{false, true} {
+			for _, f := range []struct {
+				name string
+				fn   func(dst, in []float32)
+			}{{"Relu", Relu}, {"ReluGo", ReluGo}} {
+				src := append([]float32(nil), in...)
+				dst := make([]float32, n+2)
+				if inPlace {
+					dst = src
+				}
+				dst[n], dst[n+1] = 7, 7
+				f.fn(dst, src[:n])
+				for k := 0; k < n; k++ {
+					if got, want := math.Float32bits(dst[k]), ReluBits(math.Float32bits(in[k])); got != want {
+						t.Fatalf("%s n=%d in place %v: element %d is %#08x, want %#08x", f.name, n, inPlace, k, got, want)
+					}
+				}
+				if dst[n] != 7 || dst[n+1] != 7 {
+					t.Fatalf("%s wrote past n", f.name)
+				}
+			}
+		}
+	}
+}
+
+// TestExpToBitForBit: ExpTo (the SIMD module's exp_to in a wasmsimd build) gives fmath.Exp's bits for every value
+// when it reports it did, and does on slices of the predictive's range (x ≤ 0, exact zeros among them) and of
+// both signs away from Exp's other cases; values near those cases' edges (k = −1021, ±2^−28, overflow), ±0, NaN
+// and ±Inf either match or make it report that it did not.
+func TestExpToBitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	edges := []float64{0, math.Copysign(0, -1), 1.0 / (1 << 28), -1.0 / (1 << 28), 1.0 / (1 << 29), -1.0 / (1 << 30),
+		math.Nextafter(1.0/(1<<28), 0), math.Nextafter(-1.0/(1<<28), 0), -707.5, -707.7, -707.8, -708.4, -745.13, -745.2,
+		709.78, 709.7827128933840, 709.79, 700, math.NaN(), math.Inf(1), math.Inf(-1), 1e-300, -1e-300}
+	did := 0
+	for trial := 0; trial < 400; trial++ {
+		n := r.IntN(40)
+		if trial%20 == 0 {
+			n = 200
+		}
+		src := make([]float64, n)
+		for i := range src {
+			switch {
+			case trial%4 == 0: // the predictive's: x − max, x − lse
+				src[i] = -math.Abs(r.NormFloat64() * math.Pow(2, float64(r.IntN(12)-4)))
+				if r.IntN(8) == 0 {
+					src[i] = 0
+				}
+			case trial%4 == 1:
+				src[i] = r.NormFloat64() * math.Pow(2, float64(r.IntN(14)-4))
+			case trial%4 == 2:
+				src[i] = (r.Float64()*2 - 1) * 760
+			default:
+				src[i] = edges[r.IntN(len(edges))]
+			}
+		}
+		dst := make([]float64, n+1)
+		dst[n] = 7
+		ok := ExpTo(dst[:n], src)
+		if dst[n] != 7 {
+			t.Fatal("ExpTo wrote past n")
+		}
+		if !ok {
+			if SIMD && trial%4 <= 1 && !hasExpSpecial(src) {
+				t.Fatalf("trial %d: ExpTo declined a slice without Exp's special cases: %v", trial, src)
+			}
+			continue
+		}
+		did++
+		for i, x := range src {
+			want := fmath.Exp(x)
+			if math.Float64bits(dst[i]) != math.Float64bits(want) && !(dst[i] != dst[i] && want != want) {
+				t.Fatalf("trial %d: Exp(%v) = %v (%#x), want %v (%#x)", trial, x, dst[i], math.Float64bits(dst[i]), want, math.Float64bits(want))
+			}
+		}
+	}
+	if SIMD && did == 0 {
+		t.Fatal("ExpTo never ran")
+	}
+}
+
+// hasExpSpecial reports whether some x of xs takes another path of fmath.Exp than its polynomial with 2^k built
+// directly or 1 + x.
+func hasExpSpecial(xs []float64) bool {
+	for _, x := range xs {
+		if !(x >= -7.45133219101941108420e+02 && x <= 7.09782712893383973096e+02) || x < -707.6 || x > 709.0 {
+			return true
+		}
+	}
+	return false
 }

@@ -688,6 +688,40 @@
         (br $tail)))
   )
 
+  ;; relu(in, dst, n): for t < n, with u the bits of in[t], dst[t] = u &^ (neg &^ nan): relu_rows' values without
+  ;; its columns' OR (a ReLU whose output nothing packs: half the memory traffic). in and dst may be the same.
+  (func (export "relu") (param $in i32) (param $dst i32) (param $n i32)
+    (local $o i32) (local $end i32) (local $end4 i32) (local $u v128) (local $su i32)
+    (local.set $end (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $end4 (i32.and (local.get $end) (i32.const -16)))
+    (block $vec_done
+      (loop $vec
+        (br_if $vec_done (i32.ge_u (local.get $o) (local.get $end4)))
+        (local.set $u (v128.load align=4 (i32.add (local.get $in) (local.get $o))))
+        (v128.store align=4 (i32.add (local.get $dst) (local.get $o))
+          (v128.andnot (local.get $u)
+            (v128.andnot
+              (i32x4.shr_s (local.get $u) (i32.const 31))
+              (i32x4.shr_s (i32x4.sub (v128.const i32x4 0x7f800000 0x7f800000 0x7f800000 0x7f800000)
+                                      (v128.and (local.get $u) (v128.const i32x4 0x7fffffff 0x7fffffff 0x7fffffff 0x7fffffff)))
+                           (i32.const 31)))))
+        (local.set $o (i32.add (local.get $o) (i32.const 16)))
+        (br $vec)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $o) (local.get $end)))
+        (local.set $su (i32.load align=4 (i32.add (local.get $in) (local.get $o))))
+        (i32.store align=4 (i32.add (local.get $dst) (local.get $o))
+          (i32.and (local.get $su)
+            (i32.xor (i32.and
+              (i32.shr_s (local.get $su) (i32.const 31))
+              (i32.xor (i32.shr_s (i32.sub (i32.const 0x7f800000) (i32.and (local.get $su) (i32.const 0x7fffffff))) (i32.const 31))
+                       (i32.const -1)))
+              (i32.const -1))))
+        (local.set $o (i32.add (local.get $o) (i32.const 4)))
+        (br $tail)))
+  )
+
   ;; mean_planes(src, dst, planes, size, n): for p < planes, dst[p] = (the float32 sum, from +0 in order, of the
   ;; size values src[p·size …]) / n: a global average pool's outputs (avgPoolOp's loop where its one window is the
   ;; whole plane). Four planes at a time, one a lane (each lane's additions in its plane's order), then one at a
@@ -884,6 +918,72 @@
         (local.set $x (i32.add (local.get $x) (i32.const 8)))
         (local.set $out (i32.add (local.get $out) (i32.const 8)))
         (local.set $e (i32.add (local.get $e) (i32.const 8)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 2)))
+        (br $pair)))
+    (local.get $count)
+  )
+
+  ;; exp_to(src, dst, n) → specials: for i < n, dst[i] = Exp(src[i]) (float64) by fmath.ExpTo's steps (k from
+  ;; log2e·x ∓ 0.5 by x's sign, the reduction by ln2Hi and ln2Lo, the minimax polynomial, y·2^k; 1 + x where
+  ;; |x| < 2^−28), the same float64 operations in the same order, two at a time. It returns how many values need
+  ;; another of Exp's cases (a NaN, x outside [underflow, overflow], or k outside [−1021, 1023], where fmath scales
+  ;; by Ldexp), whose results here are not fmath's: the caller then computes the whole slice itself.
+  (func (export "exp_to") (param $src i32) (param $dst i32) (param $n i32) (result i32)
+    (local $x v128) (local $k v128) (local $kf v128) (local $hi v128) (local $lo v128) (local $r v128)
+    (local $t v128) (local $c v128) (local $y v128) (local $ex v128) (local $special v128)
+    (local $count i32) (local $last i32)
+    (block $done
+      (loop $pair
+        (br_if $done (i32.eqz (local.get $n)))
+        (local.set $last (i32.eq (local.get $n) (i32.const 1)))
+        (local.set $x
+          (if (result v128) (local.get $last)
+            (then (v128.load64_zero align=8 (local.get $src)))
+            (else (v128.load align=8 (local.get $src)))))
+        (local.set $k (i32x4.trunc_sat_f64x2_s_zero
+          (v128.bitselect
+            (f64x2.sub (f64x2.mul (v128.const f64x2 1.44269504088896338700e+00 1.44269504088896338700e+00) (local.get $x))
+                       (v128.const f64x2 0.5 0.5))
+            (f64x2.add (f64x2.mul (v128.const f64x2 1.44269504088896338700e+00 1.44269504088896338700e+00) (local.get $x))
+                       (v128.const f64x2 0.5 0.5))
+            (f64x2.lt (local.get $x) (v128.const f64x2 0 0)))))
+        (local.set $kf (f64x2.convert_low_i32x4_s (local.get $k)))
+        (local.set $hi (f64x2.sub (local.get $x) (f64x2.mul (local.get $kf) (v128.const f64x2 6.93147180369123816490e-01 6.93147180369123816490e-01))))
+        (local.set $lo (f64x2.mul (local.get $kf) (v128.const f64x2 1.90821492927058770002e-10 1.90821492927058770002e-10)))
+        (local.set $r (f64x2.sub (local.get $hi) (local.get $lo)))
+        (local.set $t (f64x2.mul (local.get $r) (local.get $r)))
+        (local.set $c (f64x2.sub (local.get $r) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 1.66666666666666657415e-01 1.66666666666666657415e-01) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 -2.77777777770155933842e-03 -2.77777777770155933842e-03) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 6.61375632143793436117e-05 6.61375632143793436117e-05) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 -1.65339022054652515390e-06 -1.65339022054652515390e-06) (f64x2.mul (local.get $t)
+            (v128.const f64x2 4.13813679705723846039e-08 4.13813679705723846039e-08))))))))))))
+        (local.set $y (f64x2.sub (v128.const f64x2 1 1)
+          (f64x2.sub (f64x2.sub (local.get $lo)
+                                (f64x2.div (f64x2.mul (local.get $r) (local.get $c)) (f64x2.sub (v128.const f64x2 2 2) (local.get $c))))
+                     (local.get $hi))))
+        (local.set $ex (f64x2.mul (local.get $y)
+          (i64x2.shl (i64x2.add (i64x2.extend_low_i32x4_s (local.get $k)) (v128.const i64x2 1023 1023)) (i32.const 52))))
+        ;; |x| < 2^−28: 1 + x.
+        (local.set $ex (v128.bitselect
+          (f64x2.add (v128.const f64x2 1 1) (local.get $x))
+          (local.get $ex)
+          (f64x2.lt (f64x2.abs (local.get $x)) (v128.const f64x2 3.7252902984619140625e-09 3.7252902984619140625e-09))))
+        ;; The other cases: not underflow ≤ x ≤ overflow (a NaN too), or k outside [−1021, 1023].
+        (local.set $special (v128.or
+          (v128.not (v128.and (f64x2.ge (local.get $x) (v128.const f64x2 -7.45133219101941108420e+02 -7.45133219101941108420e+02))
+                              (f64x2.le (local.get $x) (v128.const f64x2 7.09782712893383973096e+02 7.09782712893383973096e+02))))
+          (i64x2.extend_low_i32x4_s (v128.or (i32x4.lt_s (local.get $k) (v128.const i32x4 -1021 -1021 -1021 -1021))
+                                             (i32x4.gt_s (local.get $k) (v128.const i32x4 1023 1023 1023 1023))))))
+        (if (local.get $last)
+          (then
+            (local.set $count (i32.add (local.get $count) (i32.and (i64x2.bitmask (local.get $special)) (i32.const 1))))
+            (v128.store64_lane align=8 0 (local.get $dst) (local.get $ex))
+            (br $done)))
+        (local.set $count (i32.add (local.get $count) (i32.popcnt (i64x2.bitmask (local.get $special)))))
+        (v128.store align=8 (local.get $dst) (local.get $ex))
+        (local.set $src (i32.add (local.get $src) (i32.const 16)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
         (local.set $n (i32.sub (local.get $n) (i32.const 2)))
         (br $pair)))
     (local.get $count)
