@@ -85,3 +85,51 @@ func BenchmarkPlanesGrad(b *testing.B) {
 		})
 	}
 }
+
+// im2colIndex is the window map [C·KH·KW × H·W] of a 3×3 convolution with padding 1 and stride s over C×H×W.
+func im2colIndex(C, H, W, s int) []int32 {
+	oh, ow := (H+2-3)/s+1, (W+2-3)/s+1
+	var idx []int32
+	for c := 0; c < C; c++ {
+		for ky := 0; ky < 3; ky++ {
+			for kx := 0; kx < 3; kx++ {
+				for oy := 0; oy < oh; oy++ {
+					for ox := 0; ox < ow; ox++ {
+						iy, ix := oy*s+ky-1, ox*s+kx-1
+						j := int32(-1)
+						if iy >= 0 && iy < H && ix >= 0 && ix < W {
+							j = int32((c*H+iy)*W + ix)
+						}
+						idx = append(idx, j)
+					}
+				}
+			}
+		}
+	}
+	return idx
+}
+
+// BenchmarkGatherScatterIdx times GatherIdx and ScatterAddIdx on the example ResNet's 3×3/2 8→16 windows (28×28)
+// and 32→32's (7×7), in cpu-ns a value where the benchmark can read CPU time.
+func BenchmarkGatherScatterIdx(b *testing.B) {
+	for _, sh := range [][4]int{{8, 28, 28, 2}, {32, 7, 7, 1}} {
+		idx := NewIndex(im2colIndex(sh[0], sh[1], sh[2], sh[3]))
+		src, col := make([]float32, sh[0]*sh[1]*sh[2]), make([]float32, idx.Len())
+		rng := xorshift(5)
+		rng.fill(src, 0)
+		b.Run(fmt.Sprintf("gather/%dx%dx%d_s%d", sh[0], sh[1], sh[2], sh[3]), func(b *testing.B) {
+			c0 := procCPU()
+			for b.Loop() {
+				GatherIdx(col, src, idx)
+			}
+			b.ReportMetric(float64((procCPU()-c0).Nanoseconds())/float64(b.N)/float64(idx.Len()), "cpu-ns/value")
+		})
+		b.Run(fmt.Sprintf("scatter/%dx%dx%d_s%d", sh[0], sh[1], sh[2], sh[3]), func(b *testing.B) {
+			c0 := procCPU()
+			for b.Loop() {
+				ScatterAddIdx(src, col, idx)
+			}
+			b.ReportMetric(float64((procCPU()-c0).Nanoseconds())/float64(b.N)/float64(idx.Len()), "cpu-ns/value")
+		})
+	}
+}
