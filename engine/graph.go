@@ -231,8 +231,9 @@ func (g *Graph) Backward(loss *Tensor, weights []float32) {
 	}
 }
 
-// wireClears works out where Backward clears each gradient: before its last reader's backward (clearAt), or up
-// front where no op of the graph reads the tensor (clearFirst). Only an op's inputs' gradients (which it
+// wireClears works out where Backward clears each gradient: before its last reader's backward (clearAt), up
+// front where no op of the graph reads the tensor (clearFirst), or nowhere where its only reader sets it (a ReLU
+// at full width: reluOp.setsGrad; wire, which runs first, decides that). Only an op's inputs' gradients (which it
 // registered with use) and its outputs' are touched by its backward, and the outputs' only after every reader's.
 func (g *Graph) wireClears() {
 	at := make(map[op]int, len(g.ops))
@@ -256,6 +257,9 @@ func (g *Graph) wireClears() {
 		if last < 0 {
 			g.clearFirst = append(g.clearFirst, t)
 			continue
+		}
+		if r, ok := g.ops[last].(*reluOp); ok && r.x == t && r.setsGrad() {
+			continue // its only reader sets it
 		}
 		g.clearAt[last] = append(g.clearAt[last], t)
 	}

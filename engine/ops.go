@@ -224,12 +224,23 @@ func (o *reluOp) forward() {
 // so, into ∂x, packed when x's producer reads it so. That packed ∂x is written, not added to +0 (the ReLU is its
 // only writer), so a ∂out of -0 stays -0 where the sum would give +0: invisible, as the packed ∂x only ever
 // meets the kernel as its a operand, where a zero's products are ±0 or skipped.
+// setsGrad reports whether the ReLU's backward sets x's gradient rather than adding into it: at full width, as
+// x's only reader. Backward then leaves that gradient uncleared (Graph.wireClears), and kernel.SetWherePositive
+// writes the bits adding onto +0 gives.
+func (o *reluOp) setsGrad() bool {
+	return !DenseOnly && o.full && len(o.x.users) == 1 && o.x.Grad != nil
+}
+
 func (o *reluOp) backward() {
 	if o.x.Grad == nil {
 		return
 	}
 	if !DenseOnly && o.full { // (the same bits as the loop below, in the SIMD module where there is one)
 		n := o.x.Rows() * o.x.Cols
+		if o.setsGrad() { // ∂x left uncleared by Backward: what adding onto +0 gives
+			kernel.SetWherePositive(o.x.Grad[:n], o.out.Grad[:n], o.x.Data[:n])
+			return
+		}
 		kernel.AddWherePositive(o.x.Grad[:n], o.out.Grad[:n], o.x.Data[:n])
 		return
 	}

@@ -139,6 +139,39 @@ func AddWherePositive(dx, d, h []float32) {
 	addWherePositive(dx, d, h)
 }
 
+// SetWherePositive sets dx[t] to +0 + d[t] where h[t] > 0 and to +0 elsewhere (a NaN h[t] included), for
+// t < len(dx): AddWherePositive onto a dx of +0, bit for bit (a -0 in d becomes +0 as +0 + -0 does), for a
+// gradient nothing else writes, which then need not be cleared first. In a wasmsimd build it runs matmul.wasm's
+// set_positive (an image layer's: a DenseOnly build does not call it); elsewhere SetWherePositiveGo.
+//
+// It panics if d or h is shorter than dx.
+func SetWherePositive(dx, d, h []float32) {
+	d, h = checkMask(dx, d, h)
+	if len(dx) == 0 {
+		return
+	}
+	setWherePositive(dx, d, h)
+}
+
+// SetWherePositiveGo is SetWherePositive always in Go: the reference the SIMD version is tested against.
+func SetWherePositiveGo(dx, d, h []float32) {
+	d, h = checkMask(dx, d, h)
+	setWherePositiveGo(dx, d, h)
+}
+
+func setWherePositiveGo(dx, d, h []float32) {
+	d, h = d[:len(dx)], h[:len(dx)]
+	for t, v := range h {
+		u := math.Float32bits(d[t])
+		u &^= uint32(int32(u^0x80000000-1)>>31) & 0x80000000 // -0 → +0, as +0 + -0
+		var m uint32
+		if v > 0 {
+			m = ^uint32(0)
+		}
+		dx[t] = math.Float32frombits(u & m)
+	}
+}
+
 // AddWherePositiveGo is AddWherePositive always in Go: the reference the SIMD version is tested against.
 func AddWherePositiveGo(dx, d, h []float32) {
 	d, h = checkMask(dx, d, h)

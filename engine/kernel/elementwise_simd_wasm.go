@@ -220,3 +220,15 @@ func wasmExpTo(src, dst unsafe.Pointer, n int32) int32
 func expTo(dst, src []float64) bool {
 	return wasmExpTo(unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0]), int32(len(src))) == 0
 }
+
+// wasmSetPositive is matmul.wasm's export "set_positive", supplied like the others; it reads n values of d and h
+// and writes n of dx.
+//
+//go:wasmimport deltaclue_kernel set_positive
+//go:noescape
+func wasmSetPositive(dx, d, h unsafe.Pointer, n int32)
+
+// The caller has checked the lengths and that len(dx) is at least 1.
+func setWherePositive(dx, d, h []float32) {
+	wasmSetPositive(unsafe.Pointer(&dx[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&h[0]), int32(len(dx)))
+}

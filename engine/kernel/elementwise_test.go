@@ -425,3 +425,32 @@ func hasExpSpecial(xs []float64) bool {
 	}
 	return false
 }
+
+// TestSetWherePositiveBitForBit: SetWherePositive (the SIMD module's set_positive in a wasmsimd build) and
+// SetWherePositiveGo give AddWherePositiveGo's bits onto a dx of +0 (a -0 in d made +0), whatever dx held, over
+// random bits, ±0 and NaN in d and h, every tail; nothing past len(dx) is touched.
+func TestSetWherePositiveBitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for trial := 0; trial < 300; trial++ {
+		n := r.IntN(40)
+		d, h, junk := randomFloats(r, n+2), randomFloats(r, n+2), randomFloats(r, n+2)
+		want := make([]float32, n)
+		AddWherePositiveGo(want, d, h)
+		for _, f := range []struct {
+			name string
+			fn   func(dx, d, h []float32)
+		}{{"SetWherePositive", SetWherePositive}, {"SetWherePositiveGo", SetWherePositiveGo}} {
+			dx := append([]float32(nil), junk...)
+			dx[n], dx[n+1] = 7, 7
+			f.fn(dx[:n], d, h)
+			for k := 0; k < n; k++ {
+				if !sameOrNaN(dx[k], want[k]) {
+					t.Fatalf("%s n=%d: element %d is %#08x, want %#08x (d %#08x, h %#08x)", f.name, n, k, math.Float32bits(dx[k]), math.Float32bits(want[k]), math.Float32bits(d[k]), math.Float32bits(h[k]))
+				}
+			}
+			if dx[n] != 7 || dx[n+1] != 7 {
+				t.Fatalf("%s wrote past n", f.name)
+			}
+		}
+	}
+}

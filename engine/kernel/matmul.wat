@@ -808,6 +808,32 @@
         (br $plane)))
   )
 
+  ;; set_positive(dx, d, h, n): for t < n, dx[t] = +0 + d[t] where h[t] > 0, +0 elsewhere (a NaN h included):
+  ;; add_positive onto a dx of +0 (a -0 in d becomes +0 as there), where nothing else wrote dx: it need not be
+  ;; cleared nor read.
+  (func (export "set_positive") (param $dx i32) (param $d i32) (param $h i32) (param $n i32)
+    (local $t i32) (local $n4 i32) (local $o i32)
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $vec_done
+      (loop $vec
+        (br_if $vec_done (i32.ge_u (local.get $t) (local.get $n4)))
+        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
+        (v128.store align=4 (i32.add (local.get $dx) (local.get $o))
+          (v128.and (f32x4.add (v128.const f32x4 0 0 0 0) (v128.load align=4 (i32.add (local.get $d) (local.get $o))))
+                    (f32x4.gt (v128.load align=4 (i32.add (local.get $h) (local.get $o))) (v128.const f32x4 0 0 0 0))))
+        (local.set $t (i32.add (local.get $t) (i32.const 4)))
+        (br $vec)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $t) (local.get $n)))
+        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
+        (f32.store align=4 (i32.add (local.get $dx) (local.get $o))
+          (select (f32.add (f32.const 0) (f32.load align=4 (i32.add (local.get $d) (local.get $o)))) (f32.const 0)
+                  (f32.gt (f32.load align=4 (i32.add (local.get $h) (local.get $o))) (f32.const 0))))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $tail)))
+  )
+
   ;; gather_idx(dst, src, idx, n): for every i < n, dst[i] = src[idx[i]], or +0 where idx[i] < 0 (a window's
   ;; padding): a convolution's windows (im2col) by a precomputed map. The caller checked every index.
   (func (export "gather_idx") (param $dst i32) (param $src i32) (param $idx i32) (param $n i32)
