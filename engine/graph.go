@@ -41,6 +41,8 @@ type Tensor struct {
 	needFull bool
 	producer op
 	users    []op
+
+	clearedBy op // the op before whose backward Backward clears Grad, its last reader (wireClears); nil: another
 }
 
 // Rows is the tensor's live row count for the graph's current batch.
@@ -254,6 +256,7 @@ func (g *Graph) wireClears() {
 			}
 			last = max(last, i)
 		}
+		t.clearedBy = nil
 		if last < 0 {
 			g.clearFirst = append(g.clearFirst, t)
 			continue
@@ -262,6 +265,7 @@ func (g *Graph) wireClears() {
 			continue // its only reader sets it
 		}
 		g.clearAt[last] = append(g.clearAt[last], t)
+		t.clearedBy = g.ops[last]
 	}
 	g.cleared = len(g.ops)
 }
