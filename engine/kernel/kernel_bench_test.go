@@ -133,3 +133,26 @@ func BenchmarkGatherScatterIdx(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMatMulAddRows times MatMulAddRows on the example ResNet's planes' forward products (m, k, n): 8→8 at
+// 28×28 (two images a pass) and 16→16 at 14×14 (four), each of b's rows read at a shifted offset.
+func BenchmarkMatMulAddRows(b *testing.B) {
+	for _, sh := range [][3]int{{8, 72, 1682}, {16, 144, 900}, {8, 9, 1682}} {
+		m, k, n := sh[0], sh[1], sh[2]
+		b.Run(fmt.Sprintf("%dx%dx%d", m, k, n), func(b *testing.B) {
+			rng := xorshift(4)
+			a, y, c := make([]float32, m*k), make([]float32, k/9*(n+64)+64), make([]float32, m*n)
+			rng.fill(a, 0)
+			rng.fill(y, 0)
+			offs := make([]int32, k)
+			for p := range offs {
+				offs[p] = int32(p/9*(n+64) + p%9*3)
+			}
+			c0 := procCPU()
+			for b.Loop() {
+				MatMulAddRows(a, y, offs, c, m, k, n, n)
+			}
+			b.ReportMetric(2*float64(m*k*n)*float64(b.N)/(procCPU()-c0).Seconds()/1e9, "cpu-GFLOP/s")
+		})
+	}
+}
