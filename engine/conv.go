@@ -851,9 +851,12 @@ func (p *depthwisePlanes) backward(l *Conv, dy, dx []float32, nb int) {
 	kernel.ScatterAddPairs(dx[:nb*p.in.Size()], p.dxp, p.dxFrom[nb])
 }
 
-// freshGrad reports whether x's gradient is all +0 when op o's backward runs: Backward cleared it (it is not
-// packed) and o is x's only reader, so nothing else writes it.
-func freshGrad(x *Tensor) bool { return len(x.users) == 1 && !x.gradPacked() }
+// freshGrad reports whether x's gradient is all +0 when op o's backward runs: Backward cleared it right before
+// (o is x's last reader, whose backward runs first: Graph.wireClears; it is not packed, nor the seeded loss), so
+// nothing has written it yet.
+func freshGrad(x *Tensor, o op) bool {
+	return x.clearedBy == o && !x.gradPacked() && x != x.g.loss
+}
 
 type convOp struct {
 	x, out *Tensor
@@ -883,7 +886,7 @@ func (o *convOp) forward() { o.conv(o.l, 0, o.x.Live(), o.out.Live(), o.x.Rows()
 func (o *convOp) backward() {
 	if o.x.Grad != nil {
 		n := o.x.Rows()
-		o.convGrad(o.l, 0, o.out.Grad[:n*o.out.Cols], o.x.Grad[:n*o.x.Cols], n, freshGrad(o.x), o.x.g.compact)
+		o.convGrad(o.l, 0, o.out.Grad[:n*o.out.Cols], o.x.Grad[:n*o.x.Cols], n, freshGrad(o.x, o), o.x.g.compact)
 	}
 }
 
@@ -1015,7 +1018,7 @@ func (o *convTransposeOp) backward() {
 	G := o.l.groups()
 	Kg, Cg := K/G, C/G
 	in, outW := o.l.In.Size(), o.l.Out.Size()
-	fresh := freshGrad(o.x) // then the product lands in ∂x itself, from the same +0
+	fresh := freshGrad(o.x, o) // then the product lands in ∂x itself, from the same +0
 	for r := 0; r < o.x.Rows(); r++ {
 		dx := o.dx
 		if fresh {
@@ -1084,7 +1087,7 @@ func (o *convSamplesOp) backward() {
 		return
 	}
 	for k := range o.layers {
-		o.convGrad(&o.layers[k], k, block(o.out, k, true), block(o.x, k, true), o.x.g.batch, o.x.PerPoint > 1 && freshGrad(o.x), o.x.g.compact)
+		o.convGrad(&o.layers[k], k, block(o.out, k, true), block(o.x, k, true), o.x.g.batch, o.x.PerPoint > 1 && freshGrad(o.x, o), o.x.g.compact)
 	}
 }
 

@@ -41,6 +41,8 @@ type Tensor struct {
 	needFull bool
 	producer op
 	users    []op
+
+	clearedBy op // the op before whose backward Backward clears Grad, its last reader (wireClears); nil: another
 }
 
 // Rows is the tensor's live row count for the graph's current batch.
@@ -70,6 +72,13 @@ type Graph struct {
 	compact bool    // compaction on for this Forward and the Backward after it (compact.go)
 	wired   int     // len(ops) when wire last ran
 	loss    *Tensor // the tensor the last Backward seeded
+
+	// Where Backward clears each gradient (wireClears, for the ops up to cleared): clearAt[i] holds the tensors
+	// whose gradient op i's backward is the first to touch (op i is their last reader), cleared right before it
+	// runs, while the op's own reads and writes of it follow; clearFirst those no op reads, cleared up front.
+	clearAt    [][]*Tensor
+	clearFirst []*Tensor
+	cleared    int
 }
 
 // NewGraph starts a graph for batches of up to capacity points.
@@ -195,11 +204,18 @@ func (g *Graph) Backward(loss *Tensor, weights []float32) {
 		panic("engine: Backward needs a per-point scalar loss that depends on a gradient input")
 	}
 	g.loss = loss
-	for _, t := range g.tensors {
-		if t.Grad != nil && !t.gradPacked() { // a packed gradient's writer starts it from +0
+	if g.cleared != len(g.ops) {
+		g.wireClears()
+	}
+	// Every gradient is +0 before the first op that touches it: its last reader, whose backward runs first
+	// (in reverse order, after every op that does not touch it). Cleared there rather than all up front, it is
+	// still in the cache when that op adds into it. The seeded loss is cleared here, before its seed.
+	for _, t := range g.clearFirst {
+		if !t.gradPacked() { // a packed gradient's writer starts it from +0
 			clear(t.Grad[:t.Rows()*t.Cols])
 		}
 	}
+	clear(loss.Grad[:loss.Rows()*loss.Cols])
 	seed := loss.Grad[:g.batch]
 	for i := range seed {
 		seed[i] = 1
@@ -208,6 +224,48 @@ func (g *Graph) Backward(loss *Tensor, weights []float32) {
 		}
 	}
 	for i := len(g.ops) - 1; i >= 0; i-- {
+		for _, t := range g.clearAt[i] {
+			if t != loss && !t.gradPacked() {
+				clear(t.Grad[:t.Rows()*t.Cols])
+			}
+		}
 		g.ops[i].backward()
 	}
+}
+
+// wireClears works out where Backward clears each gradient: before its last reader's backward (clearAt), up
+// front where no op of the graph reads the tensor (clearFirst), or nowhere where its only reader sets it (a ReLU
+// at full width: reluOp.setsGrad; wire, which runs first, decides that). Only an op's inputs' gradients (which it
+// registered with use) and its outputs' are touched by its backward, and the outputs' only after every reader's.
+func (g *Graph) wireClears() {
+	at := make(map[op]int, len(g.ops))
+	for i, o := range g.ops {
+		at[o] = i
+	}
+	g.clearAt, g.clearFirst = make([][]*Tensor, len(g.ops)), nil
+	for _, t := range g.tensors {
+		if t.Grad == nil {
+			continue
+		}
+		last := -1
+		for _, u := range t.users {
+			i, ok := at[u]
+			if !ok { // a reader outside the graph's ops: up front, to be safe
+				last = -1
+				break
+			}
+			last = max(last, i)
+		}
+		t.clearedBy = nil
+		if last < 0 {
+			g.clearFirst = append(g.clearFirst, t)
+			continue
+		}
+		if r, ok := g.ops[last].(*reluOp); ok && r.x == t && r.setsGrad() {
+			continue // its only reader sets it
+		}
+		g.clearAt[last] = append(g.clearAt[last], t)
+		t.clearedBy = g.ops[last]
+	}
+	g.cleared = len(g.ops)
 }

@@ -148,7 +148,7 @@ func (g *Graph) ReLU(x *Tensor) *Tensor {
 func (o *reluOp) forward() {
 	if !DenseOnly && o.full {
 		o.out.pk.on = false
-		kernel.ReluRows(o.x.Live(), o.out.Live(), o.acc, o.x.Rows(), o.x.Cols) // (acc: its column ORs, unused)
+		kernel.Relu(o.out.Live(), o.x.Live()) // (no columns' OR: nothing packs the output)
 		return
 	}
 	if !o.x.g.compact {
@@ -224,12 +224,23 @@ func (o *reluOp) forward() {
 // so, into ∂x, packed when x's producer reads it so. That packed ∂x is written, not added to +0 (the ReLU is its
 // only writer), so a ∂out of -0 stays -0 where the sum would give +0: invisible, as the packed ∂x only ever
 // meets the kernel as its a operand, where a zero's products are ±0 or skipped.
+// setsGrad reports whether the ReLU's backward sets x's gradient rather than adding into it: at full width, as
+// x's only reader. Backward then leaves that gradient uncleared (Graph.wireClears), and kernel.SetWherePositive
+// writes the bits adding onto +0 gives.
+func (o *reluOp) setsGrad() bool {
+	return !DenseOnly && o.full && len(o.x.users) == 1 && o.x.Grad != nil
+}
+
 func (o *reluOp) backward() {
 	if o.x.Grad == nil {
 		return
 	}
 	if !DenseOnly && o.full { // (the same bits as the loop below, in the SIMD module where there is one)
 		n := o.x.Rows() * o.x.Cols
+		if o.setsGrad() { // ∂x left uncleared by Backward: what adding onto +0 gives
+			kernel.SetWherePositive(o.x.Grad[:n], o.out.Grad[:n], o.x.Data[:n])
+			return
+		}
 		kernel.AddWherePositive(o.x.Grad[:n], o.out.Grad[:n], o.x.Data[:n])
 		return
 	}
@@ -552,18 +563,8 @@ func (g *Graph) L1(x *Tensor, target []float32) *Tensor {
 }
 
 func (o *l1Op) forward() {
-	for r := 0; r < o.x.Rows(); r++ {
-		var d float64
-		t := o.target[r*o.stride:]
-		for j, v := range o.x.Row(r) {
-			e := v - t[j]
-			if e < 0 {
-				e = -e
-			}
-			d += float64(e)
-		}
-		o.out.Data[r] = float32(d)
-	}
+	// (matmul.wasm's l1_rows in a wasmsimd build: the same sums, two rows at a time)
+	kernel.L1Rows(o.out.Data, o.x.Data, o.target, o.x.Rows(), o.x.Cols, o.stride)
 }
 
 // backward: ∂/∂x_j = sign(x_j − target_j), with sign(0) = 0.
@@ -571,19 +572,7 @@ func (o *l1Op) backward() {
 	if o.x.Grad == nil {
 		return
 	}
-	c := o.x.Cols
-	for r := 0; r < o.x.Rows(); r++ {
-		gr := o.out.Grad[r]
-		x, dx, t := o.x.Row(r), o.x.Grad[r*c:(r+1)*c], o.target[r*o.stride:]
-		for j, v := range x {
-			switch {
-			case v > t[j]:
-				dx[j] += gr
-			case v < t[j]:
-				dx[j] -= gr
-			}
-		}
-	}
+	kernel.L1Grad(o.x.Grad, o.x.Data, o.target, o.out.Grad, o.x.Rows(), o.x.Cols, o.stride)
 }
 
 // ---- weighted sum of columns ----

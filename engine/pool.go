@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"math"
+
+	"github.com/deltaclue/deltaclue/engine/kernel"
 )
 
 // Pooling and upsampling over images (rows channel-major, as conv.go lays them out). None has weights; each
@@ -134,6 +136,11 @@ func (g *Graph) AvgPool2D(x *Tensor, p *Pool) *Tensor {
 func (o *avgPoolOp) forward() {
 	in, out := o.p.In, o.p.Out
 	n := float32(o.p.Window.KH * o.p.Window.KW)
+	if !DenseOnly && o.global() { // each plane's one window: its sum in order (matmul.wasm's mean_planes in a wasmsimd build)
+		planes := o.x.Rows() * in.C
+		kernel.MeanPlanes(o.out.Data[:planes], o.x.Data[:planes*in.H*in.W], in.H*in.W, n)
+		return
+	}
 	for r := 0; r < o.x.Rows(); r++ {
 		x, y := o.x.Row(r), o.out.Row(r)
 		for c := 0; c < in.C; c++ {
@@ -154,6 +161,14 @@ func (o *avgPoolOp) forward() {
 	}
 }
 
+// global reports whether the pool has one window a plane, the whole plane: a global average pool, whose planes'
+// sums and gradients run as one call each (kernel.MeanPlanes, kernel.AddPlanes: the same additions in the same
+// order as the loops; matmul.wasm's image layers, left out of a DenseOnly build).
+func (o *avgPoolOp) global() bool {
+	y0, y1, x0, x1 := o.p.window(0, 0)
+	return o.p.Out.H == 1 && o.p.Out.W == 1 && y0 == 0 && x0 == 0 && y1 == o.p.In.H && x1 == o.p.In.W
+}
+
 // backward: each output's gradient, divided by KH·KW, to every input value of its window.
 func (o *avgPoolOp) backward() {
 	if o.x.Grad == nil {
@@ -161,6 +176,11 @@ func (o *avgPoolOp) backward() {
 	}
 	in, out := o.p.In, o.p.Out
 	n := float32(o.p.Window.KH * o.p.Window.KW)
+	if !DenseOnly && o.global() {
+		planes := o.x.Rows() * in.C
+		kernel.AddPlanes(o.x.Grad[:planes*in.H*in.W], o.out.Grad[:planes], in.H*in.W, n)
+		return
+	}
 	for r := 0; r < o.x.Rows(); r++ {
 		dx, dy := o.x.Grad[r*in.Size():(r+1)*in.Size()], o.out.Grad[r*out.Size():(r+1)*out.Size()]
 		for c := 0; c < in.C; c++ {

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/deltaclue/deltaclue/engine/fmath"
+import (
+	"github.com/deltaclue/deltaclue/engine/fmath"
+	"github.com/deltaclue/deltaclue/engine/kernel"
+)
 
 // ---- the MC-dropout posterior predictive: softmax, mean over samples, entropies, cross-entropy ----
 //
@@ -90,7 +93,7 @@ func (o *predictiveOp) forward() {
 				a[j] = float64(v - hi)
 			}
 		}
-		fmath.ExpTo(ex, arg)
+		expTo(ex, arg)
 		for s := 0; s < k; s++ {
 			var sum float64
 			for _, e := range ex[s*c : (s+1)*c] {
@@ -102,7 +105,7 @@ func (o *predictiveOp) forward() {
 				a[j] = float64(v) - lse // log p_kj
 			}
 		}
-		fmath.ExpTo(ex, arg)
+		expTo(ex, arg)
 		var ha float64
 		for s := 0; s < k; s++ {
 			r := s*b + i
@@ -190,4 +193,13 @@ func (o *predictiveOp) targetRow(i int) []float64 {
 		return o.target
 	}
 	return o.target[i*c : (i+1)*c]
+}
+
+// expTo is fmath.ExpTo, in the SIMD module where there is one (kernel.ExpTo: the same bits; not in a DenseOnly
+// worker, whose kernel leaves it out).
+func expTo(dst, src []float64) {
+	if !DenseOnly && kernel.ExpTo(dst, src) {
+		return
+	}
+	fmath.ExpTo(dst, src)
 }

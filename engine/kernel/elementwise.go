@@ -26,6 +26,27 @@ func ReluRows(in, dst []float32, acc []uint32, rows, w int) {
 	reluRows(in, dst, acc, rows, w)
 }
 
+// Relu sets dst[t] to the bits ReluBits gives for in[t], for t < len(in): ReluRows' values without the columns'
+// OR. in and dst may be the same slice. In a wasmsimd build it runs matmul.wasm's relu (an image layer's: a
+// DenseOnly build does not call it); elsewhere ReluGo.
+//
+// It panics if dst is shorter than in.
+func Relu(dst, in []float32) {
+	dst = dst[:len(in)]
+	if len(in) == 0 {
+		return
+	}
+	relu(dst, in)
+}
+
+// ReluGo is Relu always in Go: the reference the SIMD version is tested against.
+func ReluGo(dst, in []float32) {
+	dst = dst[:len(in)]
+	for i, v := range in {
+		dst[i] = math.Float32frombits(ReluBits(math.Float32bits(v)))
+	}
+}
+
 // ReluRowsGo is ReluRows always in Go: the reference the SIMD version is tested against in one binary.
 func ReluRowsGo(in, dst []float32, acc []uint32, rows, w int) {
 	in, dst, acc = checkRows(in, dst, acc, rows, w)
@@ -120,6 +141,39 @@ func AddWherePositive(dx, d, h []float32) {
 	addWherePositive(dx, d, h)
 }
 
+// SetWherePositive sets dx[t] to +0 + d[t] where h[t] > 0 and to +0 elsewhere (a NaN h[t] included), for
+// t < len(dx): AddWherePositive onto a dx of +0, bit for bit (a -0 in d becomes +0 as +0 + -0 does), for a
+// gradient nothing else writes, which then need not be cleared first. In a wasmsimd build it runs matmul.wasm's
+// set_positive (an image layer's: a DenseOnly build does not call it); elsewhere SetWherePositiveGo.
+//
+// It panics if d or h is shorter than dx.
+func SetWherePositive(dx, d, h []float32) {
+	d, h = checkMask(dx, d, h)
+	if len(dx) == 0 {
+		return
+	}
+	setWherePositive(dx, d, h)
+}
+
+// SetWherePositiveGo is SetWherePositive always in Go: the reference the SIMD version is tested against.
+func SetWherePositiveGo(dx, d, h []float32) {
+	d, h = checkMask(dx, d, h)
+	setWherePositiveGo(dx, d, h)
+}
+
+func setWherePositiveGo(dx, d, h []float32) {
+	d, h = d[:len(dx)], h[:len(dx)]
+	for t, v := range h {
+		u := math.Float32bits(d[t])
+		u &^= uint32(int32(u^0x80000000-1)>>31) & 0x80000000 // -0 → +0, as +0 + -0
+		var m uint32
+		if v > 0 {
+			m = ^uint32(0)
+		}
+		dx[t] = math.Float32frombits(u & m)
+	}
+}
+
 // AddWherePositiveGo is AddWherePositive always in Go: the reference the SIMD version is tested against.
 func AddWherePositiveGo(dx, d, h []float32) {
 	d, h = checkMask(dx, d, h)
@@ -158,9 +212,9 @@ func Sigmoid(out, e, x []float32) bool {
 
 // AddTo sets dst[t] = a[t] + b[t] for t < len(dst), each sum rounded once to float32, as Go's float32 addition
 // gives it: the same bits in every build whenever the sum is not a NaN (WebAssembly leaves a NaN's sign and
-// payload to the engine). dst may be a or b, but must not overlap them otherwise. Where the matmul kernel is SIMD
-// (WebAssembly's, the native AVX kernels) it runs there: a copied to dst, then dst += 1·b as a product [1×1]·[1×n]
-// (1·x is x, bit for bit: so each element is a + b); elsewhere AddToGo.
+// payload to the engine). dst may be a or b, but must not overlap them otherwise. In a wasmsimd build it runs
+// matmul.wasm's add_to (four sums a lane); with the native AVX kernels as a product there: a copied to dst, then
+// dst += 1·b as a product [1×1]·[1×n] (1·x is x, bit for bit: so each element is a + b); elsewhere AddToGo.
 //
 // It panics if a or b is shorter than dst.
 func AddTo(dst, a, b []float32) {
@@ -170,6 +224,9 @@ func AddTo(dst, a, b []float32) {
 	}
 	if !(SIMD || !SparsePays) {
 		addToGo(dst, a, b)
+		return
+	}
+	if addToSIMD(dst, a, b) {
 		return
 	}
 	if &dst[0] == &b[0] {
@@ -202,4 +259,142 @@ func addToGo(dst, a, b []float32) {
 	for t := range dst {
 		dst[t] = a[t] + b[t]
 	}
+}
+
+// L1Rows sets out[r], for r < rows, to the float32 rounding of the float64 sum, from +0 in column order, of
+// |x[r·cols + j] − t[r·stride + j]| for j < cols (each difference rounded to float32, then widened exactly): the
+// engine's L1 distance of each row to its target (stride 0: one target for every row). In a wasmsimd build it
+// runs matmul.wasm's l1_rows; elsewhere L1RowsGo. The same bits whenever no difference is a NaN.
+//
+// It panics if a slice is shorter than its rows.
+func L1Rows(out, x, t []float32, rows, cols, stride int) {
+	checkL1(len(out), x, t, rows, cols, stride)
+	if rows == 0 || cols == 0 {
+		L1RowsGo(out, x, t, rows, cols, stride)
+		return
+	}
+	l1Rows(out, x, t, rows, cols, stride)
+}
+
+// L1RowsGo is L1Rows always in Go: the reference the SIMD version is tested against.
+func L1RowsGo(out, x, t []float32, rows, cols, stride int) {
+	checkL1(len(out), x, t, rows, cols, stride)
+	for r := 0; r < rows; r++ {
+		var d float64
+		tr := t[r*stride : r*stride+cols]
+		for j, v := range x[r*cols : (r+1)*cols] {
+			e := v - tr[j]
+			if e < 0 {
+				e = -e
+			}
+			d += float64(e)
+		}
+		out[r] = float32(d)
+	}
+}
+
+// L1Grad adds, for r < rows and j < cols, g[r] to dx[r·cols + j] where x[r·cols + j] > t[r·stride + j] and
+// subtracts it where x is less (nothing where they are equal or either is a NaN): L1Rows' backward. In a wasmsimd
+// build it runs matmul.wasm's l1_grad; elsewhere L1GradGo.
+//
+// It panics if a slice is shorter than its rows.
+func L1Grad(dx, x, t, g []float32, rows, cols, stride int) {
+	checkL1(len(g), x, t, rows, cols, stride)
+	if len(dx) < rows*cols {
+		panic("kernel.L1Grad: dx shorter than its rows")
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	l1Grad(dx, x, t, g, rows, cols, stride)
+}
+
+// L1GradGo is L1Grad always in Go: the reference the SIMD version is tested against.
+func L1GradGo(dx, x, t, g []float32, rows, cols, stride int) {
+	checkL1(len(g), x, t, rows, cols, stride)
+	for r := 0; r < rows; r++ {
+		gr := g[r]
+		xr, dr, tr := x[r*cols:(r+1)*cols], dx[r*cols:(r+1)*cols], t[r*stride:r*stride+cols]
+		for j, v := range xr {
+			switch {
+			case v > tr[j]:
+				dr[j] += gr
+			case v < tr[j]:
+				dr[j] -= gr
+			}
+		}
+	}
+}
+
+func checkL1(nout int, x, t []float32, rows, cols, stride int) {
+	if rows < 0 || cols < 0 || stride < 0 || nout < rows || len(x) < rows*cols || rows > 0 && len(t) < (rows-1)*stride+cols {
+		panic("kernel.L1Rows: rows=" + strconv.Itoa(rows) + " cols=" + strconv.Itoa(cols) + " stride=" + strconv.Itoa(stride) + " do not fit the slices")
+	}
+}
+
+// MeanPlanes sets dst[p], for p < len(dst), to (the float32 sum, from +0 in order, of src[p·size … (p+1)·size))
+// divided by n: a global average pool. In a wasmsimd build it runs matmul.wasm's mean_planes; elsewhere
+// MeanPlanesGo.
+//
+// It panics if src is shorter than len(dst)·size.
+func MeanPlanes(dst, src []float32, size int, n float32) {
+	if size < 0 || len(src) < len(dst)*size {
+		panic("kernel.MeanPlanes: src shorter than its planes")
+	}
+	if len(dst) == 0 || size == 0 {
+		MeanPlanesGo(dst, src, size, n)
+		return
+	}
+	meanPlanes(dst, src, size, n)
+}
+
+// MeanPlanesGo is MeanPlanes always in Go: the reference the SIMD version is tested against.
+func MeanPlanesGo(dst, src []float32, size int, n float32) {
+	for p := range dst {
+		var s float32
+		for _, v := range src[p*size : (p+1)*size] {
+			s += v
+		}
+		dst[p] = s / n
+	}
+}
+
+// AddPlanes adds src[p] / n to each of dst[p·size … (p+1)·size), for p < len(src): a global average pool's
+// backward. In a wasmsimd build it runs matmul.wasm's add_planes; elsewhere AddPlanesGo.
+//
+// It panics if dst is shorter than len(src)·size.
+func AddPlanes(dst, src []float32, size int, n float32) {
+	if size < 0 || len(dst) < len(src)*size {
+		panic("kernel.AddPlanes: dst shorter than its planes")
+	}
+	if len(src) == 0 || size == 0 {
+		return
+	}
+	addPlanes(dst, src, size, n)
+}
+
+// AddPlanesGo is AddPlanes always in Go: the reference the SIMD version is tested against.
+func AddPlanesGo(dst, src []float32, size int, n float32) {
+	for p, v := range src {
+		d := v / n
+		row := dst[p*size : (p+1)*size]
+		for i := range row {
+			row[i] += d
+		}
+	}
+}
+
+// ExpTo sets dst[i] = fmath.Exp(src[i]) for i < len(src) in the SIMD module, where there is one: fmath.ExpTo's
+// float64 steps in the same order, two at a time (1 + x where |x| < 2^−28). It reports whether it did: not in a
+// build without the SIMD module (nor in a DenseOnly build's, which leaves it out: the caller's job), nor when some
+// value needs another of Exp's cases (a NaN, x above 709.78 or below −707.7 where the result is subnormal or 0),
+// whose slice the caller then computes itself with fmath.ExpTo (dst holds garbage then).
+//
+// It panics if dst is shorter than src.
+func ExpTo(dst, src []float64) bool {
+	if len(src) == 0 {
+		return true
+	}
+	_ = dst[len(src)-1]
+	return expTo(dst, src)
 }

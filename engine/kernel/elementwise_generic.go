@@ -17,3 +17,19 @@ func sparseRows(s *Sparse, d []float32) int { return sparseRowsGo(s, d) }
 func scatterPairs(dst, src []float32, x *Pairs) { scatterPairsGo(dst, src, x) }
 
 func sigmoid(out, e, x []float32) bool { return false } // (the engine's own loop)
+
+func addToSIMD(dst, a, b []float32) bool { return false } // (a product by one, or Go's loop)
+
+func l1Rows(out, x, t []float32, rows, cols, stride int) { L1RowsGo(out, x, t, rows, cols, stride) }
+
+func l1Grad(dx, x, t, g []float32, rows, cols, stride int) { L1GradGo(dx, x, t, g, rows, cols, stride) }
+
+func meanPlanes(dst, src []float32, size int, n float32) { MeanPlanesGo(dst, src, size, n) }
+
+func addPlanes(dst, src []float32, size int, n float32) { AddPlanesGo(dst, src, size, n) }
+
+func relu(dst, in []float32) { ReluGo(dst, in) }
+
+func expTo(dst, src []float64) bool { return false } // (fmath.ExpTo)
+
+func setWherePositive(dx, d, h []float32) { setWherePositiveGo(dx, d, h) }

@@ -142,3 +142,93 @@ func wasmSigmoid(x, out, e unsafe.Pointer, n int32) int32
 func sigmoid(out, e, x []float32) bool {
 	return wasmSigmoid(unsafe.Pointer(&x[0]), unsafe.Pointer(&out[0]), unsafe.Pointer(&e[0]), int32(len(x))) == 0
 }
+
+// wasmAddTo is matmul.wasm's export "add_to", supplied like the others; it reads n values of a and b and writes n
+// of dst (which may be a or b).
+//
+//go:wasmimport deltaclue_kernel add_to
+//go:noescape
+func wasmAddTo(dst, a, b unsafe.Pointer, n int32)
+
+// addToSIMD runs add_to: a + b a lane at a time, the bits of the product by one it replaces (1·b is b) without
+// matmul_add's call per 8 columns. The caller has checked the lengths and that there is at least one value.
+func addToSIMD(dst, a, b []float32) bool {
+	wasmAddTo(unsafe.Pointer(&dst[0]), unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), int32(len(dst)))
+	return true
+}
+
+// wasmL1Rows and wasmL1Grad are matmul.wasm's exports "l1_rows" and "l1_grad", supplied like the others; they read
+// rows·cols values of x (and dx), each row's cols values of t stride apart, and write rows values of out (rows·cols
+// of dx).
+//
+//go:wasmimport deltaclue_kernel l1_rows
+//go:noescape
+func wasmL1Rows(x, t, out unsafe.Pointer, rows, cols, stride int32)
+
+//go:wasmimport deltaclue_kernel l1_grad
+//go:noescape
+func wasmL1Grad(dx, x, t, g unsafe.Pointer, rows, cols, stride int32)
+
+// The callers have checked the lengths and that rows and cols are at least 1.
+func l1Rows(out, x, t []float32, rows, cols, stride int) {
+	wasmL1Rows(unsafe.Pointer(&x[0]), unsafe.Pointer(&t[0]), unsafe.Pointer(&out[0]), int32(rows), int32(cols), int32(stride))
+}
+
+func l1Grad(dx, x, t, g []float32, rows, cols, stride int) {
+	wasmL1Grad(unsafe.Pointer(&dx[0]), unsafe.Pointer(&x[0]), unsafe.Pointer(&t[0]), unsafe.Pointer(&g[0]), int32(rows), int32(cols), int32(stride))
+}
+
+// wasmMeanPlanes and wasmAddPlanes are matmul.wasm's exports "mean_planes" and "add_planes", supplied like the
+// others; they read and write planes values of one side and planes·size of the other.
+//
+//go:wasmimport deltaclue_kernel mean_planes
+//go:noescape
+func wasmMeanPlanes(src, dst unsafe.Pointer, planes, size int32, n float32)
+
+//go:wasmimport deltaclue_kernel add_planes
+//go:noescape
+func wasmAddPlanes(dst, src unsafe.Pointer, planes, size int32, n float32)
+
+// The callers have checked the lengths and that there is at least one plane of at least one value.
+func meanPlanes(dst, src []float32, size int, n float32) {
+	wasmMeanPlanes(unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0]), int32(len(dst)), int32(size), n)
+}
+
+func addPlanes(dst, src []float32, size int, n float32) {
+	wasmAddPlanes(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), int32(len(src)), int32(size), n)
+}
+
+// wasmRelu is matmul.wasm's export "relu", supplied like the others; it reads n values of in and writes n of dst.
+//
+//go:wasmimport deltaclue_kernel relu
+//go:noescape
+func wasmRelu(in, dst unsafe.Pointer, n int32)
+
+// The caller has checked the lengths and that there is at least one value.
+func relu(dst, in []float32) {
+	wasmRelu(unsafe.Pointer(&in[0]), unsafe.Pointer(&dst[0]), int32(len(in)))
+}
+
+// wasmExpTo is matmul.wasm's export "exp_to", supplied like the others; it reads n float64 of src and writes n of
+// dst, and returns how many values need Exp's other cases.
+//
+//go:wasmimport deltaclue_kernel exp_to
+//go:noescape
+func wasmExpTo(src, dst unsafe.Pointer, n int32) int32
+
+// The caller has checked the lengths and that there is at least one value.
+func expTo(dst, src []float64) bool {
+	return wasmExpTo(unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0]), int32(len(src))) == 0
+}
+
+// wasmSetPositive is matmul.wasm's export "set_positive", supplied like the others; it reads n values of d and h
+// and writes n of dx.
+//
+//go:wasmimport deltaclue_kernel set_positive
+//go:noescape
+func wasmSetPositive(dx, d, h unsafe.Pointer, n int32)
+
+// The caller has checked the lengths and that len(dx) is at least 1.
+func setWherePositive(dx, d, h []float32) {
+	wasmSetPositive(unsafe.Pointer(&dx[0]), unsafe.Pointer(&d[0]), unsafe.Pointer(&h[0]), int32(len(dx)))
+}

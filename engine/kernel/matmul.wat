@@ -449,6 +449,127 @@
         (br $tail)))
   )
 
+  ;; add_to(dst, a, b, n): for t < n, dst[t] = a[t] + b[t], one float32 addition a lane (f32x4.add), a first:
+  ;; the bits of AddTo's former product by one (c = a, then c + 1·b; 1·b is b), without its call per 8 columns.
+  ;; dst may be a or b (each lane is read before it is written).
+  (func (export "add_to") (param $dst i32) (param $a i32) (param $b i32) (param $n i32)
+    (local $o i32) (local $end i32) (local $end8 i32)
+    (local.set $end (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $end8 (i32.and (local.get $end) (i32.const -32)))
+    (block $vec_done
+      (loop $vec
+        (br_if $vec_done (i32.ge_u (local.get $o) (local.get $end8)))
+        (v128.store align=4 (i32.add (local.get $dst) (local.get $o))
+          (f32x4.add (v128.load align=4 (i32.add (local.get $a) (local.get $o))) (v128.load align=4 (i32.add (local.get $b) (local.get $o)))))
+        (v128.store offset=16 align=4 (i32.add (local.get $dst) (local.get $o))
+          (f32x4.add (v128.load offset=16 align=4 (i32.add (local.get $a) (local.get $o))) (v128.load offset=16 align=4 (i32.add (local.get $b) (local.get $o)))))
+        (local.set $o (i32.add (local.get $o) (i32.const 32)))
+        (br $vec)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $o) (local.get $end)))
+        (f32.store align=4 (i32.add (local.get $dst) (local.get $o))
+          (f32.add (f32.load align=4 (i32.add (local.get $a) (local.get $o))) (f32.load align=4 (i32.add (local.get $b) (local.get $o)))))
+        (local.set $o (i32.add (local.get $o) (i32.const 4)))
+        (br $tail)))
+  )
+
+  ;; l1_rows(x, t, out, rows, cols, stride): for each row r < rows, out[r] = the float32 rounding of the float64 sum,
+  ;; from +0 in column order, of |x[r][j] − t[r·stride + j]| (x's rows cols floats apart): the engine's L1 distance
+  ;; (l1Op), term by term as Go computes it (the float32 difference, its magnitude, widened exactly; f32.abs gives
+  ;; +0 for a -0 difference where Go keeps -0, which adds to the sum, never -0, as +0 does). Two rows at a time:
+  ;; two chains of additions, each waiting on the adder's latency only.
+  (func (export "l1_rows") (param $x i32) (param $t i32) (param $out i32) (param $rows i32) (param $cols i32) (param $stride i32)
+    (local $x1 i32) (local $t1 i32) (local $o i32) (local $end i32) (local $d0 f64) (local $d1 f64) (local $sx i32) (local $st i32)
+    (local.set $sx (i32.shl (local.get $cols) (i32.const 2)))
+    (local.set $st (i32.shl (local.get $stride) (i32.const 2)))
+    (local.set $end (local.get $sx))
+    (block $pairs_done
+      (loop $pairs
+        (br_if $pairs_done (i32.lt_u (local.get $rows) (i32.const 2)))
+        (local.set $x1 (i32.add (local.get $x) (local.get $sx)))
+        (local.set $t1 (i32.add (local.get $t) (local.get $st)))
+        (local.set $d0 (f64.const 0))
+        (local.set $d1 (f64.const 0))
+        (local.set $o (i32.const 0))
+        (block $cols_done
+          (loop $c
+            (br_if $cols_done (i32.ge_u (local.get $o) (local.get $end)))
+            (local.set $d0 (f64.add (local.get $d0) (f64.promote_f32 (f32.abs (f32.sub
+              (f32.load align=4 (i32.add (local.get $x) (local.get $o))) (f32.load align=4 (i32.add (local.get $t) (local.get $o))))))))
+            (local.set $d1 (f64.add (local.get $d1) (f64.promote_f32 (f32.abs (f32.sub
+              (f32.load align=4 (i32.add (local.get $x1) (local.get $o))) (f32.load align=4 (i32.add (local.get $t1) (local.get $o))))))))
+            (local.set $o (i32.add (local.get $o) (i32.const 4)))
+            (br $c)))
+        (f32.store align=4 (local.get $out) (f32.demote_f64 (local.get $d0)))
+        (f32.store offset=4 align=4 (local.get $out) (f32.demote_f64 (local.get $d1)))
+        (local.set $x (i32.add (local.get $x1) (local.get $sx)))
+        (local.set $t (i32.add (local.get $t1) (local.get $st)))
+        (local.set $out (i32.add (local.get $out) (i32.const 8)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 2)))
+        (br $pairs)))
+    (if (local.get $rows) (then
+      (local.set $d0 (f64.const 0))
+      (local.set $o (i32.const 0))
+      (block $cols_done
+        (loop $c
+          (br_if $cols_done (i32.ge_u (local.get $o) (local.get $end)))
+          (local.set $d0 (f64.add (local.get $d0) (f64.promote_f32 (f32.abs (f32.sub
+            (f32.load align=4 (i32.add (local.get $x) (local.get $o))) (f32.load align=4 (i32.add (local.get $t) (local.get $o))))))))
+          (local.set $o (i32.add (local.get $o) (i32.const 4)))
+          (br $c)))
+      (f32.store align=4 (local.get $out) (f32.demote_f64 (local.get $d0)))))
+  )
+
+  ;; l1_grad(dx, x, t, g, rows, cols, stride): for each row r < rows and column j < cols, dx[r][j] += g[r] where
+  ;; x[r][j] > t[r·stride + j], −= g[r] where it is less, and is untouched otherwise (equal, or a NaN): l1Op's
+  ;; backward, each lane's sum and difference kept or not by the comparisons' masks.
+  (func (export "l1_grad") (param $dx i32) (param $x i32) (param $t i32) (param $g i32) (param $rows i32) (param $cols i32) (param $stride i32)
+    (local $o i32) (local $end i32) (local $end4 i32) (local $sx i32) (local $st i32)
+    (local $s v128) (local $v v128) (local $w v128) (local $d v128) (local $gs f32) (local $xs f32) (local $ts f32)
+    (local.set $sx (i32.shl (local.get $cols) (i32.const 2)))
+    (local.set $st (i32.shl (local.get $stride) (i32.const 2)))
+    (local.set $end (local.get $sx))
+    (local.set $end4 (i32.and (local.get $sx) (i32.const -16)))
+    (block $done
+      (loop $row
+        (br_if $done (i32.eqz (local.get $rows)))
+        (local.set $gs (f32.load align=4 (local.get $g)))
+        (local.set $s (f32x4.splat (local.get $gs)))
+        (local.set $o (i32.const 0))
+        (block $vec_done
+          (loop $vec
+            (br_if $vec_done (i32.ge_u (local.get $o) (local.get $end4)))
+            (local.set $v (v128.load align=4 (i32.add (local.get $x) (local.get $o))))
+            (local.set $w (v128.load align=4 (i32.add (local.get $t) (local.get $o))))
+            (local.set $d (v128.load align=4 (i32.add (local.get $dx) (local.get $o))))
+            (v128.store align=4 (i32.add (local.get $dx) (local.get $o))
+              (v128.bitselect (f32x4.add (local.get $d) (local.get $s))
+                (v128.bitselect (f32x4.sub (local.get $d) (local.get $s)) (local.get $d) (f32x4.lt (local.get $v) (local.get $w)))
+                (f32x4.gt (local.get $v) (local.get $w))))
+            (local.set $o (i32.add (local.get $o) (i32.const 16)))
+            (br $vec)))
+        (block $tail_done
+          (loop $tail
+            (br_if $tail_done (i32.ge_u (local.get $o) (local.get $end)))
+            (local.set $xs (f32.load align=4 (i32.add (local.get $x) (local.get $o))))
+            (local.set $ts (f32.load align=4 (i32.add (local.get $t) (local.get $o))))
+            (if (f32.gt (local.get $xs) (local.get $ts))
+              (then (f32.store align=4 (i32.add (local.get $dx) (local.get $o))
+                      (f32.add (f32.load align=4 (i32.add (local.get $dx) (local.get $o))) (local.get $gs)))))
+            (if (f32.lt (local.get $xs) (local.get $ts))
+              (then (f32.store align=4 (i32.add (local.get $dx) (local.get $o))
+                      (f32.sub (f32.load align=4 (i32.add (local.get $dx) (local.get $o))) (local.get $gs)))))
+            (local.set $o (i32.add (local.get $o) (i32.const 4)))
+            (br $tail)))
+        (local.set $dx (i32.add (local.get $dx) (local.get $sx)))
+        (local.set $x (i32.add (local.get $x) (local.get $sx)))
+        (local.set $t (i32.add (local.get $t) (local.get $st)))
+        (local.set $g (i32.add (local.get $g) (i32.const 4)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row)))
+  )
+
   ;; ---- laying out the weights as a worker starts ----
   ;;
   ;; A worker runs these once per layer before its first search, in code the browser has only just compiled,
@@ -567,6 +688,152 @@
         (br $tail)))
   )
 
+  ;; relu(in, dst, n): for t < n, with u the bits of in[t], dst[t] = u &^ (neg &^ nan): relu_rows' values without
+  ;; its columns' OR (a ReLU whose output nothing packs: half the memory traffic). in and dst may be the same.
+  (func (export "relu") (param $in i32) (param $dst i32) (param $n i32)
+    (local $o i32) (local $end i32) (local $end4 i32) (local $u v128) (local $su i32)
+    (local.set $end (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $end4 (i32.and (local.get $end) (i32.const -16)))
+    (block $vec_done
+      (loop $vec
+        (br_if $vec_done (i32.ge_u (local.get $o) (local.get $end4)))
+        (local.set $u (v128.load align=4 (i32.add (local.get $in) (local.get $o))))
+        (v128.store align=4 (i32.add (local.get $dst) (local.get $o))
+          (v128.andnot (local.get $u)
+            (v128.andnot
+              (i32x4.shr_s (local.get $u) (i32.const 31))
+              (i32x4.shr_s (i32x4.sub (v128.const i32x4 0x7f800000 0x7f800000 0x7f800000 0x7f800000)
+                                      (v128.and (local.get $u) (v128.const i32x4 0x7fffffff 0x7fffffff 0x7fffffff 0x7fffffff)))
+                           (i32.const 31)))))
+        (local.set $o (i32.add (local.get $o) (i32.const 16)))
+        (br $vec)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $o) (local.get $end)))
+        (local.set $su (i32.load align=4 (i32.add (local.get $in) (local.get $o))))
+        (i32.store align=4 (i32.add (local.get $dst) (local.get $o))
+          (i32.and (local.get $su)
+            (i32.xor (i32.and
+              (i32.shr_s (local.get $su) (i32.const 31))
+              (i32.xor (i32.shr_s (i32.sub (i32.const 0x7f800000) (i32.and (local.get $su) (i32.const 0x7fffffff))) (i32.const 31))
+                       (i32.const -1)))
+              (i32.const -1))))
+        (local.set $o (i32.add (local.get $o) (i32.const 4)))
+        (br $tail)))
+  )
+
+  ;; mean_planes(src, dst, planes, size, n): for p < planes, dst[p] = (the float32 sum, from +0 in order, of the
+  ;; size values src[p·size …]) / n: a global average pool's outputs (avgPoolOp's loop where its one window is the
+  ;; whole plane). Four planes at a time, one a lane (each lane's additions in its plane's order), then one at a
+  ;; time.
+  (func (export "mean_planes") (param $src i32) (param $dst i32) (param $planes i32) (param $size i32) (param $n f32)
+    (local $p0 i32) (local $p1 i32) (local $p2 i32) (local $p3 i32) (local $ss i32) (local $k i32)
+    (local $acc v128) (local $v v128) (local $s f32)
+    (local.set $ss (i32.shl (local.get $size) (i32.const 2)))
+    (block $quads_done
+      (loop $quads
+        (br_if $quads_done (i32.lt_u (local.get $planes) (i32.const 4)))
+        (local.set $p0 (local.get $src))
+        (local.set $p1 (i32.add (local.get $p0) (local.get $ss)))
+        (local.set $p2 (i32.add (local.get $p1) (local.get $ss)))
+        (local.set $p3 (i32.add (local.get $p2) (local.get $ss)))
+        (local.set $acc (v128.const f32x4 0 0 0 0))
+        (local.set $k (local.get $size))
+        (block $sum_done
+          (loop $sum
+            (br_if $sum_done (i32.eqz (local.get $k)))
+            (local.set $v (v128.load32_zero align=4 (local.get $p0)))
+            (local.set $v (v128.load32_lane align=4 1 (local.get $p1) (local.get $v)))
+            (local.set $v (v128.load32_lane align=4 2 (local.get $p2) (local.get $v)))
+            (local.set $v (v128.load32_lane align=4 3 (local.get $p3) (local.get $v)))
+            (local.set $acc (f32x4.add (local.get $acc) (local.get $v)))
+            (local.set $p0 (i32.add (local.get $p0) (i32.const 4)))
+            (local.set $p1 (i32.add (local.get $p1) (i32.const 4)))
+            (local.set $p2 (i32.add (local.get $p2) (i32.const 4)))
+            (local.set $p3 (i32.add (local.get $p3) (i32.const 4)))
+            (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+            (br $sum)))
+        (v128.store align=4 (local.get $dst) (f32x4.div (local.get $acc) (f32x4.splat (local.get $n))))
+        (local.set $src (local.get $p3))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+        (local.set $planes (i32.sub (local.get $planes) (i32.const 4)))
+        (br $quads)))
+    (block $done
+      (loop $plane
+        (br_if $done (i32.eqz (local.get $planes)))
+        (local.set $s (f32.const 0))
+        (local.set $k (local.get $size))
+        (block $sum_done
+          (loop $sum
+            (br_if $sum_done (i32.eqz (local.get $k)))
+            (local.set $s (f32.add (local.get $s) (f32.load align=4 (local.get $src))))
+            (local.set $src (i32.add (local.get $src) (i32.const 4)))
+            (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+            (br $sum)))
+        (f32.store align=4 (local.get $dst) (f32.div (local.get $s) (local.get $n)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+        (local.set $planes (i32.sub (local.get $planes) (i32.const 1)))
+        (br $plane)))
+  )
+
+  ;; add_planes(dst, src, planes, size, n): for p < planes, d = src[p] / n, then dst[p·size + t] += d for t < size:
+  ;; a global average pool's backward (avgPoolOp's), four values a lane at a time and the plane's tail one by one.
+  (func (export "add_planes") (param $dst i32) (param $src i32) (param $planes i32) (param $size i32) (param $n f32)
+    (local $d f32) (local $s v128) (local $o i32) (local $end i32) (local $end4 i32)
+    (local.set $end (i32.shl (local.get $size) (i32.const 2)))
+    (local.set $end4 (i32.and (local.get $end) (i32.const -16)))
+    (block $done
+      (loop $plane
+        (br_if $done (i32.eqz (local.get $planes)))
+        (local.set $d (f32.div (f32.load align=4 (local.get $src)) (local.get $n)))
+        (local.set $s (f32x4.splat (local.get $d)))
+        (local.set $o (i32.const 0))
+        (block $vec_done
+          (loop $vec
+            (br_if $vec_done (i32.ge_u (local.get $o) (local.get $end4)))
+            (v128.store align=4 (i32.add (local.get $dst) (local.get $o))
+              (f32x4.add (v128.load align=4 (i32.add (local.get $dst) (local.get $o))) (local.get $s)))
+            (local.set $o (i32.add (local.get $o) (i32.const 16)))
+            (br $vec)))
+        (block $tail_done
+          (loop $tail
+            (br_if $tail_done (i32.ge_u (local.get $o) (local.get $end)))
+            (f32.store align=4 (i32.add (local.get $dst) (local.get $o))
+              (f32.add (f32.load align=4 (i32.add (local.get $dst) (local.get $o))) (local.get $d)))
+            (local.set $o (i32.add (local.get $o) (i32.const 4)))
+            (br $tail)))
+        (local.set $dst (i32.add (local.get $dst) (local.get $end)))
+        (local.set $src (i32.add (local.get $src) (i32.const 4)))
+        (local.set $planes (i32.sub (local.get $planes) (i32.const 1)))
+        (br $plane)))
+  )
+
+  ;; set_positive(dx, d, h, n): for t < n, dx[t] = +0 + d[t] where h[t] > 0, +0 elsewhere (a NaN h included):
+  ;; add_positive onto a dx of +0 (a -0 in d becomes +0 as there), where nothing else wrote dx: it need not be
+  ;; cleared nor read.
+  (func (export "set_positive") (param $dx i32) (param $d i32) (param $h i32) (param $n i32)
+    (local $t i32) (local $n4 i32) (local $o i32)
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $vec_done
+      (loop $vec
+        (br_if $vec_done (i32.ge_u (local.get $t) (local.get $n4)))
+        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
+        (v128.store align=4 (i32.add (local.get $dx) (local.get $o))
+          (v128.and (f32x4.add (v128.const f32x4 0 0 0 0) (v128.load align=4 (i32.add (local.get $d) (local.get $o))))
+                    (f32x4.gt (v128.load align=4 (i32.add (local.get $h) (local.get $o))) (v128.const f32x4 0 0 0 0))))
+        (local.set $t (i32.add (local.get $t) (i32.const 4)))
+        (br $vec)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $t) (local.get $n)))
+        (local.set $o (i32.shl (local.get $t) (i32.const 2)))
+        (f32.store align=4 (i32.add (local.get $dx) (local.get $o))
+          (select (f32.add (f32.const 0) (f32.load align=4 (i32.add (local.get $d) (local.get $o)))) (f32.const 0)
+                  (f32.gt (f32.load align=4 (i32.add (local.get $h) (local.get $o))) (f32.const 0))))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $tail)))
+  )
+
   ;; gather_idx(dst, src, idx, n): for every i < n, dst[i] = src[idx[i]], or +0 where idx[i] < 0 (a window's
   ;; padding): a convolution's windows (im2col) by a precomputed map. The caller checked every index.
   (func (export "gather_idx") (param $dst i32) (param $src i32) (param $idx i32) (param $n i32)
@@ -677,6 +944,72 @@
         (local.set $x (i32.add (local.get $x) (i32.const 8)))
         (local.set $out (i32.add (local.get $out) (i32.const 8)))
         (local.set $e (i32.add (local.get $e) (i32.const 8)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 2)))
+        (br $pair)))
+    (local.get $count)
+  )
+
+  ;; exp_to(src, dst, n) → specials: for i < n, dst[i] = Exp(src[i]) (float64) by fmath.ExpTo's steps (k from
+  ;; log2e·x ∓ 0.5 by x's sign, the reduction by ln2Hi and ln2Lo, the minimax polynomial, y·2^k; 1 + x where
+  ;; |x| < 2^−28), the same float64 operations in the same order, two at a time. It returns how many values need
+  ;; another of Exp's cases (a NaN, x outside [underflow, overflow], or k outside [−1021, 1023], where fmath scales
+  ;; by Ldexp), whose results here are not fmath's: the caller then computes the whole slice itself.
+  (func (export "exp_to") (param $src i32) (param $dst i32) (param $n i32) (result i32)
+    (local $x v128) (local $k v128) (local $kf v128) (local $hi v128) (local $lo v128) (local $r v128)
+    (local $t v128) (local $c v128) (local $y v128) (local $ex v128) (local $special v128)
+    (local $count i32) (local $last i32)
+    (block $done
+      (loop $pair
+        (br_if $done (i32.eqz (local.get $n)))
+        (local.set $last (i32.eq (local.get $n) (i32.const 1)))
+        (local.set $x
+          (if (result v128) (local.get $last)
+            (then (v128.load64_zero align=8 (local.get $src)))
+            (else (v128.load align=8 (local.get $src)))))
+        (local.set $k (i32x4.trunc_sat_f64x2_s_zero
+          (v128.bitselect
+            (f64x2.sub (f64x2.mul (v128.const f64x2 1.44269504088896338700e+00 1.44269504088896338700e+00) (local.get $x))
+                       (v128.const f64x2 0.5 0.5))
+            (f64x2.add (f64x2.mul (v128.const f64x2 1.44269504088896338700e+00 1.44269504088896338700e+00) (local.get $x))
+                       (v128.const f64x2 0.5 0.5))
+            (f64x2.lt (local.get $x) (v128.const f64x2 0 0)))))
+        (local.set $kf (f64x2.convert_low_i32x4_s (local.get $k)))
+        (local.set $hi (f64x2.sub (local.get $x) (f64x2.mul (local.get $kf) (v128.const f64x2 6.93147180369123816490e-01 6.93147180369123816490e-01))))
+        (local.set $lo (f64x2.mul (local.get $kf) (v128.const f64x2 1.90821492927058770002e-10 1.90821492927058770002e-10)))
+        (local.set $r (f64x2.sub (local.get $hi) (local.get $lo)))
+        (local.set $t (f64x2.mul (local.get $r) (local.get $r)))
+        (local.set $c (f64x2.sub (local.get $r) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 1.66666666666666657415e-01 1.66666666666666657415e-01) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 -2.77777777770155933842e-03 -2.77777777770155933842e-03) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 6.61375632143793436117e-05 6.61375632143793436117e-05) (f64x2.mul (local.get $t)
+          (f64x2.add (v128.const f64x2 -1.65339022054652515390e-06 -1.65339022054652515390e-06) (f64x2.mul (local.get $t)
+            (v128.const f64x2 4.13813679705723846039e-08 4.13813679705723846039e-08))))))))))))
+        (local.set $y (f64x2.sub (v128.const f64x2 1 1)
+          (f64x2.sub (f64x2.sub (local.get $lo)
+                                (f64x2.div (f64x2.mul (local.get $r) (local.get $c)) (f64x2.sub (v128.const f64x2 2 2) (local.get $c))))
+                     (local.get $hi))))
+        (local.set $ex (f64x2.mul (local.get $y)
+          (i64x2.shl (i64x2.add (i64x2.extend_low_i32x4_s (local.get $k)) (v128.const i64x2 1023 1023)) (i32.const 52))))
+        ;; |x| < 2^−28: 1 + x.
+        (local.set $ex (v128.bitselect
+          (f64x2.add (v128.const f64x2 1 1) (local.get $x))
+          (local.get $ex)
+          (f64x2.lt (f64x2.abs (local.get $x)) (v128.const f64x2 3.7252902984619140625e-09 3.7252902984619140625e-09))))
+        ;; The other cases: not underflow ≤ x ≤ overflow (a NaN too), or k outside [−1021, 1023].
+        (local.set $special (v128.or
+          (v128.not (v128.and (f64x2.ge (local.get $x) (v128.const f64x2 -7.45133219101941108420e+02 -7.45133219101941108420e+02))
+                              (f64x2.le (local.get $x) (v128.const f64x2 7.09782712893383973096e+02 7.09782712893383973096e+02))))
+          (i64x2.extend_low_i32x4_s (v128.or (i32x4.lt_s (local.get $k) (v128.const i32x4 -1021 -1021 -1021 -1021))
+                                             (i32x4.gt_s (local.get $k) (v128.const i32x4 1023 1023 1023 1023))))))
+        (if (local.get $last)
+          (then
+            (local.set $count (i32.add (local.get $count) (i32.and (i64x2.bitmask (local.get $special)) (i32.const 1))))
+            (v128.store64_lane align=8 0 (local.get $dst) (local.get $ex))
+            (br $done)))
+        (local.set $count (i32.add (local.get $count) (i32.popcnt (i64x2.bitmask (local.get $special)))))
+        (v128.store align=8 (local.get $dst) (local.get $ex))
+        (local.set $src (i32.add (local.get $src) (i32.const 16)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
         (local.set $n (i32.sub (local.get $n) (i32.const 2)))
         (br $pair)))
     (local.get $count)
@@ -1043,8 +1376,8 @@
   ;; the left: the caller leaves +0 there), and dst[ci][j] += t. That is W_gᵀ·∂out_g's columns (sums from +0 over
   ;; the group's outputs, as matmul_add makes them) shifted by the taps' offsets and added in tap order, as the
   ;; product of ones with the shifted columns adds them (1·t is t): the same bits, with nothing written between.
-  ;; Blocks of 2 rows × 8 columns (4 accumulators, 4 partial sums), a row left over by 1 × 8, columns left over one
-  ;; at a time in f32. The caller checked every address.
+  ;; Blocks of 4 rows × 8 columns ($pg4: 8 partial sums, dst's rows the accumulators), rows left over by 2 × 8 (4
+  ;; accumulators, 4 partial sums) and 1 × 8, columns left over one at a time in f32. The caller checked every address.
   (func (export "planes_grad") (param $a i32) (param $b i32) (param $sh i32) (param $dst i32) (param $dims i32)
     (local $cig i32) (local $taps i32) (local $m i32) (local $n i32) (local $sb i32) (local $sd i32) (local $sa i32)
     (local $ci i32)
@@ -1058,6 +1391,14 @@
     (if (i32.or (i32.or (i32.eqz (local.get $taps)) (i32.eqz (local.get $m))) (i32.eqz (local.get $n))) (then (return)))
     (local.set $sa (i32.shl (i32.mul (local.get $taps) (local.get $m)) (i32.const 2)))
     (local.set $ci (i32.const 0))
+    (block $quads_done
+      (loop $quads
+        (br_if $quads_done (i32.gt_u (i32.add (local.get $ci) (i32.const 4)) (local.get $cig)))
+        (call $pg4 (i32.add (local.get $a) (i32.mul (local.get $ci) (local.get $sa))) (local.get $b) (local.get $sh)
+                   (i32.add (local.get $dst) (i32.mul (local.get $ci) (local.get $sd)))
+                   (local.get $taps) (local.get $m) (local.get $n) (local.get $sb) (local.get $sa) (local.get $sd))
+        (local.set $ci (i32.add (local.get $ci) (i32.const 4)))
+        (br $quads)))
     (block $pairs_done
       (loop $pairs
         (br_if $pairs_done (i32.gt_u (i32.add (local.get $ci) (i32.const 2)) (local.get $cig)))
@@ -1070,6 +1411,94 @@
       (call $pg1 (i32.add (local.get $a) (i32.mul (local.get $ci) (local.get $sa))) (local.get $b) (local.get $sh)
                  (i32.add (local.get $dst) (i32.mul (local.get $ci) (local.get $sd)))
                  (local.get $taps) (local.get $m) (local.get $n) (local.get $sb))))
+  )
+
+  ;; $pg4: planes_grad's rows ci … ci+3 (a0 + r·sa, d0 + r·sd for r < 4). Blocks of 4 rows × 8 columns: a tap's 8
+  ;; partial sums in registers (8 chains of additions), then added to dst where it lies, tap after tap: dst's rows
+  ;; are the accumulators (16 more v128 would not fit V8's registers), loaded, added and stored, so each
+  ;; dst[ci][j] still adds its taps' sums in tap order: the same bits as pg2, with half the loads of b a product.
+  (func $pg4 (param $a0 i32) (param $b i32) (param $sh i32) (param $d0 i32) (param $taps i32) (param $m i32) (param $n i32)
+    (param $sb i32) (param $sa i32) (param $sd i32)
+    (local $t00 v128) (local $t01 v128) (local $t10 v128) (local $t11 v128)
+    (local $t20 v128) (local $t21 v128) (local $t30 v128) (local $t31 v128)
+    (local $b0 v128) (local $b1 v128) (local $s v128)
+    (local $a1 i32) (local $a2 i32) (local $a3 i32) (local $d1 i32) (local $d2 i32) (local $d3 i32)
+    (local $j i32) (local $end i32) (local $i i32) (local $o i32)
+    (local $pa0 i32) (local $pa1 i32) (local $pa2 i32) (local $pa3 i32) (local $ps i32) (local $r i32) (local $q i32)
+    (local.set $a1 (i32.add (local.get $a0) (local.get $sa)))
+    (local.set $a2 (i32.add (local.get $a1) (local.get $sa)))
+    (local.set $a3 (i32.add (local.get $a2) (local.get $sa)))
+    (local.set $d1 (i32.add (local.get $d0) (local.get $sd)))
+    (local.set $d2 (i32.add (local.get $d1) (local.get $sd)))
+    (local.set $d3 (i32.add (local.get $d2) (local.get $sd)))
+    (local.set $end (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $j (i32.const 0))
+    (block $cols_done
+      (loop $cols
+        (br_if $cols_done (i32.gt_u (i32.add (local.get $j) (i32.const 32)) (local.get $end)))
+        (local.set $pa0 (local.get $a0))
+        (local.set $pa1 (local.get $a1))
+        (local.set $pa2 (local.get $a2))
+        (local.set $pa3 (local.get $a3))
+        (local.set $ps (local.get $sh))
+        (local.set $i (local.get $taps))
+        (loop $tap
+          (local.set $r (i32.sub (i32.add (local.get $b) (local.get $j)) (i32.shl (i32.load align=4 (local.get $ps)) (i32.const 2))))
+          (local.set $t00 (v128.const f32x4 0 0 0 0))
+          (local.set $t01 (v128.const f32x4 0 0 0 0))
+          (local.set $t10 (v128.const f32x4 0 0 0 0))
+          (local.set $t11 (v128.const f32x4 0 0 0 0))
+          (local.set $t20 (v128.const f32x4 0 0 0 0))
+          (local.set $t21 (v128.const f32x4 0 0 0 0))
+          (local.set $t30 (v128.const f32x4 0 0 0 0))
+          (local.set $t31 (v128.const f32x4 0 0 0 0))
+          (local.set $o (local.get $m))
+          (loop $out
+            (local.set $b0 (v128.load align=4 (local.get $r)))
+            (local.set $b1 (v128.load offset=16 align=4 (local.get $r)))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa0)))
+            (local.set $t00 (f32x4.add (local.get $t00) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t01 (f32x4.add (local.get $t01) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa1)))
+            (local.set $t10 (f32x4.add (local.get $t10) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t11 (f32x4.add (local.get $t11) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa2)))
+            (local.set $t20 (f32x4.add (local.get $t20) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t21 (f32x4.add (local.get $t21) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $s (v128.load32_splat align=4 (local.get $pa3)))
+            (local.set $t30 (f32x4.add (local.get $t30) (f32x4.mul (local.get $s) (local.get $b0))))
+            (local.set $t31 (f32x4.add (local.get $t31) (f32x4.mul (local.get $s) (local.get $b1))))
+            (local.set $r (i32.add (local.get $r) (local.get $sb)))
+            (local.set $pa0 (i32.add (local.get $pa0) (i32.const 4)))
+            (local.set $pa1 (i32.add (local.get $pa1) (i32.const 4)))
+            (local.set $pa2 (i32.add (local.get $pa2) (i32.const 4)))
+            (local.set $pa3 (i32.add (local.get $pa3) (i32.const 4)))
+            (br_if $out (local.tee $o (i32.sub (local.get $o) (i32.const 1)))))
+          (local.set $q (i32.add (local.get $d0) (local.get $j)))
+          (v128.store align=4 (local.get $q) (f32x4.add (v128.load align=4 (local.get $q)) (local.get $t00)))
+          (v128.store offset=16 align=4 (local.get $q) (f32x4.add (v128.load offset=16 align=4 (local.get $q)) (local.get $t01)))
+          (local.set $q (i32.add (local.get $d1) (local.get $j)))
+          (v128.store align=4 (local.get $q) (f32x4.add (v128.load align=4 (local.get $q)) (local.get $t10)))
+          (v128.store offset=16 align=4 (local.get $q) (f32x4.add (v128.load offset=16 align=4 (local.get $q)) (local.get $t11)))
+          (local.set $q (i32.add (local.get $d2) (local.get $j)))
+          (v128.store align=4 (local.get $q) (f32x4.add (v128.load align=4 (local.get $q)) (local.get $t20)))
+          (v128.store offset=16 align=4 (local.get $q) (f32x4.add (v128.load offset=16 align=4 (local.get $q)) (local.get $t21)))
+          (local.set $q (i32.add (local.get $d3) (local.get $j)))
+          (v128.store align=4 (local.get $q) (f32x4.add (v128.load align=4 (local.get $q)) (local.get $t30)))
+          (v128.store offset=16 align=4 (local.get $q) (f32x4.add (v128.load offset=16 align=4 (local.get $q)) (local.get $t31)))
+          (local.set $ps (i32.add (local.get $ps) (i32.const 4)))
+          (br_if $tap (local.tee $i (i32.sub (local.get $i) (i32.const 1)))))
+        (local.set $j (i32.add (local.get $j) (i32.const 32)))
+        (br $cols)))
+    (block $tail_done
+      (loop $tail
+        (br_if $tail_done (i32.ge_u (local.get $j) (local.get $end)))
+        (call $pgcol (local.get $a0) (local.get $b) (local.get $sh) (i32.add (local.get $d0) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (call $pgcol (local.get $a1) (local.get $b) (local.get $sh) (i32.add (local.get $d1) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (call $pgcol (local.get $a2) (local.get $b) (local.get $sh) (i32.add (local.get $d2) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (call $pgcol (local.get $a3) (local.get $b) (local.get $sh) (i32.add (local.get $d3) (local.get $j)) (local.get $taps) (local.get $m) (local.get $sb) (local.get $j))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $tail)))
   )
 
   ;; $pg2: planes_grad's rows ci and ci+1 (a0 and a0 + sa, d0 and d0 + sd).

@@ -131,10 +131,12 @@ func MoveRows(dst, src []float32, offs []int32, w int, onDst, add bool) {
 	if len(flat) < len(offs)*w {
 		panic("kernel.MoveRows: " + strconv.Itoa(len(offs)) + " rows of " + strconv.Itoa(w) + " leave a slice of " + strconv.Itoa(len(flat)))
 	}
+	lo, hi := offs[0], offs[0] // (one check of the extremes: no branch a row in the loop)
 	for _, o := range offs {
-		if o < 0 || int(o) > len(table)-w {
-			panic("kernel.MoveRows: a row at " + strconv.Itoa(int(o)) + " leaves a slice of " + strconv.Itoa(len(table)))
-		}
+		lo, hi = min(lo, o), max(hi, o)
+	}
+	if lo < 0 || int(hi) > len(table)-w {
+		panic("kernel.MoveRows: rows from " + strconv.Itoa(int(lo)) + " to " + strconv.Itoa(int(hi)) + " leave a slice of " + strconv.Itoa(len(table)))
 	}
 	moveRows(dst, src, offs, w, onDst, add)
 }

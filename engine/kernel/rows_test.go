@@ -110,7 +110,7 @@ func TestMatMulAddRowsChecks(t *testing.T) {
 // TestPlanesGradBitForBit compares PlanesGrad (matmul.wasm's under Node with the SIMD module) and PlanesGradGo
 // with what they replace: W_gᵀ·∂out_g by MatMulAddGo onto +0, each tap's column shifted right (+0 before it) and
 // the shifted columns added in tap order by a product with ones; bit for bit, on pairs of rows and a row left over,
-// column tails, one tap and one output.
+// column tails, one tap and one output; blocks of four rows (pg4) with pairs and a row left over.
 func TestPlanesGradBitForBit(t *testing.T) {
 	rng := rand.New(rand.NewSource(40))
 	val := func() float32 {
@@ -125,9 +125,12 @@ func TestPlanesGradBitForBit(t *testing.T) {
 		return float32(rng.NormFloat64() * math.Pow(2, float64(rng.Intn(30)-15)))
 	}
 	for trial := 0; trial < 400; trial++ {
-		cig, taps, m, n := 1+rng.Intn(5), 1+rng.Intn(9), 1+rng.Intn(17), 1+rng.Intn(40)
+		cig, taps, m, n := 1+rng.Intn(9), 1+rng.Intn(9), 1+rng.Intn(17), 1+rng.Intn(40)
 		if trial%50 == 0 {
 			n = 800 + rng.Intn(200)
+		}
+		if trial%10 == 5 { // one row: blocks of 32 columns, then of 8, then one at a time
+			cig, n = 1, 100+rng.Intn(200)
 		}
 		maxs := rng.Intn(12)
 		sb := n + maxs + rng.Intn(3)
