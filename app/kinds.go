@@ -17,10 +17,15 @@ func (m *pageModel) input() inputkind.Kind {
 			m.kind = m.tableKind(gallery)
 			return m.kind
 		}
-		m.kind = imagekind.New(imagekind.Models{Input: m.Input, Noun: m.noun(), Classes: len(m.classes), Class: m.class, Gallery: gallery})
+		m.kind = imagekind.New(imagekind.Models{Input: m.Input, Served: m.servedTo(gallery)})
 	}
 	return m.kind
 }
 
 // The page is its input kind's host.
 var _ inputkind.Host = (*Explainer)(nil)
+
+// servedTo is what a kind knows of the models beyond their input.
+func (m *pageModel) servedTo(gallery string) inputkind.Served {
+	return inputkind.Served{Noun: m.noun(), Classes: len(m.classes), Class: m.class, Gallery: gallery}
+}

@@ -60,7 +60,7 @@ func ownDescription(r pageDescription) (pageDescription, error) {
 
 // tableKind is the kind of the models' rows (the table's form and gallery).
 func (m *pageModel) tableKind(gallery string) inputkind.Kind {
-	return tablekind.New(tablekind.Models{Columns: m.Columns, Noun: m.noun(), Classes: len(m.classes), Class: m.class, Gallery: gallery})
+	return tablekind.New(tablekind.Models{Columns: m.Columns, Served: m.servedTo(gallery)})
 }
 
 // checkTable is what the page relies on of a table's description: columns it can read a row of.

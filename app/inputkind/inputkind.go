@@ -5,6 +5,8 @@
 package inputkind
 
 import (
+	"math"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/app/hostmsg"
@@ -99,4 +101,22 @@ type Host interface {
 type Locker interface {
 	Locks() clue.ColumnList
 	SetLocks(ctx app.Context, l clue.ColumnList)
+}
+
+// Hash names an input by its bits (FNV-1a; not its address, which a later input may reuse): what an element
+// shows, so that it is not drawn again.
+func Hash(x []float32) uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range x {
+		h = (h ^ uint64(math.Float32bits(v))) * 1099511628211
+	}
+	return h
+}
+
+// Served is what a kind needs to know of the served models beyond their input.
+type Served struct {
+	Noun    string           // what one input is called ("digit", "applicant")
+	Classes int              // how many classes they tell apart
+	Class   func(int) string // a class's name
+	Gallery string           // the gallery's file (web/…/gallery.json), "" when the site serves none
 }

@@ -122,6 +122,19 @@ func Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params)
 	return Words{}.Describe(pred0, exps, s, p)
 }
 
+// NoneSure is what Describe says of a set with no sure explanation: that every restart failed, or that none
+// reached an input the model is sure of within δ, and what to try (try: "a larger δ or a higher threshold");
+// "" for an empty set.
+func (w Words) NoneSure(exps []Explanation, s Summary, p Params, try string) string {
+	if s.Restarts > 0 && s.Failed == s.Restarts {
+		return fmt.Sprintf(" Every restart failed (its cost became NaN or infinite): try a smaller learning rate than %g.", p.LearningRate)
+	}
+	if len(exps) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Within δ = %g no restart reached %s the model is sure of (H below %g): try %s.", p.Delta, w.AnInput(), p.HThreshold, try)
+}
+
 // Describe is the package's Describe in these words.
 func (w Words) Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params) string {
 	label0 := pred0.Label()
@@ -131,13 +144,7 @@ func (w Words) Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary,
 		fmt.Fprintf(&b, " It is already sure (H is below the threshold %g), so the explanations are near copies of the %s.", p.HThreshold, w.noun())
 	}
 	if s.Accepted == 0 {
-		if s.Restarts > 0 && s.Failed == s.Restarts {
-			fmt.Fprintf(&b, " Every restart failed (its cost became NaN or infinite): try a smaller learning rate than %g.", p.LearningRate)
-		} else if len(exps) > 0 {
-			fmt.Fprintf(&b, " Within δ = %g no restart reached %s the model is sure of (H below %g): try a larger δ or a higher threshold.",
-				p.Delta, w.AnInput(), p.HThreshold)
-		}
-		return b.String()
+		return b.String() + w.NoneSure(exps, s, p, "a larger δ or a higher threshold")
 	}
 	// Each label is told by its cheapest explanation: the one its first card shows, and the one its p(y) comes from.
 	cheapest := make([]int, len(s.LabelCounts))

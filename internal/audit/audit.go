@@ -347,23 +347,8 @@ func auditItem(ctx context.Context, m *modelsource.Models, models *clue.Models, 
 		return r
 	}
 	r.Restarts = len(exps)
-	best := map[int]int{} // label → index of its cheapest accepted explanation
-	count := map[int]int{}
-	for k, e := range exps {
-		if !e.Accepted {
-			continue
-		}
-		r.Accepted++
-		count[e.Label]++
-		if j, ok := best[e.Label]; !ok || e.Distance < exps[j].Distance {
-			best[e.Label] = k
-		}
-	}
-	labels := make([]int, 0, len(best))
-	for l := range best {
-		labels = append(labels, l)
-	}
-	slices.Sort(labels)
+	labels, best, count := cheapestByLabel(exps)
+	r.Accepted = len(accepted(exps))
 	r.Image = sharelink.Quantize(x)
 	for _, l := range labels {
 		e := exps[best[l]]
@@ -380,6 +365,35 @@ func auditItem(ctx context.Context, m *modelsource.Models, models *clue.Models, 
 		Channels: in.Channels, Image: r.Image, Params: opt.Params, Selected: sharelink.NoSelection})
 	r.Link = opt.Site + "#" + link
 	return r
+}
+
+// cheapestByLabel is, for the labels the accepted explanations reach (in increasing order), the index of each
+// label's cheapest (the smallest d, the first of equals) and how many reach it.
+func cheapestByLabel(exps []clue.Explanation) (labels []int, best, count map[int]int) {
+	best, count = map[int]int{}, map[int]int{}
+	for _, k := range accepted(exps) {
+		e := exps[k]
+		count[e.Label]++
+		if j, ok := best[e.Label]; !ok || e.Distance < exps[j].Distance {
+			best[e.Label] = k
+		}
+	}
+	for l := range best {
+		labels = append(labels, l)
+	}
+	slices.Sort(labels)
+	return labels, best, count
+}
+
+// accepted are the indices of the accepted explanations.
+func accepted(exps []clue.Explanation) []int {
+	var out []int
+	for k, e := range exps {
+		if e.Accepted {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func unreadableRecords(skipped []imagefolder.Skipped) []Record {

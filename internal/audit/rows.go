@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -126,23 +125,8 @@ func auditRow(ctx context.Context, m *modelsource.Models, models *clue.Models, t
 		r.Link = opt.Site + "#" + sharelink.Encode(sharelink.State{Models: m.Name(), Model: m.Bundle.Fingerprint(), Height: 1, Width: len(q),
 			Channels: 1, Image: q, Params: opt.Params, Selected: sharelink.NoSelection})
 	}
-	best := map[int]int{} // label → index of its cheapest accepted explanation
-	count := map[int]int{}
-	for k, e := range exps {
-		if !e.Accepted {
-			continue
-		}
-		r.Accepted++
-		count[e.Label]++
-		if j, ok := best[e.Label]; !ok || e.Distance < exps[j].Distance {
-			best[e.Label] = k
-		}
-	}
-	labels := make([]int, 0, len(best))
-	for l := range best {
-		labels = append(labels, l)
-	}
-	slices.Sort(labels)
+	labels, best, count := cheapestByLabel(exps)
+	r.Accepted = len(accepted(exps))
 	for _, l := range labels {
 		e := exps[best[l]]
 		re := Reach{Label: l, Class: classes[l], Count: count[l], Distance: e.Distance, Restart: e.Restart, Changed: e.Changed}

@@ -18,11 +18,8 @@ import (
 
 // Models is what the kind needs to know of the served models.
 type Models struct {
-	Input   weights.Input
-	Noun    string           // what one input is called ("digit")
-	Classes int              // how many classes they tell apart
-	Class   func(int) string // a class's name
-	Gallery string           // the gallery's file (web/…/gallery.json), "" when the site serves none
+	Input weights.Input
+	inputkind.Served
 }
 
 // Image is the images' kind: the pad, the gallery and the upload, and the canvases that show images.

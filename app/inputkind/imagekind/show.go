@@ -5,7 +5,6 @@ package imagekind
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -43,7 +42,7 @@ func (i *Image) Fill(id string, x []float32, s inputkind.Size) (drew bool) {
 		return false
 	}
 	k := i.scale(s)
-	if c := webjs.UnlessShown(id, fmt.Sprintf("input %x %d", imageHash(x), k)); c != nil {
+	if c := webjs.UnlessShown(id, fmt.Sprintf("input %x %d", inputkind.Hash(x), k)); c != nil {
 		w, h := i.Size(k)
 		webjs.PutRGBA(c.Call("getContext", "2d"), i.inputRGBA(x, k), w, h, 0, 0)
 		return true
@@ -57,7 +56,7 @@ func (i *Image) FillDiff(id string, x0, e []float32, s inputkind.Size) (drew boo
 		return false
 	}
 	k := i.scale(s)
-	if c := webjs.UnlessShown(id, fmt.Sprintf("diff %x %x %d", imageHash(x0), imageHash(e), k)); c != nil {
+	if c := webjs.UnlessShown(id, fmt.Sprintf("diff %x %x %d", inputkind.Hash(x0), inputkind.Hash(e), k)); c != nil {
 		w, h := i.Size(k)
 		webjs.PutRGBA(c.Call("getContext", "2d"), i.diffRGBA(x0, e, k), w, h, 0, 0)
 		return true
@@ -157,13 +156,4 @@ func (i *Image) magnify(dst []byte, scale int, colour func(j int) (r, g, b byte)
 		}
 	}
 	return out
-}
-
-// imageHash names an image by its bits (FNV-1a; not its address, which a later image may reuse).
-func imageHash(x []float32) uint64 {
-	h := uint64(14695981039346656037)
-	for _, v := range x {
-		h = (h ^ uint64(math.Float32bits(v))) * 1099511628211
-	}
-	return h
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // digits is the digits' kind: 28×28 ink.
-var digits = New(Models{Input: weights.Input{Height: 28, Width: 28, Channels: 1}, Noun: "digit", Classes: 10})
+var digits = New(Models{Input: weights.Input{Height: 28, Width: 28, Channels: 1}, Served: inputkind.Served{Noun: "digit", Classes: 10}})
 
 // inputRGBAPerPixel and diffRGBAPerPixel are the images as first written, each pixel of the magnified image
 // worked out from its source pixel: the references magnify must match byte for byte.
@@ -119,7 +119,7 @@ func TestSizesAndPlaceholders(t *testing.T) {
 	if tabs := digits.Tabs(); len(tabs) != 2 || tabs[0].ID != "draw" || tabs[1].ID != "upload" {
 		t.Errorf("a digit's tabs without a gallery: %v", tabs)
 	}
-	shoes := New(Models{Input: weights.Input{Height: 28, Width: 28, Channels: 1, PickFirst: true}, Noun: "shoe", Gallery: "web/gallery.json"})
+	shoes := New(Models{Input: weights.Input{Height: 28, Width: 28, Channels: 1, PickFirst: true}, Served: inputkind.Served{Noun: "shoe", Gallery: "web/gallery.json"}})
 	if tabs := shoes.Tabs(); len(tabs) != 3 || tabs[0].ID != "gallery" || tabs[2].ID != "draw" {
 		t.Errorf("tabs of models picked first, with a gallery: %v", tabs)
 	}

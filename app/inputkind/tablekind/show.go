@@ -6,7 +6,6 @@ package tablekind
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -50,7 +49,7 @@ func (k *Table) Fill(id string, x []float32, s inputkind.Size) bool {
 	if row == nil {
 		return false
 	}
-	return k.write(id, fmt.Sprintf("row %x", rowHash(x)), k.RowHTML(row))
+	return k.write(id, fmt.Sprintf("row %x", inputkind.Hash(x)), k.RowHTML(row))
 }
 
 // FillDiff writes the fields e changes in x0 into the element id, unless it shows them already.
@@ -59,7 +58,7 @@ func (k *Table) FillDiff(id string, x0, e []float32, s inputkind.Size) bool {
 	if row0 == nil || row == nil {
 		return false
 	}
-	return k.write(id, fmt.Sprintf("diff %x %x", rowHash(x0), rowHash(e)), k.DiffHTML(row0, row))
+	return k.write(id, fmt.Sprintf("diff %x %x", inputkind.Hash(x0), inputkind.Hash(e)), k.DiffHTML(row0, row))
 }
 
 // write sets an element's HTML unless it shows what key names.
@@ -169,13 +168,4 @@ func clipText(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-// rowHash names a row by its bits (FNV-1a).
-func rowHash(x []float32) uint64 {
-	h := uint64(14695981039346656037)
-	for _, v := range x {
-		h = (h ^ uint64(math.Float32bits(v))) * 1099511628211
-	}
-	return h
 }

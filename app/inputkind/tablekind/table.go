@@ -25,10 +25,7 @@ import (
 // Models is what the kind needs to know of the served models.
 type Models struct {
 	Columns weights.Columns
-	Noun    string           // what one row is called ("applicant")
-	Classes int              // how many classes they tell apart
-	Class   func(int) string // a class's name
-	Gallery string           // the gallery's file (web/…/gallery.json), "" when the site serves none
+	inputkind.Served
 }
 
 // Table is the rows' kind: the form and the gallery, and the elements that show rows.

@@ -159,13 +159,7 @@ func (t Table) Describe(w clue.Words, x0 []float32, pred0 engine.Uncertainty, ex
 		fmt.Fprintf(&b, "The model is unsure whether this %s is %s (p %.2f, H %.2f nats).", noun, w.Class(label0), pred0.Probs[label0], pred0.Total)
 	}
 	if s.Accepted == 0 {
-		if s.Restarts > 0 && s.Failed == s.Restarts {
-			fmt.Fprintf(&b, " Every restart failed (its cost became NaN or infinite): try a smaller learning rate than %g.", p.LearningRate)
-		} else if len(exps) > 0 {
-			fmt.Fprintf(&b, " Within δ = %g no restart reached %s the model is sure of (H below %g): try a larger δ, a higher threshold or fewer locks.",
-				p.Delta, w.AnInput(), p.HThreshold)
-		}
-		return b.String()
+		return b.String() + w.NoneSure(exps, s, p, "a larger δ, a higher threshold or fewer locks")
 	}
 	labels := SaidLabels(exps, s)
 	parts := make([]string, len(labels))
