@@ -195,6 +195,15 @@ func TestBrowserCredit(t *testing.T) {
 					if !engineEval[bool](t, br, `document.getElementById("col-3-lock").checked && document.getElementById("col-4-lock").checked && !document.getElementById("col-5-lock").checked`) {
 						t.Errorf("%s: the link's page does not show Age and Marital locked (and Records not)", name)
 					}
+					// A link whose row does not fit the table (Home's level 10 of 6) is refused in a sentence naming it.
+					bad := s
+					bad.Image = append([]uint8(nil), s.Image...)
+					bad.Image[4] = 9 // Seniority's 4 bytes, then Home's level
+					engineDo(t, br, "opening a damaged link", func(ctx context.Context) error { return br.Navigate(ctx, page+"#"+sharelink.Encode(bad)) })
+					refused := engineWait(t, br, "the link's refusal", `document.getElementById("link-error") && document.getElementById("link-error").textContent`, 2*time.Minute)
+					if !strings.Contains(string(refused), "This link cannot be opened: its Home is level 10 of 6") {
+						t.Errorf("%s: a link with Home's level 10 of 6 says %s", name, refused)
+					}
 					t.Logf("%s: %s; %d explanations, %d accepted; %q", name, fmt.Sprint(got.Program), len(native), sum.Accepted, v.Sentence)
 				})
 			}
