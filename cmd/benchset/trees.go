@@ -96,12 +96,20 @@ func prepareBase(ctx context.Context, root, rev, tmp string) (*build, func(), er
 			return b, cleanup, err
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "app", "sharelink")); err != nil {
+	// The link codec was app/sharelink until issue 40 moved it beside the explanation (engine/clue/sharelink).
+	codec := ""
+	for _, d := range []string{filepath.Join(dir, "engine", "clue", "sharelink"), filepath.Join(dir, "app", "sharelink")} {
+		if _, err := os.Stat(d); err == nil {
+			codec = d
+			break
+		}
+	}
+	if codec == "" {
 		b.PageError = "this commit's page has no share links to open"
 	}
 	// A base that reads version-2 links opens the same links as this tree: a v1 link is rewritten into the
 	// address as v2 by its page, work this tree's page is not given.
-	if src, err := os.ReadFile(filepath.Join(dir, "app", "sharelink", "sharelink.go")); err == nil && bytes.Contains(src, []byte(`prefix2 = "v2."`)) {
+	if src, err := os.ReadFile(filepath.Join(codec, "sharelink.go")); err == nil && bytes.Contains(src, []byte(`prefix2 = "v2."`)) {
 		b.LinkFormat = "v2"
 	}
 	return b, cleanup, ctx.Err()
