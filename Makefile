@@ -11,7 +11,7 @@ WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/n
 # Packages that compile to WASM, tested under Node as well as natively.
 WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./wasm/worker/searchworker/... ./app/address/...
 # package:FuzzTarget pairs run briefly by `make test`.
-FUZZ_TARGETS := ./internal/digest:FuzzMatchesCryptoSHA256 ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./weights:FuzzTableRow ./engine:FuzzLoad ./engine/clue/sharelink:FuzzDecode ./wasm/worker/searchworker:FuzzRequest ./wasm/worker/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert ./internal/audit:FuzzReadBatch
+FUZZ_TARGETS := ./internal/digest:FuzzMatchesCryptoSHA256 ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./weights:FuzzTableRow ./engine:FuzzLoad ./engine/clue/sharelink:FuzzDecode ./wasm/worker/searchworker:FuzzRequest ./wasm/worker/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert ./internal/audit:FuzzReadBatch ./internal/tableschema:FuzzRead
 
 .PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel onnxruntime example-pytorch test-cluster
 
