@@ -41,6 +41,9 @@ type Agreement struct {
 func Check(ctx context.Context, d *weights.Description, files map[string]*weights.File, graphs []File, x []float32, n int, ort *ortnode.Runtime) ([]Agreement, error) {
 	in := d.InputShape()
 	dims := []int{n, in.C, in.H, in.W}
+	if in.Flat { // a table's flattened rows
+		dims = []int{n, in.Size()}
+	}
 	vae, _, err := engine.Load(d, files)
 	if err != nil {
 		return nil, err
