@@ -2,7 +2,7 @@
 ONNX, and writes the schema and the rows: what `deltaclue import -schema` reads (docs/your-model.md, "A table").
 
 usage: python3 train_export.py OUT_DIR [--data CSV] [--test CSV] [--schema JSON] [--train N] [--epochs E]
-                               [--vae-epochs E] [--threads T]
+                               [--vae-epochs E] [--batch B] [--threads T]
 
 Needs torch (Debian: python3-torch, 1.13) and onnx for the export (python3-onnx). By default it reads the credit
 training split (data/credit/train.csv: `make data DATASET=credit`) and the committed test split and schema
@@ -113,8 +113,9 @@ def main():
     p.add_argument("--test", default="internal/credit/test.csv", help="the test rows; empty: a fifth of --data")
     p.add_argument("--schema", default="internal/credit/schema.json")
     p.add_argument("--train", type=int, default=0, help="at most this many training rows (0: all)")
-    p.add_argument("--epochs", type=int, default=40)
-    p.add_argument("--vae-epochs", type=int, default=60)
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--vae-epochs", type=int, default=30)
+    p.add_argument("--batch", type=int, default=128)
     p.add_argument("--latent", type=int, default=6)
     p.add_argument("--threads", type=int, default=2)
     a = p.parse_args()
@@ -155,7 +156,7 @@ def main():
         opt = torch.optim.Adam(params, lr=1e-3)
         t0 = time.time()
         for _ in range(epochs):
-            for i in torch.randperm(len(x)).split(64):
+            for i in torch.randperm(len(x)).split(a.batch):
                 opt.zero_grad()
                 l = loss(i)
                 l.backward()
