@@ -102,6 +102,8 @@ func runImport(f importFlags) error {
 		return fmt.Errorf("import: -encoder and -decoder name the VAE's two ONNX files: give both, or neither to have a VAE trained on the data")
 	case f.latent < 1 || f.latent > 256 || f.vaeEpochs < 1:
 		return fmt.Errorf("import: -latent %d must be 1 to 256 and -vae-epochs %d at least 1", f.latent, f.vaeEpochs)
+	case f.data == "" && f.table.schema != "":
+		return fmt.Errorf("import: -data names the CSV file of labelled rows, every column of -schema and the class in -label's column")
 	case f.data == "":
 		return fmt.Errorf("import: -data names the labelled images, a folder per class")
 	case f.out == "":

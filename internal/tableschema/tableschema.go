@@ -20,9 +20,9 @@ import (
 const MaxBytes = 1 << 20
 
 // Read reads a schema file: a JSON array of columns (weights.Column's fields, no others), each number's or
-// integer's range, mean and std optional (Fit computes what is missing from the training rows; a std without a
-// mean, or the reverse, is refused). A column without a change rule may change freely. Its error is one
-// sentence.
+// integer's range, mean and std optional (Fit computes what is missing from the training rows; a std given alone
+// has a mean of 0, and a mean given alone is refused). A column without a change rule may change freely. Its
+// error is one sentence.
 func Read(r io.Reader) (weights.Columns, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {
