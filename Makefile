@@ -11,9 +11,9 @@ WASMSIMD := GOOS=js GOARCH=wasm $(GO) test -tags wasmsimd -exec "$(CURDIR)/web/n
 # Packages that compile to WASM, tested under Node as well as natively.
 WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./wasm/worker/searchworker/... ./app/address/...
 # package:FuzzTarget pairs run briefly by `make test`.
-FUZZ_TARGETS := ./internal/digest:FuzzMatchesCryptoSHA256 ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./weights:FuzzTableRow ./engine/clue/kind:FuzzCarried ./engine:FuzzLoad ./engine/clue/sharelink:FuzzDecode ./wasm/worker/searchworker:FuzzRequest ./wasm/worker/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert ./internal/audit:FuzzReadBatch ./internal/audit:FuzzLoadCSV ./internal/features:FuzzDecode
+FUZZ_TARGETS := ./internal/digest:FuzzMatchesCryptoSHA256 ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./weights:FuzzTableRow ./engine/clue/kind:FuzzCarried ./engine:FuzzLoad ./engine/clue/sharelink:FuzzDecode ./wasm/worker/searchworker:FuzzRequest ./wasm/worker/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert ./internal/audit:FuzzReadBatch ./internal/audit:FuzzLoadCSV ./internal/features:FuzzDecode ./internal/tableschema:FuzzRead
 
-.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel onnxruntime example-pytorch test-cluster
+.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel onnxruntime example-pytorch example-pytorch-tabular test-cluster
 
 ## serve: build the explainer (both WASM binaries and the static site) and serve it at http://127.0.0.1:8080
 serve: site
@@ -49,6 +49,20 @@ example-pytorch: onnxruntime
 	  -title "Clothes (a PyTorch example)" -out build/example/clothes
 	$(GO) run ./cmd/deltaclue predict -models build/example/clothes/float32 -eval -png build/example/pytorch/probe.png
 	@echo "PyTorch's own: $$(cat build/example/pytorch/probe.json)"
+
+## example-pytorch-tabular: examples/pytorch-tabular's small MC-dropout MLP and mixed-data VAE trained on the credit
+## applicants (data/credit/train.csv: make data DATASET=credit) with Debian's python3-torch, exported to ONNX and
+## imported with their schema into build/example/credit-pytorch (docs/your-model.md, "A table"); then
+## `make serve MODELS=build/example/credit-pytorch` serves its page of rows
+example-pytorch-tabular: onnxruntime
+	/usr/bin/python3 examples/pytorch-tabular/train_export.py build/example/pytorch-tabular
+	rm -rf build/example/credit-pytorch
+	$(GO) run ./cmd/deltaclue import -schema build/example/pytorch-tabular/schema.json -label Status \
+	  -data build/example/pytorch-tabular/train.csv -test build/example/pytorch-tabular/test.csv \
+	  -classifier build/example/pytorch-tabular/clf.onnx -dropout /fc2/Gemm=0.25,/fc3/Gemm=0.25 \
+	  -encoder build/example/pytorch-tabular/enc.onnx -decoder build/example/pytorch-tabular/dec.onnx \
+	  -noun applicant -title "Credit scoring (a PyTorch example)" -out build/example/credit-pytorch
+	$(GO) run ./cmd/deltaclue explain -models build/example/credit-pytorch -index 0 -out build/example/credit-pytorch-explain
 
 ## test-cluster: a one-node Slurm cluster on localhost (slurm-wlm, munge), started and stopped by the script: the
 ## audit of the digits' test split as an array of 4 tasks, one requeued mid-way, merged and compared byte for byte

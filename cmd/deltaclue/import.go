@@ -38,6 +38,7 @@ type importFlags struct {
 	global                                                 bool
 	budget                                                 time.Duration // import_budget.go
 	defaults                                               defaultsFlags // import_defaults.go
+	table                                                  tableFlags    // import_table.go
 }
 
 // importCmd makes a models folder from a PyTorch classifier and VAE exported to ONNX and the labelled images
@@ -68,10 +69,17 @@ func importCmd(args []string) error {
 	fs.StringVar(&f.ortDir, "onnxruntime", ortnode.DefaultDir, "where onnxruntime-web is installed (the second checker, for the graphs onnx-gomlx does not run)")
 	fs.DurationVar(&f.budget, "budget", 10*time.Minute, "the import's time at most, about: the costly stages (the quality on the test items, the search's defaults, the anchors, the translations and the global view) share it, each doing as many items as its share holds and saying what it left out (0: no bound)")
 	f.defaults.register(fs)
+	fs.StringVar(&f.table.schema, "schema", "", "a table's schema (JSON: its columns' name, kind number/integer/category, levels, unit, range, change; docs/tables.md): -data is then a CSV file of labelled rows, and the networks read the flattened row")
+	fs.StringVar(&f.table.label, "label", "class", "with -schema, the CSV files' class column")
+	fs.StringVar(&f.table.lock, "lock", "", "with -schema, columns no explanation may change (their change rule becomes \"never\"): NAME[,NAME…]")
 	setup := fs.Bool("setup", false, "only install onnxruntime-web "+ortnode.Version+" into -onnxruntime with npm, and exit (make onnxruntime)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	fs.Visit(func(fl *flag.Flag) {
+		f.table.latentSet = f.table.latentSet || fl.Name == "latent"
+		f.table.epochsSet = f.table.epochsSet || fl.Name == "vae-epochs"
+	})
 	if fs.NArg() > 0 {
 		return fmt.Errorf("import: unexpected argument %q (every input is a flag)", fs.Arg(0))
 	}
@@ -94,6 +102,8 @@ func runImport(f importFlags) error {
 		return fmt.Errorf("import: -encoder and -decoder name the VAE's two ONNX files: give both, or neither to have a VAE trained on the data")
 	case f.latent < 1 || f.latent > 256 || f.vaeEpochs < 1:
 		return fmt.Errorf("import: -latent %d must be 1 to 256 and -vae-epochs %d at least 1", f.latent, f.vaeEpochs)
+	case f.data == "" && f.table.schema != "":
+		return fmt.Errorf("import: -data names the CSV file of labelled rows, every column of -schema and the class in -label's column")
 	case f.data == "":
 		return fmt.Errorf("import: -data names the labelled images, a folder per class")
 	case f.out == "":
@@ -124,41 +134,16 @@ func runImport(f importFlags) error {
 		return fmt.Errorf("import: -dropout is for one MC-dropout classifier; an ensemble's members (-classifier a,b,…) are its uncertainty")
 	}
 
-	// The graphs, converted.
-	var graphs []onnximport.File
-	convert := func(role, path, prefix string, drop map[string]float64) (*onnximport.Network, error) {
-		m, err := onnxfile.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		n, err := onnximport.Convert(m, onnximport.Options{Prefix: prefix, Dropout: drop})
-		if err != nil {
-			return nil, fmt.Errorf("%s (%s): %w", role, path, err)
-		}
-		graphs = append(graphs, onnximport.File{Role: role, Path: path, Net: n})
-		return n, nil
+	if f.table.schema != "" {
+		return runTableImport(f, name, members, dropout, start) // import_table.go
 	}
-	var parts onnximport.Parts
-	for i, path := range members {
-		role, prefix := "the classifier", "bnn"
-		if len(members) > 1 {
-			role, prefix = fmt.Sprintf("the ensemble's member %d", i+1), fmt.Sprintf("member%d", i+1)
-		}
-		n, err := convert(role, strings.TrimSpace(path), prefix, dropout)
-		if err != nil {
-			return err
-		}
-		parts.Classifier = append(parts.Classifier, n)
+
+	// The graphs, converted.
+	graphs, parts, err := convertGraphs(f, members, dropout)
+	if err != nil {
+		return err
 	}
 	trainVAE := f.encoder == ""
-	if !trainVAE {
-		if parts.Encoder, err = convert("the encoder", f.encoder, "encoder", nil); err != nil {
-			return err
-		}
-		if parts.Decoder, err = convert("the decoder", f.decoder, "decoder", nil); err != nil {
-			return err
-		}
-	}
 	fmt.Printf("converted %d graphs (%.1fs)\n", len(graphs), time.Since(start).Seconds())
 
 	// The data, in the classifier's order of classes.
@@ -315,6 +300,46 @@ func runImport(f importFlags) error {
 	}
 	fmt.Printf("serve it: make serve MODELS=%s\n", f.out)
 	return nil
+}
+
+// convertGraphs converts the classifier's ONNX files (one, or an ensemble's members) and, when given, the VAE's
+// encoder and decoder, each with its role for the check.
+func convertGraphs(f importFlags, members []string, dropout map[string]float64) ([]onnximport.File, onnximport.Parts, error) {
+	var graphs []onnximport.File
+	convert := func(role, path, prefix string, drop map[string]float64) (*onnximport.Network, error) {
+		m, err := onnxfile.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		n, err := onnximport.Convert(m, onnximport.Options{Prefix: prefix, Dropout: drop})
+		if err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", role, path, err)
+		}
+		graphs = append(graphs, onnximport.File{Role: role, Path: path, Net: n})
+		return n, nil
+	}
+	var parts onnximport.Parts
+	for i, path := range members {
+		role, prefix := "the classifier", "bnn"
+		if len(members) > 1 {
+			role, prefix = fmt.Sprintf("the ensemble's member %d", i+1), fmt.Sprintf("member%d", i+1)
+		}
+		n, err := convert(role, strings.TrimSpace(path), prefix, dropout)
+		if err != nil {
+			return nil, parts, err
+		}
+		parts.Classifier = append(parts.Classifier, n)
+	}
+	if f.encoder != "" {
+		var err error
+		if parts.Encoder, err = convert("the encoder", f.encoder, "encoder", nil); err != nil {
+			return nil, parts, err
+		}
+		if parts.Decoder, err = convert("the decoder", f.decoder, "decoder", nil); err != nil {
+			return nil, parts, err
+		}
+	}
+	return graphs, parts, nil
 }
 
 // parseDropout reads -dropout's NODE=RATE list.

@@ -10,7 +10,6 @@ import (
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/internal/budget"
 	"github.com/deltaclue/deltaclue/internal/dataset"
-	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/internal/plural"
 	"github.com/deltaclue/deltaclue/training"
 	"github.com/deltaclue/deltaclue/weights"
@@ -90,7 +89,7 @@ func (s subsetItems) Float(i int, dst []float32) []float32 { return s.Items.Floa
 // measureCompaction measures the float32 models (d, files) on the test items, compacts them to int8 (noting the
 // float32 measures in their manifests), measures the int8 ones on the same items, prints the table, and returns
 // the int8 files, encoded with both measures, and the float32 measures.
-func measureCompaction(d *weights.Description, files map[string]*weights.File, test *idx.Items, share stageBudget, start time.Time) (map[string][]byte, map[string]any, error) {
+func measureCompaction(d *weights.Description, files map[string]*weights.File, test dataset.Items, share stageBudget, start time.Time) (map[string][]byte, map[string]any, error) {
 	half := share
 	half.Budget /= 2
 	order := budget.Order(test.Len())

@@ -17,12 +17,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os/exec"
 	"slices"
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/internal/tableschema"
 	"github.com/deltaclue/deltaclue/weights"
 )
 
@@ -214,28 +214,11 @@ func Schema(train []Applicant) (weights.Columns, error) {
 	if len(train) < 2 {
 		return nil, fmt.Errorf("a schema needs training applicants, not %d", len(train))
 	}
-	c := slices.Clone(columns)
-	for i := range c {
-		if c[i].Kind == weights.ColumnCategory {
-			c[i].Levels = slices.Clone(c[i].Levels)
-			continue
-		}
-		lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
-		for _, a := range train {
-			v := a.Row[i]
-			lo, hi, sum = min(lo, v), max(hi, v), sum+v
-		}
-		mean := sum / float64(len(train))
-		ss := 0.0
-		for _, a := range train {
-			ss += (a.Row[i] - mean) * (a.Row[i] - mean)
-		}
-		c[i].Range, c[i].Mean, c[i].Std = [2]float64{lo, hi}, mean, math.Sqrt(ss/float64(len(train)))
+	rows := make([][]float64, len(train))
+	for i, a := range train {
+		rows[i] = a.Row
 	}
-	if err := c.Check(); err != nil {
-		return nil, fmt.Errorf("the training split's schema: %v", err)
-	}
-	return c, nil
+	return tableschema.Fit(columns, rows)
 }
 
 // WriteCSV writes applicants as a CSV file with a header, the 13 columns then Status, as weights.Columns.ReadCSV

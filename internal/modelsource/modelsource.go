@@ -1,9 +1,12 @@
 // Package modelsource opens the models a command is told to use (its -models flag): the shipped digits by
 // name, a models bundle file (models.bin as the site serves it), or a folder holding model.json, its weights
-// files (*.dcw) and, optionally, test items (package idx: test-images.idx and test-labels.idx).
+// files (*.dcw) and, optionally, test items (package idx: test-images.idx and test-labels.idx; a table's test rows as
+// test.csv).
 package modelsource
 
 import (
+	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -139,16 +142,27 @@ func openFS(fsys fs.FS, dir, spec string) (*Models, error) {
 	if err := desc.Check(files); err != nil {
 		return nil, fmt.Errorf("%s: %w", descPath, err)
 	}
-	items, err := idx.ReadItemsFS(fsys, dir, desc.Input, len(desc.Classes))
-	switch {
-	case errors.Is(err, idx.ErrNoItems):
-		items = nil
-	case err != nil:
-		return nil, err
+	var items *idx.Items
+	var rows *dataset.Table
+	if desc.Input.IsTable() {
+		if rows, err = readTestRows(fsys, dir, desc); err != nil {
+			return nil, err
+		}
+	} else {
+		items, err = idx.ReadItemsFS(fsys, dir, desc.Input, len(desc.Classes))
+		switch {
+		case errors.Is(err, idx.ErrNoItems):
+			items = nil
+		case err != nil:
+			return nil, err
+		}
 	}
 	m, err := open(spec, weights.EncodeBundle(members), dir, items)
 	if err != nil {
 		return nil, err
+	}
+	if rows != nil {
+		m.Test = rows
 	}
 	if m.Groups, err = fs.ReadFile(fsys, GroupsFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -230,5 +244,60 @@ func WriteDir(dir string, bundle []byte, items dataset.Items) error {
 	if items == nil {
 		return nil
 	}
+	if t, ok := items.(*dataset.Table); ok && b.Description.Input.IsTable() {
+		return writeTestRows(dir, b.Description, t)
+	}
 	return idx.WriteItems(dir, b.Description.Input, items)
+}
+
+// TestRowsFile is a table's test rows in a models folder: a CSV file with a header, the columns then
+// TestRowsLabel, the class by name (weights.Columns.ReadCSV reads it).
+const (
+	TestRowsFile  = "test.csv"
+	TestRowsLabel = "class"
+)
+
+// readTestRows reads a table's test rows from its folder's TestRowsFile, nil when it has none.
+func readTestRows(fsys fs.FS, dir string, d *weights.Description) (*dataset.Table, error) {
+	b, err := fs.ReadFile(fsys, TestRowsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cols := d.Input.Columns
+	rows, labels, err := cols.ReadCSV(bytes.NewReader(b), TestRowsLabel, d.Classes)
+	if err == nil && len(labels) != len(rows) {
+		err = fmt.Errorf("it has no %s column", TestRowsLabel)
+	}
+	if err == nil && len(rows) == 0 {
+		err = errors.New("it has no rows")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, TestRowsFile), err)
+	}
+	return dataset.NewTable(cols, rows, labels)
+}
+
+// writeTestRows writes a table's test rows as its folder's TestRowsFile.
+func writeTestRows(dir string, d *weights.Description, t *dataset.Table) error {
+	if d.Input.Columns.Index(TestRowsLabel) >= 0 {
+		return fmt.Errorf("the table has a column named %q, the name a models folder's %s gives the class: rename it", TestRowsLabel, TestRowsFile)
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.Write(append(d.Input.Columns.Names(), TestRowsLabel)); err != nil {
+		return err
+	}
+	for i, r := range t.Rows {
+		if err := w.Write(d.Input.Columns.CSVRecord(r, d.Classes[t.Labels[i]])); err != nil {
+			return err
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, TestRowsFile), buf.Bytes(), 0o644)
 }

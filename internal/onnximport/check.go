@@ -39,8 +39,44 @@ type Agreement struct {
 // encoder's means of x, and the decoder's images of those means. It returns every graph's agreement, and an
 // error naming the first graph that differs by more than Tolerance or that no runtime could run.
 func Check(ctx context.Context, d *weights.Description, files map[string]*weights.File, graphs []File, x []float32, n int, ort *ortnode.Runtime) ([]Agreement, error) {
+	return check(ctx, d, files, graphs, x, n, []runner{func(ctx context.Context, path string, x []float32, dims []int) ([]float32, string, error) {
+		return runReference(ctx, path, x, dims, ort)
+	}})
+}
+
+// CheckBoth is Check in each runtime in turn: onnx-gomlx wherever it runs every op of a graph, and
+// onnxruntime-web too when it is installed (ort not nil). A table's networks are small MLPs, so checking them
+// twice costs a second or two.
+func CheckBoth(ctx context.Context, d *weights.Description, files map[string]*weights.File, graphs []File, x []float32, n int, ort *ortnode.Runtime) ([]Agreement, error) {
+	runners := []runner{func(ctx context.Context, path string, x []float32, dims []int) ([]float32, string, error) {
+		m, err := onnxfile.ReadFile(path)
+		if err != nil {
+			return nil, "", err
+		}
+		if lacks := ReferenceLacks(m); lacks != "" || ort == nil {
+			return runReference(ctx, path, x, dims, ort) // onnxruntime-web alone, or the error saying it is missing
+		}
+		y, err := runGomlx(path, x, dims)
+		return y, "onnx-gomlx", err
+	}}
+	if ort != nil {
+		runners = append(runners, func(ctx context.Context, path string, x []float32, dims []int) ([]float32, string, error) {
+			y, _, err := ort.Run(ctx, path, x, dims...)
+			return y, "onnxruntime-web " + ortnode.Version, err
+		})
+	}
+	return check(ctx, d, files, graphs, x, n, runners)
+}
+
+// runner runs an ONNX file on inputs x of dims, and names its runtime.
+type runner func(ctx context.Context, path string, x []float32, dims []int) ([]float32, string, error)
+
+func check(ctx context.Context, d *weights.Description, files map[string]*weights.File, graphs []File, x []float32, n int, runners []runner) ([]Agreement, error) {
 	in := d.InputShape()
 	dims := []int{n, in.C, in.H, in.W}
+	if in.Flat { // a table's flattened rows
+		dims = []int{n, in.Size()}
+	}
 	vae, _, err := engine.Load(d, files)
 	if err != nil {
 		return nil, err
@@ -63,33 +99,46 @@ func Check(ctx context.Context, d *weights.Description, files map[string]*weight
 			member++
 			input, gdims = x, dims
 		}
-		want, runtime, err := runReference(ctx, g.Path, input, gdims, ort)
-		if err != nil {
-			return out, fmt.Errorf("%s (%s): %w", g.Role, g.Path, err)
-		}
-		if g.Role != "the encoder" && g.Role != "the decoder" {
-			want = probabilities(want, len(d.Classes), g.Net.Final)
-		}
-		if len(want) != len(got) {
-			return out, fmt.Errorf("%s: %s gives %d values for %d items, the engine %d", g.Role, runtime, len(want), n, len(got))
-		}
-		a := Agreement{Role: g.Role, Runtime: runtime, Values: len(got)}
-		for i := range got {
-			diff := math.Abs(float64(got[i]) - float64(want[i]))
-			if diff != diff || diff > a.MaxDiff {
-				a.MaxDiff = diff
-				if diff != diff {
-					a.MaxDiff = math.Inf(1)
-				}
+		for _, run := range runners {
+			a, err := agreeIn(ctx, run, g, d, got, input, gdims, n)
+			if a.Runtime != "" {
+				out = append(out, a)
 			}
-		}
-		out = append(out, a)
-		if a.MaxDiff > Tolerance {
-			return out, fmt.Errorf("%s: the engine's float32 forward differs from %s's by %.3g (over %d values; at most %g is accepted): the conversion does not agree, so nothing is written",
-				g.Role, runtime, a.MaxDiff, a.Values, Tolerance)
+			if err != nil {
+				return out, err
+			}
 		}
 	}
 	return out, nil
+}
+
+// agreeIn runs graph g in one runtime and compares its output with the engine's, got.
+func agreeIn(ctx context.Context, run runner, g File, d *weights.Description, got, input []float32, gdims []int, n int) (Agreement, error) {
+	want, runtime, err := run(ctx, g.Path, input, gdims)
+	if err != nil {
+		return Agreement{}, fmt.Errorf("%s (%s): %w", g.Role, g.Path, err)
+	}
+	if g.Role != "the encoder" && g.Role != "the decoder" {
+		want = probabilities(want, len(d.Classes), g.Net.Final)
+	}
+	if len(want) != len(got) {
+		return Agreement{}, fmt.Errorf("%s: %s gives %d values for %d items, the engine %d", g.Role, runtime, len(want), n, len(got))
+	}
+	a := Agreement{Role: g.Role, Runtime: runtime, Values: len(got)}
+	for i := range got {
+		diff := math.Abs(float64(got[i]) - float64(want[i]))
+		if diff != diff || diff > a.MaxDiff {
+			a.MaxDiff = diff
+			if diff != diff {
+				a.MaxDiff = math.Inf(1)
+			}
+		}
+	}
+	if a.MaxDiff > Tolerance {
+		return a, fmt.Errorf("%s: the engine's float32 forward differs from %s's by %.3g (over %d values; at most %g is accepted): the conversion does not agree, so nothing is written",
+			g.Role, runtime, a.MaxDiff, a.Values, Tolerance)
+	}
+	return a, nil
 }
 
 // memberProbs is the softmax of classifier network k alone, its dropout layers left out, for the n inputs x.

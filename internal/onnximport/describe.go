@@ -26,6 +26,10 @@ type Info struct {
 	// Samples is an MC-dropout classifier's number of fixed masks, drawn from MaskSeed.
 	Samples  int
 	MaskSeed uint64
+	// Columns, when not nil, make the input a table's (issue 41): the networks read the flattened row, one
+	// value per number and one per category level, and the VAE's decoder gives each number's standardised mean
+	// and each category's logits (weights.LikelihoodMixed).
+	Columns weights.Columns
 }
 
 // Describe makes the models' description and their float32 weights files (weights.BundleBNN for the
@@ -37,19 +41,31 @@ func Describe(p Parts, info Info) (*weights.Description, map[string]*weights.Fil
 		return nil, nil, fmt.Errorf("a bundle needs a classifier, an encoder and a decoder")
 	}
 	in := p.Classifier[0].In
-	if in.Flat || (in.C != 1 && in.C != 3) {
-		return nil, nil, fmt.Errorf("the classifier takes %v; the explainer takes images of 1 (grey) or 3 (RGB) channels", in)
+	table := info.Columns != nil
+	if table {
+		if err := CheckTableInput(in, info.Columns); err != nil {
+			return nil, nil, err
+		}
+	} else if in.Flat || (in.C != 1 && in.C != 3) {
+		return nil, nil, fmt.Errorf("the classifier takes %v; the explainer takes images of 1 (grey) or 3 (RGB) channels (or a table's rows, with a schema)", in)
 	}
 	d := &weights.Description{Format: weights.DescriptionFormat, Name: info.Name, Title: info.Title, Classes: info.Classes}
 	if d.Title == "" {
 		d.Title = info.Name
 	}
-	d.Input = weights.Input{Height: in.H, Width: in.W, Channels: in.C, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: info.Noun}
-	if in.C == 3 {
-		d.Input.Drawing = weights.DrawColour
-	}
-	if d.Input.Noun == "" {
-		d.Input.Noun = "image"
+	if table {
+		d.Input = weights.Input{Kind: weights.KindTable, Columns: info.Columns, Noun: info.Noun}
+		if d.Input.Noun == "" {
+			d.Input.Noun = "row"
+		}
+	} else {
+		d.Input = weights.Input{Height: in.H, Width: in.W, Channels: in.C, Range: [2]float64{0, 1}, Drawing: weights.DrawInk, Noun: info.Noun}
+		if in.C == 3 {
+			d.Input.Drawing = weights.DrawColour
+		}
+		if d.Input.Noun == "" {
+			d.Input.Noun = "image"
+		}
 	}
 	var bnn []weights.Named
 	for i, n := range p.Classifier {
@@ -84,6 +100,11 @@ func Describe(p Parts, info Info) (*weights.Description, map[string]*weights.Fil
 		d.VAE = *p.VAE
 	} else if d.VAE, vaeTensors, err = describeVAE(p.Encoder, p.Decoder, in); err != nil {
 		return nil, nil, err
+	} else if table {
+		if p.Decoder.Final != "" {
+			return nil, nil, fmt.Errorf("the decoder ends in a %s; a table's decoder gives each number's standardised mean and each category's logits, before any softmax", p.Decoder.Final)
+		}
+		d.VAE.Likelihood = weights.LikelihoodMixed
 	}
 	files := map[string]*weights.File{}
 	for name, parts := range map[string][]weights.Named{weights.BundleBNN: bnn, weights.BundleVAE: vaeTensors} {
@@ -111,6 +132,16 @@ func Describe(p Parts, info Info) (*weights.Description, map[string]*weights.Fil
 		return nil, nil, err
 	}
 	return d, files, nil
+}
+
+// CheckTableInput says, in a sentence, that a classifier's input in is not the flattened row of the columns:
+// one value per number or integer, one per category level.
+func CheckTableInput(in weights.Shape, cols weights.Columns) error {
+	if in.Flat && in.Size() == cols.Width() {
+		return nil
+	}
+	return fmt.Errorf("the schema's %d columns flatten to %d values (one per number, one per category level) and the classifier reads %v: give the schema of the columns it was trained on, in its order",
+		len(cols), cols.Width(), in)
 }
 
 func hasDropout(layers []weights.Layer) bool {
