@@ -176,9 +176,11 @@ func TestBrowserCredit(t *testing.T) {
 					engineEval[bool](t, br, `(() => { for (const [id, v] of [["sweep-radii", "1, 2, 3"], ["sweep-n", "20"]]) {
 						const el = document.getElementById(id); el.value = v; el.dispatchEvent(new Event("change", {bubbles: true})); } return true; })()`)
 					engineClick(t, br, "sweep-run")
+					// (Each reach's row is drawn in the frame after the sweep's render: wait for them.)
 					sweep := engineWait(t, br, "the sweep", `!document.getElementById("download-sweep").disabled && window.deltaclue.sweep && window.deltaclue.sweep.done &&
+						(window.deltaclue.sweep.reaches == "[]" || document.querySelectorAll("#sweep .row-view li, #sweep .row-view dt").length > 0) &&
 						({status: document.getElementById("sweep-status").textContent, reaches: window.deltaclue.sweep.reaches,
-						rows: document.querySelectorAll("#sweep .row-view").length})`, 2*time.Minute)
+						rows: document.querySelectorAll("#sweep .row-view li, #sweep .row-view dt").length})`, 2*time.Minute)
 					var sw struct {
 						Status, Reaches string
 						Rows            int

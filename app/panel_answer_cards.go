@@ -145,6 +145,11 @@ func amortisedMiss(a searchworker.Amortised) string {
 
 // drawCards draws each card's representative and its difference from the input, for at most the frame's
 // paint budget (a final summary can bring thirty new cards: 35 ms in one task): it says whether all are drawn.
+// cardsOnPage says whether every card of the set is on the page, to be drawn.
+func (e *Explainer) cardsOnPage() bool {
+	return len(e.set.cards) == 0 || app.Window().Get("document").Call("querySelectorAll", "#cards .mode-card").Length() == len(e.set.cards)
+}
+
 func (e *Explainer) drawCards() bool {
 	start, budget, k := time.Now(), frame.left(paintBudget), served().input()
 	for _, c := range e.set.cards {

@@ -99,12 +99,20 @@ func (e *Explainer) redrawResults(ctx app.Context) {
 		}
 	}
 	var cards func()
+	waited := 0
 	cards = func() {
 		if frame.left(paintBudget) <= 0 { // the frame is spent (a slice of the grid): the next one
 			afterRender.request(ctx, cards)
 			return
 		}
 		if !e.drawCards() { // the frame is spent: the other cards in the next
+			afterRender.request(ctx, cards)
+			return
+		}
+		// go-app may render the cards after this frame (a summary that came as the set finished, on a slow
+		// engine): drawn before they were there, they stayed blank. Wait for them, a few seconds at most.
+		if !e.cardsOnPage() && waited < 240 {
+			waited++
 			afterRender.request(ctx, cards)
 			return
 		}

@@ -41,8 +41,8 @@ const (
 	// {type, height, width, channels, pixels: height·width·channels numbers in [0, 1], channel by channel, each
 	// row by row, id?}: explain this input (of the frame's models' shape)
 	Image = "deltaclue:image"
-	// {type, row: {column: value, …} with every column (a category by its level's name), id?}: explain this row
-	// (of a frame whose models read rows)
+	// {type, row: {column: value, …} with every column (a category by its level's name), id?}: explain this row,
+	// to a frame whose models read rows (their kind reads it: tablekind)
 	Row = "deltaclue:row"
 )
 
@@ -67,9 +67,8 @@ type Message struct {
 // a string beginning "deltaclue:", or one of the frame's own types): the frame ignores it, as other scripts'
 // messages pass through the same window. For a message meant for it, err says why it cannot be done, in one
 // sentence a host's developer can act on; id is the message's id when it has a usable one. shape is the input
-// the frame's models take; a frame whose models read rows gives row instead, which reads deltaclue:row's "row"
-// into the row as a link carries it.
-func Read(text string, shape Shape, row func(raw json.RawMessage) ([]uint8, error)) (m Message, forFrame bool, err error) {
+// the frame's models take.
+func Read(text string, shape Shape) (m Message, forFrame bool, err error) {
 	if limit := shape.MaxBytes(); len(text) > limit {
 		// Too large to read: it may still be meant for the frame, which says so rather than stay silent.
 		if strings.Contains(text[:min(len(text), 200)], `"deltaclue:`) {
@@ -90,22 +89,7 @@ func Read(text string, shape Shape, row func(raw json.RawMessage) ([]uint8, erro
 		return Message{}, false, nil
 	}
 	m.Type = kind
-	if raw, ok := fields["id"]; ok && string(raw) != "null" {
-		var s string
-		var f float64
-		switch {
-		case json.Unmarshal(raw, &s) == nil && len(s) <= 200:
-		case json.Unmarshal(raw, &f) == nil:
-		default:
-			return m, true, fmt.Errorf("its id must be a string of at most 200 characters or a number")
-		}
-		m.ID = raw
-	}
-	if row != nil && kind != Open { // a frame of rows
-		if kind != Row {
-			return m, true, fmt.Errorf("%q is not a message the frame knows: send %q or %q", kind, Open, Row)
-		}
-		m.Input, err = row(fields["row"])
+	if m.ID, err = ID(fields); err != nil {
 		return m, true, err
 	}
 	switch kind {
@@ -168,6 +152,24 @@ func Read(text string, shape Shape, row func(raw json.RawMessage) ([]uint8, erro
 		return m, true, fmt.Errorf("%q is not a message the frame knows: send %q, %q or %q", kind, Open, Image, Digit)
 	}
 	return m, true, nil
+}
+
+// ID is a message's id, to be sent back with what answers it: a string of at most 200 characters or a number as
+// the host wrote it (JSON), or nil for none.
+func ID(fields map[string]json.RawMessage) (json.RawMessage, error) {
+	raw, ok := fields["id"]
+	if !ok || string(raw) == "null" {
+		return nil, nil
+	}
+	var s string
+	var f float64
+	switch {
+	case json.Unmarshal(raw, &s) == nil && len(s) <= 200:
+	case json.Unmarshal(raw, &f) == nil:
+	default:
+		return nil, fmt.Errorf("its id must be a string of at most 200 characters or a number")
+	}
+	return raw, nil
 }
 
 // String is the shape in words: "28×28 grey", "32×32 colour".

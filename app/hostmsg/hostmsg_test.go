@@ -2,7 +2,6 @@ package hostmsg
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -59,7 +58,7 @@ func TestRead(t *testing.T) {
 		{"too large, not for the frame", `{"x":"` + strings.Repeat("a", MaxBytes) + `"}`, false, "", ""},
 	}
 	for _, c := range cases {
-		m, forFrame, err := Read(c.text, Digits, nil)
+		m, forFrame, err := Read(c.text, Digits)
 		if forFrame != c.forFrame || (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%s: for the frame %v, error %v; want %v, %q", c.name, forFrame, err, c.forFrame, c.err)
 		}
@@ -67,11 +66,11 @@ func TestRead(t *testing.T) {
 			t.Errorf("%s: id %s, want %s", c.name, m.ID, c.id)
 		}
 	}
-	m, _, _ := Read(`{"type":"deltaclue:open","link":"https://x/#`+link+`"}`, Digits, nil)
+	m, _, _ := Read(`{"type":"deltaclue:open","link":"https://x/#`+link+`"}`, Digits)
 	if m.Link != link {
 		t.Errorf("the link read from an address is %q", m.Link)
 	}
-	m, _, _ = Read(`{"type":"deltaclue:digit","pixels":`+pixels(0.5)+`}`, Digits, nil)
+	m, _, _ = Read(`{"type":"deltaclue:digit","pixels":`+pixels(0.5)+`}`, Digits)
 	if m.Input[0] != 128 || m.Input[783] != 128 {
 		t.Errorf("0.5 quantised to %d", m.Input[0])
 	}
@@ -81,7 +80,7 @@ func TestRead(t *testing.T) {
 func TestReadImage(t *testing.T) {
 	colour := Shape{2, 3, 3}
 	vals := `[0,0.5,1,0,0,0, 0,0,0,0,0,0, 1,1,1,1,1,1]`
-	m, forFrame, err := Read(`{"type":"deltaclue:image","height":2,"width":3,"channels":3,"pixels":`+vals+`,"id":"a"}`, colour, nil)
+	m, forFrame, err := Read(`{"type":"deltaclue:image","height":2,"width":3,"channels":3,"pixels":`+vals+`,"id":"a"}`, colour)
 	if !forFrame || err != nil || len(m.Input) != 18 || m.Input[1] != 128 || m.Input[17] != 255 || string(m.ID) != `"a"` {
 		t.Fatalf("the image: %v %v %v %s", forFrame, err, m.Input, m.ID)
 	}
@@ -91,12 +90,12 @@ func TestReadImage(t *testing.T) {
 		`{"type":"deltaclue:image","height":2,"width":3,"channels":3,"pixels":[1]}`:          `deltaclue:image needs "pixels", an array of 18 numbers in [0, 1]`,
 		`{"type":"deltaclue:digit","pixels":` + pixels(0.5) + `}`:                            "deltaclue:digit sends a 28×28 digit, and this frame's models take 2×3 colour: send deltaclue:image",
 	} {
-		if _, forFrame, err := Read(text, colour, nil); !forFrame || err == nil || !strings.Contains(err.Error(), want) {
+		if _, forFrame, err := Read(text, colour); !forFrame || err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%.60s…: %v, want %q", text, err, want)
 		}
 	}
 	// The digits take an image message too, of their shape.
-	if m, _, err := Read(`{"type":"deltaclue:image","height":28,"width":28,"channels":1,"pixels":`+pixels(0.5)+`}`, Digits, nil); err != nil || len(m.Input) != 784 {
+	if m, _, err := Read(`{"type":"deltaclue:image","height":28,"width":28,"channels":1,"pixels":`+pixels(0.5)+`}`, Digits); err != nil || len(m.Input) != 784 {
 		t.Errorf("the digits' image message: %v", err)
 	}
 }
@@ -107,23 +106,12 @@ func FuzzRead(f *testing.F) {
 	f.Add(`{"type":"deltaclue:digit","pixels":` + pixels(0.25) + `}`)
 	f.Add(`{"type":"deltaclue:digit","pixels":[1e999]}`)
 	f.Add(`{"type":"deltaclue:x","id":[]}`)
-	f.Add(`{"type":"deltaclue:row","row":{"Age":30},"id":"a"}`)
 	f.Fuzz(func(t *testing.T, text string) {
-		// A frame of rows: the envelope is the same; the row is the kind's to read (here: two bytes, or refused).
-		rm, rowFrame, rerr := Read(text, Shape{}, func(raw json.RawMessage) ([]uint8, error) {
-			if len(raw) < 2 {
-				return nil, fmt.Errorf("no row")
-			}
-			return raw[:2], nil
-		})
-		if rerr == nil && rowFrame && rm.Type != Open && (rm.Type != Row || len(rm.Input) != 2) {
-			t.Fatalf("a frame of rows took %q with %d bytes", rm.Type, len(rm.Input))
-		}
 		shape := Digits
 		if len(text)%2 == 1 {
 			shape = Shape{2, 2, 3}
 		}
-		m, forFrame, err := Read(text, shape, nil)
+		m, forFrame, err := Read(text, shape)
 		if !forFrame && (err != nil || m.Type != "") {
 			t.Fatalf("a message not for the frame came back with %q, %v", m.Type, err)
 		}
@@ -145,40 +133,4 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("error %q is not one short sentence", err)
 		}
 	})
-}
-
-// TestReadRow: a frame whose models read rows takes deltaclue:row (its "row" read by the kind) and
-// deltaclue:open, and names both when sent anything else.
-func TestReadRow(t *testing.T) {
-	var got string
-	row := func(raw json.RawMessage) ([]uint8, error) {
-		got = string(raw)
-		if got == "null" || got == "" {
-			return nil, fmt.Errorf("no row")
-		}
-		return []uint8{1, 2}, nil
-	}
-	m, forFrame, err := Read(`{"type":"deltaclue:row","row":{"Age":30},"id":7}`, Shape{}, row)
-	if !forFrame || err != nil || m.Type != Row || len(m.Input) != 2 || got != `{"Age":30}` || string(m.ID) != "7" {
-		t.Fatalf("deltaclue:row: %+v %v %v (the kind read %s)", m, forFrame, err, got)
-	}
-	if _, forFrame, err := Read(`{"type":"deltaclue:row"}`, Shape{}, row); !forFrame || err == nil || err.Error() != "no row" {
-		t.Errorf("a row message without a row: %v %v", forFrame, err)
-	}
-	if _, forFrame, err := Read(`{"type":"deltaclue:digit","pixels":[]}`, Shape{}, row); !forFrame || err == nil || !strings.Contains(err.Error(), `send "deltaclue:open" or "deltaclue:row"`) {
-		t.Errorf("a digit sent to a frame of rows: %v %v", forFrame, err)
-	}
-	if m, _, err := Read(`{"type":"deltaclue:open","link":"#x"}`, Shape{}, row); err == nil || m.Type != Open {
-		t.Errorf("a bad link: %v", err)
-	}
-	if _, forFrame, _ := Read(`{"type":"other"}`, Shape{}, row); forFrame {
-		t.Error("another script's message taken")
-	}
-}
-
-// TestRowToAnImageFrame: a row sent to a frame of images is refused in a sentence naming what to send.
-func TestRowToAnImageFrame(t *testing.T) {
-	if _, forFrame, err := Read(`{"type":"deltaclue:row","row":{}}`, Digits, nil); !forFrame || err == nil || !strings.Contains(err.Error(), `"deltaclue:image"`) {
-		t.Errorf("a row sent to the digits' frame: %v %v", forFrame, err)
-	}
 }

@@ -152,5 +152,5 @@ func (i *Image) Phrase(p inputkind.Phrase) string {
 // ReadHost reads deltaclue:open, and deltaclue:digit or deltaclue:image for these models' images.
 func (i *Image) ReadHost(text string) (hostmsg.Message, bool, error) {
 	in := i.m.Input
-	return hostmsg.Read(text, hostmsg.Shape{Height: in.Height, Width: in.Width, Channels: in.Channels}, nil)
+	return hostmsg.Read(text, hostmsg.Shape{Height: in.Height, Width: in.Width, Channels: in.Channels})
 }

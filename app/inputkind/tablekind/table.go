@@ -136,23 +136,41 @@ func (k *Table) Phrase(p inputkind.Phrase) string {
 	return ""
 }
 
-// ReadHost reads deltaclue:open, and deltaclue:row with {column: value} for these models' rows.
+// ReadHost reads deltaclue:open (as hostmsg reads it for every kind) and deltaclue:row with {column: value} for
+// these models' rows; any other message for the frame is refused in a sentence naming the two.
 func (k *Table) ReadHost(text string) (hostmsg.Message, bool, error) {
-	return hostmsg.Read(text, hostmsg.Shape{}, func(raw json.RawMessage) ([]uint8, error) {
-		var values map[string]any
-		if json.Unmarshal(raw, &values) != nil || values == nil {
-			return nil, fmt.Errorf(`%s needs "row", an object {column: value} with every column: %s`, hostmsg.Row, strings.Join(k.m.Columns.Names(), ", "))
-		}
-		row, err := k.m.Columns.FromMap(values)
-		if err != nil {
-			return nil, err
-		}
-		x, err := k.m.Columns.Standardise(row)
-		if err != nil {
-			return nil, err
-		}
-		return k.t.Carry(x), nil
-	})
+	var fields map[string]json.RawMessage
+	var typ string
+	if len(text) > hostmsg.MaxBytes || json.Unmarshal([]byte(text), &fields) != nil || json.Unmarshal(fields["type"], &typ) != nil ||
+		typ == hostmsg.Open || !strings.HasPrefix(typ, "deltaclue:") {
+		return hostmsg.Read(text, hostmsg.Shape{Height: 1, Width: 1, Channels: 1}) // a link, too long, or not for the frame
+	}
+	switch typ {
+	case hostmsg.Ready, hostmsg.Done, hostmsg.Error: // the frame's own
+		return hostmsg.Message{}, false, nil
+	}
+	m := hostmsg.Message{Type: typ}
+	var err error
+	if m.ID, err = hostmsg.ID(fields); err != nil {
+		return m, true, err
+	}
+	if typ != hostmsg.Row {
+		return m, true, fmt.Errorf("%q is not a message the frame knows: send %q or %q", typ, hostmsg.Open, hostmsg.Row)
+	}
+	var values map[string]any
+	if json.Unmarshal(fields["row"], &values) != nil || values == nil {
+		return m, true, fmt.Errorf(`%s needs "row", an object {column: value} with every column: %s`, hostmsg.Row, strings.Join(k.m.Columns.Names(), ", "))
+	}
+	row, err := k.m.Columns.FromMap(values)
+	if err != nil {
+		return m, true, err
+	}
+	x, err := k.m.Columns.Standardise(row)
+	if err != nil {
+		return m, true, err
+	}
+	m.Input = k.t.Carry(x)
+	return m, true, nil
 }
 
 // formPanel is the form: a field per column (a number with its unit and range, a category's levels), each with

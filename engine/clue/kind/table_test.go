@@ -65,7 +65,7 @@ func TestRowWords(t *testing.T) {
 	}
 }
 
-// TestRowsAreCarriedExactly: a link carries a credit applicant's row in 49 bytes (9 numbers × 4, 4 categories ×
+// TestRowsAreCarriedExactly: a link carries a credit applicant's row in 40 bytes (9 numbers × 4, 4 categories ×
 // 1), and Carried gives back the flattened row bit for bit, for rows drawn at random inside every column's range
 // and for the explanations' kind of rows (a category block with its softmax's values, not yet one-hot: carried as
 // its hot level).
