@@ -347,8 +347,8 @@ func auditItem(ctx context.Context, m *modelsource.Models, models *clue.Models, 
 		return r
 	}
 	r.Restarts = len(exps)
-	labels, best, count := cheapestByLabel(exps)
-	r.Accepted = len(accepted(exps))
+	labels, best, count, n := cheapestByLabel(exps)
+	r.Accepted = n
 	r.Image = sharelink.Quantize(x)
 	for _, l := range labels {
 		e := exps[best[l]]
@@ -368,11 +368,14 @@ func auditItem(ctx context.Context, m *modelsource.Models, models *clue.Models, 
 }
 
 // cheapestByLabel is, for the labels the accepted explanations reach (in increasing order), the index of each
-// label's cheapest (the smallest d, the first of equals) and how many reach it.
-func cheapestByLabel(exps []clue.Explanation) (labels []int, best, count map[int]int) {
+// label's cheapest (the smallest d, the first of equals) and how many reach it; n is how many are accepted.
+func cheapestByLabel(exps []clue.Explanation) (labels []int, best, count map[int]int, n int) {
 	best, count = map[int]int{}, map[int]int{}
-	for _, k := range accepted(exps) {
-		e := exps[k]
+	for k, e := range exps {
+		if !e.Accepted {
+			continue
+		}
+		n++
 		count[e.Label]++
 		if j, ok := best[e.Label]; !ok || e.Distance < exps[j].Distance {
 			best[e.Label] = k
@@ -382,18 +385,7 @@ func cheapestByLabel(exps []clue.Explanation) (labels []int, best, count map[int
 		labels = append(labels, l)
 	}
 	slices.Sort(labels)
-	return labels, best, count
-}
-
-// accepted are the indices of the accepted explanations.
-func accepted(exps []clue.Explanation) []int {
-	var out []int
-	for k, e := range exps {
-		if e.Accepted {
-			out = append(out, k)
-		}
-	}
-	return out
+	return labels, best, count, n
 }
 
 func unreadableRecords(skipped []imagefolder.Skipped) []Record {

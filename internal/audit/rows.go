@@ -125,8 +125,8 @@ func auditRow(ctx context.Context, m *modelsource.Models, models *clue.Models, t
 		r.Link = opt.Site + "#" + sharelink.Encode(sharelink.State{Models: m.Name(), Model: m.Bundle.Fingerprint(), Height: 1, Width: len(q),
 			Channels: 1, Image: q, Params: opt.Params, Selected: sharelink.NoSelection})
 	}
-	labels, best, count := cheapestByLabel(exps)
-	r.Accepted = len(accepted(exps))
+	labels, best, count, n := cheapestByLabel(exps)
+	r.Accepted = n
 	for _, l := range labels {
 		e := exps[best[l]]
 		re := Reach{Label: l, Class: classes[l], Count: count[l], Distance: e.Distance, Restart: e.Restart, Changed: e.Changed}
