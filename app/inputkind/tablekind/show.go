@@ -64,7 +64,9 @@ func (k *Table) FillDiff(id string, x0, e []float32, s inputkind.Size) bool {
 // write sets an element's HTML unless it shows what key names.
 func (k *Table) write(id, key, html string) bool {
 	el := app.Window().GetElementByID(id)
-	if el.IsNull() || el.IsUndefined() || el.Get("deltaclueShows").String() == key {
+	// Skipped only while it still holds what it was given: go-app, updating the element, may empty it and keep
+	// the mark (a canvas keeps its pixels; a list does not).
+	if el.IsNull() || el.IsUndefined() || (el.Get("deltaclueShows").String() == key && el.Get("childElementCount").Int() > 0) {
 		return false
 	}
 	el.Set("deltaclueShows", key)
