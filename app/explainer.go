@@ -99,6 +99,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.in, e.sel = newInput(), core.NewSelection()
 	e.gc.mount(ctx)
 	e.page = ctx
+	pageContext.ctx, pageContext.set = ctx, true
 	served().input().Open(ctx, e.in.Tab)
 	l := clue.DefaultLadder()
 	e.sweep.radiiIn, e.sweep.nIn = clue.FormatRadii(l.Radii), strconv.Itoa(l.N)
@@ -125,7 +126,7 @@ func (e *Explainer) OnMount(ctx app.Context) {
 	e.loadAssets(ctx, n)
 	e.models.offline.watch(ctx)
 	app.Window().Call("addEventListener", "hashchange", webjs.PageFuncOf(func(app.Value, []app.Value) any {
-		ctx.Dispatch(e.onHashChange)
+		lasting(ctx).Dispatch(e.onHashChange)
 		return nil
 	}))
 	e.listenToHost(ctx)

@@ -22,7 +22,7 @@ type frameQueue struct {
 
 // request runs step in the next animation frame.
 func (q *frameQueue) request(ctx app.Context, step func()) {
-	q.ctx, q.step = ctx, step
+	q.ctx, q.step = lasting(ctx), step
 	if q.queued {
 		return
 	}
@@ -44,6 +44,23 @@ func (q *frameQueue) request(ctx app.Context, step func()) {
 	}
 	q.queued = true
 	app.Window().Call("requestAnimationFrame", q.fn)
+}
+
+// pageContext is the page component's own context (Explainer.OnMount), mounted for the page's life.
+var pageContext struct {
+	ctx app.Context
+	set bool
+}
+
+// lasting is the context to dispatch a later callback on: the page's own. go-app silently drops what is
+// dispatched on the context of an element that has since gone (the Explain button a finished run re-renders), and
+// a frame queue whose callback was dropped stays queued for good: the grid half painted, the cards blank (WebKit,
+// now and then, in CI).
+func lasting(ctx app.Context) app.Context {
+	if pageContext.set {
+		return pageContext.ctx
+	}
+	return ctx
 }
 
 // frameBudget is the page's share of one animation frame. Every callback of a frame runs in one task of the
@@ -90,7 +107,7 @@ type renderAfterPaint struct {
 
 // request asks for the render; asking again before it comes asks nothing more.
 func (r *renderAfterPaint) request(ctx app.Context) {
-	r.ctx = ctx
+	r.ctx = lasting(ctx)
 	if r.queued {
 		return
 	}

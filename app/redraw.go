@@ -194,7 +194,7 @@ func watchGridWidth(ctx app.Context, e *Explainer) {
 		return
 	}
 	gridWidth.changed = func(int) {
-		ctx.Dispatch(func(ctx app.Context) {
+		lasting(ctx).Dispatch(func(ctx app.Context) {
 			ctx.PreventUpdate()
 			if grid.el != nil && grid.cols != gridColumns() {
 				e.scheduleRedraw()

@@ -16,6 +16,7 @@ import (
 )
 
 func (e *Explainer) startPool(ctx app.Context, n int) {
+	ctx = lasting(ctx) // (the workers' messages come for the page's life; a Workers field's context may go)
 	if e.workers.pool != nil {
 		e.workers.pool.close()
 	}
