@@ -46,10 +46,14 @@ func fashionLink(root string) (link, tree string, err error) {
 
 // sameFashion says whether the build at root ships this tree's Fashion models (the same git tree of
 // weights/fashion; this tree's own uncommitted changes are not looked at): only then is the link its.
-func sameFashion(root, tree string) bool {
+func sameFashion(root, tree string) bool { return sameWeights(root, "fashion", tree) }
+
+// sameWeights says whether the build at root ships this tree's models of the given name (weights/<name>'s git
+// tree).
+func sameWeights(root, name, tree string) bool {
 	if tree == "" {
 		return false
 	}
-	got, err := git(root, "rev-parse", "HEAD:weights/fashion")
+	got, err := git(root, "rev-parse", "HEAD:weights/"+name)
 	return err == nil && got == tree
 }

@@ -102,6 +102,9 @@ type options struct {
 	// alone.
 	firstMinute     bool
 	firstMinuteOnly bool
+	// firstOnly, if not empty, are the first minute's configurations to run (their names, as the table's), the
+	// others left out.
+	firstOnly string
 }
 
 func main() {
@@ -124,8 +127,20 @@ func main() {
 	flag.BoolVar(&o.enginesOnly, "engines-only", false, "run only the engine comparison (this tree)")
 	flag.BoolVar(&o.firstMinute, "first-minute", true, "also time the first minute: cold link → set, first search vs again, a second visit, the phone, the live preview, and the engines' cold link")
 	flag.BoolVar(&o.firstMinuteOnly, "first-minute-only", false, "run only the first minute's rows and the gallery (with -base side by side)")
+	flag.StringVar(&o.firstOnly, "first-configs", "", "only these first-minute configurations, comma-separated (\""+strings.Join(firstConfigs, "\", \"")+"\")")
 	flag.Bool("native-only", false, "run only the native benchmark of this tree and print JSON (see cmd/benchset/native)")
 	flag.Parse()
+	if o.firstOnly != "" {
+		var keep []string
+		for _, c := range strings.Split(o.firstOnly, ",") {
+			if c = strings.TrimSpace(c); !slices.Contains(firstConfigs, c) {
+				fmt.Fprintf(os.Stderr, "benchset: -first-configs: no configuration %q (there are %q)\n", c, firstConfigs)
+				os.Exit(2)
+			}
+			keep = append(keep, c)
+		}
+		firstConfigs = keep
+	}
 	if o.runs < 1 {
 		fmt.Fprintln(os.Stderr, "benchset: -runs must be at least 1")
 		os.Exit(2)
@@ -296,11 +311,20 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
+	credit, creditTree, err := creditLink(root)
+	if err != nil {
+		return err
+	}
 	for _, b := range builds {
 		firstRuns[b] = firstRun{b: b, linkDefault: b.link(digit, clue.Defaults()), linkNoStop: b.link(digit, p), digit: o.digit, nav: &nav, timeout: o.timeout}
 		if fashion != "" && sameFashion(b.root, fashionTree) {
 			f := firstRuns[b]
 			f.linkFashion = fashion
+			firstRuns[b] = f
+		}
+		if credit != "" && sameWeights(b.root, "credit", creditTree) {
+			f := firstRuns[b]
+			f.linkCredit = credit
 			firstRuns[b] = f
 		}
 	}
