@@ -27,11 +27,14 @@ type Description struct {
 	// Search are the model's own defaults for the search where the digits' do not fit it (format 2); nil: the
 	// digits' (clue.Defaults), as every description made before them.
 	Search *SearchDefaults `json:"search,omitempty"`
+	// Regression, when given (format 4), makes the classifier a predictor of a number: its networks end in a
+	// mean and a standard deviation, and Classes name ranges of the prediction (regression.go).
+	Regression *Regression `json:"regression,omitempty"`
 }
 
 // The formats of a Description. 1 is a chain of image layers; 2 reads networks as graphs (Layer.Inputs) with
 // the layers format 1 lacked, and a model's search defaults (Search); 3 reads a table (Input.Kind KindTable) and
-// the VAE's mixed likelihood. A description is written in the oldest format that can say it
+// the VAE's mixed likelihood; 4 a regression (Regression). A description is written in the oldest format that can say it
 // (Description.MinFormat), so that a model of images stays readable by every build that runs its layers.
 const (
 	FormatChain = 1
@@ -44,7 +47,7 @@ const (
 const DescriptionFormat = FormatGraph
 
 // NewestFormat is the newest format this build reads.
-const NewestFormat = FormatTable
+const NewestFormat = FormatRegression
 
 // DescriptionFile is the name of a bundle's description.
 const DescriptionFile = "model.json"
@@ -318,6 +321,9 @@ func (d *Description) networks() []Network {
 // is of mixed likelihood), else 2 if a network is a graph or has a layer or setting of format 2, or the
 // description gives search defaults, else 1.
 func (d *Description) MinFormat() int {
+	if d.Regression != nil {
+		return FormatRegression
+	}
 	if d.Input.Kind == KindTable || d.VAE.Likelihood == LikelihoodMixed {
 		return FormatTable
 	}
@@ -337,6 +343,8 @@ func (d *Description) checkHeader() error {
 	switch {
 	case d.Format < 1 || d.Format > NewestFormat:
 		return fmt.Errorf("the model description is format %d; this build reads 1 to %d", d.Format, NewestFormat)
+	case d.Format < FormatRegression && d.Regression != nil:
+		return fmt.Errorf("the model description says format %d, but a regression is format %d", d.Format, FormatRegression)
 	case d.Format < FormatTable && d.MinFormat() == FormatTable:
 		return fmt.Errorf("the model description says format %d, but a table (or a mixed likelihood) is format %d", d.Format, FormatTable)
 	case d.Format < d.MinFormat() && d.Search != nil:
@@ -388,6 +396,11 @@ func (d *Description) checkHeader() error {
 		}
 		seen[c] = true
 	}
+	if d.Regression != nil {
+		if err := d.checkRegression(); err != nil {
+			return err
+		}
+	}
 	return d.checkSearch()
 }
 
@@ -415,7 +428,10 @@ func (d *Description) checkClassifier(files map[string]*File) error {
 		if err != nil {
 			return err
 		}
-		if out.Size() != len(d.Classes) {
+		if d.IsRegression() && out.Size() != RegressionOutputs {
+			return fmt.Errorf("%s ends in %v, not a regression's %d (the mean's and the standard deviation's)", where, out, RegressionOutputs)
+		}
+		if !d.IsRegression() && out.Size() != len(d.Classes) {
 			return fmt.Errorf("%s ends in %v, not the %d classes", where, out, len(d.Classes))
 		}
 		if c.Uncertainty == UncertaintyMCDropout && dropouts == 0 {
