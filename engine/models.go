@@ -23,11 +23,14 @@ type VAE struct {
 // folded into the weights of the layers after its dropout layers, so that from the first of them on it runs as
 // K networks) or a deep ensemble of K networks, predicting the mean of the K softmax outputs.
 type BNN struct {
-	Classes  int
-	K        int
-	Input    Shape // the image it reads
-	nets     []*network
-	ensemble bool
+	Classes int // the classes, or a regression's ranges
+	// Regression, for a predictor of a number, is how its networks' two outputs are a Gaussian (nil for a
+	// classifier); Predict's target is then the one predictive mean y0.
+	Regression *RegressionHead
+	K          int
+	Input      Shape // the image it reads
+	nets       []*network
+	ensemble   bool
 
 	classifies *oneShots // Classify's graphs, kept to run again
 }
@@ -75,26 +78,38 @@ func (v *VAE) Decode(g *Graph, z *Tensor) (logits, image *Tensor) {
 
 // Prediction holds the BNN's outputs in a graph.
 type Prediction struct {
-	Probs     *Tensor // posterior predictive p̄ = mean of the K softmax outputs [batch, C]
+	// Probs is the posterior predictive p̄ = mean of the K softmax outputs [batch, C]; a regression's, the
+	// probabilities of its ranges (regressionOp).
+	Probs     *Tensor
 	Samples   *Tensor // the K networks' softmax outputs [K·batch, C]
 	Total     *Tensor // H(p̄), nats [batch, 1]
 	Aleatoric *Tensor // mean over k of H(p_k) [batch, 1]
 	Epistemic *Tensor // Total − Aleatoric, the mutual information [batch, 1]
 	CrossEnt  *Tensor // −Σ_j y0_j log p̄_j against Predict's target [batch, 1]; nil without a target
+	// Mean is a regression's predictive mean [batch, 1] (nil for a classifier), whose standard deviations (in the
+	// target's unit) Total, Aleatoric and Epistemic are, and CrossEnt the standardised squared distance to the
+	// target's; Samples is nil.
+	Mean *Tensor
 }
 
 // Predict adds the classifier's posterior predictive and its uncertainties for images x [batch, Input.Size()]
 // to g, and the cross-entropy against target when it is non-nil. Layers before the first dropout run once per
 // point; the layers after it once per point and MC sample (an ensemble's members each once per point).
 func (b *BNN) Predict(g *Graph, x *Tensor, target []float32) Prediction {
+	var out *Tensor
 	if !b.ensemble {
-		return g.Predictive(b.nets[0].apply(g, x), target)
+		out = b.nets[0].apply(g, x)
+	} else {
+		members := make([]*Tensor, len(b.nets))
+		for k, n := range b.nets {
+			members[k] = n.apply(g, x)
+		}
+		out = g.Stack(members...)
 	}
-	members := make([]*Tensor, len(b.nets))
-	for k, n := range b.nets {
-		members[k] = n.apply(g, x)
+	if b.Regression != nil {
+		return g.Regressive(out, *b.Regression, target)
 	}
-	return g.Predictive(g.Stack(members...), target)
+	return g.Predictive(out, target)
 }
 
 // PointStepMultiplyAdds counts the multiply-adds of one forward and backward pass of the δ-CLUE objective for

@@ -28,13 +28,14 @@ type Objective struct {
 }
 
 // NewObjective builds the objective for batches of up to capacity points around the image x0 (one image of the VAE's and the classifier's shape),
-// whose BNN prediction is y0 (its p̄, used by the λy term; may be nil when LambdaY = 0).
+// whose BNN prediction is y0 (its p̄, or a regression's predictive mean, used by the λy term; may be nil when
+// LambdaY = 0).
 func NewObjective(v *VAE, b *BNN, capacity int, w LossWeights, x0, y0 []float32) (*Objective, error) {
 	if len(x0) != v.Image.Size() || v.Image != b.Input {
 		return nil, fmt.Errorf("x0 has %d values; the VAE decodes %v images and the classifier reads %v", len(x0), v.Image, b.Input)
 	}
-	if w.LambdaY != 0 && len(y0) != b.Classes {
-		return nil, fmt.Errorf("y0 has %d values, want %d classes", len(y0), b.Classes)
+	if err := checkY0(b, w, y0); err != nil {
+		return nil, err
 	}
 	g := NewGraph(capacity)
 	o := &Objective{Graph: g}
@@ -50,6 +51,20 @@ func NewObjective(v *VAE, b *BNN, capacity int, w LossWeights, x0, y0 []float32)
 		return nil, err
 	}
 	return o, nil
+}
+
+// checkY0 says what is wrong with the λy term's y0, when it is used: a classifier's p̄ of its classes, or a
+// regression's one predictive mean.
+func checkY0(b *BNN, w LossWeights, y0 []float32) error {
+	switch {
+	case w.LambdaY == 0:
+		return nil
+	case b.Regression != nil && len(y0) != 1:
+		return fmt.Errorf("y0 has %d values, want a regression's one predictive mean", len(y0))
+	case b.Regression == nil && len(y0) != b.Classes:
+		return fmt.Errorf("y0 has %d values, want %d classes", len(y0), b.Classes)
+	}
+	return nil
 }
 
 // sum makes the cost from the objective's terms; DistanceMean divides d_x by values.
@@ -97,12 +112,14 @@ func (v *VAE) DecodeImages(z []float32) []float32 {
 	return out
 }
 
-// Uncertainty is the BNN's verdict on one image.
+// Uncertainty is the BNN's verdict on one image. A regression's: Probs are its ranges', Mean its predictive
+// mean, and Total, Aleatoric and Epistemic its standard deviations in the target's unit.
 type Uncertainty struct {
 	Probs     []float32 `json:"probs"` // p̄, one per class
 	Total     float32   `json:"h_total"`
 	Aleatoric float32   `json:"h_aleatoric"`
 	Epistemic float32   `json:"h_epistemic"`
+	Mean      *float32  `json:"mean,omitempty"` // a regression's predictive mean; nil for a classifier
 }
 
 // Label is the most probable class (the first of ties).
@@ -123,6 +140,10 @@ func (b *BNN) Classify(images []float32) []Uncertainty {
 		for i := range out {
 			out[i] = Uncertainty{Probs: append([]float32(nil), s.p.Probs.Row(i)...),
 				Total: s.p.Total.Data[i], Aleatoric: s.p.Aleatoric.Data[i], Epistemic: s.p.Epistemic.Data[i]}
+			if s.p.Mean != nil {
+				m := s.p.Mean.Data[i]
+				out[i].Mean = &m
+			}
 		}
 	})
 	return out

@@ -368,8 +368,8 @@ func NewRowObjective(v *VAE, b *BNN, capacity int, w LossWeights, h *RowHead, y0
 	if v.bernoulli {
 		return nil, fmt.Errorf("a model of rows has a mixed likelihood, not a Bernoulli one")
 	}
-	if w.LambdaY != 0 && len(y0) != b.Classes {
-		return nil, fmt.Errorf("y0 has %d values, want %d classes", len(y0), b.Classes)
+	if err := checkY0(b, w, y0); err != nil {
+		return nil, err
 	}
 	g := NewGraph(capacity)
 	o := &Objective{Graph: g}
