@@ -43,7 +43,7 @@ func (m *models) input() weights.Input { return m.Description().Input }
 
 // words are the models' class names and noun, in which the engine's sentences speak.
 func (m *models) words() clue.Words {
-	return clue.NewWords(m.Description().Classes, m.Description().Input.Noun)
+	return clue.WordsOf(m.Description())
 }
 
 // noun is what one input is called ("digit").

@@ -176,10 +176,14 @@ func (prob *Problem) objective(p Params, capacity int) (*engine.Objective, error
 	if err != nil {
 		return nil, err
 	}
-	if head == nil {
-		return engine.NewObjective(m.VAE, m.BNN, capacity, lossWeights(p), prob.X0, prob.Pred0.Probs)
+	y0 := prob.Pred0.Probs
+	if prob.Pred0.Mean != nil { // a regression's λy term: the distance to the input's predictive mean
+		y0 = []float32{*prob.Pred0.Mean}
 	}
-	return engine.NewRowObjective(m.VAE, m.BNN, capacity, lossWeights(p), head, prob.Pred0.Probs)
+	if head == nil {
+		return engine.NewObjective(m.VAE, m.BNN, capacity, lossWeights(p), prob.X0, y0)
+	}
+	return engine.NewRowObjective(m.VAE, m.BNN, capacity, lossWeights(p), head, y0)
 }
 
 // decode adds the decoder to g as the search sees it: the image, or the row head's valid row.

@@ -165,14 +165,17 @@ type Explanation struct {
 	HTotal     float32   `json:"h_total"`
 	HAleatoric float32   `json:"h_aleatoric"`
 	HEpistemic float32   `json:"h_epistemic"`
-	Distance   float32   `json:"distance"` // summed L1 distance from x0 in input space
-	Rho        float32   `json:"rho"`      // latent distance ρ(z, z0)
-	OnShell    bool      `json:"on_shell"` // ρ = δ (within 1e-4 relative)
-	Cost       float32   `json:"cost"`     // L(z)
-	Steps      int       `json:"steps"`    // updates taken to reach Z (under CLUERule, Window−1 fewer than the search computed)
-	Converged  bool      `json:"converged"`
-	Accepted   bool      `json:"accepted"`
-	Failed     string    `json:"failed,omitempty"` // why the restart produced nothing (a NaN), if it did
+	// Mean is a regression's predictive mean on Image (nil for a classifier): its HTotal, HAleatoric and HEpistemic
+	// are then the predictive standard deviations in the target's unit, and Label and Probs its range's.
+	Mean      *float32 `json:"mean,omitempty"`
+	Distance  float32  `json:"distance"` // summed L1 distance from x0 in input space
+	Rho       float32  `json:"rho"`      // latent distance ρ(z, z0)
+	OnShell   bool     `json:"on_shell"` // ρ = δ (within 1e-4 relative)
+	Cost      float32  `json:"cost"`     // L(z)
+	Steps     int      `json:"steps"`    // updates taken to reach Z (under CLUERule, Window−1 fewer than the search computed)
+	Converged bool     `json:"converged"`
+	Accepted  bool     `json:"accepted"`
+	Failed    string   `json:"failed,omitempty"` // why the restart produced nothing (a NaN), if it did
 	// Changed names, for a model of rows, the columns whose value differs from x0's, in the columns' order: its
 	// length is the explanation's sparsity (features changed), and none changed leaves it out. Images have none.
 	Changed []string `json:"changed,omitempty"`
@@ -435,6 +438,11 @@ func (prob *Problem) explanation(obj *engine.Objective, r int, s *restart, p Par
 	e.OnShell = rho >= p.Delta*(1-shellTolerance)
 	e.Converged = s.converged
 	e.Accepted = float64(e.HTotal) < p.HThreshold && rho <= p.Delta*(1+shellTolerance)
+	if obj.Pred.Mean != nil { // a regression: sure when σ ≤ τ
+		m := obj.Pred.Mean.Data[r]
+		e.Mean = &m
+		e.Accepted = float64(e.HTotal) <= p.HThreshold && rho <= p.Delta*(1+shellTolerance)
+	}
 	e.YNN = neighbourAgreement(e.Z, e.Label, prob.models.Anchors, NeighboursK)
 	return e
 }

@@ -1,9 +1,12 @@
 package clue
 
 import (
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/deltaclue/deltaclue/internal/plural"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // Words are what sentences call the models' classes and one input: the description's class names and noun.
@@ -11,6 +14,8 @@ import (
 type Words struct {
 	Classes []string // class k's name; a class beyond them is named by its number
 	Noun    string   // what one input is called ("digit" when empty)
+	// Regression is a predictor's target (nil for a classifier): its classes are ranges of the prediction.
+	Regression *weights.Regression
 }
 
 // NewWords are the words of a description's classes and noun.
@@ -71,4 +76,41 @@ func (w Words) Unanchored(classes []int) string {
 	}
 	return "scheme S2 starts no restart toward " + plural.List(names) + ": the classifier reads no training " + w.noun() +
 		" of those classes with confidence, so they have no anchors"
+}
+
+// WordsOf are the words of a description: its classes and noun, and for a regression its target (whose
+// sentences speak of predicted values and their standard deviations, not of classes and entropies).
+func WordsOf(d *weights.Description) Words {
+	return Words{Classes: d.Classes, Noun: d.Input.Noun, Regression: d.Regression}
+}
+
+// Value is a regression's value with its unit: "41.3 MPa" (three significant digits, never an exponent).
+func (w Words) Value(v float32) string {
+	s := Figure(float64(v))
+	if w.Regression != nil && w.Regression.Unit != "" {
+		s += " " + w.Regression.Unit
+	}
+	return s
+}
+
+// Figure is v to three significant digits, written without an exponent or trailing zeros: 41.3, 0.052, 1230, 8.
+func Figure(v float64) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	digits := 2 - int(math.Floor(math.Log10(math.Abs(v))))
+	if digits < 0 {
+		p := math.Pow(10, float64(-digits))
+		return strconv.FormatFloat(math.Round(v/p)*p, 'f', 0, 64)
+	}
+	out := strconv.FormatFloat(v, 'f', digits, 64)
+	if strings.Contains(out, ".") { // 8.00 → 8, 2.50 → 2.5
+		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
+	}
+	return out
+}
+
+// Prediction is what a regression predicts with its uncertainty: "35.2 MPa ± 9.12".
+func (w Words) Prediction(mean, sigma float32) string {
+	return w.Value(mean) + " ± " + Figure(float64(sigma))
 }

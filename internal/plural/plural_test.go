@@ -45,3 +45,11 @@ func TestList(t *testing.T) {
 		}
 	}
 }
+
+func TestOr(t *testing.T) {
+	for want, words := range map[string][]string{"": nil, "a": {"a"}, "a or b": {"a", "b"}, "a, b or c": {"a", "b", "c"}} {
+		if got := Or(words); got != want {
+			t.Errorf("Or(%q) = %q, want %q", words, got, want)
+		}
+	}
+}

@@ -110,7 +110,10 @@ func assemble(d *weights.Description, parts map[string][]*builder, kinds map[str
 // Grey is a 1×12×12 model of four classes: an MC-dropout CNN (conv, ReLU, max-pool, channel dropout, strided
 // conv, ReLU, flatten, unit dropout, dense; 5 samples) and a VAE of latent size 3 whose decoder ends in a
 // transposed convolution, Bernoulli.
-func Grey(seed uint64) (*Bundle, error) {
+func Grey(seed uint64) (*Bundle, error) { return grey(seed, nil) }
+
+// grey is Grey, or with reg a regression's (its last layer two outputs, its classes the ranges).
+func grey(seed uint64, reg *weights.Regression) (*Bundle, error) {
 	r := rng.New(seed)
 	clf := &builder{r: r, prefix: "clf"}
 	enc, dec := &builder{r: r, prefix: "enc"}, &builder{r: r, prefix: "dec"}
@@ -123,7 +126,7 @@ func Grey(seed uint64) (*Bundle, error) {
 				{Op: weights.OpDropout, Rate: 0.25},
 				clf.conv(4, 6, 3, 2, 1), op(weights.OpReLU), op(weights.OpFlatten),
 				{Op: weights.OpDropout, Rate: 0.2},
-				clf.denseScaled(6*3*3, 4, 12),
+				clf.denseScaled(6*3*3, outputs(reg, 4), headScale(reg, 12)),
 			}}}},
 		VAE: weights.VAE{Latent: 3, Likelihood: weights.LikelihoodBernoulli,
 			Encoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
@@ -133,8 +136,33 @@ func Grey(seed uint64) (*Bundle, error) {
 				dec.convT(4, 1, 4, 2, 1, 0)}},
 		},
 	}
+	regress(d, reg)
 	return assemble(d, map[string][]*builder{weights.BundleVAE: {enc, dec}, weights.BundleBNN: {clf}},
 		map[string]string{weights.BundleVAE: "vae", weights.BundleBNN: "bnn"})
+}
+
+// outputs is a classifier's last layer's outputs: classes, or a regression's two.
+func outputs(reg *weights.Regression, classes int) int {
+	if reg != nil {
+		return weights.RegressionOutputs
+	}
+	return classes
+}
+
+// headScale is the spread of a classifier's last layer: a regression's near 1 (its outputs are standardised
+// values and a σ's logarithm, not logits to make sure).
+func headScale(reg *weights.Regression, classifier float64) float64 {
+	if reg != nil {
+		return 0.5
+	}
+	return classifier
+}
+
+// regress makes d a regression's description when reg is given: format 4, its classes the ranges' names.
+func regress(d *weights.Description, reg *weights.Regression) {
+	if reg != nil {
+		d.Format, d.Name, d.Regression, d.Classes = weights.FormatRegression, d.Name+"-regression", reg, reg.RangeNames()
+	}
 }
 
 // Colour is a 3×8×8 model of three classes: a deep ensemble of three small CNNs (conv, leaky ReLU, average
@@ -316,7 +344,10 @@ func TableColumns() weights.Columns {
 // Table is a model of rows (TableColumns, 15 values flattened) of two classes: an MC-dropout MLP (dense, ReLU,
 // dropout, dense, ReLU, dropout, dense; 6 samples) and a VAE of latent size 3 with the mixed likelihood (its
 // decoder's output is each number's standardised mean and each category's logits), MLPs both.
-func Table(seed uint64) (*Bundle, error) {
+func Table(seed uint64) (*Bundle, error) { return table(seed, nil) }
+
+// table is Table, or with reg a regression's.
+func table(seed uint64, reg *weights.Regression) (*Bundle, error) {
 	r := rng.New(seed)
 	clf := &builder{r: r, prefix: "clf"}
 	enc, dec := &builder{r: r, prefix: "enc"}, &builder{r: r, prefix: "dec"}
@@ -329,7 +360,7 @@ func Table(seed uint64) (*Bundle, error) {
 			File: weights.BundleBNN, Layers: []weights.Layer{
 				clf.dense(w, 24), op(weights.OpReLU), {Op: weights.OpDropout, Rate: 0.2},
 				clf.dense(24, 16), op(weights.OpReLU), {Op: weights.OpDropout, Rate: 0.2},
-				clf.denseScaled(16, 2, 8),
+				clf.denseScaled(16, outputs(reg, 2), headScale(reg, 8)),
 			}}}},
 		VAE: weights.VAE{Latent: 3, Likelihood: weights.LikelihoodMixed,
 			Encoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
@@ -338,6 +369,7 @@ func Table(seed uint64) (*Bundle, error) {
 				dec.dense(3, 16), op(weights.OpReLU), dec.denseScaled(16, w, 2)}},
 		},
 	}
+	regress(d, reg)
 	return assemble(d, map[string][]*builder{weights.BundleVAE: {enc, dec}, weights.BundleBNN: {clf}},
 		map[string]string{weights.BundleVAE: "vae", weights.BundleBNN: "bnn"})
 }
@@ -367,4 +399,19 @@ func Rows(cols weights.Columns, n int, seed uint64) [][]float64 {
 		rows[i] = row
 	}
 	return rows
+}
+
+// GreyRegression is Grey as a predictor of a number (format 4): its classifier ends in a mean and a standard
+// deviation (softplus) of a target standardised by mean 50 and std 20, its classes four ranges of it, sure at
+// σ ≤ 14.5 (its seeded weights are far from sure of anything).
+func GreyRegression(seed uint64) (*Bundle, error) {
+	return grey(seed, &weights.Regression{Target: "Strength", Unit: "MPa", Mean: 50, Std: 20, Sigma: weights.SigmaSoftplus, Sure: 14.5,
+		Ranges: []float64{0, 30, 50, 70, 100}})
+}
+
+// TableRegression is Table as a predictor of a number (format 4, σ from a log variance), its classes three
+// ranges of the target.
+func TableRegression(seed uint64) (*Bundle, error) {
+	return table(seed, &weights.Regression{Target: "Strength", Unit: "MPa", Mean: 50, Std: 20, Sigma: weights.SigmaLogVariance, Sure: 24,
+		Ranges: []float64{0, 40, 60, 100}})
 }
