@@ -106,7 +106,7 @@ func (b *BNN) Predict(g *Graph, x *Tensor, target []float32) Prediction {
 		}
 		out = g.Stack(members...)
 	}
-	if b.Regression != nil {
+	if !weights.RegressionLeftOut && b.Regression != nil { // (left out, the linker drops the regression's code)
 		return g.Regressive(out, *b.Regression, target)
 	}
 	return g.Predictive(out, target)

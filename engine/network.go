@@ -301,9 +301,8 @@ func loadClassifier(d *weights.Description, files map[string]*weights.File) (*BN
 	in := d.InputShape()
 	c := d.Classifier
 	b := &BNN{Classes: len(d.Classes), K: c.Samples, Input: engineShape(in), ensemble: c.Uncertainty == weights.UncertaintyEnsemble}
-	if r := d.Regression; r != nil {
-		b.Regression = &RegressionHead{Mean: r.Mean, Std: r.Std, LogVar: r.Sigma == weights.SigmaLogVariance,
-			InnerEdges: append([]float64(nil), r.Ranges[1:len(r.Ranges)-1]...)}
+	if !weights.RegressionLeftOut && d.Regression != nil {
+		b.Regression = regressionHead(d)
 	}
 	for i, n := range c.Networks {
 		net, err := buildNetwork(c.NetworkName(i), n, files[n.File], in, DropoutMasks(c, n, in))

@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/deltaclue/deltaclue/weights"
+)
 
 // LossWeights weights the terms of the δ-CLUE objective
 //
@@ -59,9 +63,9 @@ func checkY0(b *BNN, w LossWeights, y0 []float32) error {
 	switch {
 	case w.LambdaY == 0:
 		return nil
-	case b.Regression != nil && len(y0) != 1:
+	case !weights.RegressionLeftOut && b.Regression != nil && len(y0) != 1:
 		return fmt.Errorf("y0 has %d values, want a regression's one predictive mean", len(y0))
-	case b.Regression == nil && len(y0) != b.Classes:
+	case (weights.RegressionLeftOut || b.Regression == nil) && len(y0) != b.Classes:
 		return fmt.Errorf("y0 has %d values, want %d classes", len(y0), b.Classes)
 	}
 	return nil
@@ -140,7 +144,7 @@ func (b *BNN) Classify(images []float32) []Uncertainty {
 		for i := range out {
 			out[i] = Uncertainty{Probs: append([]float32(nil), s.p.Probs.Row(i)...),
 				Total: s.p.Total.Data[i], Aleatoric: s.p.Aleatoric.Data[i], Epistemic: s.p.Epistemic.Data[i]}
-			if s.p.Mean != nil {
+			if !weights.RegressionLeftOut && s.p.Mean != nil {
 				m := s.p.Mean.Data[i]
 				out[i].Mean = &m
 			}

@@ -1,3 +1,5 @@
+//go:build !denseonly && !imagesonly
+
 package engine
 
 import (

@@ -321,7 +321,7 @@ func (d *Description) networks() []Network {
 // is of mixed likelihood), else 2 if a network is a graph or has a layer or setting of format 2, or the
 // description gives search defaults, else 1.
 func (d *Description) MinFormat() int {
-	if d.Regression != nil {
+	if !RegressionLeftOut && d.Regression != nil {
 		return FormatRegression
 	}
 	if d.Input.Kind == KindTable || d.VAE.Likelihood == LikelihoodMixed {
@@ -343,7 +343,7 @@ func (d *Description) checkHeader() error {
 	switch {
 	case d.Format < 1 || d.Format > NewestFormat:
 		return fmt.Errorf("the model description is format %d; this build reads 1 to %d", d.Format, NewestFormat)
-	case d.Format < FormatRegression && d.Regression != nil:
+	case !RegressionLeftOut && d.Format < FormatRegression && d.Regression != nil:
 		return fmt.Errorf("the model description says format %d, but a regression is format %d", d.Format, FormatRegression)
 	case d.Format < FormatTable && d.MinFormat() == FormatTable:
 		return fmt.Errorf("the model description says format %d, but a table (or a mixed likelihood) is format %d", d.Format, FormatTable)
@@ -396,7 +396,10 @@ func (d *Description) checkHeader() error {
 		}
 		seen[c] = true
 	}
-	if d.Regression != nil {
+	switch {
+	case d.Regression != nil && RegressionLeftOut:
+		return errors.New("this build reads no regression")
+	case !RegressionLeftOut && d.Regression != nil:
 		if err := d.checkRegression(); err != nil {
 			return err
 		}
@@ -428,10 +431,10 @@ func (d *Description) checkClassifier(files map[string]*File) error {
 		if err != nil {
 			return err
 		}
-		if d.IsRegression() && out.Size() != RegressionOutputs {
+		if !RegressionLeftOut && d.IsRegression() && out.Size() != RegressionOutputs {
 			return fmt.Errorf("%s ends in %v, not a regression's %d (the mean's and the standard deviation's)", where, out, RegressionOutputs)
 		}
-		if !d.IsRegression() && out.Size() != len(d.Classes) {
+		if (RegressionLeftOut || !d.IsRegression()) && out.Size() != len(d.Classes) {
 			return fmt.Errorf("%s ends in %v, not the %d classes", where, out, len(d.Classes))
 		}
 		if c.Uncertainty == UncertaintyMCDropout && dropouts == 0 {
@@ -509,8 +512,8 @@ func ValidName(s string) bool {
 // dropout, flatten, reshape): such models run on a worker built without the image layers (engine's denseonly).
 // A table is not: its search needs the row head, which that worker leaves out too.
 func (d *Description) DenseOnly() bool {
-	if d.Input.IsTable() {
-		return false // its search decodes through the row head, which only the full worker has
+	if d.Input.IsTable() || d.IsRegression() {
+		return false // its search decodes through the row head, or reads a regression: only the full worker has them
 	}
 	for _, n := range d.networks() {
 		if n.UsesGraphs() {

@@ -1,3 +1,5 @@
+//go:build !denseonly && !imagesonly
+
 package weights
 
 import (
@@ -6,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 )
+
+// RegressionLeftOut says that this build reads no regression (regression_dense.go); this one reads them.
+const RegressionLeftOut = false
 
 // Regression is what a predictor of a number declares (format 4; nil for a classifier). Its networks (the
 // MC-dropout network or each ensemble member) end in two outputs, o0 and o1, read as a Gaussian over the target:
@@ -45,6 +50,10 @@ const MaxRanges = 20
 
 // IsRegression says whether the model predicts a number.
 func (d *Description) IsRegression() bool { return d.Regression != nil }
+
+// FullPage says whether the model needs the page built for every kind of model: a table's rows or a
+// regression (the page built for classifiers of images, the digits' first visit, leaves both out).
+func (d *Description) FullPage() bool { return d.Input.IsTable() || d.IsRegression() }
 
 // Outputs is the number of values each of the classifier's networks ends in: one per class, or a regression's
 // two.

@@ -145,10 +145,11 @@ func build(out, repo string, base *url.URL, served []*modelsource.Models) error 
 		}
 		return nil
 	}
-	// The page is built for the kinds of input it shows: when the default models read images, app.wasm leaves the
-	// table's kind out (build tag imagesonly; a first visit is the default models' page), and models of rows get a
-	// page of their own in their folder, which the loader fetches for their address.
-	imagesOnly := !served[0].Description().Input.IsTable()
+	// The page is built for the kinds of input it shows: when the default models classify images, app.wasm leaves
+	// the table's kind and regression out (build tag imagesonly; a first visit is the default models' page), and
+	// models of rows or of a number get a page of their own in their folder, which the loader fetches for their
+	// address.
+	imagesOnly := !served[0].Description().FullPage()
 	appTags := ""
 	if imagesOnly {
 		appTags = "imagesonly"
@@ -162,7 +163,7 @@ func build(out, repo string, base *url.URL, served []*modelsource.Models) error 
 		if err != nil {
 			return fmt.Errorf("the %q models: %w", m.Name(), err)
 		}
-		if sm.App = imagesOnly && m.Description().Input.IsTable(); sm.App {
+		if sm.App = imagesOnly && m.Description().FullPage(); sm.App {
 			if err := wasm(filepath.Join(sm.Dir(i), "app.wasm"), "./wasm/app", "", "-X github.com/deltaclue/deltaclue/app.ownModels="+deltaclue.OwnDescription(sm, i)); err != nil {
 				return fmt.Errorf("the %q models' page: %w", m.Name(), err)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/internal/plural"
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // ModeCard is one way the set reads the input: a mode (cluster) within a label, shown by its representative.
@@ -132,7 +133,7 @@ func (w Words) NoneSure(exps []Explanation, s Summary, p Params, try string) str
 	if len(exps) == 0 {
 		return ""
 	}
-	if w.Regression != nil {
+	if !weights.RegressionLeftOut && w.Regression != nil {
 		return fmt.Sprintf(" Within δ = %g no restart reached %s the model is sure of (± %s or less): try %s.", p.Delta, w.AnInput(), Figure(p.HThreshold), try)
 	}
 	return fmt.Sprintf(" Within δ = %g no restart reached %s the model is sure of (H below %g): try %s.", p.Delta, w.AnInput(), p.HThreshold, try)
@@ -140,7 +141,7 @@ func (w Words) NoneSure(exps []Explanation, s Summary, p Params, try string) str
 
 // Describe is the package's Describe in these words.
 func (w Words) Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params) string {
-	if w.Regression != nil && pred0.Mean != nil {
+	if !weights.RegressionLeftOut && w.Regression != nil && pred0.Mean != nil {
 		return w.describeRegression(pred0, exps, s, p)
 	}
 	label0 := pred0.Label()
@@ -195,73 +196,4 @@ func (w Words) Describe(pred0 engine.Uncertainty, exps []Explanation, s Summary,
 	}
 	fmt.Fprintf(&b, " Nearby, it would be sure of %s.", list)
 	return b.String()
-}
-
-// describeRegression is Describe for a predictor of a number: what it predicts, with its standard deviation,
-// and the values it would be sure of nearby, a range at a time, each told by its cheapest explanation.
-func (w Words) describeRegression(pred0 engine.Uncertainty, exps []Explanation, s Summary, p Params) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "The model predicts %s", w.Prediction(*pred0.Mean, pred0.Total))
-	if float64(pred0.Total) <= p.HThreshold {
-		fmt.Fprintf(&b, "; it is already sure (± %s or less), so the explanations are near copies of the %s.", Figure(p.HThreshold), w.noun())
-	} else {
-		fmt.Fprintf(&b, " (sure is ± %s or less).", Figure(p.HThreshold))
-	}
-	if s.Accepted == 0 {
-		return b.String() + w.NoneSure(exps, s, p, "a larger δ or a higher threshold")
-	}
-	parts := w.SureOf(exps, s, func(Explanation) string { return "" })
-	fmt.Fprintf(&b, " Nearby, it would be sure of %s.", plural.Or(parts))
-	return b.String()
-}
-
-// SureOf lists, a range at a time in the order of the label distribution, the value the cheapest sure
-// explanation of each range predicts, its σ, how it differs (how, "" for nothing: a row's changes), the restarts
-// that reach the range and the cheapest's distance: "41.3 MPa (± 2.8) if …  (12 of 100 restarts, at d 1.3)".
-func (w Words) SureOf(exps []Explanation, s Summary, how func(Explanation) string) []string {
-	var parts []string
-	for _, l := range saidLabels(exps, s) {
-		e := exps[l.cheapest]
-		if e.Mean == nil {
-			continue
-		}
-		part := fmt.Sprintf("%s (± %s)", w.Value(*e.Mean), Figure(float64(e.HTotal)))
-		if h := how(e); h != "" {
-			part += " if " + h
-		}
-		part += fmt.Sprintf(" (%s", plural.Of(s.LabelCounts[l.label], s.Restarts, "restart"))
-		if l.label < len(s.Modes) && s.Modes[l.label] > 1 {
-			part += fmt.Sprintf(" in %d forms", s.Modes[l.label])
-		}
-		parts = append(parts, part+fmt.Sprintf(", at d %.1f)", e.Distance))
-	}
-	return parts
-}
-
-// saidLabel is a label the set reaches and its cheapest accepted explanation.
-type saidLabel struct{ label, cheapest int }
-
-// saidLabels are the labels the accepted explanations reach with their cheapest, in the order of the label
-// distribution (highest first).
-func saidLabels(exps []Explanation, s Summary) []saidLabel {
-	cheapest := make([]int, len(s.LabelCounts))
-	for c := range cheapest {
-		cheapest[c] = -1
-	}
-	for i, e := range exps {
-		if !e.Accepted || e.Mode < 0 || e.Label < 0 || e.Label >= len(cheapest) {
-			continue
-		}
-		if k := cheapest[e.Label]; k < 0 || e.Cost < exps[k].Cost || (e.Cost == exps[k].Cost && e.Restart < exps[k].Restart) {
-			cheapest[e.Label] = i
-		}
-	}
-	var out []saidLabel
-	for c, k := range cheapest {
-		if k >= 0 {
-			out = append(out, saidLabel{c, k})
-		}
-	}
-	sort.SliceStable(out, func(a, c int) bool { return s.LabelDistribution[out[a].label] > s.LabelDistribution[out[c].label] })
-	return out
 }

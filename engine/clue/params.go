@@ -224,8 +224,8 @@ const DefaultDelta = 2.0
 // A nil description, or one without search defaults (the digits', Fashion's), gives Defaults() itself.
 func DefaultsFor(d *weights.Description) Params {
 	p := Defaults()
-	if d != nil && d.Regression != nil { // a regression's threshold is its σ ≤ τ, in the target's unit
-		p.HThreshold = d.Regression.Sure
+	if !weights.RegressionLeftOut && d != nil && d.Regression != nil { // a regression's threshold is its σ ≤ τ, in the target's unit
+		p.HThreshold = sureOf(d)
 	}
 	if d == nil || d.Search == nil {
 		return p

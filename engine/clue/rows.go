@@ -177,7 +177,7 @@ func (prob *Problem) objective(p Params, capacity int) (*engine.Objective, error
 		return nil, err
 	}
 	y0 := prob.Pred0.Probs
-	if prob.Pred0.Mean != nil { // a regression's λy term: the distance to the input's predictive mean
+	if !weights.RegressionLeftOut && prob.Pred0.Mean != nil { // a regression's λy term: the distance to the input's predictive mean
 		y0 = []float32{*prob.Pred0.Mean}
 	}
 	if head == nil {

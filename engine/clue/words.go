@@ -84,15 +84,6 @@ func WordsOf(d *weights.Description) Words {
 	return Words{Classes: d.Classes, Noun: d.Input.Noun, Regression: d.Regression}
 }
 
-// Value is a regression's value with its unit: "41.3 MPa" (three significant digits, never an exponent).
-func (w Words) Value(v float32) string {
-	s := Figure(float64(v))
-	if w.Regression != nil && w.Regression.Unit != "" {
-		s += " " + w.Regression.Unit
-	}
-	return s
-}
-
 // Figure is v to three significant digits, written without an exponent or trailing zeros: 41.3, 0.052, 1230, 8.
 func Figure(v float64) string {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -108,9 +99,4 @@ func Figure(v float64) string {
 		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
 	}
 	return out
-}
-
-// Prediction is what a regression predicts with its uncertainty: "35.2 MPa ± 9.12".
-func (w Words) Prediction(mean, sigma float32) string {
-	return w.Value(mean) + " ± " + Figure(float64(sigma))
 }
