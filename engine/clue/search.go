@@ -1,7 +1,6 @@
 package clue
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -205,11 +204,18 @@ const (
 	shellTolerance                = 1e-4
 )
 
+// Stopper is what a search asks between its steps whether to stop: a context.Context is one (its Err), and so
+// is the worker's own cancel, which keeps package context out of the digits' worker (with it came every method of
+// time.Time that an interface might call, time's formatting and parsing: a first visit's 12 KB gzipped).
+type Stopper interface {
+	Err() error
+}
+
 // Search runs the restarts with the given indices (nil: all, 0..Restarts()-1) as one batch on the engine and
 // returns their explanations sorted by restart. onResult, if non-nil, receives each explanation as soon as its
 // restart stops (converged, out of steps, or failed), in the order they stop. The search checks ctx between
 // steps and, when it is cancelled, returns what it has with ctx's error.
-func Search(ctx context.Context, prob *Problem, p Params, restarts []int, onResult func(Explanation)) ([]Explanation, error) {
+func Search(ctx Stopper, prob *Problem, p Params, restarts []int, onResult func(Explanation)) ([]Explanation, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -242,7 +248,7 @@ func Search(ctx context.Context, prob *Problem, p Params, restarts []int, onResu
 
 // run is Search from given starting points (indexed by restart). If paths is non-nil, it records every point
 // at which each restart's objective was evaluated, by restart: paths[i][0] is its start, the last its result.
-func run(ctx context.Context, prob *Problem, p Params, restarts []int, starts [][]float64, onResult func(Explanation), paths map[int][][]float32) ([]Explanation, error) {
+func run(ctx Stopper, prob *Problem, p Params, restarts []int, starts [][]float64, onResult func(Explanation), paths map[int][][]float32) ([]Explanation, error) {
 	m := prob.models
 	obj, err := prob.objective(p, len(restarts))
 	if err != nil {
@@ -438,7 +444,7 @@ func (prob *Problem) explanation(obj *engine.Objective, r int, s *restart, p Par
 	e.OnShell = rho >= p.Delta*(1-shellTolerance)
 	e.Converged = s.converged
 	e.Accepted = float64(e.HTotal) < p.HThreshold && rho <= p.Delta*(1+shellTolerance)
-	if obj.Pred.Mean != nil { // a regression: sure when σ ≤ τ
+	if !weights.RegressionLeftOut && obj.Pred.Mean != nil { // a regression: sure when σ ≤ τ
 		m := obj.Pred.Mean.Data[r]
 		e.Mean = &m
 		e.Accepted = float64(e.HTotal) <= p.HThreshold && rho <= p.Delta*(1+shellTolerance)

@@ -1,7 +1,6 @@
 package clue
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -101,7 +100,7 @@ func (w Words) DescribeReaches(reaches []Reach, l Ladder, label0 int) string {
 
 // Sweep runs the ladder's searches in order natively and summarises each; onStep, if non-nil, receives each
 // radius as it finishes. The explanations equal separate Searches with AtRadius's parameters.
-func Sweep(ctx context.Context, prob *Problem, p Params, l Ladder, onStep func(SweepStep)) ([]SweepStep, error) {
+func Sweep(ctx Stopper, prob *Problem, p Params, l Ladder, onStep func(SweepStep)) ([]SweepStep, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package clue
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/deltaclue/deltaclue/engine"
@@ -30,7 +29,7 @@ type Trajectory struct {
 // Trace reruns one restart recording its path, which an ordinary search does not pay for, and decodes `frames`
 // evenly spaced points of it. Restarts are independent, so it runs the restart alone and gets the same bits as
 // the full search (with the diversity term, which couples them, it reruns them all).
-func Trace(ctx context.Context, prob *Problem, p Params, restart, frames int) (Trajectory, error) {
+func Trace(ctx Stopper, prob *Problem, p Params, restart, frames int) (Trajectory, error) {
 	if err := p.Validate(); err != nil {
 		return Trajectory{}, err
 	}

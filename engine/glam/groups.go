@@ -1,7 +1,6 @@
 package glam
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"sync"
@@ -63,7 +62,7 @@ func Spread(idx, read []int, n int) ([]int, []int) {
 // Reach runs δ-CLUE with p on each image idx[i] of images (of the models' input, one after another) (read[i] is the label read on it) on up to
 // workers goroutines, and returns what each reached, in the order of idx. Each search's result depends only on
 // its image and p, so the answer does not depend on workers.
-func Reach(ctx context.Context, m *clue.Models, images []float32, idx, read []int, p clue.Params, workers int) ([]Reached, error) {
+func Reach(ctx clue.Stopper, m *clue.Models, images []float32, idx, read []int, p clue.Params, workers int) ([]Reached, error) {
 	out := make([]Reached, len(idx))
 	errs := make([]error, len(idx))
 	size := m.BNN.Input.Size()
@@ -91,7 +90,7 @@ func Reach(ctx context.Context, m *clue.Models, images []float32, idx, read []in
 	return out, ctx.Err()
 }
 
-func reach(ctx context.Context, m *clue.Models, x0 []float32, index, read int, p clue.Params) (Reached, error) {
+func reach(ctx clue.Stopper, m *clue.Models, x0 []float32, index, read int, p clue.Params) (Reached, error) {
 	prob, err := clue.NewProblem(m, x0)
 	if err != nil {
 		return Reached{}, err

@@ -23,11 +23,11 @@
 package searchworker
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deltaclue/deltaclue/engine"
@@ -133,7 +133,7 @@ type Worker struct {
 	Yield func()
 
 	mu      sync.Mutex
-	cancels map[int]context.CancelFunc
+	cancels map[int]func()
 	// cancelled holds the IDs of searches cancelled before they started: a page that queued several (a δ
 	// sweep) and cancels them all must not wait for the queued ones to run.
 	cancelled map[int]bool
@@ -166,7 +166,7 @@ func NewFromHashedBundle(version string, bundle []byte) (*Worker, Response) {
 }
 
 func newFromBundle(version string, bundle []byte, hashed bool) (*Worker, Response) {
-	w := &Worker{version: version, cancels: map[int]context.CancelFunc{}, cancelled: map[int]bool{}}
+	w := &Worker{version: version, cancels: map[int]func(){}, cancelled: map[int]bool{}}
 	b, err := weights.OpenBundleFiles(bundle, hashed)
 	if err == nil {
 		w.models, err = clue.LoadBundle(b)
@@ -253,7 +253,7 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 			send(Response{Type: "error", ID: req.ID, Error: err.Error()})
 			return
 		}
-		t, err := clue.Trace(context.Background(), prob, *req.Params, req.Restart, TraceFrames)
+		t, err := clue.Trace(&stop{}, prob, *req.Params, req.Restart, TraceFrames)
 		if err != nil {
 			send(Response{Type: "error", ID: req.ID, Error: err.Error()})
 			return
@@ -264,7 +264,7 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 		done := func(err error) {
 			r := Response{Type: "done", ID: req.ID, Seconds: time.Since(start).Seconds()}
 			r.HeapBytes, r.SysBytes = memory()
-			if errors.Is(err, context.Canceled) {
+			if errors.Is(err, errCancelled) {
 				r.Error = Cancelled
 			} else if err != nil {
 				r.Error = err.Error()
@@ -280,7 +280,8 @@ func (w *Worker) Handle(req Request, send func(Response)) {
 			done(err)
 			return
 		}
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx := &stop{}
+		cancel := ctx.cancel
 		w.mu.Lock()
 		if w.cancelled[req.ID] {
 			delete(w.cancelled, req.ID)
@@ -335,9 +336,26 @@ func memory() (heap, sys uint64) {
 	return m.HeapAlloc, m.Sys
 }
 
-// yielding is a context whose Err, which the search calls between steps, first gives the host a chance to run.
+// stop is a search's cancel (clue.Stopper): not a context.Context, whose package would bring time's formatting
+// and parsing into the digits' worker. Its cancel may come from the message handler while the search runs.
+type stop struct{ cancelled atomic.Bool }
+
+func (s *stop) cancel() { s.cancelled.Store(true) }
+
+// Err is errCancelled once cancel was called.
+func (s *stop) Err() error {
+	if s.cancelled.Load() {
+		return errCancelled
+	}
+	return nil
+}
+
+// errCancelled is a cancelled search's error.
+var errCancelled = errors.New("the search was cancelled")
+
+// yielding is a stopper whose Err, which the search calls between steps, first gives the host a chance to run.
 type yielding struct {
-	context.Context
+	*stop
 	yield func()
 }
 
@@ -345,5 +363,5 @@ func (y yielding) Err() error {
 	if y.yield != nil {
 		y.yield()
 	}
-	return y.Context.Err()
+	return y.stop.Err()
 }

@@ -1,7 +1,6 @@
 package searchworker
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -52,7 +51,7 @@ type Summarized struct {
 
 // NewSummarizer returns a worker without models, which answers only "summarize", with its "ready" message.
 func NewSummarizer(version string) (*Worker, Response) {
-	return &Worker{version: version, cancels: map[int]context.CancelFunc{}, cancelled: map[int]bool{}},
+	return &Worker{version: version, cancels: map[int]func(){}, cancelled: map[int]bool{}},
 		Response{Type: "ready", Version: version}
 }
 
