@@ -7,12 +7,12 @@
 "use strict";
 importScripts("../wasm_exec.js");
 
-// fail tells the page in the worker's wire format (wasm/worker/searchworker/wire.go): "DW", version 1, type 6 (error),
+// fail tells the page in the worker's wire format (wasm/worker/searchworker/wire.go): "DW", version 2, type 6 (error),
 // id 0, then the text's length (u32, little-endian) and its UTF-8 bytes.
 const fail = (what, err) => {
   const text = new TextEncoder().encode(what + ": " + String(err && err.message || err));
   const msg = new Uint8Array(12 + text.length);
-  msg.set([68, 87, 1, 6, 0, 0, 0, 0]);
+  msg.set([68, 87, 2, 6, 0, 0, 0, 0]);
   new DataView(msg.buffer).setUint32(8, text.length, true);
   msg.set(text, 12);
   self.postMessage(msg.buffer, [msg.buffer]);

@@ -7,7 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -369,6 +373,7 @@ func TestWireRoundTrip(t *testing.T) {
 	e := clue.Explanation{Changed: []string{"Debt", "Records"}, Restart: 3, Start: []float32{1, -2}, Z: []float32{float32(math.Inf(1)), -0.0, 1e-45}, Image: []float32{0.5},
 		Label: 9, Probs: []float32{0.1, 0.9}, HTotal: 0.1, HAleatoric: 0.05, HEpistemic: 0.05, Distance: 28.3, Rho: 2,
 		OnShell: true, Cost: 0.9, Steps: 17, Converged: true, Accepted: true, Failed: "ünïcode", YNN: 0.6, Mode: 2, DuplicateOf: -1}
+	mean, negZero := float32(41.25), float32(math.Copysign(0, -1))
 	requests := []Request{
 		{Type: "inspect", ID: -4, X0: []float32{0, 1}},
 		{Type: "explain", ID: 5, X0: []float32{0.25}, Params: &p, Restarts: []int{0, 2, 4}},
@@ -392,6 +397,10 @@ func TestWireRoundTrip(t *testing.T) {
 			Amortised: []Amortised{{To: 9, Label: 9, Sure: true, K: 0.75, Shift: 1.5, HTotal: 0.1, Distance: 40.5, Image: []float32{0.25, 1}},
 				{To: 8, Label: 6, K: 2, Shift: 5, HTotal: 0.8, Distance: 60}}, AmortisedMs: 2.5}},
 		{Type: "results", ID: 5, Explanations: []clue.Explanation{e, {Restart: 4, Failed: "NaN", Mode: -1, DuplicateOf: -1, YNN: -1}}},
+		// A regression's: its predictive means (the explanation's and the inspected input's).
+		{Type: "results", ID: 9, Explanations: []clue.Explanation{{Restart: 1, Mean: &mean, Probs: []float32{0.2, 0.8}, HTotal: 3.5, Mode: -1, DuplicateOf: -1}}},
+		{Type: "inspected", ID: -5, Inspection: &Inspection{Prediction: engine.Uncertainty{Probs: []float32{0.3, 0.7}, Total: 9, Mean: &mean}, Z0: []float32{3},
+			Reconstruction: []float32{4}, Reconstructed: engine.Uncertainty{Probs: []float32{0.5, 0.5}, Mean: &negZero}}},
 		{Type: "traced", ID: 7, Trajectory: &clue.Trajectory{Restart: 3, Explanation: e, Path: [][]float32{{1, 2}, {3, 4}},
 			Frames: []clue.Frame{{Step: 0, Z: []float32{1}, Image: []float32{0.5}, Label: 4, HTotal: 0.5, Distance: 3, Cost: 1}}}},
 		{Type: "done", ID: 5, Seconds: 0.25, Error: Cancelled, HeapBytes: 123456, SysBytes: 1 << 40},
@@ -433,11 +442,27 @@ func TestNewFromBundle(t *testing.T) {
 	}
 }
 
-// TestWorkerScriptErrorDecodes: web/worker.js writes its load failures in the wire format by hand; those bytes
-// decode as an error message.
+// TestWorkerScriptErrorDecodes: web/worker.js writes its load failures in the wire format by hand; the header
+// it writes (read from the script) with a text decodes as an error message.
 func TestWorkerScriptErrorDecodes(t *testing.T) {
+	js, err := os.ReadFile(filepath.Join("..", "..", "..", "web", "worker.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`msg\.set\(\[([0-9, ]+)\]\)`).FindSubmatch(js)
+	if m == nil {
+		t.Fatal("web/worker.js writes no header with msg.set([...])")
+	}
+	var msg []byte
+	for _, f := range strings.Split(string(m[1]), ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 || n > 255 {
+			t.Fatalf("web/worker.js's header byte %q", f)
+		}
+		msg = append(msg, byte(n))
+	}
 	text := "the search worker (worker.wasm) failed to load: CompileError"
-	msg := append([]byte{68, 87, 1, 6, 0, 0, 0, 0}, byte(len(text)), 0, 0, 0)
+	msg = append(msg, byte(len(text)), 0, 0, 0)
 	r, err := UnmarshalResponse(append(msg, text...))
 	if err != nil || r.Type != "error" || r.Error != text {
 		t.Fatalf("%+v, %v", r, err)

@@ -12,7 +12,7 @@ import (
 // The wire format: every message is one ArrayBuffer, little-endian, floats as their IEEE bits (so the page
 // holds exactly the bits the worker computed), read back with every length checked against what is left:
 //
-//	message  = magic "DW" | version 1 | type u8 | id i32 | body (by type)
+//	message  = magic "DW" | version 2 | type u8 | id i32 | body (by type)
 //	string   = length u32 | UTF-8
 //	floats   = count u32 | count × f32
 //	ints     = count u32 | count × i32
@@ -32,7 +32,7 @@ import (
 // It replaces JSON texts: a set of 100 explanations is 0.7 MB of JSON numbers that the page would parse in Go,
 // against 0.3 MB of raw floats it copies, and the worker no longer links encoding/json.
 
-var wireMagic = [3]byte{'D', 'W', 1}
+var wireMagic = [3]byte{'D', 'W', 2}
 
 // MaxMessage bounds what Unmarshal accepts, so that a corrupt length cannot make it allocate much.
 const MaxMessage = 64 << 20
@@ -197,7 +197,7 @@ func open(b []byte) (*reader, error) {
 		return nil, errors.New("a malformed message: not a deltaclue worker message")
 	}
 	if b[2] != wireMagic[2] {
-		return nil, errors.New("a message of wire version " + strconv.Itoa(int(b[2])) + ", this build speaks 1")
+		return nil, errors.New("a message of wire version " + strconv.Itoa(int(b[2])) + ", this build speaks " + strconv.Itoa(int(wireMagic[2])))
 	}
 	return &reader{b: b[3:]}, nil
 }

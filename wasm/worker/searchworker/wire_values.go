@@ -42,10 +42,30 @@ func (w *writer) uncertainty(u engine.Uncertainty) {
 	w.f32(u.Total)
 	w.f32(u.Aleatoric)
 	w.f32(u.Epistemic)
+	w.mean(u.Mean)
 }
 
 func (r *reader) uncertainty() engine.Uncertainty {
-	return engine.Uncertainty{Probs: r.floats(), Total: r.f32(), Aleatoric: r.f32(), Epistemic: r.f32()}
+	u := engine.Uncertainty{Probs: r.floats(), Total: r.f32(), Aleatoric: r.f32(), Epistemic: r.f32()}
+	u.Mean = r.mean()
+	return u
+}
+
+// mean writes a regression's predictive mean: a flag, then the value when there is one (a classifier's is nil).
+// Every build writes the flag, whether or not it reads regressions, so that any page reads any worker.
+func (w *writer) mean(m *float32) {
+	w.flag(m != nil)
+	if m != nil {
+		w.f32(*m)
+	}
+}
+
+func (r *reader) mean() *float32 {
+	if !r.flag() {
+		return nil
+	}
+	m := r.f32()
+	return &m
 }
 
 func (w *writer) explanation(e clue.Explanation) {
@@ -69,6 +89,7 @@ func (w *writer) explanation(e clue.Explanation) {
 	for _, c := range e.Changed {
 		w.str(c)
 	}
+	w.mean(e.Mean)
 }
 
 func (r *reader) explanation() clue.Explanation {
@@ -84,6 +105,7 @@ func (r *reader) explanation() clue.Explanation {
 			e.Changed = append(e.Changed, r.str())
 		}
 	}
+	e.Mean = r.mean()
 	return e
 }
 
