@@ -31,8 +31,8 @@ func main() {
 	maxEpochs := flag.Int("max-epochs", 0, "override the configured maximum number of epochs (for quick trials)")
 	noAugment := flag.Bool("no-augment", false, "train without augmentation (to measure what it does)")
 	measure := flag.String("measure", "", "only measure this BNN file on the test split, as is and augmented, and exit")
-	dataset := flag.String("dataset", "", "fashion: train the Fashion-MNIST models from data/fashion; credit: the credit models from data/credit (-only bnn, vae or compact)")
-	ship := flag.String("ship", "", "-dataset fashion or credit: the folder to write the shipped int8 models into (default weights/<dataset>)")
+	dataset := flag.String("dataset", "", "fashion: train the Fashion-MNIST models from data/fashion; credit: the credit models from data/credit (-only bnn, vae or compact); concrete: the concrete models from data/concrete (-only bnn, vae or compact)")
+	ship := flag.String("ship", "", "-dataset fashion, credit or concrete: the folder to write the shipped int8 models into (default weights/<dataset>)")
 	flag.Parse()
 	if *measure != "" {
 		if err := measureAugmented(*measure); err != nil {
@@ -41,11 +41,9 @@ func main() {
 		}
 		return
 	}
-	if *dataset == "fashion" || *dataset == "credit" {
-		run := runFashion
-		if *dataset == "credit" {
-			run = runCredit
-		}
+	if *dataset == "fashion" || *dataset == "credit" || *dataset == "concrete" {
+		run := map[string]func(dataDir, outDir, shipDir, only string, maxEpochs int) error{
+			"fashion": runFashion, "credit": runCredit, "concrete": runConcrete}[*dataset]
 		if *ship == "" {
 			*ship = filepath.Join("weights", *dataset)
 		}

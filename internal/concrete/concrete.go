@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/internal/modeldata"
 	"github.com/deltaclue/deltaclue/internal/tableschema"
 	"github.com/deltaclue/deltaclue/weights"
@@ -225,6 +226,22 @@ func ReadCSV(schema weights.Columns, r io.Reader) ([]Mix, error) {
 		mixes[i] = Mix{Row: r[:len(schema)], Strength: r[len(schema)]}
 	}
 	return mixes, nil
+}
+
+// Table is mixes as a regression's rows (read with cols, flattened and standardised by them), each labelled
+// with the range its strength falls in (r.Range: the regression's classes) and carrying its strength as its
+// target.
+func Table(cols weights.Columns, mixes []Mix, r *weights.Regression) (*dataset.Table, error) {
+	rows, labels, targets := make([][]float64, len(mixes)), make([]int, len(mixes)), make([]float64, len(mixes))
+	for i, m := range mixes {
+		rows[i], labels[i], targets[i] = m.Row, r.Range(m.Strength), m.Strength
+	}
+	t, err := dataset.NewTable(cols, rows, labels)
+	if err != nil {
+		return nil, err
+	}
+	t.Targets = targets
+	return t, nil
 }
 
 // marshal is v as the committed JSON files hold it: indented, and a newline.
