@@ -1,7 +1,7 @@
 // Package concrete is the concrete-strength data of issue 42, a regression: concrete from Debian's
-// r-cran-modeldata (1,030 laboratory mixes of I-Cheng Yeh's, 1998, the UCI "Concrete Compressive Strength" set:
-// seven ingredients in kg per m³ of mixture and the age at testing in days; the target the compressive strength
-// in MPa). `make data DATASET=concrete` (cmd/mnistdata) exports it with Rscript, checks the CSV by its SHA-256,
+// r-cran-modeldata (1,030 laboratory mixes from I-Cheng Yeh's experiments, as the package cites Yeh 2006; the UCI
+// "Concrete Compressive Strength" set: seven ingredients in kg per m³ of mixture and the age at testing in days;
+// the target the compressive strength in MPa). `make data DATASET=concrete` (cmd/mnistdata) exports it with Rscript, checks the CSV by its SHA-256,
 // drops the rows that repeat an earlier row exactly, splits the rest into train and test with a fixed seed
 // (mixes of the same ingredients and age on the same side), and computes the table's schema and the target's
 // standardisation from the training split. The test mixes, the schema and the target are committed beside this
