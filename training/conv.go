@@ -163,24 +163,30 @@ func imageMask(m *Node, s weights.Shape) *Node {
 }
 
 // PredictiveGraph returns the classifier's posterior predictive (an ensemble's: the mean of its members') or an
-// MC-dropout classifier's [N, classes] for images x [N, F]:
-// the mean of the softmax over its fixed masks (mcmask.DrawLayers, as the engine draws them). A layer that no
-// dropout precedes in the graph (no path from a dropout to it: a chain's layers before its first dropout) is
-// built once and shared by every sample; the rest is built per sample. A classifier ending in a softmax or a
-// log-softmax is taken at its input, the logits, as the engine takes it.
+// MC-dropout classifier's [N, classes] for images x [N, F]: the mean of the softmax of its posterior samples'
+// logits (SampleOutputs). A classifier ending in a softmax or a log-softmax is taken at its input, the logits, as
+// the engine takes it.
 func PredictiveGraph(p Tensors, d *weights.Description, x *Node) *Node {
+	return meanSoftmax(SampleOutputs(p, d, x))
+}
+
+// SampleOutputs returns what each of the classifier's posterior samples outputs for images x [N, F], each
+// [outputs, N]: an ensemble's members in order, or an MC-dropout network under each of its fixed masks
+// (mcmask.DrawLayers, as the engine draws them). A layer that no dropout precedes in the graph (no path from a
+// dropout to it: a chain's layers before its first dropout) is built once and shared by every sample; the rest
+// is built per sample.
+func SampleOutputs(p Tensors, d *weights.Description, x *Node) []*Node {
 	in := d.InputShape()
+	var outs []*Node
 	if d.Classifier.Uncertainty == weights.UncertaintyEnsemble {
-		// A deep ensemble: the mean of its members' softmax.
-		var logits []*Node
 		for _, net := range d.Classifier.Networks {
 			l, _, err := NetworkGraph(p, net.Layers, in, columns(x), nil, 0)
 			if err != nil {
 				panic(err)
 			}
-			logits = append(logits, l)
+			outs = append(outs, l)
 		}
-		return meanSoftmax(logits)
+		return outs
 	}
 	g, err := ResolveNetwork(d.Classifier.Networks[0].Layers, in)
 	if err != nil {
@@ -198,7 +204,6 @@ func PredictiveGraph(p Tensors, d *weights.Description, x *Node) *Node {
 	if err := fillNodes(p, g, cols, nil, 0, trunk, shared); err != nil {
 		panic(err)
 	}
-	var logits []*Node
 	for _, sample := range all {
 		masks := func(gr *Graph, l int, at weights.Shape) *Node {
 			return imageMask(Const(gr, tensors.FromFlatDataAndDimensions(sample[l], len(sample[l]), 1)), at)
@@ -207,9 +212,9 @@ func PredictiveGraph(p Tensors, d *weights.Description, x *Node) *Node {
 		if err := fillNodes(p, g, cols, masks, 0, values, nil); err != nil {
 			panic(err)
 		}
-		logits = append(logits, values[len(values)-1])
+		outs = append(outs, values[len(values)-1])
 	}
-	return meanSoftmax(logits)
+	return outs
 }
 
 // meanSoftmax is the mean of the softmax of each of logits [classes, N], as [N, classes].
@@ -234,7 +239,8 @@ type ClassifierConfig struct {
 
 // TrainClassifier trains the classifier of describe(rate) once per candidate dropout rate, with early stopping
 // on the validation NLL of the fixed-mask posterior predictive, and returns the best one's tensors (float32),
-// its description and the history.
+// its description and the history. A regression's networks (weights.Regression) train on the Gaussian NLL of
+// their standardised targets and stop on the validation rows' predictive NLL (trainRegressorRate).
 func TrainClassifier(backend compute.Backend, c ClassifierConfig, describe func(rate float64) *weights.Description, train, val dataset.Items) ([]weights.Named, *weights.Description, map[string]any, error) {
 	var best []weights.Named
 	var bestDesc *weights.Description
@@ -255,6 +261,9 @@ func TrainClassifier(backend compute.Backend, c ClassifierConfig, describe func(
 }
 
 func trainClassifierRate(backend compute.Backend, c ClassifierConfig, d *weights.Description, rate float64, train, val dataset.Items) ([]weights.Named, float64, map[string]any, error) {
+	if d.IsRegression() {
+		return trainRegressorRate(backend, c, d, rate, train, val)
+	}
 	net := d.Classifier.Networks[0]
 	specs, err := networkTensors(net.Layers, d.InputShape())
 	if err != nil {
@@ -289,20 +298,25 @@ func trainClassifierRate(backend compute.Backend, c ClassifierConfig, d *weights
 	return best, q.NLL, map[string]any{"best_epoch": bestEpoch, "epochs": len(history), "validation": q, "history": history}, nil
 }
 
-// classifierTrainer is one Adam step of an MC-dropout classifier's cross-entropy (its first network, a graph)
-// on a batch, with fresh dropout masks.
+// classifierTrainer is one Adam step of an MC-dropout classifier's loss (its first network, a graph) on a batch,
+// with fresh dropout masks: a classifier's cross-entropy, or a regression's Gaussian negative log-likelihood
+// (RegressionNLL) of the standardised target.
 type classifierTrainer struct {
 	exec    *model.Exec
 	in      weights.Shape
-	classes int
+	targets int   // values per item of the target: a class's one-hot, or a regression's standardised target
 	widths  []int // per dropout layer, in layer order: the units or channels it masks
 	rates   []float64
+	sigma   string // a regression's weights.Regression.Sigma, "" for a classifier
 }
 
 // newClassifierTrainer compiles the step for d's classifier, its tensors the store's (StoreTensors).
 func newClassifierTrainer(backend compute.Backend, store *model.Store, d *weights.Description, lr float64) (*classifierTrainer, error) {
 	net := d.Classifier.Networks[0]
-	t := &classifierTrainer{in: d.InputShape(), classes: len(d.Classes)}
+	t := &classifierTrainer{in: d.InputShape(), targets: len(d.Classes)}
+	if d.IsRegression() {
+		t.targets, t.sigma = 1, d.Regression.Sigma
+	}
 	g, err := ResolveNetwork(net.Layers, t.in)
 	if err != nil {
 		return nil, err
@@ -315,20 +329,30 @@ func newClassifierTrainer(backend compute.Backend, store *model.Store, d *weight
 		if err != nil {
 			panic(err)
 		}
-		return Neg(ReduceAllMean(ReduceSum(Mul(args[1], LogSoftmax(columns(values[len(values)-1]), -1)), -1)))
+		out := columns(values[len(values)-1])
+		if t.sigma != "" {
+			return ReduceAllMean(RegressionNLL(t.sigma, out, Reshape(args[1], -1)))
+		}
+		return Neg(ReduceAllMean(ReduceSum(Mul(args[1], LogSoftmax(out, -1)), -1)))
 	})
 	return t, nil
 }
 
-// step trains on images [len(labels)·F] of the labels, each dropout layer's mask drawn from r (per layer, then
-// per unit or channel, then per image), and returns the batch's loss before the step.
+// step trains on images [len(labels)·F] of the labels (a classifier's), and returns the batch's loss before the
+// step.
 func (t *classifierTrainer) step(images []float32, labels []int, r *rng.Rand) float32 {
-	n := len(labels)
-	onehot := make([]float32, n*t.classes)
+	onehot := make([]float32, len(labels)*t.targets)
 	for k, c := range labels {
-		onehot[k*t.classes+c] = 1
+		onehot[k*t.targets+c] = 1
 	}
-	args := []any{tensors.FromFlatDataAndDimensions(images, n, t.in.Size()), tensors.FromFlatDataAndDimensions(onehot, n, t.classes)}
+	return t.stepTargets(images, onehot, r)
+}
+
+// stepTargets trains on images [n·F] of targets [n·t.targets], each dropout layer's mask drawn from r (per layer,
+// then per unit or channel, then per image), and returns the batch's loss before the step.
+func (t *classifierTrainer) stepTargets(images, targets []float32, r *rng.Rand) float32 {
+	n := len(targets) / t.targets
+	args := []any{tensors.FromFlatDataAndDimensions(images, n, t.in.Size()), tensors.FromFlatDataAndDimensions(targets, n, t.targets)}
 	for l, w := range t.widths {
 		keep := float32(1 / (1 - t.rates[l]))
 		m := make([]float32, w*n)

@@ -246,20 +246,25 @@ func (q TableVAEQuality) Unencoded() []string {
 
 // TableVAEQuality is a table VAE measured on rows.
 type TableVAEQuality struct {
-	ELBO                float64                `json:"elbo"`                  // nats per row, a 10-sample estimate; NaN without a log-variance head
-	ReconLabelAgreement float64                `json:"recon_label_agreement"` // rows whose reconstruction (as a row) gets the classifier's label for the row
-	Columns             []ColumnReconstruction `json:"columns"`
+	ELBO                float64 `json:"elbo"`                  // nats per row, a 10-sample estimate; NaN without a log-variance head
+	ReconLabelAgreement float64 `json:"recon_label_agreement"` // rows whose reconstruction (as a row) gets the classifier's label for the row (a regression's: the range of its predictive mean)
+	// ReconPredictionShift is a regression's root-mean-square difference between the predictive means of the rows
+	// and of their reconstructions (as rows), in the target's unit; nil for a classifier.
+	ReconPredictionShift *float64               `json:"recon_prediction_shift,omitempty"`
+	Columns              []ColumnReconstruction `json:"columns"`
 }
 
 // MeasureTableVAE measures d's mixed VAE (tensors from vae) on a table's rows: the ELBO, each column's
 // reconstruction, and the share of rows whose reconstruction, read back as a valid row (ReconstructRow), the
-// classifier (tensors from clf) gives the row's own label.
+// classifier (tensors from clf) gives the row's own label (a regression: whose predictive mean falls in the
+// row's predictive mean's range, and how far the two means are).
 func MeasureTableVAE(backend compute.Backend, d *weights.Description, vae, clf Tensors, set *dataset.Table) (TableVAEQuality, error) {
 	cols := d.Input.Columns
 	width := cols.Width()
 	v := VAEGraphs{vae, d}
 	recon := MustNewExec(backend, func(x *Node) *Node { return v.Logits(v.Mean(x)) })
-	predict := MustNewExec(backend, func(x *Node) *Node { return ArgMax(PredictiveGraph(clf, d, x), -1) })
+	predict := predictLabels(backend, d, clf)
+	var shift float64 // a regression's: the squared differences of the predictive means of rows and reconstructions
 	var elboExec *Exec
 	if d.VAE.LogVariance != nil {
 		elboExec = MustNewExec(backend, func(x, eps *Node) *Node { return ReduceAllSum(v.negELBO(x, eps)) })
@@ -315,12 +320,15 @@ func MeasureTableVAE(backend compute.Backend, d *weights.Description, vae, clf T
 			}
 			rows = append(rows, flat...)
 		}
-		a := tensors.MustCopyFlatData[int32](predict.MustExec(x)[0])
-		b := tensors.MustCopyFlatData[int32](predict.MustExec(tensors.FromFlatDataAndDimensions(rows, hi-lo, width))[0])
+		a, ma := predict(x)
+		b, mb := predict(tensors.FromFlatDataAndDimensions(rows, hi-lo, width))
 		for k := range a {
 			if a[k] == b[k] {
 				agree++
 			}
+		}
+		for k := range ma {
+			shift += (ma[k] - mb[k]) * (ma[k] - mb[k])
 		}
 	})
 	if err != nil {
@@ -332,6 +340,10 @@ func MeasureTableVAE(backend compute.Backend, d *weights.Description, vae, clf T
 		q.ELBO = math.NaN()
 	}
 	q.ReconLabelAgreement = float64(agree) / n
+	if d.IsRegression() {
+		rms := math.Sqrt(shift / n)
+		q.ReconPredictionShift = &rms
+	}
 	for c, col := range cols {
 		cr := ColumnReconstruction{Column: col.Name, Kind: col.Kind, Unit: col.Unit}
 		if col.Kind == weights.ColumnCategory {
@@ -365,3 +377,25 @@ func ReconstructRow(cols weights.Columns, y []float32) ([]float64, error) {
 
 // NamedTensors reads tensors from a training's output (float32, as trained).
 func NamedTensors(named []weights.Named) Tensors { return namedTensors(named) }
+
+// predictLabels returns what MeasureTableVAE compares a row's and its reconstruction's prediction by: the label
+// of d's classifier (tensors from p) for rows x, and for a regression the range its predictive mean falls in and
+// the mean itself.
+func predictLabels(backend compute.Backend, d *weights.Description, p Tensors) func(x *tensors.Tensor) ([]int32, []float64) {
+	if !d.IsRegression() {
+		exec := MustNewExec(backend, func(x *Node) *Node { return ArgMax(PredictiveGraph(p, d, x), -1) })
+		return func(x *tensors.Tensor) ([]int32, []float64) {
+			return tensors.MustCopyFlatData[int32](exec.MustExec(x)[0]), nil
+		}
+	}
+	exec := regressionExec(backend, d, p)
+	return func(x *tensors.Tensor) ([]int32, []float64) {
+		mu, sigma := samplesPerRow(exec.MustExec(x))
+		labels, means := make([]int32, len(mu)), make([]float64, len(mu))
+		for i := range mu {
+			means[i] = Predictive(mu[i], sigma[i]).Mean
+			labels[i] = int32(d.Regression.Range(means[i]))
+		}
+		return labels, means
+	}
+}

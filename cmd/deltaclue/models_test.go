@@ -242,7 +242,7 @@ func TestModelsRefusals(t *testing.T) {
 		{"-digit with other models", func() error { return explain([]string{"-models", dir, "-digit", "1", "-out", out}) },
 			`-digit 1: -digit is a test digit of the shipped digits, and these are the "grey-test" models: give -index 1 for their test item`},
 		{"nothing to explain", func() error { return explain([]string{"-models", dir, "-out", out}) }, "say what to explain: -index N (a test sketch)"},
-		{"an unknown name", func() error { return explain([]string{"-models", "cars", "-index", "0", "-out", out}) }, `no models called "cars": the known models are "digits", "fashion" and "credit"`},
+		{"an unknown name", func() error { return explain([]string{"-models", "cars", "-index", "0", "-out", out}) }, `no models called "cars": the known models are "digits", "fashion", "credit" and "concrete"`},
 		{"-carla-data with other models", func() error {
 			return explain([]string{"-models", dir, "-index", "0", "-carla-data", "data", "-out", out})
 		},

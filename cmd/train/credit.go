@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/deltaclue/deltaclue/engine/anchors"
@@ -22,18 +21,8 @@ import (
 // on: training.CreditSplit), with fixed seeds; writes their float32 export with its description into outDir and
 // the int8 models the project ships into shipDir, both measured on the committed test split.
 func runCredit(dataDir, outDir, shipDir, only string, maxEpochs int) error {
-	dir := filepath.Join(dataDir, "credit")
-	raw, err := os.ReadFile(filepath.Join(dir, credit.TrainFile))
+	raw, split, err := tableData(dataDir, "credit", credit.TrainFile, credit.SplitFile)
 	if err != nil {
-		return fmt.Errorf("%v: run `make data DATASET=credit` first", err)
-	}
-	var split struct {
-		Source   string `json:"source"`
-		TrainSHA string `json:"train_sha256"`
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, credit.SplitFile)); err != nil {
-		return fmt.Errorf("%v: run `make data DATASET=credit` first", err)
-	} else if err := json.Unmarshal(b, &split); err != nil {
 		return err
 	}
 	cols := credit.Columns()
@@ -48,7 +37,7 @@ func runCredit(dataDir, outDir, shipDir, only string, maxEpochs int) error {
 	}
 	fmt.Printf("credit: %d applicants to train on, %d to validate on, %d to test on\n", train.Len(), val.Len(), test.Len())
 	dataset := weights.Dataset{Source: split.Source, SplitSHA: split.TrainSHA, Train: train.Len(), Validation: val.Len(), Test: test.Len()}
-	env := map[string]any{"go": runtime.Version(), "goexperiment": os.Getenv("GOEXPERIMENT"), "cpus": runtime.NumCPU(), "goarch": runtime.GOARCH}
+	env := environment()
 	backend := training.Backend()
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
@@ -201,6 +190,28 @@ func creditAnchors(shipDir string, train *dataset.Table) error {
 	}
 	fmt.Printf("wrote %s (%d bytes): %v anchors per class (entropy below %g nats)\n", out, len(b), f.Manifest.Metrics[weights.AnchorCounts], training.CreditAnchorEntropy)
 	return nil
+}
+
+// tableSplit is what a table's split.json says that the manifests record.
+type tableSplit struct {
+	Source   string `json:"source"`
+	TrainSHA string `json:"train_sha256"`
+}
+
+// tableData reads a table's training split (trainFile, a CSV file) and its split.json (splitFile) from the data
+// folder's name/, saying to run `make data DATASET=name` when either is missing.
+func tableData(dataDir, name, trainFile, splitFile string) ([]byte, tableSplit, error) {
+	var split tableSplit
+	dir := filepath.Join(dataDir, name)
+	raw, err := os.ReadFile(filepath.Join(dir, trainFile))
+	if err != nil {
+		return nil, split, fmt.Errorf("%v: run `make data DATASET=%s` first", err, name)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, splitFile))
+	if err != nil {
+		return nil, split, fmt.Errorf("%v: run `make data DATASET=%s` first", err, name)
+	}
+	return raw, split, json.Unmarshal(b, &split)
 }
 
 // trainingTable reads the training split's CSV (data/credit/train.csv) with the committed schema.

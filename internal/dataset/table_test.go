@@ -25,8 +25,13 @@ func TestTable(t *testing.T) {
 		t.Errorf("row 0 flattened: %v", got)
 	}
 	s := tab.Subset([]int{1})
-	if s.Len() != 1 || s.Label(0) != 0 || s.Float(0, nil)[0] != 1 || s.Rows[0][0] != 50 {
+	if s.Len() != 1 || s.Label(0) != 0 || s.Float(0, nil)[0] != 1 || s.Rows[0][0] != 50 || s.Targets != nil {
 		t.Errorf("the subset: %+v", s)
+	}
+	// A regression's rows keep their targets in a subset.
+	tab.Targets = []float64{12.5, 40}
+	if s := tab.Subset([]int{1, 0}); len(s.Targets) != 2 || s.Targets[0] != 40 || s.Targets[1] != 12.5 {
+		t.Errorf("the subset's targets: %v", s.Targets)
 	}
 	if _, err := NewTable(cols, [][]float64{{30, 1}, {17, 0}}, []int{1, 0}); err == nil || !strings.Contains(err.Error(), `row 1: column "Age"`) {
 		t.Errorf("a row out of range: %v", err)

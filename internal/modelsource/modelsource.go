@@ -15,26 +15,29 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deltaclue/deltaclue/internal/concrete"
 	"github.com/deltaclue/deltaclue/internal/credit"
 	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/internal/idx"
 	"github.com/deltaclue/deltaclue/mnist"
 	"github.com/deltaclue/deltaclue/weights"
+	concretemodels "github.com/deltaclue/deltaclue/weights/concrete"
 	creditmodels "github.com/deltaclue/deltaclue/weights/credit"
 	"github.com/deltaclue/deltaclue/weights/fashion"
 )
 
-// The names of the shipped models: the digits (the default), Fashion-MNIST's clothes (weights/fashion) and the
-// credit applicants (weights/credit, a table). Any other models are given as a file or a folder (a folder called
-// "digits" as ./digits).
+// The names of the shipped models: the digits (the default), Fashion-MNIST's clothes (weights/fashion), the
+// credit applicants (weights/credit, a table) and the concrete mixes (weights/concrete, a table and a
+// regression). Any other models are given as a file or a folder (a folder called "digits" as ./digits).
 const (
-	Digits  = "digits"
-	Fashion = "fashion"
-	Credit  = "credit"
+	Digits   = "digits"
+	Fashion  = "fashion"
+	Credit   = "credit"
+	Concrete = "concrete"
 )
 
 // Help is what a command's -models flag says.
-const Help = `the models to explain with: "digits", "fashion" or "credit" (the shipped ones), a models bundle file (models.bin), or a folder holding model.json, its *.dcw files and optionally test items (test-images.idx, test-labels.idx)`
+const Help = `the models to explain with: "digits", "fashion", "credit" or "concrete" (the shipped ones), a models bundle file (models.bin), or a folder holding model.json, its *.dcw files and optionally test items (test-images.idx, test-labels.idx)`
 
 // Models are opened models.
 type Models struct {
@@ -82,12 +85,23 @@ func Open(spec string) (*Models, error) {
 		}
 		return m, nil
 	}
+	if spec == Concrete {
+		m, err := openFS(concretemodels.FS(), "weights/concrete", Concrete)
+		if err != nil {
+			return nil, err
+		}
+		// The concrete models' test items are internal/concrete's committed test split, with their strengths.
+		if m.Test, err = ConcreteTest(m.Description().Regression); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
 	info, err := os.Stat(spec)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && weights.ValidName(spec):
-		return nil, fmt.Errorf("there are no models called %q: the known models are %q, %q and %q; others are given as a models bundle file or a folder holding model.json", spec, Digits, Fashion, Credit)
+		return nil, fmt.Errorf("there are no models called %q: the known models are %q, %q, %q and %q; others are given as a models bundle file or a folder holding model.json", spec, Digits, Fashion, Credit, Concrete)
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s does not exist: give %q, %q, %q, a models bundle file or a folder holding model.json", spec, Digits, Fashion, Credit)
+		return nil, fmt.Errorf("%s does not exist: give %q, %q, %q, %q, a models bundle file or a folder holding model.json", spec, Digits, Fashion, Credit, Concrete)
 	case err != nil:
 		return nil, err
 	case info.IsDir():
@@ -182,6 +196,17 @@ func CreditTest() (*dataset.Table, error) {
 		rows[i], labels[i] = a.Row, a.Status
 	}
 	return dataset.NewTable(credit.Columns(), rows, labels)
+}
+
+// ConcreteTest is the concrete models' test mixes, internal/concrete's committed test split (199 rows), as the
+// networks read them (numbers standardised), each with its strength as its target and labelled with the range of
+// r it falls in.
+func ConcreteTest(r *weights.Regression) (*dataset.Table, error) {
+	mixes, err := concrete.Test()
+	if err != nil {
+		return nil, err
+	}
+	return concrete.Table(concrete.Columns(), mixes, r)
 }
 
 // GroupsFile is the name of a models folder's GLAM-CLUE groups, as `deltaclue global` writes them.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deltaclue/deltaclue/internal/dataset"
 	"github.com/deltaclue/deltaclue/internal/idx"
 	. "github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/internal/testbundle"
@@ -186,7 +187,7 @@ func TestOpenFashion(t *testing.T) {
 	if !bytes.Equal(dir.Bytes, m.Bytes) {
 		t.Error("the embedded Fashion models differ from weights/fashion")
 	}
-	if _, err := Open("cars"); err == nil || !strings.Contains(err.Error(), `the known models are "digits", "fashion" and "credit"`) {
+	if _, err := Open("cars"); err == nil || !strings.Contains(err.Error(), `the known models are "digits", "fashion", "credit" and "concrete"`) {
 		t.Errorf("Open(cars): %v", err)
 	}
 }
@@ -217,5 +218,41 @@ func TestOpenCredit(t *testing.T) {
 	}
 	if !bytes.Equal(dir.Bytes, m.Bytes) || dir.Bundle.Fingerprint() != m.Bundle.Fingerprint() {
 		t.Error("the embedded credit models differ from weights/credit")
+	}
+}
+
+// TestOpenConcrete: "concrete" names the shipped concrete models (weights/concrete, embedded), a table and a
+// regression (format 4) whose description checks against its files, with internal/concrete's committed test
+// split as its test items: flattened as the networks read them, each carrying its strength and labelled with the
+// range it falls in; the folder opened by path gives the same bundle.
+func TestOpenConcrete(t *testing.T) {
+	m, err := Open(Concrete)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.Description()
+	if m.Name() != "concrete" || !d.Input.IsTable() || !d.IsRegression() || d.Format != weights.FormatRegression ||
+		d.Title != "Concrete strength" || d.Input.Noun != "mix" || d.Regression.Target != "Strength" || d.Regression.Unit != "MPa" {
+		t.Errorf("Open(concrete): %q, input %q, format %d, title %q, noun %q, regression %+v",
+			m.Name(), d.Input.Kind, d.Format, d.Title, d.Input.Noun, d.Regression)
+	}
+	rows, ok := m.Test.(*dataset.Table)
+	if !ok || rows.Len() != 199 || rows.Size() != 8 || len(rows.Targets) != 199 {
+		t.Fatalf("Open(concrete)'s test items: %v", m.Test)
+	}
+	for i, y := range rows.Targets {
+		if rows.Labels[i] != d.Regression.Range(y) {
+			t.Fatalf("test mix %d of %g MPa is labelled %q", i, y, d.Classes[rows.Labels[i]])
+		}
+	}
+	if err := d.Check(m.Bundle.Files); err != nil {
+		t.Error(err)
+	}
+	dir, err := Open(filepath.Join("..", "..", "weights", "concrete"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dir.Bytes, m.Bytes) || dir.Bundle.Fingerprint() != m.Bundle.Fingerprint() {
+		t.Error("the embedded concrete models differ from weights/concrete")
 	}
 }
