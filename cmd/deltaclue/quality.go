@@ -49,7 +49,12 @@ func quality(args []string) error {
 		return err
 	}
 	start := time.Now()
-	q, err := measureQuality(m, test)
+	var q any
+	if m.Description().IsRegression() {
+		q, err = measureRegression(m, test)
+	} else {
+		q, err = measureQuality(m, test)
+	}
 	if err != nil {
 		return err
 	}
@@ -62,7 +67,7 @@ func quality(args []string) error {
 	return nil
 }
 
-// measureQuality measures the models on items.
+// measureQuality measures a classifier's models on items.
 func measureQuality(m *models, items dataset.Items) (*Quality, error) {
 	d := *m.Description()
 	var files []*weights.File
@@ -112,6 +117,49 @@ func measureQuality(m *models, items dataset.Items) (*Quality, error) {
 	q.ReconstructionsKeepLabel = v.ReconLabelAgreement
 	if !math.IsNaN(v.ELBO) {
 		q.ELBO = &v.ELBO
+	}
+	return q, nil
+}
+
+// RegressionQuality is what `deltaclue quality` prints for a predictor of a number: its predictive's error and
+// calibration on the test rows (training.RegressionQuality: rmse, nll, within_1_sigma, within_2_sigma, auroc of
+// σ for the largest errors, the mean σ and its parts), in the target's unit, and its VAE column by column.
+type RegressionQuality struct {
+	Models string `json:"models"`
+	Target string `json:"target"`
+	Unit   string `json:"unit"`
+	training.RegressionQuality
+	TestItems int                             `json:"test_items"`
+	Columns   []training.ColumnReconstruction `json:"columns,omitempty"`
+}
+
+// measureRegression measures a regression's predictive on its test rows (with their targets) and its VAE.
+func measureRegression(m *models, items dataset.Items) (*RegressionQuality, error) {
+	d := m.Description()
+	var files []*weights.File
+	for _, f := range m.Bundle.Files {
+		files = append(files, f)
+	}
+	p, err := training.FileTensors(files...)
+	if err != nil {
+		return nil, err
+	}
+	backend := training.Backend()
+	rows, ok := items.(*dataset.Table)
+	if !ok || len(rows.Targets) != rows.Len() {
+		return nil, fmt.Errorf("the %q models predict %s, but their test items carry no targets to measure them on", m.Name(), d.Regression.Target)
+	}
+	r, err := training.MeasureRegression(backend, d, p, rows)
+	if err != nil {
+		return nil, err
+	}
+	q := &RegressionQuality{Models: m.Name(), Target: d.Regression.Target, Unit: d.Regression.Unit, RegressionQuality: r, TestItems: rows.Len()}
+	if d.Input.IsTable() {
+		v, err := training.MeasureTableVAE(backend, d, p, p, rows)
+		if err != nil {
+			return nil, err
+		}
+		q.Columns = v.Columns
 	}
 	return q, nil
 }
