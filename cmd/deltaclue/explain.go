@@ -163,10 +163,17 @@ func explainRow(out string, m *models, cols weights.Columns, row0 []float64, pro
 	if locks := p.Lock.Names(); len(locks) > 0 {
 		fmt.Printf("locked: %s\n", strings.Join(locks, ", "))
 	}
-	fmt.Printf("the BNN says %s with H = %.3f nats (aleatoric %.3f, epistemic %.3f)\n", m.class(rep.Label),
-		prob.Pred0.Total, prob.Pred0.Aleatoric, prob.Pred0.Epistemic)
-	line := fmt.Sprintf("%s accepted in %.1fs: labels %v, H %.3f..%.3f, d %.2f..%.2f", plural.Of(sum.Accepted, sum.Restarts, "restart"),
-		rep.Seconds, sum.LabelCounts, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max)
+	h := "H"
+	if mean := prob.Pred0.Mean; mean != nil {
+		h = "σ"
+		fmt.Printf("the model predicts %s (aleatoric ± %s, epistemic ± %s)\n", words.Prediction(*mean, prob.Pred0.Total),
+			clue.Figure(float64(prob.Pred0.Aleatoric)), clue.Figure(float64(prob.Pred0.Epistemic)))
+	} else {
+		fmt.Printf("the BNN says %s with H = %.3f nats (aleatoric %.3f, epistemic %.3f)\n", m.class(rep.Label),
+			prob.Pred0.Total, prob.Pred0.Aleatoric, prob.Pred0.Epistemic)
+	}
+	line := fmt.Sprintf("%s accepted in %.1fs: labels %v, %s %.3f..%.3f, d %.2f..%.2f", plural.Of(sum.Accepted, sum.Restarts, "restart"),
+		rep.Seconds, sum.LabelCounts, h, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max)
 	if lo, hi, mean := sparsity(exps); sum.Accepted > 0 {
 		line += fmt.Sprintf(", changing %d..%d features (mean %.1f)", lo, hi, mean)
 	}

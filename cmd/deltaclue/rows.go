@@ -195,8 +195,12 @@ func modeLines(w clue.Words, cols weights.Columns, row0 []float64, exps []clue.E
 			what += ", " + f
 		}
 		i := byRestart[c.Representative]
-		out = append(out, fmt.Sprintf("  %s: %s (p(y) %.2f); its cheapest: %s (%s, H %.2f, d %.2f)", what,
-			plural.Of(c.Count, s.Restarts, "restart"), c.P, kind.Table{Columns: cols}.Arrows(row0, rows[i]), plural.Count(len(exps[i].Changed), "feature"), c.HTotal, c.Distance))
+		unc := w.Uncertainty(c.HTotal)
+		if m := exps[i].Mean; m != nil { // a regression's: what its cheapest predicts
+			unc = w.Prediction(*m, c.HTotal)
+		}
+		out = append(out, fmt.Sprintf("  %s: %s (p(y) %.2f); its cheapest: %s (%s, %s, d %.2f)", what,
+			plural.Of(c.Count, s.Restarts, "restart"), c.P, kind.Table{Columns: cols}.Arrows(row0, rows[i]), plural.Count(len(exps[i].Changed), "feature"), unc, c.Distance))
 	}
 	return out
 }

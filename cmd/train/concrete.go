@@ -10,8 +10,10 @@ import (
 
 	"github.com/gomlx/compute"
 
+	"github.com/deltaclue/deltaclue/engine/anchors"
 	"github.com/deltaclue/deltaclue/internal/concrete"
 	"github.com/deltaclue/deltaclue/internal/dataset"
+	"github.com/deltaclue/deltaclue/internal/modelsource"
 	"github.com/deltaclue/deltaclue/training"
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -153,8 +155,40 @@ func runConcrete(dataDir, outDir, shipDir, only string, maxEpochs int) error {
 		}
 		// Without the training's seconds, the same data and seeds give the same files (the time is in the float32
 		// export's manifests and in docs/regression.md).
-		return compactBundle(desc, clf, vae, shipDir, "cmd/train -dataset concrete", false, measure)
+		if err := compactBundle(desc, clf, vae, shipDir, "cmd/train -dataset concrete", false, measure); err != nil {
+			return err
+		}
+		return concreteAnchors(shipDir, all)
 	}
+	if only == "anchors" { // the shipped models' anchors again, without training
+		return concreteAnchors(shipDir, all)
+	}
+	return nil
+}
+
+// concreteAnchors writes S2's anchors for the shipped concrete models (engine/anchors on the int8 models the
+// page runs): the latent codes of the training mixes, each labelled by the range of its measured strength, whose
+// predictive mean falls in that range with σ at most τ, the models' threshold of sure. So S2 starts toward values
+// the model is sure of, spread over the target's ranges (a range none reaches is said when S2 runs).
+func concreteAnchors(shipDir string, train *dataset.Table) error {
+	src, err := modelsource.Open(shipDir)
+	if err != nil {
+		return err
+	}
+	tau := src.Description().Regression.Sure
+	b, err := anchors.Make(src.Bundle, train, src.Bundle.VAE.Manifest.Dataset, tau)
+	if err != nil {
+		return err
+	}
+	out := filepath.Join(shipDir, weights.BundleAnchors)
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return err
+	}
+	f, err := weights.Decode(out, b)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s (%d bytes): %v anchors per range (σ at most %g MPa)\n", out, len(b), f.Manifest.Metrics[weights.AnchorCounts], tau)
 	return nil
 }
 

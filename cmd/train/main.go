@@ -31,7 +31,7 @@ func main() {
 	maxEpochs := flag.Int("max-epochs", 0, "override the configured maximum number of epochs (for quick trials)")
 	noAugment := flag.Bool("no-augment", false, "train without augmentation (to measure what it does)")
 	measure := flag.String("measure", "", "only measure this BNN file on the test split, as is and augmented, and exit")
-	dataset := flag.String("dataset", "", "fashion: train the Fashion-MNIST models from data/fashion; credit: the credit models from data/credit (-only bnn, vae or compact); concrete: the concrete models from data/concrete (-only bnn, vae or compact)")
+	dataset := flag.String("dataset", "", "fashion: train the Fashion-MNIST models from data/fashion; credit: the credit models from data/credit (-only bnn, vae or compact); concrete: the concrete models from data/concrete (-only bnn, vae, compact or anchors)")
 	ship := flag.String("ship", "", "-dataset fashion, credit or concrete: the folder to write the shipped int8 models into (default weights/<dataset>)")
 	flag.Parse()
 	if *measure != "" {

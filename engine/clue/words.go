@@ -1,6 +1,7 @@
 package clue
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -99,4 +100,13 @@ func Figure(v float64) string {
 		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
 	}
 	return out
+}
+
+// Uncertainty is how sure a result is in the model's terms: its entropy ("H 0.24"), or a regression's predictive
+// standard deviation ("σ 2.38").
+func (w Words) Uncertainty(h float32) string {
+	if !weights.RegressionLeftOut && w.Regression != nil {
+		return "σ " + Figure(float64(h))
+	}
+	return fmt.Sprintf("H %.2f", h)
 }
