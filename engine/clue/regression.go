@@ -99,3 +99,6 @@ func saidLabels(exps []Explanation, s Summary) []saidLabel {
 	sort.SliceStable(out, func(a, c int) bool { return s.LabelDistribution[out[a].label] > s.LabelDistribution[out[c].label] })
 	return out
 }
+
+// sure is the regression's τ.
+func (w Words) sure() float64 { return w.Regression.Sure }

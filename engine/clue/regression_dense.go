@@ -14,3 +14,5 @@ func sureOf(*weights.Description) float64 { return 0 }
 func (w Words) describeRegression(engine.Uncertainty, []Explanation, Summary, Params) string {
 	return ""
 }
+
+func (w Words) sure() float64 { return 0 }

@@ -71,6 +71,14 @@ func (w Words) Unanchored(classes []int) string {
 	for i, c := range classes {
 		names[i] = w.Class(c)
 	}
+	if !weights.RegressionLeftOut && w.Regression != nil {
+		which, its := "that range", "it has"
+		if len(classes) > 1 {
+			which, its = "those ranges", "they have"
+		}
+		return "scheme S2 starts no restart toward " + plural.List(names) + ": the model is sure (σ ≤ " + Figure(w.sure()) +
+			") of no training " + w.noun() + " whose measured value lies in " + which + ", so " + its + " no anchors"
+	}
 	if len(classes) == 1 {
 		return "scheme S2 starts no restart toward " + names[0] + ": the classifier reads no training " + w.noun() +
 			" of that class with confidence, so it has no anchors"
