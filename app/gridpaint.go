@@ -275,7 +275,7 @@ func drawCell(ctx app.Value, x0 []float32, e clue.Explanation, copies int, selec
 	if e.Failed != "" {
 		ctx.Call("fillText", "failed", gridPadX, imageTop+g.imgH/2)
 	} else {
-		ctx.Call("fillText", fmt.Sprintf("%s  %.2f", clipRunes(served().class(e.Label), 6), e.HTotal), gridPadX, labelBase)
+		ctx.Call("fillText", gridLabel(e), gridPadX, labelBase)
 		ctx.Call("fillText", fmt.Sprintf("%.1f", e.Distance), gridPadX, g.distBase)
 		if copies > 1 {
 			// A grey tag flush with the image's right edge, inside the cell: it reads as this cell's, not
@@ -302,4 +302,13 @@ func clipRunes(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// gridLabel is a grid cell's first line: the label and H ("7  0.12"), or a regression's prediction and σ
+// ("41.3 ±2.38").
+func gridLabel(e clue.Explanation) string {
+	if e.Mean != nil && served().regression != nil {
+		return clue.Figure(float64(*e.Mean)) + " ±" + clue.Figure(float64(e.HTotal))
+	}
+	return fmt.Sprintf("%s  %.2f", clipRunes(served().class(e.Label), 6), e.HTotal)
 }

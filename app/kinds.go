@@ -27,5 +27,5 @@ var _ inputkind.Host = (*Explainer)(nil)
 
 // servedTo is what a kind knows of the models beyond their input.
 func (m *pageModel) servedTo(gallery string) inputkind.Served {
-	return inputkind.Served{Noun: m.noun(), Classes: len(m.classes), Class: m.class, Gallery: gallery}
+	return inputkind.Served{Noun: m.noun(), Classes: len(m.classes), Class: m.class, Gallery: gallery, Regression: m.regression != nil}
 }

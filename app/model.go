@@ -53,6 +53,8 @@ type pageDescription struct {
 	App         bool          `json:"app,omitempty"`     // the site serves a page of their own (app.wasm in their folder)
 	// Search are the models' own search defaults (weights.Description.Search; none: the digits').
 	Search *weights.SearchDefaults `json:"search,omitempty"`
+	// Regression is a predictor's target (weights.Description.Regression; none for a classifier).
+	Regression *weights.Regression `json:"regression,omitempty"`
 }
 
 // SiteModels is one of the models a site serves, as Handler describes it to the page.
@@ -104,7 +106,7 @@ func OwnDescription(m SiteModels, i int) string {
 func (m SiteModels) pageDescription(i int) pageDescription {
 	d := m.Description
 	return pageDescription{d.Format, d.Name, d.Title, d.Input, d.Classes, d.Classifier.Uncertainty,
-		d.Classifier.Samples, m.Gallery, m.Global, m.Dir(i), m.SHA256, m.Bytes, m.App, d.Search}
+		d.Classifier.Samples, m.Gallery, m.Global, m.Dir(i), m.SHA256, m.Bytes, m.App, d.Search, d.Regression}
 }
 
 // pageModel is the served models as the page shows them.
@@ -123,6 +125,7 @@ type pageModel struct {
 	isDefault   bool                    // the site's first models, which an address without ?models= runs
 	err         string                  // why the environment's description could not be read ("" if it was)
 	search      *weights.SearchDefaults // their own search defaults (nil: the digits')
+	regression  *weights.Regression     // a predictor's target (nil for a classifier)
 	kind        inputkind.Kind          // their kind of input, made when first asked for (input)
 }
 
@@ -206,7 +209,8 @@ func readModels(s string) []pageModel {
 			r, err = ownDescription(r)
 		}
 		got := pageModel{Input: r.Input, name: r.Name, title: r.Title, classes: r.Classes, uncertainty: r.Uncertainty, samples: r.Samples,
-			gallery: r.Gallery, global: r.Global, dir: r.Dir, sha256: r.SHA256, bytes: r.Bytes, app: r.App, isDefault: i == 0, search: r.Search}
+			gallery: r.Gallery, global: r.Global, dir: r.Dir, sha256: r.SHA256, bytes: r.Bytes, app: r.App, isDefault: i == 0, search: r.Search,
+			regression: r.Regression}
 		if err = got.check(); err == nil && (i == 0) != (r.Dir == "") {
 			err = fmt.Errorf("the files of %q under web/%s", r.Name, r.Dir)
 		}
@@ -257,7 +261,16 @@ func (m pageModel) check() error {
 // defaults, not its networks): what the form starts from, "Use the defaults" puts back and a costly link is
 // measured against.
 func (m *pageModel) defaults() clue.Params {
-	return clue.DefaultsFor(&weights.Description{Classes: m.classes, Search: m.search})
+	return clue.DefaultsFor(&weights.Description{Classes: m.classes, Search: m.search, Regression: m.regression})
+}
+
+// uncertaintyName is what the models' uncertainty is called: H (an entropy, nats), or a regression's σ (in the
+// target's unit).
+func (m *pageModel) uncertaintyName() string {
+	if m.regression != nil {
+		return "σ"
+	}
+	return "H"
 }
 
 // class is class k's name.
@@ -285,7 +298,9 @@ func (m *pageModel) aNoun() string { return plural.A(m.noun()) }
 func (m *pageModel) colour() bool { return m.Channels == 3 }
 
 // words are the models' words for clue's sentences.
-func (m *pageModel) words() clue.Words { return clue.NewWords(m.classes, m.noun()) }
+func (m *pageModel) words() clue.Words {
+	return clue.Words{Classes: m.classes, Noun: m.noun(), Regression: m.regression}
+}
 
 // hasGallery says whether the site serves a gallery of the models' test items (none when they have none).
 func (m *pageModel) hasGallery() bool { return m.gallery }

@@ -64,6 +64,9 @@ func (p *modelPanel) Render() app.UI {
 			}
 			return app.P().Class("hint").Text(msg)
 		}).Else(func() app.UI {
+			if r := regressionView(in, v.HThreshold); r != nil {
+				return r
+			}
 			p := in.Prediction
 			return app.Div().ID("model-view").Body(
 				app.P().Body(app.Text("It reads "), app.Strong().ID("pred-label").Text(m.class(argmax(p.Probs))),

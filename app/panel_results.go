@@ -98,7 +98,7 @@ func (p *resultsPanel) Render() app.UI {
 				x := *sel
 				return app.Table().Class("numbers").Body(
 					row("label", fmt.Sprintf("%s (p = %.3f)", served().class(x.Label), x.Probs[x.Label])),
-					row("H total / aleatoric / epistemic", fmt.Sprintf("%.3f / %.3f / %.3f", x.HTotal, x.HAleatoric, x.HEpistemic)),
+					row(served().uncertaintyName()+" total / aleatoric / epistemic", fmt.Sprintf("%.3f / %.3f / %.3f", x.HTotal, x.HAleatoric, x.HEpistemic)),
 					row("distance d (L1)", fmt.Sprintf("%.1f", x.Distance)),
 					row("latent distance ρ", fmt.Sprintf("%.3f%s", x.Rho, map[bool]string{true: " (on the shell)", false: ""}[x.OnShell])),
 					row("cost", fmt.Sprintf("%.4f", x.Cost)),

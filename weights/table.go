@@ -291,6 +291,9 @@ func (c Columns) Standardise(row []float64) ([]float32, error) {
 // Unstandardise is Standardise's inverse: a flattened row back in natural units, each number v·Std + Mean, each
 // integer that rounded to a whole number, each category its block's largest value's level (the first of equals).
 // Integers and categories come back exactly; numbers to float32's precision.
+//
+// A number at an end of its range reads back as that end: flattened to float32 it came back a hair off it, even
+// outside (a mix with the least water, 121.8 kg/m³, read 121.7999994).
 func (c Columns) Unstandardise(x []float32) ([]float64, error) {
 	if w := c.Width(); len(x) != w {
 		return nil, fmt.Errorf("the flattened row has %d values, the table's columns %d", len(x), w)
@@ -312,6 +315,11 @@ func (c Columns) Unstandardise(x []float32) ([]float64, error) {
 		v := float64(x[k])*col.Std + col.Mean
 		if col.Kind == ColumnInteger {
 			v = math.Round(v)
+		}
+		for _, edge := range col.Range { // an end of the range, flattened to float32, reads back as that end
+			if col.Kind == ColumnNumber && float32((edge-col.Mean)/col.Std) == x[k] {
+				v = edge
+			}
 		}
 		if v == 0 {
 			v = 0 // not −0 (a rounded −0.3): "Debt fell to 0", not "to -0"

@@ -77,7 +77,8 @@ func CarriedRow(c Columns, q []uint8) ([]float32, error) {
 		if col.Kind == ColumnInteger {
 			raw = math.Round(raw)
 		}
-		if raw < col.Range[0] || raw > col.Range[1] {
+		atEnd := col.Kind == ColumnNumber && (v == float32((col.Range[0]-col.Mean)/col.Std) || v == float32((col.Range[1]-col.Mean)/col.Std))
+		if !atEnd && (raw < col.Range[0] || raw > col.Range[1]) { // (an end flattened to float32 may read a hair outside)
 			return nil, fmt.Errorf("its %s, %s, is outside %s", col.Name, col.Format(raw), col.RangeText())
 		}
 		x[k] = v

@@ -322,3 +322,40 @@ func FuzzTableRow(f *testing.F) {
 		}
 	})
 }
+
+// TestEdgesReadBack: a row at the ends of its numbers' ranges, flattened to float32 and read back, is the same row
+// and a valid one (a number's flattened end would otherwise come back a hair outside its range).
+func TestEdgesReadBack(t *testing.T) {
+	cols := Columns{
+		{Name: "Water", Kind: ColumnNumber, Unit: "kg/m³", Range: [2]float64{121.8, 247}, Mean: 181.57, Std: 21.35, Change: ChangeFree},
+		{Name: "Height", Kind: ColumnNumber, Unit: "cm", Range: [2]float64{140, 210}, Mean: 172, Std: 9, Change: ChangeNever},
+	}
+	for _, row := range [][]float64{{121.8, 140}, {247, 210}, {121.8, 210}} {
+		x, err := cols.Standardise(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := cols.Unstandardise(x)
+		if err != nil || back[0] != row[0] || back[1] != row[1] || cols.CheckRow(back) != nil {
+			t.Errorf("%v reads back as %v (%v, %v)", row, back, err, cols.CheckRow(back))
+		}
+	}
+}
+
+// TestEdgesCarried: a link carries a row at the ends of its numbers' ranges, and reads it back bit for bit.
+func TestEdgesCarried(t *testing.T) {
+	cols := Columns{{Name: "Water", Kind: ColumnNumber, Unit: "kg/m³", Range: [2]float64{121.8, 247}, Mean: 181.57, Std: 21.35, Change: ChangeFree}}
+	for _, v := range []float64{121.8, 247} {
+		x, _ := cols.Standardise([]float64{v})
+		back, err := CarriedRow(cols, CarryRow(cols, x))
+		if err != nil || back[0] != x[0] {
+			t.Errorf("%v: carried back as %v, %v", v, back, err)
+		}
+	}
+	// One float32 step past an end is outside.
+	x, _ := cols.Standardise([]float64{121.8})
+	x[0] = math.Nextafter32(x[0], -10)
+	if _, err := CarriedRow(cols, CarryRow(cols, x)); err == nil {
+		t.Error("a value below the range was carried")
+	}
+}

@@ -119,4 +119,6 @@ type Served struct {
 	Classes int              // how many classes they tell apart
 	Class   func(int) string // a class's name
 	Gallery string           // the gallery's file (web/…/gallery.json), "" when the site serves none
+	// Regression says the classes are ranges of a predicted number, and uncertainty its σ, not an entropy.
+	Regression bool
 }

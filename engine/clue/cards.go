@@ -22,6 +22,8 @@ type ModeCard struct {
 	P              float64 `json:"p"`              // the label's share of the label distribution p(y)
 	Form           int     `json:"form"`           // 1, 2, … in the cards' order within the label
 	Forms          int     `json:"forms"`          // the label's number of modes
+	// Mean is a regression's predictive mean on the representative (nil for a classifier).
+	Mean *float32 `json:"mean,omitempty"`
 }
 
 // FormText names the card's mode within its label ("form 2 of 3"), or is empty when the label has one mode.
@@ -65,14 +67,14 @@ func ModeCards(exps []Explanation, s Summary) []ModeCard {
 		k := key{e.Label, e.Mode}
 		c := cards[k]
 		if c == nil {
-			c = &ModeCard{Label: e.Label, Mode: e.Mode, Representative: e.Restart, HTotal: e.HTotal, Distance: e.Distance, Cost: e.Cost}
+			c = &ModeCard{Label: e.Label, Mode: e.Mode, Representative: e.Restart, HTotal: e.HTotal, Distance: e.Distance, Cost: e.Cost, Mean: e.Mean}
 			if e.Label < len(s.LabelDistribution) {
 				c.P = s.LabelDistribution[e.Label]
 			}
 			cards[k] = c
 			order = append(order, k)
 		} else if e.Cost < c.Cost || (e.Cost == c.Cost && e.Restart < c.Representative) {
-			c.Representative, c.HTotal, c.Distance, c.Cost = e.Restart, e.HTotal, e.Distance, e.Cost
+			c.Representative, c.HTotal, c.Distance, c.Cost, c.Mean = e.Restart, e.HTotal, e.Distance, e.Cost, e.Mean
 		}
 		c.Count++
 	}

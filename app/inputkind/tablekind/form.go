@@ -3,6 +3,7 @@ package tablekind
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/deltaclue/deltaclue/weights"
 )
@@ -15,8 +16,9 @@ type Form struct {
 	Errs   []string // by column: why its value is refused ("" if it is not)
 }
 
-// NewForm is a form showing a typical row: each number its training mean (rounded for an integer, inside its
-// range), each category its first level.
+// NewForm is a form showing a typical row: each number its training mean inside its range (rounded to a whole
+// number for an integer, to four significant digits otherwise: 278.8, not 278.755086848635), each category its
+// first level.
 func NewForm(cols weights.Columns) Form {
 	f := Form{cols: cols, Values: make([]string, len(cols)), Errs: make([]string, len(cols))}
 	row := make([]float64, len(cols))
@@ -25,6 +27,8 @@ func NewForm(cols weights.Columns) Form {
 			v := min(max(col.Mean, col.Range[0]), col.Range[1])
 			if col.Kind == weights.ColumnInteger {
 				v = math.Round(v)
+			} else if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64); err == nil {
+				v = min(max(r, col.Range[0]), col.Range[1])
 			}
 			row[i] = v
 		}

@@ -67,13 +67,19 @@ func (k *Table) galleryList(host inputkind.Host) app.UI {
 	return app.Range(g.items).Slice(func(j int) app.UI {
 		d, x := g.items[j], g.rows[j]
 		what := fmt.Sprintf("test %s %d", k.m.Noun, d.Index)
-		return app.Button().Class("row-pick").Title(fmt.Sprintf("%s: true label %s, the model says %s with H = %.2f", what, k.m.Class(d.Label), k.m.Class(d.Pred), d.H)).
+		title := fmt.Sprintf("%s: true label %s, the model says %s with H = %.2f", what, k.m.Class(d.Label), k.m.Class(d.Pred), d.H)
+		head, reads := fmt.Sprintf("#%d · H %.2f", d.Index, d.H), fmt.Sprintf(" reads %s, is %s · ", k.m.Class(d.Pred), k.m.Class(d.Label))
+		if k.m.Regression { // its classes are ranges of the prediction, its uncertainty σ
+			title = fmt.Sprintf("%s: measured %s, the model predicts %s with σ = %.2f", what, k.m.Class(d.Label), k.m.Class(d.Pred), d.H)
+			head, reads = fmt.Sprintf("#%d · σ %.2f", d.Index, d.H), fmt.Sprintf(" predicts %s, measured %s · ", k.m.Class(d.Pred), k.m.Class(d.Label))
+		}
+		return app.Button().Class("row-pick").Title(title).
 			OnClick(func(ctx app.Context, _ app.Event) {
 				k.Show(x)
 				host.Take(ctx, x, fmt.Sprintf("%s (true label %s)", what, k.m.Class(d.Label)))
 			}).Body(
-			app.Strong().Text(fmt.Sprintf("#%d · H %.2f", d.Index, d.H)),
-			app.Span().Text(fmt.Sprintf(" reads %s, is %s · %s", k.m.Class(d.Pred), k.m.Class(d.Label), k.brief(x))),
+			app.Strong().Text(head),
+			app.Span().Text(reads+k.brief(x)),
 		)
 	})
 }

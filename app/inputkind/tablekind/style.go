@@ -18,6 +18,8 @@ const style = `
 .row-view.thumb dl,.row-view.thumb .row-changes{font-size:.7rem}
 .views .row-view dl{font-size:.72rem;gap:0 .35rem}
 .views figure{min-width:0}
+.views:has(.row-view){flex-direction:column}
+.row-view dt,.row-view dd{overflow-wrap:anywhere}
 .row-changes{list-style:none;padding:0;margin:0;font-size:.9rem;text-align:left}
 .row-changes .up{color:#005a8c}
 .row-changes .down{color:#a84a00}

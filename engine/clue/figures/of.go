@@ -2,6 +2,7 @@ package figures
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/internal/plural"
@@ -34,7 +35,8 @@ func TradeoffOf(exps []clue.Explanation, classes int, threshold float64) Tradeof
 		}
 		fronts = append(fronts, f)
 	}
-	return TradeoffChart{Points: pts, Fronts: fronts, Threshold: threshold, Selected: -1, Distance: distance,
+	sigma := slices.ContainsFunc(exps, func(e clue.Explanation) bool { return e.Mean != nil }) // a regression's
+	return TradeoffChart{Points: pts, Fronts: fronts, Threshold: threshold, Selected: -1, Distance: distance, Sigma: sigma,
 		Title: fmt.Sprintf("Uncertainty against distance (%s)", plural.Count(len(pts), "explanation"))}
 }
 

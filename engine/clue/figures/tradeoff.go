@@ -32,6 +32,24 @@ type TradeoffChart struct {
 	// Distance says what d measures: "" for an image's (L1, pixels); a table's rows are "L1, standardised"
 	// (L1 on the standardised numbers plus the changed categories).
 	Distance string
+	// Sigma says the uncertainty is a regression's predictive standard deviation σ (in the target's unit), not
+	// the entropy H in nats.
+	Sigma bool
+}
+
+// symbol is the uncertainty's symbol, and yName its axis's words.
+func (t TradeoffChart) symbol() string {
+	if t.Sigma {
+		return "σ"
+	}
+	return "H"
+}
+
+func (t TradeoffChart) yName() string {
+	if t.Sigma {
+		return "uncertainty σ (the target's unit)"
+	}
+	return "uncertainty H (nats)"
 }
 
 // unit is what d measures, in the axis's words.
@@ -106,7 +124,7 @@ func Tradeoff(t TradeoffChart) string {
 		c.b.WriteString("</g>\n")
 	}
 
-	const ytitle = "uncertainty H (nats)"
+	ytitle := t.yName()
 	xtitle := "distance d (" + t.unit() + ")"
 	if len(pts) == 0 && fronts == 0 {
 		c.frame(left, top, right, bottom, scale{}, scale{}, nil, nil, xtitle, ytitle, 18)
@@ -142,7 +160,7 @@ func Tradeoff(t TradeoffChart) string {
 	if threshold {
 		y := ys.at(t.Threshold)
 		c.line(left, y, right, y, ` class="threshold" stroke="`+ink+`" stroke-width="1.5" stroke-dasharray="6 4"`)
-		c.haloText(right-4, y-5, "H threshold "+FormatTick(t.Threshold), ` class="threshold-label" text-anchor="end"`)
+		c.haloText(right-4, y-5, t.symbol()+" threshold "+FormatTick(t.Threshold), ` class="threshold-label" text-anchor="end"`)
 	}
 
 	// Fronts, as steps: H holds until the next point's d, then drops.
@@ -234,7 +252,7 @@ func tradeoffDesc(t TradeoffChart, pts []TradeoffPoint, skipped int, threshold b
 			bl.d, bl.h = p.D, p.H
 		}
 	}
-	fmt.Fprintf(&b, "Scatter plot of %s: distance d to the input ("+t.unit()+") across, uncertainty H (nats) up; lower and further left is better. %d accepted, %d rejected.",
+	fmt.Fprintf(&b, "Scatter plot of %s: distance d to the input ("+t.unit()+") across, "+t.yName()+" up; lower and further left is better. %d accepted, %d rejected.",
 		plural.Count(len(pts), "explanation"), accepted, len(pts)-accepted)
 	if skipped > 0 {
 		fmt.Fprintf(&b, " %d not shown (no finite d or H).", skipped)
@@ -252,7 +270,7 @@ func tradeoffDesc(t TradeoffChart, pts []TradeoffPoint, skipped int, threshold b
 		b.WriteString(".")
 	}
 	if threshold {
-		fmt.Fprintf(&b, " Dashed line: H threshold %s.", FormatTick(t.Threshold))
+		fmt.Fprintf(&b, " Dashed line: %s threshold %s.", t.symbol(), FormatTick(t.Threshold))
 	}
 	if n := len(t.Fronts); n > 0 {
 		fmt.Fprintf(&b, " Lines: the Pareto front of %s.", plural.Count(n, "label"))

@@ -1,0 +1,17 @@
+//go:build imagesonly
+
+package app
+
+import (
+	"fmt"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
+)
+
+// The page built for classifiers of images has no regression (regression.go).
+
+func regressionView(*searchworker.Inspection, float64) app.UI { return nil }
+
+func uncertaintyText(_ *float32, h float32) string { return fmt.Sprintf("H %.2f", h) }
