@@ -24,12 +24,18 @@ import (
 // creditNative runs a credit link's search on the native engine: its set and summary, and the row it explains.
 func creditNative(t *testing.T, link string) ([]clue.Explanation, clue.Summary, []float32, weights.Columns) {
 	t.Helper()
+	return rowsNative(t, "credit", link)
+}
+
+// rowsNative runs a link's search on the native engine with the named models of rows.
+func rowsNative(t *testing.T, models, link string) ([]clue.Explanation, clue.Summary, []float32, weights.Columns) {
+	t.Helper()
 	_, frag, _ := strings.Cut(link, "#")
 	s, err := sharelink.Decode(frag)
 	if err != nil {
 		t.Fatal(err)
 	}
-	credit, err := modelsource.Open("credit")
+	credit, err := modelsource.Open(models)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func buildSite(t *testing.T) string {
 }
 
 // buildSiteFor builds the site for hosting under /<repo>/, or at the root when repo is "", once per test binary
-// (or uses $E2E_SITE_ROOT for the root, to iterate fast).
+// (or uses $E2E_SITE_ROOT for the root, to iterate fast); "repo@models" (or "@models") builds it with other models.
 func buildSiteFor(t *testing.T, repo string) string {
 	t.Helper()
 	if d := os.Getenv("E2E_SITE_ROOT"); d != "" && repo == "" {
@@ -87,7 +87,11 @@ func buildSiteFor(t *testing.T, repo string) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "site")
-	cmd := exec.Command("go", "run", "./cmd/site", "-out", out, "-repo", repo)
+	args := []string{"run", "./cmd/site", "-out", out, "-repo", repo}
+	if name, models, ok := strings.Cut(repo, "@"); ok { // "repo@concrete": a site of other models
+		args = []string{"run", "./cmd/site", "-out", out, "-repo", name, "-models", models}
+	}
+	cmd := exec.Command("go", args...)
 	cmd.Dir = ".."
 	start := time.Now()
 	b, err := cmd.CombinedOutput()
