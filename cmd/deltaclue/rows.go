@@ -265,8 +265,12 @@ func reachLines(w clue.Words, cols weights.Columns, read kind.RowReader, row0 []
 		if err != nil {
 			continue
 		}
-		out = append(out, fmt.Sprintf("  %s at δ = %g: %s (%s, H %.2f, d %.2f)", w.Class(r.Label), r.Delta, kind.Table{Columns: cols}.InWords(row0, row),
-			plural.Count(len(r.Explanation.Changed), "feature"), r.Explanation.HTotal, r.Explanation.Distance))
+		unc := w.Uncertainty(r.Explanation.HTotal)
+		if m := r.Explanation.Mean; m != nil {
+			unc = w.Prediction(*m, r.Explanation.HTotal)
+		}
+		out = append(out, fmt.Sprintf("  %s at δ = %g: %s (%s, %s, d %.2f)", w.Class(r.Label), r.Delta, kind.Table{Columns: cols}.InWords(row0, row),
+			plural.Count(len(r.Explanation.Changed), "feature"), unc, r.Explanation.Distance))
 	}
 	return out
 }

@@ -133,7 +133,11 @@ func sweep(args []string) error {
 	if err := writeSweepCSV(filepath.Join(*out, "sweep.csv"), steps); err != nil {
 		return err
 	}
-	fmt.Printf("%s: the BNN says %s with H = %.3f nats\n", input, m.class(rep.Label), prob.Pred0.Total)
+	if mean := prob.Pred0.Mean; mean != nil {
+		fmt.Printf("%s: the model predicts %s\n", input, m.words().Prediction(*mean, prob.Pred0.Total))
+	} else {
+		fmt.Printf("%s: the BNN says %s with H = %.3f nats\n", input, m.class(rep.Label), prob.Pred0.Total)
+	}
 	if cols != nil {
 		fmt.Println(cols.FormatRow(in.natural))
 		if locks := p.Lock.Names(); len(locks) > 0 {
@@ -268,7 +272,11 @@ func writeSweepCSV(path string, steps []clue.SweepStep) error {
 
 // printSweepTable prints one line per radius: accepted, distinct labels, best H and the labels (named in w) by p(y).
 func printSweepTable(steps []clue.SweepStep, w clue.Words) {
-	fmt.Printf("%6s  %9s  %6s  %6s  %s\n", "δ", "accepted", "labels", "best H", "p(y), most probable first")
+	best := "best H"
+	if w.Regression != nil {
+		best = "best σ"
+	}
+	fmt.Printf("%6s  %9s  %6s  %6s  %s\n", "δ", "accepted", "labels", best, "p(y), most probable first")
 	for _, st := range steps {
 		s := st.Summary
 		best := "-"

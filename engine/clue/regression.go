@@ -7,6 +7,7 @@ package clue
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/deltaclue/deltaclue/engine"
@@ -102,3 +103,29 @@ func saidLabels(exps []Explanation, s Summary) []saidLabel {
 
 // sure is the regression's τ.
 func (w Words) sure() float64 { return w.Regression.Sure }
+
+// describeReachesRegression is DescribeReaches for a predictor of a number: at which radius it can first be
+// sure of a value in each range, and of which value: "Up to δ = 4: it can be sure within ± 2.4 MPa at δ = 1.5,
+// predicting 41.3 MPa (40–50 MPa); ± 2.9 at δ = 3, predicting 31 MPa (30–40 MPa); no other range appears (2 of 6)."
+func (w Words) describeReachesRegression(reaches []Reach, l Ladder) string {
+	var parts []string
+	for i, r := range reaches {
+		e := r.Explanation
+		if e.Mean == nil {
+			continue
+		}
+		within := "± " + Figure(float64(e.HTotal))
+		if i == 0 {
+			within = "it can be sure within ± " + Figure(float64(e.HTotal))
+			if w.Regression.Unit != "" {
+				within += " " + w.Regression.Unit
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s at δ = %s, predicting %s (%s)", within, strconv.FormatFloat(r.Delta, 'g', -1, 64), w.Value(*e.Mean), w.Class(r.Label)))
+	}
+	s := fmt.Sprintf("Up to δ = %g: %s", l.Radii[len(l.Radii)-1], strings.Join(parts, "; "))
+	if n, k := len(parts), w.classes(); n < k {
+		s += fmt.Sprintf("; no other range appears (%d of %d)", n, k)
+	}
+	return s + "."
+}

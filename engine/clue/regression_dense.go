@@ -16,3 +16,5 @@ func (w Words) describeRegression(engine.Uncertainty, []Explanation, Summary, Pa
 }
 
 func (w Words) sure() float64 { return 0 }
+
+func (w Words) describeReachesRegression([]Reach, Ladder) string { return "" }

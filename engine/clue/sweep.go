@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/deltaclue/deltaclue/weights"
 )
 
 // A δ sweep runs the same input and parameters over a ladder of radii, each radius a separate search with
@@ -71,6 +73,9 @@ func (w Words) DescribeReaches(reaches []Reach, l Ladder, label0 int) string {
 	if len(reaches) == 0 {
 		return fmt.Sprintf("Up to δ = %g, no restart reached %s the model is sure of: try larger radii or a higher threshold.",
 			l.Radii[len(l.Radii)-1], w.AnInput())
+	}
+	if !weights.RegressionLeftOut && w.Regression != nil {
+		return w.describeReachesRegression(reaches, l)
 	}
 	parts := make([]string, len(reaches))
 	for i, r := range reaches {
