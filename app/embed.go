@@ -111,15 +111,21 @@ func (e *Explainer) onWorkersReady(ctx app.Context) {
 }
 
 // onSetDone tells the host a set is finished (once per run; not a live preview's): the sentence, the label the
-// model reads, the accepted explanations per label, and the link that opens the set in the full explainer.
+// model reads, the accepted explanations per label, and the link that opens the set in the full explainer; for a
+// regression also its prediction and σ.
 func (e *Explainer) onSetDone() {
 	r := &e.work.Run
 	if r.Preview || r.ID == e.embed.doneRun || e.set.summary == nil || e.in.Inspect == nil {
 		return
 	}
 	e.embed.doneRun = r.ID
-	e.tellHost(hostmsg.Done, map[string]any{"sentence": e.set.sentence, "label": argmax(e.in.Inspect.Prediction.Probs),
-		"labels": intsAny(e.set.summary.LabelCounts), "link": fullExplainer()}, r.ID == e.embed.idRun)
+	pred := e.in.Inspect.Prediction
+	done := map[string]any{"sentence": e.set.sentence, "label": argmax(pred.Probs),
+		"labels": intsAny(e.set.summary.LabelCounts), "link": fullExplainer()}
+	if pred.Mean != nil { // a regression's: its prediction and σ, in the target's unit
+		done["prediction"], done["sigma"] = float64(*pred.Mean), float64(pred.Total)
+	}
+	e.tellHost(hostmsg.Done, done, r.ID == e.embed.idRun)
 }
 
 // tellHost posts a message to the window that sent the last one (to its origin), or, before any, to the frame's
