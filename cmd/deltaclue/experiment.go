@@ -278,7 +278,11 @@ func experiment(args []string) error {
 		if err := writeRowPlots(*out, results, ds, chosen); err != nil {
 			return err
 		}
-		fmt.Print(rowTableText(table, chosen, m.items(len(picked), "uncertain test"), sure))
+		sureText := fmt.Sprintf("H < %g", sure)
+		if r := m.Description().Regression; r != nil {
+			sureText = fmt.Sprintf("σ ≤ %g %s", sure, r.Unit)
+		}
+		fmt.Print(rowTableText(table, chosen, m.items(len(picked), "uncertain test"), sureText))
 	} else if err := writeSetsCSV(filepath.Join(*out, "sets.csv"), results, chosen, sure); err != nil {
 		return err
 	}

@@ -136,10 +136,10 @@ func writeRowTable(path string, table []rowCell, vs []variant, sure float64) err
 	return errors.Join(w.Error(), f.Close())
 }
 
-// rowTableText is the table on stdout.
-func rowTableText(table []rowCell, vs []variant, rows string, sure float64) string {
+// rowTableText is the table on stdout; sureText says when an explanation is sure ("H < 0.3", "σ ≤ 3.1 MPa").
+func rowTableText(table []rowCell, vs []variant, rows, sureText string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "On %s: validity (the share of explanations the model is sure of, H < %g), proximity (their mean row distance d) and sparsity (the mean number of features they change):\n", rows, sure)
+	fmt.Fprintf(&b, "On %s: validity (the share of explanations the model is sure of, %s), proximity (their mean row distance d) and sparsity (the mean number of features they change):\n", rows, sureText)
 	fmt.Fprintf(&b, "  %-20s %5s %9s %12s %10s %9s\n", "variant", "δ", "validity", "reached", "proximity", "sparsity")
 	num := func(v float64, prec int) string {
 		if v != v {
