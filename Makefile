@@ -21,7 +21,7 @@ serve: site
 
 ## site: the static site in build/site; REPO=<name> makes it for GitHub Pages under /<name>/; BASE_URL=<its public
 ## address> (https://user.github.io/<name>/) adds the og: tags that link previews need, which must be absolute;
-## MODELS=<models, separated by commas, the first the default: digits, fashion, credit, a folder or a bundle file> serves other models than the shipped digits, clothes and credit applicants (docs/models.md)
+## MODELS=<models, separated by commas, the first the default: digits, fashion, credit, concrete, a folder or a bundle file> serves other models than the shipped digits, clothes and credit applicants (MODELS=concrete: the concrete mixes, a regression; docs/models.md)
 site:
 	$(GO) run ./cmd/site -out build/site -repo "$(REPO)" -base-url "$(BASE_URL)" $(if $(MODELS),-models "$(MODELS)")
 
