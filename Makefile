@@ -13,7 +13,7 @@ WASM_PKGS := ./engine/... ./weights/... ./mnist/... ./wasm/worker/searchworker/.
 # package:FuzzTarget pairs run briefly by `make test`.
 FUZZ_TARGETS := ./internal/digest:FuzzMatchesCryptoSHA256 ./mnist:FuzzRead ./mnist:FuzzPreprocess ./mnist:FuzzImageSize ./weights:FuzzDecode ./weights:FuzzBundle ./weights:FuzzDescription ./weights:FuzzTableRow ./engine/clue/kind:FuzzCarried ./engine:FuzzLoad ./engine/clue/sharelink:FuzzDecode ./wasm/worker/searchworker:FuzzRequest ./wasm/worker/searchworker:FuzzResponse ./app/address:FuzzRead ./engine/glam:FuzzDecode ./app/hostmsg:FuzzRead ./app/inputkind/tablekind:FuzzReadHost ./internal/idx:FuzzRead ./internal/onnxfile:FuzzParse ./internal/onnximport:FuzzConvert ./internal/audit:FuzzReadBatch ./internal/audit:FuzzLoadCSV ./internal/features:FuzzDecode ./internal/tableschema:FuzzRead
 
-.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel onnxruntime example-pytorch example-pytorch-tabular test-cluster
+.PHONY: serve site test vet test-native test-wasm fuzz data train compact anchors translations bench kernel onnxruntime example-pytorch example-pytorch-tabular example-pytorch-regression test-cluster
 
 ## serve: build the explainer (both WASM binaries and the static site) and serve it at http://127.0.0.1:8080
 serve: site
@@ -63,6 +63,20 @@ example-pytorch-tabular: onnxruntime
 	  -encoder build/example/pytorch-tabular/enc.onnx -decoder build/example/pytorch-tabular/dec.onnx \
 	  -noun applicant -title "Credit scoring (a PyTorch example)" -out build/example/credit-pytorch
 	$(GO) run ./cmd/deltaclue explain -models build/example/credit-pytorch -index 0 -out build/example/credit-pytorch-explain
+
+## example-pytorch-regression: examples/pytorch-regression's heteroscedastic MC-dropout MLP trained on the concrete
+## mixes (data/concrete/train.csv: make data DATASET=concrete) with Debian's python3-torch, exported to ONNX and
+## imported as a regression of Strength in MPa, a VAE trained on its rows, into build/example/concrete-pytorch
+## (docs/your-model.md, "A regression"); then `make serve MODELS=build/example/concrete-pytorch` serves its page
+example-pytorch-regression: onnxruntime
+	/usr/bin/python3 examples/pytorch-regression/train_export.py build/example/pytorch-regression
+	rm -rf build/example/concrete-pytorch
+	$(GO) run ./cmd/deltaclue import -schema build/example/pytorch-regression/schema.json \
+	  -data build/example/pytorch-regression/train.csv -test build/example/pytorch-regression/test.csv \
+	  -classifier build/example/pytorch-regression/reg.onnx -dropout /fc2/Gemm=0.1,/fc3/Gemm=0.1 \
+	  -target Strength -unit MPa -sigma softplus \
+	  -noun mix -title "Concrete strength (a PyTorch regressor)" -out build/example/concrete-pytorch
+	$(GO) run ./cmd/deltaclue explain -models build/example/concrete-pytorch -index 0 -out build/example/concrete-pytorch-explain
 
 ## test-cluster: a one-node Slurm cluster on localhost (slurm-wlm, munge), started and stopped by the script: the
 ## audit of the digits' test split as an array of 4 tasks, one requeued mid-way, merged and compared byte for byte

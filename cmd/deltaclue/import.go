@@ -36,9 +36,10 @@ type importFlags struct {
 	minMembers, latent, vaeEpochs                          int
 	testShare                                              float64
 	global                                                 bool
-	budget                                                 time.Duration // import_budget.go
-	defaults                                               defaultsFlags // import_defaults.go
-	table                                                  tableFlags    // import_table.go
+	budget                                                 time.Duration   // import_budget.go
+	defaults                                               defaultsFlags   // import_defaults.go
+	table                                                  tableFlags      // import_table.go
+	reg                                                    regressionFlags // import_regression.go
 }
 
 // importCmd makes a models folder from a PyTorch classifier and VAE exported to ONNX and the labelled images
@@ -69,6 +70,7 @@ func importCmd(args []string) error {
 	fs.StringVar(&f.ortDir, "onnxruntime", ortnode.DefaultDir, "where onnxruntime-web is installed (the second checker, for the graphs onnx-gomlx does not run)")
 	fs.DurationVar(&f.budget, "budget", 10*time.Minute, "the import's time at most, about: the costly stages (the quality on the test items, the search's defaults, the anchors, the translations and the global view) share it, each doing as many items as its share holds and saying what it left out (0: no bound)")
 	f.defaults.register(fs)
+	f.reg.register(fs)
 	fs.StringVar(&f.table.schema, "schema", "", "a table's schema (JSON: its columns' name, kind number/integer/category, levels, unit, range, change; docs/tables.md): -data is then a CSV file of labelled rows, and the networks read the flattened row")
 	fs.StringVar(&f.table.label, "label", "class", "with -schema, the CSV files' class column")
 	fs.StringVar(&f.table.lock, "lock", "", "with -schema, columns no explanation may change (their change rule becomes \"never\"): NAME[,NAME…]")
@@ -79,6 +81,7 @@ func importCmd(args []string) error {
 	fs.Visit(func(fl *flag.Flag) {
 		f.table.latentSet = f.table.latentSet || fl.Name == "latent"
 		f.table.epochsSet = f.table.epochsSet || fl.Name == "vae-epochs"
+		f.reg.visit(fl)
 	})
 	if fs.NArg() > 0 {
 		return fmt.Errorf("import: unexpected argument %q (every input is a flag)", fs.Arg(0))
@@ -114,6 +117,9 @@ func runImport(f importFlags) error {
 		return fmt.Errorf("import: -samples %d must be 2 to 256", f.samples)
 	case f.budget < 0:
 		return fmt.Errorf("import: -budget %s: give a duration such as 10m, or 0 for no bound", f.budget)
+	}
+	if err := f.reg.check(f.table.schema); err != nil {
+		return err
 	}
 	if err := refuseFull(f.out); err != nil {
 		return err

@@ -66,52 +66,85 @@ func runTableImport(f importFlags, name string, members []string, dropout map[st
 	if cols.Index(f.table.label) >= 0 {
 		return fmt.Errorf("import: the schema has a column named %q, which -label names as the class column: give the class column's name with -label", f.table.label)
 	}
-	classes, err := tableClasses(f)
-	if err != nil {
-		return err
-	}
+	var classes []string
+	var reg *weights.Regression // a regression's (import_regression.go), nil for a classifier
 	loose := tableschema.Loose(cols)
-	rows, labels, err := readRowsCSV(f.data, loose, f.table.label, classes)
-	if err != nil {
-		return err
+	var rows [][]float64
+	var labels []int
+	var targets []float64 // a regression's, per row; its labels are their ranges, known once the ranges are
+	if f.reg.declared() {
+		if rows, targets, err = readTargetRowsCSV(f.data, loose, f.reg.columnName()); err != nil {
+			return err
+		}
+		labels = make([]int, len(rows))
+	} else {
+		if classes, err = tableClasses(f); err != nil {
+			return err
+		}
+		if rows, labels, err = readRowsCSV(f.data, loose, f.table.label, classes); err != nil {
+			return err
+		}
 	}
 	var trainRows, testRows [][]float64
 	var trainLabels, testLabels []int
+	var trainTargets, testTargets []float64
 	if f.test == "" {
 		tr, te := splitIndices(len(rows), f.testShare)
 		for _, i := range tr {
 			trainRows, trainLabels = append(trainRows, rows[i]), append(trainLabels, labels[i])
+			if targets != nil {
+				trainTargets = append(trainTargets, targets[i])
+			}
 		}
 		for _, i := range te {
 			testRows, testLabels = append(testRows, rows[i]), append(testLabels, labels[i])
+			if targets != nil {
+				testTargets = append(testTargets, targets[i])
+			}
 		}
 	} else {
-		trainRows, trainLabels = rows, labels
+		trainRows, trainLabels, trainTargets = rows, labels, targets
 	}
 	if cols, err = tableschema.Fit(cols, trainRows); err != nil {
 		return fmt.Errorf("import: %s: %v", f.table.schema, err)
+	}
+	if f.test != "" {
+		var err error
+		if f.reg.declared() {
+			testRows, testTargets, err = readTargetRowsCSV(f.test, cols, f.reg.columnName())
+			testLabels = make([]int, len(testRows))
+		} else {
+			testRows, testLabels, err = readRowsCSV(f.test, cols, f.table.label, classes)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if f.reg.declared() {
+		fmt.Printf("read %d rows of %d columns (%d values flattened) with their %s in column %s: %d to train on, %d to test on (%.1fs)\n",
+			len(rows), len(cols), cols.Width(), f.reg.target, f.reg.columnName(), len(trainRows), len(testRows), time.Since(start).Seconds())
+		if reg, err = f.reg.regression(trainTargets); err != nil {
+			return err
+		}
+		classes, trainLabels, testLabels = reg.RangeNames(), rangesOf(reg, trainTargets), rangesOf(reg, testTargets)
 	}
 	train, err := dataset.NewTable(cols, trainRows, trainLabels)
 	if err != nil {
 		return fmt.Errorf("import: %s, training %v", f.data, err)
 	}
-	var test *dataset.Table
-	if f.test != "" {
-		rows, labels, err := readRowsCSV(f.test, cols, f.table.label, classes)
-		if err != nil {
-			return err
-		}
-		testRows, testLabels = rows, labels
-	}
-	if test, err = dataset.NewTable(cols, testRows, testLabels); err != nil {
+	test, err := dataset.NewTable(cols, testRows, testLabels)
+	if err != nil {
 		// A test row outside a range the training rows set: the model's input refuses it.
 		return fmt.Errorf("import: the test %v (outside the training rows' range, which the schema's range sets when it gives one)", err)
 	}
+	train.Targets, test.Targets = trainTargets, testTargets
 	if test.Len() == 0 {
 		return fmt.Errorf("import: there are no test rows")
 	}
-	fmt.Printf("read %d rows of %d columns (%d values flattened) and %d classes: %d to train on, %d to test on (%.1fs)\n",
-		len(rows), len(cols), cols.Width(), len(classes), train.Len(), test.Len(), time.Since(start).Seconds())
+	if reg == nil {
+		fmt.Printf("read %d rows of %d columns (%d values flattened) and %d classes: %d to train on, %d to test on (%.1fs)\n",
+			len(rows), len(cols), cols.Width(), len(classes), train.Len(), test.Len(), time.Since(start).Seconds())
+	}
 
 	graphs, parts, err := convertGraphs(f, members, dropout)
 	if err != nil {
@@ -131,7 +164,7 @@ func runTableImport(f importFlags, name string, members []string, dropout map[st
 	if noun == "image" { // the images' default
 		noun = "row"
 	}
-	d, files, err := onnximport.Describe(parts, onnximport.Info{Name: name, Title: f.title, Classes: classes, Noun: noun, Samples: f.samples, MaskSeed: 1, Columns: cols})
+	d, files, err := onnximport.Describe(parts, onnximport.Info{Name: name, Title: f.title, Classes: classes, Noun: noun, Samples: f.samples, MaskSeed: 1, Columns: cols, Regression: reg})
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -155,14 +188,34 @@ func runTableImport(f importFlags, name string, members []string, dropout map[st
 	}
 	fmt.Printf("checked against the ONNX runtimes (%.1fs)\n", time.Since(start).Seconds())
 
-	bud := newImportBudget(f.budget, start, os.Stdout, stageQuality)
-	enc, m32, err := measureCompaction(d, files, test, bud.share(stageQuality), start)
-	if err != nil {
-		return err
+	var enc map[string][]byte
+	var m32 map[string]any
+	if reg != nil {
+		if !f.reg.sureSet {
+			if d.Regression.Sure, err = chooseSure(d, files, train); err != nil {
+				return err
+			}
+			if err := d.Check(files); err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			fmt.Printf("τ: sure is σ ≤ %g %s, the %dth percentile of the model's predictive σ over the %d training rows rounded to %d significant digits (-sure)\n",
+				d.Regression.Sure, d.Regression.Unit, importSurePercentile, train.Len(), importSigDigits)
+		}
+		if enc, m32, err = measureRegressionCompaction(d, files, test, start); err != nil {
+			return err
+		}
+		setRegressionSearch(d)
+		fmt.Printf("search defaults: a table's, as measured on the credit applicants: δ %g, λx %g, duplicates within L1 %g; the threshold is τ, σ ≤ %g %s\n",
+			*d.Search.Delta, *d.Search.LambdaX, *d.Search.DedupL1, d.Regression.Sure, d.Regression.Unit)
+	} else {
+		bud := newImportBudget(f.budget, start, os.Stdout, stageQuality)
+		if enc, m32, err = measureCompaction(d, files, test, bud.share(stageQuality), start); err != nil {
+			return err
+		}
+		setTableSearch(d)
+		fmt.Printf("search defaults: a table's, as measured on the credit applicants: δ %g, λx %g, %g nats, duplicates within L1 %g\n",
+			*d.Search.Delta, *d.Search.LambdaX, *d.Search.HThreshold, *d.Search.DedupL1)
 	}
-	setTableSearch(d)
-	fmt.Printf("search defaults: a table's, as measured on the credit applicants: δ %g, λx %g, %g nats, duplicates within L1 %g\n",
-		*d.Search.Delta, *d.Search.LambdaX, *d.Search.HThreshold, *d.Search.DedupL1)
 	desc, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return err
@@ -179,15 +232,28 @@ func runTableImport(f importFlags, name string, members []string, dropout map[st
 	}
 	var maxEntropy float64
 	var missing []int
-	if enc[weights.BundleAnchors], maxEntropy, missing, err = makeAnchors(b, reading, split, f.anchorsPer); err != nil {
+	if reg != nil {
+		enc[weights.BundleAnchors], missing, err = makeRegressionAnchors(b, reading, split, f.anchorsPer)
+	} else {
+		enc[weights.BundleAnchors], maxEntropy, missing, err = makeAnchors(b, reading, split, f.anchorsPer)
+	}
+	if err != nil {
 		return err
 	}
 	if b, err = weights.OpenBundleFiles(bundleOf(enc), false); err != nil {
 		return fmt.Errorf("import: the bundle made does not open: %w", err)
 	}
-	fmt.Printf("%s (%.1fs)\n", anchorsLine(b, maxEntropy), time.Since(start).Seconds())
-	if line := unanchoredLine(d, missing, maxEntropy); line != "" {
-		fmt.Println(line)
+	if reg != nil {
+		lines := regressionAnchorsLines(b, missing)
+		fmt.Printf("%s (%.1fs)\n", lines[0], time.Since(start).Seconds())
+		for _, l := range lines[1:] {
+			fmt.Println(l)
+		}
+	} else {
+		fmt.Printf("%s (%.1fs)\n", anchorsLine(b, maxEntropy), time.Since(start).Seconds())
+		if line := unanchoredLine(d, missing, maxEntropy); line != "" {
+			fmt.Println(line)
+		}
 	}
 	enc32 := map[string][]byte{weights.DescriptionFile: enc[weights.DescriptionFile]}
 	for _, name := range []string{weights.BundleBNN, weights.BundleVAE} {

@@ -35,7 +35,9 @@ type Agreement struct {
 // Check runs each graph in an independent runtime, onnx-gomlx in process where it runs every op of the graph,
 // else onnxruntime-web under Node (ort; nil when it is not installed), on the inputs x (n items of the
 // classifier's input), and compares the outputs with the engine's float32 forward of the description d over
-// files: the classifiers' probabilities (each member alone, dropout off, as an eval-mode export runs), the
+// files: the classifiers' probabilities (each member alone, dropout off, as an eval-mode export runs; a
+// regression's standardised mean and standard deviation per input instead, the engine's predictive of the member
+// alone against the σ its form declares of the runtime's second output), the
 // encoder's means of x, and the decoder's images of those means. It returns every graph's agreement, and an
 // error naming the first graph that differs by more than Tolerance or that no runtime could run.
 func Check(ctx context.Context, d *weights.Description, files map[string]*weights.File, graphs []File, x []float32, n int, ort *ortnode.Runtime) ([]Agreement, error) {
@@ -93,7 +95,7 @@ func check(ctx context.Context, d *weights.Description, files map[string]*weight
 		case "the decoder":
 			got, input, gdims = vae.DecodeImages(z), z, []int{n, d.VAE.Latent}
 		default: // a classifier: this member alone, without dropout
-			if got, err = memberProbs(d, files, member, x); err != nil {
+			if got, err = memberOutputs(d, files, member, x); err != nil {
 				return out, fmt.Errorf("%s: %w", g.Role, err)
 			}
 			member++
@@ -119,7 +121,13 @@ func agreeIn(ctx context.Context, run runner, g File, d *weights.Description, go
 		return Agreement{}, fmt.Errorf("%s (%s): %w", g.Role, g.Path, err)
 	}
 	if g.Role != "the encoder" && g.Role != "the decoder" {
-		want = probabilities(want, len(d.Classes), g.Net.Final)
+		if d.IsRegression() {
+			if want, err = regressionOutputs(want, d.Regression, g.Role, runtime); err != nil {
+				return Agreement{}, err
+			}
+		} else {
+			want = probabilities(want, len(d.Classes), g.Net.Final)
+		}
 	}
 	if len(want) != len(got) {
 		return Agreement{}, fmt.Errorf("%s: %s gives %d values for %d items, the engine %d", g.Role, runtime, len(want), n, len(got))
@@ -141,19 +149,47 @@ func agreeIn(ctx context.Context, run runner, g File, d *weights.Description, go
 	return a, nil
 }
 
-// memberProbs is the softmax of classifier network k alone, its dropout layers left out, for the n inputs x.
-func memberProbs(d *weights.Description, files map[string]*weights.File, k int, x []float32) ([]float32, error) {
+// memberOutputs is what classifier network k alone gives, its dropout layers left out, for the n inputs x: a
+// classifier's softmax, or a regression's standardised mean and standard deviation per input (RegressionValues).
+func memberOutputs(d *weights.Description, files map[string]*weights.File, k int, x []float32) ([]float32, error) {
 	one := *d
 	one.Classifier.Networks = d.Classifier.Networks[k : k+1]
 	_, bnn, err := engine.Load(EvalMode(&one), files)
 	if err != nil {
 		return nil, err
 	}
-	var probs []float32
+	var out []float32
 	for _, u := range bnn.Classify(x) {
-		probs = append(probs, u.Probs...)
+		if d.IsRegression() {
+			r := d.Regression
+			out = append(out, float32((float64(*u.Mean)-r.Mean)/r.Std), float32(float64(u.Total)/r.Std))
+			continue
+		}
+		out = append(out, u.Probs...)
 	}
-	return probs, nil
+	return out, nil
+}
+
+// regressionOutputs turns a regression network's raw ONNX outputs (o0, o1 per input) into what the check
+// compares, per input: the standardised mean o0 and the standardised standard deviation, softplus(o1) or
+// e^{o1/2} (float64), so that both are of the order of 1 whatever the target's unit. A σ that is not a positive
+// number is refused in a sentence naming the graph, the runtime and the input.
+func regressionOutputs(y []float32, r *weights.Regression, role, runtime string) ([]float32, error) {
+	out := make([]float32, len(y))
+	for i := 0; i+1 < len(y); i += 2 {
+		o1 := float64(y[i+1])
+		sigma := math.Exp(o1 / 2)
+		if r.Sigma == weights.SigmaSoftplus {
+			sigma = math.Max(o1, 0) + math.Log1p(math.Exp(-math.Abs(o1)))
+		}
+		mean := float64(y[i])
+		if math.IsNaN(mean) || math.IsInf(mean, 0) || math.IsNaN(sigma) || math.IsInf(sigma, 0) || sigma <= 0 {
+			return nil, fmt.Errorf("%s gives input %d, in %s, a mean of %g and a σ of %g (%s of its second output, %g): a regression's σ must be a positive number, so nothing is written",
+				role, i/2, runtime, r.Mean+r.Std*mean, r.Std*sigma, r.Sigma, o1)
+		}
+		out[i], out[i+1] = float32(mean), float32(sigma)
+	}
+	return out, nil
 }
 
 // EvalMode is the description with its classifier as PyTorch's eval mode runs it: every network without its

@@ -30,6 +30,10 @@ type Info struct {
 	// value per number and one per category level, and the VAE's decoder gives each number's standardised mean
 	// and each category's logits (weights.LikelihoodMixed).
 	Columns weights.Columns
+	// Regression, when not nil, makes the classifier a predictor of a number (weights.Regression, format 4):
+	// each network ends in its two outputs, the standardised mean and the σ head, and Classes must be the
+	// regression's RangeNames.
+	Regression *weights.Regression
 }
 
 // Describe makes the models' description and their float32 weights files (weights.BundleBNN for the
@@ -76,7 +80,11 @@ func Describe(p Parts, info Info) (*weights.Description, map[string]*weights.Fil
 		if n.In != in {
 			return nil, nil, fmt.Errorf("%s takes %v, the first member %v", who, n.In, in)
 		}
-		if !n.Out.Flat || n.Out.Size() != len(info.Classes) {
+		if info.Regression != nil {
+			if err := checkRegressionOutput(who, n, info.Regression); err != nil {
+				return nil, nil, err
+			}
+		} else if !n.Out.Flat || n.Out.Size() != len(info.Classes) {
 			return nil, nil, fmt.Errorf("%s gives %v, and the data have %d classes (%v): name its outputs with -classes", who, n.Out, len(info.Classes), info.Classes)
 		}
 		if n.Final == "Sigmoid" {
@@ -127,11 +135,42 @@ func Describe(p Parts, info Info) (*weights.Description, map[string]*weights.Fil
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	d.Format = d.MinFormat() // a chain stays format 1, which every earlier build reads
+	if info.Regression != nil {
+		r := *info.Regression
+		d.Regression = &r
+	}
+	d.Format = d.MinFormat() // a chain stays format 1, which every earlier build reads; a regression is format 4
 	if err := d.Check(files); err != nil {
 		return nil, nil, err
 	}
 	return d, files, nil
+}
+
+// checkRegressionOutput says, in a sentence, that network n (who) does not end as a regression's does: in its two
+// outputs, the standardised mean and the σ head (or its log variance), with no softmax or sigmoid after them.
+func checkRegressionOutput(who string, n *Network, r *weights.Regression) error {
+	head := "the σ head (σ = std·softplus of it: -sigma softplus)"
+	if r.Sigma == weights.SigmaLogVariance {
+		head = "the log variance (σ = std·e^(it/2): -sigma log-variance)"
+	}
+	switch {
+	case !n.Out.Flat || n.Out.Size() != weights.RegressionOutputs:
+		return fmt.Errorf("%s ends in %v, and a regression of %s declared with -target ends in 2 outputs: the standardised mean and %s", who, outputs(n.Out), r.Target, head)
+	case n.Final != "":
+		return fmt.Errorf("%s ends in a %s; a regression's network ends in its two raw outputs, the standardised mean and %s", who, n.Final, head)
+	}
+	return nil
+}
+
+// outputs says what a network's output is: "1 output", "3 outputs", or its shape when it is not a vector.
+func outputs(s weights.Shape) string {
+	if !s.Flat {
+		return fmt.Sprintf("an output of %v", s)
+	}
+	if s.Size() == 1 {
+		return "1 output"
+	}
+	return fmt.Sprintf("%d outputs", s.Size())
 }
 
 // CheckTableInput says, in a sentence, that a classifier's input in is not the flattened row of the columns:
