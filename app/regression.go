@@ -1,4 +1,4 @@
-//go:build !imagesonly
+//go:build !imagesonly && !denseonly
 
 package app
 

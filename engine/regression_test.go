@@ -1,5 +1,3 @@
-//go:build !denseonly && !imagesonly
-
 package engine
 
 import (

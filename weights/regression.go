@@ -1,5 +1,3 @@
-//go:build !denseonly && !imagesonly
-
 package weights
 
 import (
@@ -8,9 +6,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// RegressionLeftOut says that this build reads no regression (regression_dense.go); this one reads them.
-const RegressionLeftOut = false
 
 // Regression is what a predictor of a number declares (format 4; nil for a classifier). Its networks (the
 // MC-dropout network or each ensemble member) end in two outputs, o0 and o1, read as a Gaussian over the target:

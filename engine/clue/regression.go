@@ -1,5 +1,3 @@
-//go:build !denseonly && !imagesonly
-
 package clue
 
 // What a regression's sentences say (left out of the dense-only worker, which reads no regression).

@@ -1,5 +1,3 @@
-//go:build !denseonly && !imagesonly
-
 package testbundle
 
 import "github.com/deltaclue/deltaclue/weights"
