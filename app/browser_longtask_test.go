@@ -102,7 +102,10 @@ func TestBrowserMainThread(t *testing.T) {
 				// and the set many times, the pad, the gallery and the model's view only when the link's digit and
 				// the model's view of it come.
 				t.Logf("%s, run %d: panel renders during the search: %v", pr.name, try, m.renders)
-				if m.renders["answer"] < 5 {
+				// At least three: the first result, one while streaming, the set done. It only shows the counting
+				// works; how many come is the search's pace against the page's 100 ms redraws (5 or 6 on the
+				// throttled phone on a quiet machine, 4 in CI under load once the digits' worker had shrunk by 53 KB).
+				if m.renders["answer"] < 3 {
 					t.Errorf("the answer panel rendered %d times while %d restarts streamed in: are renders counted?", m.renders["answer"], pr.params.N)
 				}
 				for _, still := range []string{"header", "input", "model"} {
