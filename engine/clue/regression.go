@@ -4,7 +4,6 @@ package clue
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -53,8 +52,8 @@ func (w Words) describeRegression(pred0 engine.Uncertainty, exps []Explanation, 
 // that reach the range and the cheapest's distance: "41.3 MPa (± 2.8) if …  (12 of 100 restarts, at d 1.3)".
 func (w Words) SureOf(exps []Explanation, s Summary, how func(Explanation) string) []string {
 	var parts []string
-	for _, l := range saidLabels(exps, s) {
-		e := exps[l.cheapest]
+	for _, l := range SaidLabels(exps, s) {
+		e := exps[l.Cheapest]
 		if e.Mean == nil {
 			continue
 		}
@@ -62,21 +61,22 @@ func (w Words) SureOf(exps []Explanation, s Summary, how func(Explanation) strin
 		if h := how(e); h != "" {
 			part += " if " + h
 		}
-		part += fmt.Sprintf(" (%s", plural.Of(s.LabelCounts[l.label], s.Restarts, "restart"))
-		if l.label < len(s.Modes) && s.Modes[l.label] > 1 {
-			part += fmt.Sprintf(" in %d forms", s.Modes[l.label])
+		part += fmt.Sprintf(" (%s", plural.Of(s.LabelCounts[l.Label], s.Restarts, "restart"))
+		if l.Label < len(s.Modes) && s.Modes[l.Label] > 1 {
+			part += fmt.Sprintf(" in %d forms", s.Modes[l.Label])
 		}
 		parts = append(parts, part+fmt.Sprintf(", at d %.1f)", e.Distance))
 	}
 	return parts
 }
 
-// saidLabel is a label the set reaches and its cheapest accepted explanation.
-type saidLabel struct{ label, cheapest int }
+// SaidLabel is a label the set reaches and the index of its cheapest accepted explanation (the one its first
+// mode card shows and its p(y) comes from).
+type SaidLabel struct{ Label, Cheapest int }
 
-// saidLabels are the labels the accepted explanations reach with their cheapest, in the order of the label
-// distribution (highest first).
-func saidLabels(exps []Explanation, s Summary) []saidLabel {
+// SaidLabels are the labels the accepted explanations reach, in the order of the label distribution p(y)
+// (highest first), as Describe orders them.
+func SaidLabels(exps []Explanation, s Summary) []SaidLabel {
 	cheapest := make([]int, len(s.LabelCounts))
 	for c := range cheapest {
 		cheapest[c] = -1
@@ -89,13 +89,17 @@ func saidLabels(exps []Explanation, s Summary) []saidLabel {
 			cheapest[e.Label] = i
 		}
 	}
-	var out []saidLabel
+	var out []SaidLabel
 	for c, k := range cheapest {
 		if k >= 0 {
-			out = append(out, saidLabel{c, k})
+			out = append(out, SaidLabel{c, k})
 		}
 	}
-	sort.SliceStable(out, func(a, c int) bool { return s.LabelDistribution[out[a].label] > s.LabelDistribution[out[c].label] })
+	for i := 1; i < len(out); i++ { // stable, by p(y) descending
+		for j := i; j > 0 && s.LabelDistribution[out[j].Label] > s.LabelDistribution[out[j-1].Label]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
 	return out
 }
 

@@ -164,7 +164,7 @@ func (t Table) Describe(w clue.Words, x0 []float32, pred0 engine.Uncertainty, ex
 	if s.Accepted == 0 {
 		return b.String() + w.NoneSure(exps, s, p, "a larger δ, a higher threshold or fewer locks")
 	}
-	labels := SaidLabels(exps, s)
+	labels := clue.SaidLabels(exps, s)
 	parts := make([]string, len(labels))
 	for i, l := range labels {
 		row := t.Row(exps[l.Cheapest].Image)
@@ -183,39 +183,6 @@ func (t Table) Describe(w clue.Words, x0 []float32, pred0 engine.Uncertainty, ex
 	}
 	fmt.Fprintf(&b, " It would be sure %s.", list)
 	return b.String()
-}
-
-// SaidLabel is a label the set reaches and the index of its cheapest accepted explanation (the one its first
-// mode card shows and its p(y) comes from).
-type SaidLabel struct{ Label, Cheapest int }
-
-// SaidLabels are the labels the accepted explanations reach, in the order of the label distribution p(y)
-// (highest first), as Describe orders them.
-func SaidLabels(exps []clue.Explanation, s clue.Summary) []SaidLabel {
-	cheapest := make([]int, len(s.LabelCounts))
-	for c := range cheapest {
-		cheapest[c] = -1
-	}
-	for i, e := range exps {
-		if !e.Accepted || e.Mode < 0 || e.Label < 0 || e.Label >= len(cheapest) {
-			continue
-		}
-		if k := cheapest[e.Label]; k < 0 || e.Cost < exps[k].Cost || (e.Cost == exps[k].Cost && e.Restart < exps[k].Restart) {
-			cheapest[e.Label] = i
-		}
-	}
-	var out []SaidLabel
-	for c, k := range cheapest {
-		if k >= 0 {
-			out = append(out, SaidLabel{c, k})
-		}
-	}
-	for i := 1; i < len(out); i++ { // stable, by p(y) descending
-		for j := i; j > 0 && s.LabelDistribution[out[j].Label] > s.LabelDistribution[out[j-1].Label]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }
 
 // A row in a figure: one line a column, in raster's font at scale 1 (6 px a character, lines of tableLine px),
