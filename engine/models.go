@@ -90,6 +90,18 @@ type Prediction struct {
 	// target's unit) Total, Aleatoric and Epistemic are, and CrossEnt the standardised squared distance to the
 	// target's; Samples is nil.
 	Mean *Tensor
+	// fillProbs, for a regression, writes row r of Probs from the last forward pass: its ranges' probabilities
+	// cost more than the rest of the op and only readouts need them, never a step (ProbsRow).
+	fillProbs func(r int)
+}
+
+// ProbsRow is row r of Probs after the last forward pass: read it through here, not through Probs.Row, where
+// the op writes it only when asked (a regression's ranges).
+func (p Prediction) ProbsRow(r int) []float32 {
+	if p.fillProbs != nil {
+		p.fillProbs(r)
+	}
+	return p.Probs.Row(r)
 }
 
 // Predict adds the classifier's posterior predictive and its uncertainties for images x [batch, Input.Size()]

@@ -142,7 +142,7 @@ func (b *BNN) Classify(images []float32) []Uncertainty {
 	out := make([]Uncertainty, len(images)/b.Input.Size())
 	b.classifies.forward(images, b.Input.Size(), func(s *oneShot) {
 		for i := range out {
-			out[i] = Uncertainty{Probs: append([]float32(nil), s.p.Probs.Row(i)...),
+			out[i] = Uncertainty{Probs: append([]float32(nil), s.p.ProbsRow(i)...),
 				Total: s.p.Total.Data[i], Aleatoric: s.p.Aleatoric.Data[i], Epistemic: s.p.Epistemic.Data[i]}
 			if !weights.RegressionLeftOut && s.p.Mean != nil {
 				m := s.p.Mean.Data[i]

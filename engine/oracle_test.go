@@ -91,7 +91,7 @@ func TestObjectiveAgreesWithGomlx(t *testing.T) {
 				}
 				lat, c := v.Latent, b.Classes
 				check("image", relErr(o.Image.Row(i), ref.Image[i*v.Image.Size():(i+1)*v.Image.Size()], 1e-6))
-				check("p̄", relErr(o.Pred.Probs.Row(i), ref.Probs[i*c:(i+1)*c], 1e-6))
+				check("p̄", relErr(o.Pred.ProbsRow(i), ref.Probs[i*c:(i+1)*c], 1e-6))
 				check("∂L/∂z", relErr(o.Z.Grad[i*lat:(i+1)*lat], ref.Grad[i*lat:(i+1)*lat], 1e-6))
 				for _, sc := range []struct {
 					what string

@@ -22,7 +22,8 @@ import (
 //
 // and, for the ranges the modes are (edges e_1 < … < e_{R−1}; the first range and the last open-ended), each
 // range's probability under the predictive mixture, Probs_r = (1/K) Σ_k [Φ((e_{r+1} − μ_k)/σ_k) − Φ((e_r − μ_k)/σ_k)],
-// which the label (the most probable range) and the summaries read: no gradient flows through them.
+// which the label (the most probable range) and the summaries read: no gradient flows through them, and they
+// are computed only when read (Prediction.ProbsRow).
 //
 // Backward (with g_T, g_A, g_E, g_Y the gradients of the four outputs; a zero standard deviation passes none):
 //
@@ -81,7 +82,8 @@ func (g *Graph) Regressive(outs *Tensor, h RegressionHead, target []float32) Pre
 	}
 	g.use(outs, o)
 	g.add(o)
-	return Prediction{Probs: o.probs, Mean: o.mean, Total: o.total, Aleatoric: o.aleatoric, Epistemic: o.epistemic, CrossEnt: o.crossEnt}
+	return Prediction{Probs: o.probs, Mean: o.mean, Total: o.total, Aleatoric: o.aleatoric, Epistemic: o.epistemic,
+		CrossEnt: o.crossEnt, fillProbs: o.rangeProbs}
 }
 
 // sigmaOf is σ and dσ/do1 for a sample's second output.
@@ -135,12 +137,13 @@ func (o *regressionOp) forward() {
 			d := (mean - o.targetOf(i)) / h.Std
 			o.crossEnt.Data[i] = float32(d * d)
 		}
-		o.rangeProbs(i, b, k)
 	}
 }
 
-// rangeProbs writes point i's ranges' probabilities under the mixture of its K Gaussians.
-func (o *regressionOp) rangeProbs(i, b, k int) {
+// rangeProbs writes point i's ranges' probabilities under the mixture of its K Gaussians, from the last forward
+// pass's μ_k and σ_k (Prediction.ProbsRow: a step needs none of them, and they were 40 % of a concrete search).
+func (o *regressionOp) rangeProbs(i int) {
+	b, k := o.outs.g.batch, o.outs.PerPoint
 	p := o.probs.Row(i)
 	edges := o.head.InnerEdges
 	acc := o.acc

@@ -103,8 +103,8 @@ func TestRegressionValues(t *testing.T) {
 					cdf := func(e float64) float64 { return 0.5 * math.Erfc(-(e-mu[s])/(sigma[s]*math.Sqrt2)) }
 					want += (cdf(edges[1]) - cdf(edges[0])) / k
 				}
-				near("a range's probability", p.Probs.Row(i)[j], want)
-				sum += float64(p.Probs.Row(i)[j])
+				near("a range's probability", p.ProbsRow(i)[j], want)
+				sum += float64(p.ProbsRow(i)[j])
 			}
 			if math.Abs(sum-1) > 1e-6 {
 				t.Errorf("point %d: the ranges' probabilities sum to %v", i, sum)

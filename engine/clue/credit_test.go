@@ -19,9 +19,9 @@ import (
 // The search on the shipped credit models (weights/credit; issue 41) and their committed test applicants
 // (internal/credit): what the synthetic table of rows_test.go shows, on the models the project ships.
 
-// creditBundle opens weights/credit as a bundle, as a page or the command line serves it.
-var creditBundle = sync.OnceValues(func() (*weights.Bundle, error) {
-	fsys := creditmodels.FS()
+// folderBundle opens a models folder (weights/credit, weights/concrete) as a bundle, as a page or the command
+// line serves it.
+func folderBundle(fsys fs.FS) (*weights.Bundle, error) {
 	names, err := fs.Glob(fsys, "*.dcw")
 	if err != nil {
 		return nil, err
@@ -36,7 +36,10 @@ var creditBundle = sync.OnceValues(func() (*weights.Bundle, error) {
 		members = append(members, weights.BundleFile{Name: name, Data: b})
 	}
 	return weights.OpenBundleFiles(weights.EncodeBundle(members), false)
-})
+}
+
+// creditBundle is weights/credit as a bundle.
+var creditBundle = sync.OnceValues(func() (*weights.Bundle, error) { return folderBundle(creditmodels.FS()) })
 
 // creditModels are the shipped credit models, with their anchors (S2) and without translations (S6).
 func creditModels(t testing.TB) *Models {

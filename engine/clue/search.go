@@ -431,7 +431,7 @@ func (prob *Problem) explanation(obj *engine.Objective, r int, s *restart, p Par
 	e.Z = append([]float32(nil), obj.Z.Row(r)...)
 	e.Image = append([]float32(nil), obj.Image.Row(r)...)
 	e.Changed = prob.changedColumns(e.Image)
-	e.Probs = append([]float32(nil), obj.Pred.Probs.Row(r)...)
+	e.Probs = append([]float32(nil), obj.Pred.ProbsRow(r)...)
 	e.Label = engine.Uncertainty{Probs: e.Probs}.Label()
 	e.HTotal, e.HAleatoric, e.HEpistemic = obj.Pred.Total.Data[r], obj.Pred.Aleatoric.Data[r], obj.Pred.Epistemic.Data[r]
 	e.Distance, e.Cost = obj.Distance.Data[r], obj.Cost.Data[r]

@@ -93,7 +93,7 @@ func (prob *Problem) frames(p Params, path [][]float32, steps []int) ([]Frame, e
 	obj.Forward()
 	out := make([]Frame, len(steps))
 	for r, s := range steps {
-		probs := obj.Pred.Probs.Row(r)
+		probs := obj.Pred.ProbsRow(r)
 		out[r] = Frame{Step: s, Z: append([]float32(nil), path[s]...), Image: append([]float32(nil), obj.Image.Row(r)...),
 			Label: engine.Uncertainty{Probs: probs}.Label(), HTotal: obj.Pred.Total.Data[r], Distance: obj.Distance.Data[r],
 			Cost: obj.Cost.Data[r]}
