@@ -14,7 +14,7 @@ package main
 //     opened cold → its set on screen, and clicked again: issue 30's second domain, beside the digits' link;
 //   - the no-early-stop set's link (n = 100 × 100 steps) opened cold, and clicked again;
 //   - the same set on a row, a credit link (?models=credit, the applicant the model is least sure of), opened
-//     cold and clicked again: issue 41's page target;
+//     cold and clicked again: issue 41's page target; and on a regression's, a concrete link (issue 42's);
 //   - a cold load without a link: a test digit picked from the gallery, Explain pressed, and pressed again;
 //   - a phone: the CPU throttled 4× (Emulation.setCPUThrottlingRate) at 390×844, the default link opened cold;
 //   - the live preview: strokes drawn with the mouse on a page without a link, pen-up → the preview on screen.
@@ -42,17 +42,18 @@ import (
 
 // The first minute's configurations (FirstSample.Config).
 const (
-	fLink    = "default link"       // cold open, clicked again, second visit
-	fFashion = "Fashion link"       // cold open, clicked again
-	fNoStop  = "no-early-stop link" // cold open, clicked again
-	fCredit  = "credit link"        // cold open, clicked again: 100 × 100 steps on a row (issue 41)
-	fExplain = "cold load, Explain" // a test digit from the gallery, Explain, again
-	fPhone   = "phone, default link"
-	fPreview = "live preview"
+	fLink     = "default link"       // cold open, clicked again, second visit
+	fFashion  = "Fashion link"       // cold open, clicked again
+	fNoStop   = "no-early-stop link" // cold open, clicked again
+	fCredit   = "credit link"        // cold open, clicked again: 100 × 100 steps on a row (issue 41)
+	fConcrete = "concrete link"      // the same on a regression's row (issue 42)
+	fExplain  = "cold load, Explain" // a test digit from the gallery, Explain, again
+	fPhone    = "phone, default link"
+	fPreview  = "live preview"
 )
 
 // firstConfigs is the order a round runs them in.
-var firstConfigs = []string{fLink, fFashion, fNoStop, fCredit, fExplain, fPhone, fPreview}
+var firstConfigs = []string{fLink, fFashion, fNoStop, fCredit, fConcrete, fExplain, fPhone, fPreview}
 
 // FirstSample is one fresh browser context's run of a first-minute configuration.
 type FirstSample struct {
@@ -253,14 +254,15 @@ func (v *Visit) onScreen() float64 {
 
 // firstRun is one first-minute run's setting: the build and its links, and where it reports.
 type firstRun struct {
-	b           *build
-	linkDefault string // the default search's share link (fragment)
-	linkNoStop  string // the no-early-stop set's
-	linkFashion string // the Fashion link's fragment, "" when the build has no Fashion models (or not this tree's)
-	linkCredit  string // the credit set's (creditLink), "" likewise
-	digit       int
-	nav         *int
-	timeout     time.Duration
+	b            *build
+	linkDefault  string // the default search's share link (fragment)
+	linkNoStop   string // the no-early-stop set's
+	linkFashion  string // the Fashion link's fragment, "" when the build has no Fashion models (or not this tree's)
+	linkCredit   string // the credit set's (rowLink), "" likewise
+	linkConcrete string // the concrete set's (rowLink), "" likewise
+	digit        int
+	nav          *int
+	timeout      time.Duration
 }
 
 // url is a page of the build with 2 workers, opened with a link fragment (or none); run makes it new.
@@ -385,8 +387,12 @@ func firstIn(ctx context.Context, f firstRun, s *FirstSample) error {
 		if s.AgainMs, err = again(ctx, s.Cold.RunID, f.timeout, 0, 0); err != nil {
 			return err
 		}
-	case fCredit:
-		if err := nav(f.urlOf("credit", f.linkCredit)); err != nil {
+	case fCredit, fConcrete:
+		models, link := "credit", f.linkCredit
+		if s.Config == fConcrete {
+			models, link = "concrete", f.linkConcrete
+		}
+		if err := nav(f.urlOf(models, link)); err != nil {
 			return err
 		}
 		if s.Cold, err = readVisit(ctx, -1, f.timeout, 2, setN, 0); err != nil {
@@ -564,7 +570,7 @@ func firstRound(ctx, bctx context.Context, rep *Report, order []*build, runs map
 				return err
 			}
 			f, ok := runs[b]
-			if !ok || b.url == "" || cfg == fFashion && f.linkFashion == "" || cfg == fCredit && f.linkCredit == "" {
+			if !ok || b.url == "" || cfg == fFashion && f.linkFashion == "" || cfg == fCredit && f.linkCredit == "" || cfg == fConcrete && f.linkConcrete == "" {
 				continue
 			}
 			s := FirstSample{Config: cfg, Build: b.Name, Run: round}

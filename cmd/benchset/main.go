@@ -311,7 +311,11 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
-	credit, creditTree, err := creditLink(root)
+	credit, creditTree, err := rowLink(root, "credit")
+	if err != nil {
+		return err
+	}
+	concrete, concreteTree, err := rowLink(root, "concrete")
 	if err != nil {
 		return err
 	}
@@ -325,6 +329,11 @@ func run(ctx context.Context, o options) (err error) {
 		if credit != "" && sameWeights(b.root, "credit", creditTree) {
 			f := firstRuns[b]
 			f.linkCredit = credit
+			firstRuns[b] = f
+		}
+		if concrete != "" && sameWeights(b.root, "concrete", concreteTree) {
+			f := firstRuns[b]
+			f.linkConcrete = concrete
 			firstRuns[b] = f
 		}
 	}

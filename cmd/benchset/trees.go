@@ -184,7 +184,12 @@ func buildTree(ctx context.Context, b *build, dir string) error {
 	}
 	if b.PageError == "" {
 		b.site = filepath.Join(dir, "site")
-		if _, err := goCmd(ctx, b.root, "run", "./cmd/site", "-out", b.site, "-repo", "repo"); err != nil {
+		args := []string{"run", "./cmd/site", "-out", b.site, "-repo", "repo"}
+		if _, err := os.Stat(filepath.Join(b.root, "weights", "concrete", "model.json")); err == nil {
+			// The site's default models and the regression (issue 42), which a site serves only when asked.
+			args = append(args, "-models", "digits,fashion,credit,concrete")
+		}
+		if _, err := goCmd(ctx, b.root, args...); err != nil {
 			if b.Name == "this tree" {
 				return err
 			}
