@@ -116,7 +116,7 @@ func regressionSearch(t *testing.T, h hash.Hash, prob *Problem, d *weights.Descr
 	words := WordsOf(d)
 	sentence := words.Describe(prob.Pred0, exps, s, p)
 	t.Logf("%s: predicted %s; %d of %d accepted; %s", d.Name, words.Prediction(*prob.Pred0.Mean, prob.Pred0.Total), accepted, len(exps), sentence)
-	if !strings.HasPrefix(sentence, "The model predicts ") || !strings.Contains(sentence, " MPa ± ") || strings.Contains(sentence, "nats") {
+	if !strings.HasPrefix(sentence, "The model predicts ") || !strings.Contains(sentence, " "+r.Unit+" ± ") || strings.Contains(sentence, "nats") {
 		t.Errorf("the sentence: %s", sentence)
 	}
 	if accepted > 0 && !strings.Contains(sentence, "Nearby, it would be sure of ") {

@@ -3,6 +3,7 @@
 // MC-dropout classifier (dropout on channels and on units, max-pooling, a transposed convolution in the decoder)
 // and a colour one with a deep ensemble (average pooling, nearest upsampling, leaky ReLU and tanh). Their weights
 // are untrained: what the tests check is that every platform computes the same bits, not what a model knows.
+// One is trained when asked (bars.go: an image regressor, trained in float64 the same on every platform).
 package testbundle
 
 import (
@@ -128,17 +129,22 @@ func grey(seed uint64, reg *weights.Regression) (*Bundle, error) {
 				{Op: weights.OpDropout, Rate: 0.2},
 				clf.denseScaled(6*3*3, outputs(reg, 4), headScale(reg, 12)),
 			}}}},
-		VAE: weights.VAE{Latent: 3, Likelihood: weights.LikelihoodBernoulli,
-			Encoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
-				enc.conv(1, 4, 3, 2, 1), op(weights.OpReLU), op(weights.OpFlatten), enc.dense(4*6*6, 3)}},
-			Decoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
-				dec.dense(3, 4*6*6), op(weights.OpReLU), {Op: weights.OpReshape, Shape: []int{4, 6, 6}},
-				dec.convT(4, 1, 4, 2, 1, 0)}},
-		},
+		VAE: greyVAE(enc, dec),
 	}
 	regress(d, reg)
 	return assemble(d, map[string][]*builder{weights.BundleVAE: {enc, dec}, weights.BundleBNN: {clf}},
 		map[string]string{weights.BundleVAE: "vae", weights.BundleBNN: "bnn"})
+}
+
+// greyVAE is Grey's VAE of 1×12×12 images, its weights drawn by enc's and dec's generator (encoder first).
+func greyVAE(enc, dec *builder) weights.VAE {
+	return weights.VAE{Latent: 3, Likelihood: weights.LikelihoodBernoulli,
+		Encoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
+			enc.conv(1, 4, 3, 2, 1), op(weights.OpReLU), op(weights.OpFlatten), enc.dense(4*6*6, 3)}},
+		Decoder: weights.Network{File: weights.BundleVAE, Layers: []weights.Layer{
+			dec.dense(3, 4*6*6), op(weights.OpReLU), {Op: weights.OpReshape, Shape: []int{4, 6, 6}},
+			dec.convT(4, 1, 4, 2, 1, 0)}},
+	}
 }
 
 // outputs is a classifier's last layer's outputs: classes, or a regression's two.
