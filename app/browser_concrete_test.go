@@ -4,6 +4,11 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +22,9 @@ import (
 // models (issue 42's regression): a mix picked from the gallery is read as a prediction with its σ in MPa, drawn
 // as a band; Explain gives the native engine's set bit for bit (each explanation's predictive mean too), every
 // explanation accepted exactly when its σ is at most τ and every row valid; the sentence, the cards and the
-// trade-off speak of predicted values and σ, not entropies.
+// trade-off speak of predicted values and σ, not entropies. Then a host page on another origin embeds the page
+// and sends it the same mix as {column: value}: its deltaclue:done carries the prediction and σ, the native
+// engine's.
 func TestBrowserConcrete(t *testing.T) {
 	sites := []struct{ name, repo, prefix string }{{"subpath", "repo@concrete", "/repo"}, {"root", "@concrete", ""}}
 	dirs := map[string]string{"repo@concrete": buildSiteFor(t, "repo@concrete"), "@concrete": buildSiteFor(t, "@concrete")}
@@ -85,6 +92,37 @@ func TestBrowserConcrete(t *testing.T) {
 					}
 					if v.Tradeoff != "" && (!strings.Contains(v.Tradeoff, "σ") || strings.Contains(v.Tradeoff, "(nats)")) {
 						t.Errorf("%s: the trade-off's axis is not σ", name)
+					}
+
+					// Embedded on another origin, sent the mix as {column: value}.
+					r, err := cols.Unstandardise(x0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rowJS, _ := json.Marshal(cols.ToMap(r))
+					host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						w.Header().Set("Content-Type", "text/html; charset=utf-8")
+						fmt.Fprintf(w, rowHost, srv.URL+site.prefix+"/", "concrete")
+					}))
+					defer host.Close()
+					engineDo(t, br, "opening the host page", func(ctx context.Context) error { return br.Navigate(ctx, host.URL+"/") })
+					engineWait(t, br, "the frame ready", `window.said("deltaclue:ready").length > 0`, 2*time.Minute)
+					engineEval[bool](t, br, `window.send({type: "deltaclue:row", row: `+string(rowJS)+`, id: "mix"})`)
+					raw := engineWait(t, br, "the embedded set", `(window.said("deltaclue:done").find((d) => d.id === "mix") || window.said("deltaclue:error")[0]) &&
+						JSON.stringify(window.said("deltaclue:done").find((d) => d.id === "mix") || window.said("deltaclue:error")[0])`, 2*time.Minute)
+					var done struct {
+						Prediction, Sigma *float64
+						Sentence          string
+					}
+					var text string
+					if err := json.Unmarshal(raw, &text); err != nil || json.Unmarshal([]byte(text), &done) != nil {
+						t.Fatalf("%s: the frame said %s", name, raw)
+					}
+					want := run.Report.Prediction
+					if done.Prediction == nil || done.Sigma == nil || want.Mean == nil ||
+						math.Abs(*done.Prediction-float64(*want.Mean)) > 1e-4 || math.Abs(*done.Sigma-float64(want.Total)) > 1e-4 ||
+						!strings.HasPrefix(done.Sentence, "The model predicts ") {
+						t.Errorf("%s: embedded, the mix's set came back as %s (the page's prediction %v ± %v)", name, raw, want.Mean, want.Total)
 					}
 				})
 			}

@@ -219,10 +219,10 @@ func TestBrowserCredit(t *testing.T) {
 	}
 }
 
-// creditHost is a page on another origin that embeds the credit page (%[1]s: the site's address), logs what the
-// frame says (window.heard) and posts to it (window.send).
-const creditHost = `<!doctype html><html><head><meta charset="utf-8"><title>host</title></head><body style="margin:0">
-<iframe id="credit" src="%[1]s?models=credit&amp;embed=1" style="width:760px;height:720px;border:0"></iframe>
+// rowHost is a page on another origin that embeds the page of a table's models (%[1]s: the site's address,
+// %[2]s: the models' name), logs what the frame says (window.heard) and posts to it (window.send).
+const rowHost = `<!doctype html><html><head><meta charset="utf-8"><title>host</title></head><body style="margin:0">
+<iframe id="credit" src="%[1]s?models=%[2]s&amp;embed=1" style="width:760px;height:720px;border:0"></iframe>
 <script>
   window.heard = [];
   const frame = document.getElementById("credit");
@@ -259,7 +259,7 @@ func TestBrowserCreditEmbed(t *testing.T) {
 					defer srv.Close()
 					host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 						w.Header().Set("Content-Type", "text/html; charset=utf-8")
-						fmt.Fprintf(w, creditHost, srv.URL+site.prefix+"/")
+						fmt.Fprintf(w, rowHost, srv.URL+site.prefix+"/", "credit")
 					}))
 					defer host.Close()
 					name := b.Engine() + " at " + site.prefix + "/"

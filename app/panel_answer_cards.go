@@ -87,11 +87,19 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 				),
 				// Under the cards, not above: on a phone the first card must stay in the first screen.
 				app.P().Class("hint").Text(fmt.Sprintf("One card per mode (%s), ordered by the label's p(y) ∝ 1 / (lowest cost of the label)², "+
-					"highest first. Each shows the mode's cheapest explanation, with its H and d, and what it changes in your "+served().noun()+" "+
+					"highest first. Each shows the mode's cheapest explanation, with its "+cardFigures()+" and d, and what it changes in your "+served().noun()+" "+
 					"("+served().input().Phrase(inputkind.ChangeLegend)+"). Select one to see how it was found, in the whole set below.", status)),
 			)
 		}),
 	)
+}
+
+// cardFigures is what a card says of its explanation besides d: H, or a regression's prediction and σ.
+func cardFigures() string {
+	if served().uncertaintyName() == "σ" {
+		return "prediction ± σ"
+	}
+	return "H"
 }
 
 // amortisedHTML shows GLAM-CLUE's answers as cards marked amortised (a dashed frame and the word), in the cards'
