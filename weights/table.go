@@ -637,3 +637,61 @@ func (d *Description) checkTableWidth(files map[string]*File) error {
 	}
 	return nil
 }
+
+// NoTargetColumnError is SplitTargetColumn's error for a file without the target's column.
+type NoTargetColumnError struct {
+	Column string
+	Header []string // the file's columns
+}
+
+func (e *NoTargetColumnError) Error() string {
+	return fmt.Sprintf("it has no target column %q: its columns are %s", e.Column, strings.Join(e.Header, ", "))
+}
+
+// SplitTargetColumn takes a regression's target column out of a CSV file with a header: each row's target (a
+// finite number) and the file without the column, for Columns.ReadCSV. Its errors are a sentence naming the line.
+func SplitTargetColumn(b []byte, column string) (rest []byte, targets []float64, err error) {
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	header, err := r.Read()
+	if err != nil {
+		return nil, nil, fmt.Errorf("the CSV file's header: %v", err)
+	}
+	at := -1
+	for j, h := range header {
+		if strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) == column {
+			at = j
+		}
+	}
+	if at < 0 {
+		return nil, nil, &NoTargetColumnError{Column: column, Header: slices.Clone(header)}
+	}
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	without := func(rec []string) []string { return append(slices.Clone(rec[:at]), rec[min(at+1, len(rec)):]...) }
+	if err := w.Write(without(header)); err != nil {
+		return nil, nil, err
+	}
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if at >= len(rec) {
+			return nil, nil, fmt.Errorf("line %d has no value in the target column %q", line, column)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[at]), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, nil, fmt.Errorf("line %d: the target column %q holds %q, not a finite number", line, column, clip(rec[at]))
+		}
+		targets = append(targets, v)
+		if err := w.Write(without(rec)); err != nil {
+			return nil, nil, err
+		}
+	}
+	w.Flush()
+	return out.Bytes(), targets, w.Error()
+}

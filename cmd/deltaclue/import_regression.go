@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -255,50 +253,15 @@ func readTargetRowsCSV(path string, cols weights.Columns, column string) ([][]fl
 
 // splitTargetColumn reads the target column out of a CSV file's bytes and the rest as the schema's rows.
 func splitTargetColumn(b []byte, cols weights.Columns, column string) ([][]float64, []float64, error) {
-	r := csv.NewReader(bytes.NewReader(b))
-	r.FieldsPerRecord = -1
-	header, err := r.Read()
+	rest, targets, err := weights.SplitTargetColumn(b, column)
+	var none *weights.NoTargetColumnError
+	if errors.As(err, &none) {
+		return nil, nil, fmt.Errorf("it has no target column %q (-target-column): its columns are %s", column, strings.Join(none.Header, ", "))
+	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("the CSV file's header: %v", err)
-	}
-	at := -1
-	for j, h := range header {
-		if strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) == column {
-			at = j
-		}
-	}
-	if at < 0 {
-		return nil, nil, fmt.Errorf("it has no target column %q (-target-column): its columns are %s", column, strings.Join(header, ", "))
-	}
-	var rest bytes.Buffer
-	w := csv.NewWriter(&rest)
-	without := func(rec []string) []string { return append(slices.Clone(rec[:at]), rec[min(at+1, len(rec)):]...) }
-	if err := w.Write(without(header)); err != nil {
 		return nil, nil, err
 	}
-	var targets []float64
-	for line := 2; ; line++ {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if at >= len(rec) {
-			return nil, nil, fmt.Errorf("line %d has no value in the target column %q", line, column)
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(rec[at]), 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("line %d: the target column %q holds %q, not a finite number", line, column, clip(rec[at]))
-		}
-		targets = append(targets, v)
-		if err := w.Write(without(rec)); err != nil {
-			return nil, nil, err
-		}
-	}
-	w.Flush()
-	rows, _, err := cols.ReadCSV(&rest, "", nil)
+	rows, _, err := cols.ReadCSV(bytes.NewReader(rest), "", nil)
 	if err != nil {
 		return nil, nil, err
 	}

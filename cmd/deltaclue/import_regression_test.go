@@ -166,6 +166,22 @@ func TestImportRegressionExample(t *testing.T) {
 	if _, err := clue.LoadBundle(m.Bundle); err != nil || m.Bundle.Anchors == nil {
 		t.Fatalf("clue.LoadBundle: %v (anchors %v)", err, m.Bundle.Anchors != nil)
 	}
+	// The folder keeps its test rows' targets: `deltaclue quality` measures it afterwards, as the import did.
+	if test := m.Test.(*dataset.Table); len(test.Targets) != test.Len() {
+		t.Errorf("the folder's test rows carry %d targets", len(test.Targets))
+	}
+	measured, err := captured(t, func() error { return quality([]string{"-models", out}) })
+	if err != nil {
+		t.Fatalf("quality -models %s: %v\n%s", out, err, measured)
+	}
+	var q RegressionQuality
+	if err := json.Unmarshal([]byte(measured[strings.Index(measured, "{"):]), &q); err != nil {
+		t.Fatalf("quality's JSON: %v\n%s", err, measured)
+	}
+	imported, _ := m.Bundle.Files[weights.BundleBNN].Manifest.Metrics["test"].(map[string]any)["regression"].(map[string]any)
+	if rmse, _ := imported["rmse"].(float64); q.TestItems != 39 || q.Target != "Strength" || math.Abs(q.RMSE-rmse) > 1e-3*rmse {
+		t.Errorf("quality on the imported folder: %d rows, rmse %g; the import measured rmse %v", q.TestItems, q.RMSE, imported["rmse"])
+	}
 	dir := t.TempDir()
 	told, err := captured(t, func() error { return explain([]string{"-models", out, "-index", "0", "-n", "20", "-out", dir}) })
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/deltaclue/deltaclue/internal/concrete"
@@ -276,7 +277,8 @@ func WriteDir(dir string, bundle []byte, items dataset.Items) error {
 }
 
 // TestRowsFile is a table's test rows in a models folder: a CSV file with a header, the columns then
-// TestRowsLabel, the class by name (weights.Columns.ReadCSV reads it).
+// TestRowsLabel, the class by name (weights.Columns.ReadCSV reads it), and a regression's target by its name
+// (weights.Regression.Target), which `deltaclue quality` measures the models against.
 const (
 	TestRowsFile  = "test.csv"
 	TestRowsLabel = "class"
@@ -292,6 +294,17 @@ func readTestRows(fsys fs.FS, dir string, d *weights.Description) (*dataset.Tabl
 		return nil, err
 	}
 	cols := d.Input.Columns
+	var targets []float64
+	if d.IsRegression() { // its rows' targets, in the target's column, when the folder has them
+		rest, t, err := weights.SplitTargetColumn(b, d.Regression.Target)
+		var none *weights.NoTargetColumnError
+		switch {
+		case err == nil:
+			b, targets = rest, t
+		case !errors.As(err, &none):
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, TestRowsFile), err)
+		}
+	}
 	rows, labels, err := cols.ReadCSV(bytes.NewReader(b), TestRowsLabel, d.Classes)
 	if err == nil && len(labels) != len(rows) {
 		err = fmt.Errorf("it has no %s column", TestRowsLabel)
@@ -302,7 +315,11 @@ func readTestRows(fsys fs.FS, dir string, d *weights.Description) (*dataset.Tabl
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, TestRowsFile), err)
 	}
-	return dataset.NewTable(cols, rows, labels)
+	t, err := dataset.NewTable(cols, rows, labels)
+	if err == nil && targets != nil {
+		t.Targets = targets
+	}
+	return t, err
 }
 
 // writeTestRows writes a table's test rows as its folder's TestRowsFile.
@@ -310,13 +327,25 @@ func writeTestRows(dir string, d *weights.Description, t *dataset.Table) error {
 	if d.Input.Columns.Index(TestRowsLabel) >= 0 {
 		return fmt.Errorf("the table has a column named %q, the name a models folder's %s gives the class: rename it", TestRowsLabel, TestRowsFile)
 	}
+	header := append(d.Input.Columns.Names(), TestRowsLabel)
+	targets := d.IsRegression() && len(t.Targets) == len(t.Rows)
+	if targets {
+		if name := d.Regression.Target; d.Input.Columns.Index(name) >= 0 || name == TestRowsLabel {
+			return fmt.Errorf("the table has a column named %q, the regression's target: rename one", name)
+		}
+		header = append(header, d.Regression.Target)
+	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	if err := w.Write(append(d.Input.Columns.Names(), TestRowsLabel)); err != nil {
+	if err := w.Write(header); err != nil {
 		return err
 	}
 	for i, r := range t.Rows {
-		if err := w.Write(d.Input.Columns.CSVRecord(r, d.Classes[t.Labels[i]])); err != nil {
+		rec := d.Input.Columns.CSVRecord(r, d.Classes[t.Labels[i]])
+		if targets {
+			rec = append(rec, strconv.FormatFloat(t.Targets[i], 'g', -1, 64))
+		}
+		if err := w.Write(rec); err != nil {
 			return err
 		}
 	}
