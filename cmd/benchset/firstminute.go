@@ -65,6 +65,8 @@ type FirstSample struct {
 	Cold *Visit `json:"cold,omitempty"`
 	// AgainMs is the same search clicked again in the same page (the page's elapsedMs).
 	AgainMs float64 `json:"againMs,omitempty"`
+	// WarmMs are a row link's searches clicked warmSearches more times after that, in order.
+	WarmMs []float64 `json:"warmMs,omitempty"`
 	// Second is the same link opened again in the same profile.
 	Second *Visit `json:"second,omitempty"`
 	// The live preview, per stroke in drawing order: pen-up → the preview on screen (the hook's clock) and
@@ -315,19 +317,32 @@ func readVisit(ctx context.Context, after float64, timeout time.Duration, worker
 
 // again presses Explain in the page and returns the rerun's elapsedMs.
 func again(ctx context.Context, after float64, timeout time.Duration, total, evaluations int) (float64, error) {
+	v, err := againVisit(ctx, after, timeout, total, evaluations)
+	if err != nil {
+		return 0, err
+	}
+	return v.ElapsedMs, nil
+}
+
+// warmSearches is how many more times a row link's search is clicked after again (FirstSample.WarmMs): the
+// browser compiles a worker's hot code better over the first few searches, and "warm" is after that.
+const warmSearches = 8
+
+// againVisit is again's finished run.
+func againVisit(ctx context.Context, after float64, timeout time.Duration, total, evaluations int) (*Visit, error) {
 	// The moment the button is enabled again (the page publishes a finished set before it renders).
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!document.getElementById("run").disabled`,
 		chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(5*time.Millisecond))); err != nil {
-		return 0, fmt.Errorf("waiting for Explain: %w", err)
+		return nil, fmt.Errorf("waiting for Explain: %w", err)
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(document.getElementById("run").click(), true)`)); err != nil {
-		return 0, fmt.Errorf("pressing Explain: %w", err)
+		return nil, fmt.Errorf("pressing Explain: %w", err)
 	}
 	v, err := readVisit(ctx, after, timeout, 2, total, evaluations)
 	if err != nil {
-		return 0, fmt.Errorf("clicked again: %w", err)
+		return nil, fmt.Errorf("clicked again: %w", err)
 	}
-	return v.ElapsedMs, nil
+	return v, nil
 }
 
 // runFirst runs one first-minute configuration in a fresh browser context of the browser in bctx.
@@ -398,8 +413,16 @@ func firstIn(ctx context.Context, f firstRun, s *FirstSample) error {
 		if s.Cold, err = readVisit(ctx, -1, f.timeout, 2, setN, 0); err != nil {
 			return err
 		}
-		if s.AgainMs, err = again(ctx, s.Cold.RunID, f.timeout, setN, 0); err != nil {
+		v, err := againVisit(ctx, s.Cold.RunID, f.timeout, setN, 0)
+		if err != nil {
 			return err
+		}
+		s.AgainMs = v.ElapsedMs
+		for range warmSearches {
+			if v, err = againVisit(ctx, v.RunID, f.timeout, setN, 0); err != nil {
+				return fmt.Errorf("searching again (warm): %w", err)
+			}
+			s.WarmMs = append(s.WarmMs, v.ElapsedMs)
 		}
 	case fNoStop:
 		if err := nav(f.url(f.linkNoStop)); err != nil {

@@ -81,6 +81,14 @@ func firstRows(samples []FirstSample) []firstRow {
 		}
 		return s.Cold.ElapsedMs / s.AgainMs
 	}
+	warm := func(s FirstSample) float64 { // the later half of the searches clicked again: tiered up
+		if len(s.WarmMs) < warmSearches {
+			return math.NaN()
+		}
+		later := slices.Clone(s.WarmMs[warmSearches/2:])
+		slices.Sort(later)
+		return later[len(later)/2]
+	}
 	onScreen := func(v func(FirstSample) *Visit) func(FirstSample) float64 {
 		return func(s FirstSample) float64 { return v(s).onScreen() }
 	}
@@ -106,9 +114,11 @@ func firstRows(samples []FirstSample) []firstRow {
 		firstRow{"credit link (100 × 100 steps on a row): its search, first in page", fCredit, elapsed, 0},
 		firstRow{"  the same search clicked again", fCredit, againMs, 0},
 		firstRow{"  first ÷ again", fCredit, ratio, 2},
+		firstRow{"  warm: p50 of the 6th to 10th search", fCredit, warm, 0},
 		firstRow{"concrete link (100 × 100 steps, a regression): its search, first in page", fConcrete, elapsed, 0},
 		firstRow{"  the same search clicked again", fConcrete, againMs, 0},
 		firstRow{"  first ÷ again", fConcrete, ratio, 2},
+		firstRow{"  warm: p50 of the 6th to 10th search", fConcrete, warm, 0},
 		firstRow{"cold load, gallery digit: first Explain", fExplain, elapsed, 0},
 		firstRow{"  Explain clicked again", fExplain, againMs, 0},
 		firstRow{"  first ÷ again", fExplain, ratio, 2},
