@@ -43,6 +43,7 @@ type regressionOp struct {
 	mu, sigma, dsigma           []float64 // μ_k, σ_k and dσ_k/do1_k [K·capacity]
 	sd                          []float64 // Total, Aleatoric, Epistemic, μ̄ per point [4·capacity]
 	acc                         []float64 // forward scratch: a point's ranges' summed probabilities [R]
+	ex, ey                      []float64 // forward scratch: the samples' −|o1| and their exponentials [K]
 }
 
 // RegressionHead is how a regression network's two outputs are a Gaussian over the target (weights.Regression):
@@ -69,7 +70,8 @@ func (g *Graph) Regressive(outs *Tensor, h RegressionHead, target []float32) Pre
 		probs: g.newTensor(h.Ranges(), 1, false), mean: g.newTensor(1, 1, false),
 		total: g.newTensor(1, 1, grad), aleatoric: g.newTensor(1, 1, grad), epistemic: g.newTensor(1, 1, grad),
 		mu: make([]float64, g.capacity*k), sigma: make([]float64, g.capacity*k), dsigma: make([]float64, g.capacity*k),
-		sd: make([]float64, 4*g.capacity), acc: make([]float64, h.Ranges())}
+		sd: make([]float64, 4*g.capacity), acc: make([]float64, h.Ranges()),
+		ex: make([]float64, k), ey: make([]float64, k)}
 	if target != nil {
 		if len(target) != 1 && len(target) != g.capacity {
 			panic("engine: Regressive target is neither one value nor one per point")
@@ -92,8 +94,12 @@ func (h RegressionHead) sigmaOf(o1 float64) (sigma, d float64) {
 		sigma = h.Std * fmath.Exp(o1/2)
 		return sigma, sigma / 2
 	}
-	// softplus(x) = max(x, 0) + log(1 + e^{−|x|}); its derivative the sigmoid.
-	e := fmath.Exp(-math.Abs(o1))
+	return h.softplusOf(o1, fmath.Exp(-math.Abs(o1)))
+}
+
+// softplusOf is sigmaOf's softplus form given e = e^{−|o1|}: softplus(x) = max(x, 0) + log(1 + e^{−|x|}), its
+// derivative the sigmoid.
+func (h RegressionHead) softplusOf(o1, e float64) (sigma, d float64) {
 	sp := fmath.Log(1 + e)
 	sig := 1 / (1 + e) // σ(|x|)
 	if o1 > 0 {
@@ -110,11 +116,22 @@ func (o *regressionOp) forward() {
 	h := o.head
 	for i := 0; i < b; i++ {
 		var sum float64
+		if !h.LogVar { // softplus: the K samples' exponentials in one loop, which overlaps them
+			for s := 0; s < k; s++ {
+				o.ex[s] = -math.Abs(float64(o.outs.Row(s*b + i)[1]))
+			}
+			fmath.ExpTo(o.ey[:k], o.ex[:k])
+		}
 		for s := 0; s < k; s++ {
 			r := s*b + i
 			row := o.outs.Row(r)
 			mu := h.Mean + h.Std*float64(row[0])
-			sigma, d := h.sigmaOf(float64(row[1]))
+			var sigma, d float64
+			if h.LogVar {
+				sigma, d = h.sigmaOf(float64(row[1]))
+			} else {
+				sigma, d = h.softplusOf(float64(row[1]), o.ey[s])
+			}
 			o.mu[r], o.sigma[r], o.dsigma[r] = mu, sigma, d
 			sum += mu
 		}
