@@ -53,7 +53,11 @@ func renderSet(s clue.Summary, f setFacts) app.UI {
 	h.open("div")
 	h.elem("h3", "The set")
 	h.open("table", "class", "numbers")
-	for _, kv := range [][2]string{
+	sparsity := [][2]string{}
+	if sp := s.Sparsity; sp != nil { // a row's: how many features an explanation changes
+		sparsity = append(sparsity, [2]string{"features changed min / mean / max", fmt.Sprintf("%.0f / %.1f / %.0f", sp.Min, sp.Mean, sp.Max)})
+	}
+	for _, kv := range append([][2]string{
 		{"accepted", fmt.Sprintf("%d of %d (%s, %d failed)", s.Accepted, s.Restarts, plural.Count(s.Duplicates, "duplicate"), s.Failed)},
 		{"labels", fmt.Sprintf("%d distinct: %s", s.DistinctLabels, countsText(s.LabelCounts))},
 		{"label entropy", fmt.Sprintf("%.3f nats (%.2f of the maximum)", s.LabelEntropy, s.LabelEntropyNorm)},
@@ -64,7 +68,7 @@ func renderSet(s clue.Summary, f setFacts) app.UI {
 		{"coverage (input / latent)", fmt.Sprintf("%.3f / %.3f", s.Input.Coverage, s.Latent.Coverage)},
 		{"prediction coverage", fmt.Sprintf("%.3f", s.PredictionCoverage)},
 		{"modes within labels", strings.Join(modes, ", ")},
-	} {
+	}, sparsity...) {
 		h.open("tr")
 		h.elem("th", kv[0])
 		h.elem("td", kv[1])

@@ -174,8 +174,8 @@ func explainRow(out string, m *models, cols weights.Columns, row0 []float64, pro
 	}
 	line := fmt.Sprintf("%s accepted in %.1fs: labels %v, %s %.3f..%.3f, d %.2f..%.2f", plural.Of(sum.Accepted, sum.Restarts, "restart"),
 		rep.Seconds, sum.LabelCounts, h, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max)
-	if lo, hi, mean := sparsity(exps); sum.Accepted > 0 {
-		line += fmt.Sprintf(", changing %d..%d features (mean %.1f)", lo, hi, mean)
+	if sp := sum.Sparsity; sp != nil && sum.Accepted > 0 {
+		line += fmt.Sprintf(", changing %.0f..%.0f features (mean %.1f)", sp.Min, sp.Max, sp.Mean)
 	}
 	fmt.Printf("%s, shell fraction %.2f, %s, modes %v\n", line, sum.ShellFraction, plural.Count(sum.Duplicates, "duplicate"), sum.Modes)
 	fmt.Println(sentence)

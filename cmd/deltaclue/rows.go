@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
@@ -203,24 +202,6 @@ func modeLines(w clue.Words, cols weights.Columns, row0 []float64, exps []clue.E
 			plural.Of(c.Count, s.Restarts, "restart"), c.P, kind.Table{Columns: cols}.Arrows(row0, rows[i]), plural.Count(len(exps[i].Changed), "feature"), unc, c.Distance))
 	}
 	return out
-}
-
-// sparsity is the least, mean and most number of columns the accepted explanations change (NaN mean when none
-// is accepted).
-func sparsity(exps []clue.Explanation) (lo, hi int, mean float64) {
-	n, sum := 0, 0
-	lo = math.MaxInt
-	for _, e := range exps {
-		if !e.Accepted {
-			continue
-		}
-		k := len(e.Changed)
-		lo, hi, sum, n = min(lo, k), max(hi, k), sum+k, n+1
-	}
-	if n == 0 {
-		return 0, 0, math.NaN()
-	}
-	return lo, hi, float64(sum) / float64(n)
 }
 
 // rowSweepFile is sweep.json for a model of rows: the input's row first, then what it holds for images, each

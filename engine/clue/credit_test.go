@@ -243,3 +243,44 @@ func TestCreditDefaults(t *testing.T) {
 		t.Errorf("only %d of %d reach a sure explanation at the credit defaults", reached, searched)
 	}
 }
+
+// TestRowSparsity: a set of rows reports how many features its accepted explanations change (Summary.Sparsity,
+// from each one's Changed); a set of images reports none.
+func TestRowSparsity(t *testing.T) {
+	m := creditModels(t)
+	cols := m.Columns()
+	apps := creditApplicants(t)
+	x, err := cols.Standardise(apps[7].Row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob, err := NewProblem(m, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Defaults()
+	p.N = 30
+	exps, err := Search(context.Background(), prob, p, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(prob.X0, prob.Z0, m.BNN.Classes, p, exps)
+	var want []float64
+	for _, e := range exps {
+		if e.Accepted {
+			want = append(want, float64(len(e.Changed)))
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("no explanation accepted: pick another applicant")
+	}
+	if s.Sparsity == nil || *s.Sparsity != stat(want) || s.Sparsity.Max < 1 {
+		t.Errorf("the set's sparsity %+v, its accepted explanations change %v features", s.Sparsity, want)
+	}
+	for i := range exps {
+		exps[i].Changed = nil // as an image's
+	}
+	if s := Summarize(prob.X0, prob.Z0, m.BNN.Classes, p, exps); s.Sparsity != nil {
+		t.Errorf("a set without rows reports sparsity %+v", s.Sparsity)
+	}
+}

@@ -47,6 +47,9 @@ type Summary struct {
 	D    Stat `json:"d"`    // input L1 distance of the accepted explanations
 	Rho  Stat `json:"rho"`  // latent distance of the accepted explanations
 	Cost Stat `json:"cost"` // cost of the accepted explanations
+	// Sparsity, for a model of rows, is the features each accepted explanation changes (len(Explanation.Changed));
+	// nil for images, and for a set of rows none of whose explanations changed a feature.
+	Sparsity *Stat `json:"sparsity,omitempty"`
 
 	ShellFraction float64 `json:"shell_fraction"` // of the restarts that did not fail, the fraction that end on the shell
 
@@ -98,6 +101,15 @@ func Summarize(x0, z0 []float32, classes int, p Params, exps []Explanation) Summ
 	}
 	s.Accepted = len(accepted)
 	s.H, s.D, s.Rho, s.Cost = stat(hs), stat(ds), stat(rhos), stat(costs)
+	rows, changed := false, make([]float64, len(accepted))
+	for k, i := range accepted {
+		changed[k] = float64(len(exps[i].Changed))
+		rows = rows || exps[i].Changed != nil
+	}
+	if rows {
+		sp := stat(changed)
+		s.Sparsity = &sp
+	}
 	if nonFailed > 0 {
 		s.ShellFraction = float64(onShell) / float64(nonFailed)
 	}
