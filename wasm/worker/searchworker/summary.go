@@ -226,6 +226,11 @@ func (w *writer) value(v reflect.Value) {
 		w.flag(v.Bool())
 	case reflect.String:
 		w.str(v.String())
+	case reflect.Pointer: // an optional part (a row's sparsity): present or not, then its value
+		w.flag(!v.IsNil())
+		if !v.IsNil() {
+			w.value(v.Elem())
+		}
 	default:
 		panic("searchworker: cannot send a " + v.Type().String())
 	}
@@ -254,6 +259,13 @@ func (r *reader) value(v reflect.Value) {
 		v.SetBool(r.flag())
 	case reflect.String:
 		v.SetString(r.str())
+	case reflect.Pointer:
+		v.SetZero()
+		if r.flag() {
+			p := reflect.New(v.Type().Elem())
+			r.value(p.Elem())
+			v.Set(p)
+		}
 	}
 }
 
