@@ -80,7 +80,7 @@ func renderSet(s clue.Summary, f setFacts) app.UI {
 	h.elem("h3", "In the recourse benchmark's terms (CARLA)")
 	recourseTable(&h, r, f.CARLA, f.PerExplanation)
 	h.elem("p", "δ-CLUE's adaptation counts an explanation as valid when the model is sure of it "+
-		"(H below the threshold), even if it keeps x0's label, and measures the accepted ones; CARLA's own code "+
+		"("+served().uncertaintyName()+" below the threshold), even if it keeps x0's label, and measures the accepted ones; CARLA's own code "+
 		"counts one as valid when the model's label changed, and measures those. L0: changed by more than "+
 		fmt.Sprint(clue.ChangedPixel)+" against CARLA's 1e-5; L2: the root against CARLA's sum of squares; yNN: "+
 		"nearest training codes in latent space with their true labels against nearest data in input space "+
@@ -134,7 +134,7 @@ func recourseTable(h *htmlText, r clue.Recourse, c clue.CARLA, perExplanation st
 	h.close("thead")
 	h.open("tbody")
 	line("validity", fmt.Sprintf("%.2f: sure (accepted)", r.Validity), fmt.Sprintf("%.2f: label changed (%d)", c.Validity, c.Valid))
-	line("L0 pixels", ours("%.1f (> 0.1)", r.L0.Mean), exact("%.1f (> 1e-5)", c.L0.Mean))
+	line("L0 "+l0Unit(), ours("%.1f (> 0.1)", r.L0.Mean), exact("%.1f (> 1e-5)", c.L0.Mean))
 	line("L1", ours("%.2f", r.L1.Mean), exact("%.2f", c.L1.Mean))
 	line("L2", ours("%.3f (√Σ)", r.L2.Mean), exact("%.2f (Σ squares)", c.L2.Mean))
 	line("yNN (k = "+fmt.Sprint(clue.NeighboursK)+")", ynnText(r.YNN), ynnExact)
@@ -161,4 +161,13 @@ func countsText(c []int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// l0Unit is what CARLA's L0 counts: an image's pixels, or a row's values as the networks read them (a category
+// one-hot, so that changing it counts two).
+func l0Unit() string {
+	if served().IsTable() {
+		return "values"
+	}
+	return "pixels"
 }
