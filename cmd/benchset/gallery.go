@@ -67,6 +67,12 @@ func galleryRound(ctx, bctx context.Context, rep *Report, order []*build, galler
 		if _, err := chromedp.Run(tctx, chromedp.Evaluate[bool](`(document.getElementById("tab-gallery").click(), true)`)); err != nil {
 			return fmt.Errorf("%s: opening the gallery tab: %w", b.Name, err)
 		}
+		// The gallery draws its thumbnails after the tab opens: wait for them (with one build there is no other
+		// tab's opening to give it the time, and every pick found no digit).
+		if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`!!document.querySelector('button img[alt^="test "]')`,
+			chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+			return fmt.Errorf("%s: the gallery's digits did not appear: %w (page state %s)", b.Name, err, pageDump(tctx))
+		}
 		tabs[b] = tctx
 	}
 	for _, g := range gallery {
