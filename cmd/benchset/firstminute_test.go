@@ -87,6 +87,7 @@ func TestPrintFirst(t *testing.T) {
 		{Config: fLink, Build: "this tree", Run: 2, Cold: visit(1100, 2200, 500), AgainMs: 500, Second: visit(500, 1000, 400)},
 		{Config: fNoStop, Build: "this tree", Run: 1, Error: "timeout"},
 		{Config: fPreview, Build: "this tree", Run: 1, PenUpToShownMs: []float64{600, 200, 300, 250}, PreviewMs: []float64{550, 180, 260, 220}},
+		{Config: fCredit, Build: "this tree", Run: 1, Cold: visit(400, 900, 480), AgainMs: 180, WarmMs: []float64{150, 130, 120, 110, 97, 91, 99, 93}},
 		{Config: fLink, Engine: "Firefox 1", Run: 1, Cold: visit(1000, 1500, 500)}, // not in the Chromium table
 	}}
 	builds := []*build{{Name: "base x"}, {Name: "this tree"}}
@@ -98,6 +99,7 @@ func TestPrintFirst(t *testing.T) {
 		"    mounted", "    ready", "1000 [900–1100]", "first ÷ again", "1.10 [1.00–1.20]", "3.00 [3.00–3.00]",
 		"second visit (same profile) → set on screen", "1100 [1000–1200]",
 		"1 failed", "p50 of later strokes", "250 [250–250]", "600 [600–600]", "240 [240–240]",
+		"warm: p50 of the 6th to 10th search", "97 [97–97]",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
