@@ -79,16 +79,24 @@ func TestBrowserConcrete(t *testing.T) {
 					}
 					type shown struct {
 						Sentence, Cards, Tradeoff string
+						CardCount, Bands         int
+						Band                     string
 					}
 					engineWait(t, br, "the set painted", `window.deltaclue.painted`, time.Minute)
 					v := engineEval[shown](t, br, `({sentence: window.deltaclue.sentence,
 						cards: Array.from(document.querySelectorAll("#cards .card-numbers")).map((e) => e.textContent).join(" | "),
-						tradeoff: (document.querySelector("#tradeoff svg") || {outerHTML: ""}).outerHTML})`)
+						tradeoff: (document.querySelector("#tradeoff svg") || {outerHTML: ""}).outerHTML,
+						cardCount: document.querySelectorAll("#cards .mode-card").length,
+						bands: document.querySelectorAll("#cards .mode-card svg.band").length,
+						band: (() => { const b = document.querySelector("#cards .mode-card svg.band"); return b ? b.getAttribute("aria-label") : ""; })()})`)
 					if !strings.HasPrefix(v.Sentence, "The model predicts ") || !strings.Contains(v.Sentence, " MPa ± ") || strings.Contains(v.Sentence, "nats") {
 						t.Errorf("%s: the sentence %q", name, v.Sentence)
 					}
 					if run.Report.Summary.Accepted > 0 && (!strings.Contains(v.Cards, " MPa ± ") || strings.Contains(v.Cards, "H ")) {
 						t.Errorf("%s: the cards say %q", name, v.Cards)
+					}
+					if v.CardCount > 0 && (v.Bands != v.CardCount || !strings.Contains(v.Band, "band from")) {
+						t.Errorf("%s: %d cards, %d with a prediction's band (%q)", name, v.CardCount, v.Bands, v.Band)
 					}
 					if v.Tradeoff != "" && (!strings.Contains(v.Tradeoff, "σ") || strings.Contains(v.Tradeoff, "(nats)")) {
 						t.Errorf("%s: the trade-off's axis is not σ", name)

@@ -106,6 +106,9 @@ func (p *resultsPanel) Render() app.UI {
 					row("restart, mode", fmt.Sprintf("%d, %s", x.Restart, v.ChosenMode)),
 				)
 			}),
+			app.If(sel != nil && sel.Mean != nil, func() app.UI {
+				return explanationBand("chosen-band", sel.Mean, sel.HTotal, e.work.Run.Params.HThreshold)
+			}),
 		),
 		app.If(v.Summary != nil, func() app.UI { return renderSet(*v.Summary, v.Set) }),
 		app.Div().Class("row share").Body(

@@ -37,7 +37,7 @@ func regressionView(in *searchworker.Inspection, threshold float64) app.UI {
 	return app.Div().ID("model-view").Body(
 		app.P().Body(app.Text(fmt.Sprintf("It predicts %s ", r.Target)), app.Strong().ID("pred-label").Text(w.Prediction(*p.Mean, p.Total)),
 			app.Text(fmt.Sprintf(" (%s %s; its most probable range %s).", "sure is ± "+clue.Figure(threshold), "or less", m.class(argmax(p.Probs))))),
-		app.Raw(bandSVG(*p.Mean, p.Total, threshold)),
+		app.Raw(bandSVG("pred-band", *p.Mean, p.Total, threshold)),
 		bars("pred-bars", p.Probs, "p"),
 		app.Table().Class("numbers").Body(
 			row("predictive σ", "± "+w.Value(p.Total)),
@@ -52,7 +52,7 @@ func regressionView(in *searchworker.Inspection, threshold float64) app.UI {
 // bandSVG draws a prediction on the target's span (the description's first and last range edges): the mean as a
 // mark, μ ± σ as a band, and ± τ around it as the width "sure" would be, with the span's ends and the ranges'
 // edges as ticks; its title says it in words, so colour is never all it has.
-func bandSVG(mean, sigma float32, tau float64) string {
+func bandSVG(id string, mean, sigma float32, tau float64) string {
 	r := served().regression
 	lo, hi := r.Ranges[0], r.Ranges[len(r.Ranges)-1]
 	const w, h, pad = 320.0, 44.0, 10.0
@@ -60,7 +60,7 @@ func bandSVG(mean, sigma float32, tau float64) string {
 	mu, s := float64(mean), float64(sigma)
 	words := served().words()
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg id="pred-band" viewBox="0 0 %g %g" width="100%%" role="img" aria-label="%s" style="max-width:%gpx">`, w, h,
+	fmt.Fprintf(&b, `<svg id="%s" class="band" viewBox="0 0 %g %g" width="100%%" role="img" aria-label="%s" style="max-width:%gpx">`, id, w, h,
 		figures.Escape(fmt.Sprintf("predicted %s, band from %s to %s; sure would be ± %s", words.Prediction(mean, sigma),
 			clue.Figure(mu-s), clue.Figure(mu+s), clue.Figure(tau))), w)
 	fmt.Fprintf(&b, `<line x1="%.1f" y1="22" x2="%.1f" y2="22" stroke="#9ca3af"/>`, x(lo), x(hi))
@@ -76,6 +76,12 @@ func bandSVG(mean, sigma float32, tau float64) string {
 		x(mu), x(mu), x(mu), figures.Escape(words.Value(mean)))
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// explanationBand is an explanation's prediction drawn as the model's view draws the input's (bandSVG), for its
+// card and its detail: its mean, μ ± σ, and the width sure would be at the run's threshold.
+func explanationBand(id string, mean *float32, sigma float32, threshold float64) app.UI {
+	return app.Raw(`<div class="card-band">` + bandSVG(id, *mean, sigma, threshold) + `</div>`)
 }
 
 // uncertaintyText is a result's uncertainty on the cards: "H 0.24", or a regression's "41.3 MPa ± 2.38".

@@ -14,4 +14,6 @@ import (
 
 func regressionView(*searchworker.Inspection, float64) app.UI { return nil }
 
+func explanationBand(string, *float32, float32, float64) app.UI { return nil } // (no regression: never called)
+
 func uncertaintyText(_ *float32, h float32) string { return fmt.Sprintf("H %.2f", h) }

@@ -26,7 +26,7 @@ const style = `
 .row-changes .dir,.row-changes .none{color:#4b5563;font-size:.85em}
 .gallery.rows{display:flex;flex-direction:column;gap:.3rem}
 .row-pick{text-align:left;white-space:normal}
-@media (max-width:700px){#cards .row-view>dl{display:none}.row-field input[type=number],.row-field select{font-size:16px}}
+@media (max-width:700px){#cards .row-view:has(>dl){display:none}.row-field input[type=number],.row-field select{font-size:16px}}
 `
 
 // addStyle puts style into the document, once.
