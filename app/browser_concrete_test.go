@@ -79,8 +79,8 @@ func TestBrowserConcrete(t *testing.T) {
 					}
 					type shown struct {
 						Sentence, Cards, Tradeoff string
-						CardCount, Bands         int
-						Band                     string
+						CardCount, Bands          int
+						Band                      string
 					}
 					engineWait(t, br, "the set painted", `window.deltaclue.painted`, time.Minute)
 					v := engineEval[shown](t, br, `({sentence: window.deltaclue.sentence,
