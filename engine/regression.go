@@ -43,7 +43,7 @@ type regressionOp struct {
 	mu, sigma, dsigma           []float64 // μ_k, σ_k and dσ_k/do1_k [K·capacity]
 	sd                          []float64 // Total, Aleatoric, Epistemic, μ̄ per point [4·capacity]
 	acc                         []float64 // forward scratch: a point's ranges' summed probabilities [R]
-	ex, ey                      []float64 // forward scratch: the samples' −|o1| and their exponentials [K]
+	ex, ey                      []float64 // forward scratch: the samples' expArg and their exponentials [K]
 }
 
 // RegressionHead is how a regression network's two outputs are a Gaussian over the target (weights.Regression):
@@ -88,18 +88,22 @@ func (g *Graph) Regressive(outs *Tensor, h RegressionHead, target []float32) Pre
 		CrossEnt: o.crossEnt, fillProbs: o.rangeProbs}
 }
 
-// sigmaOf is σ and dσ/do1 for a sample's second output.
-func (h RegressionHead) sigmaOf(o1 float64) (sigma, d float64) {
+// expArg is the argument of the one exponential σ needs from a sample's second output: o1/2 for a log
+// variance, −|o1| for a softplus (sigmaOf).
+func (h RegressionHead) expArg(o1 float64) float64 {
 	if h.LogVar {
-		sigma = h.Std * fmath.Exp(o1/2)
-		return sigma, sigma / 2
+		return o1 / 2
 	}
-	return h.softplusOf(o1, fmath.Exp(-math.Abs(o1)))
+	return -math.Abs(o1)
 }
 
-// softplusOf is sigmaOf's softplus form given e = e^{−|o1|}: softplus(x) = max(x, 0) + log(1 + e^{−|x|}), its
-// derivative the sigmoid.
-func (h RegressionHead) softplusOf(o1, e float64) (sigma, d float64) {
+// sigmaOf is σ and dσ/do1 for a sample's second output o1, given e = e^{expArg(o1)}: s·e^{o1/2} and half of it,
+// or s·softplus(o1) = s·(max(o1, 0) + log(1 + e^{−|o1|})) and s times its derivative, the sigmoid.
+func (h RegressionHead) sigmaOf(o1, e float64) (sigma, d float64) {
+	if h.LogVar {
+		sigma = h.Std * e
+		return sigma, sigma / 2
+	}
 	sp := fmath.Log(1 + e)
 	sig := 1 / (1 + e) // σ(|x|)
 	if o1 > 0 {
@@ -116,22 +120,15 @@ func (o *regressionOp) forward() {
 	h := o.head
 	for i := 0; i < b; i++ {
 		var sum float64
-		if !h.LogVar { // softplus: the K samples' exponentials in one loop, which overlaps them
-			for s := 0; s < k; s++ {
-				o.ex[s] = -math.Abs(float64(o.outs.Row(s*b + i)[1]))
-			}
-			fmath.ExpTo(o.ey[:k], o.ex[:k])
+		for s := 0; s < k; s++ { // the K samples' exponentials in one loop, which overlaps them
+			o.ex[s] = h.expArg(float64(o.outs.Row(s*b + i)[1]))
 		}
+		fmath.ExpTo(o.ey[:k], o.ex[:k])
 		for s := 0; s < k; s++ {
 			r := s*b + i
 			row := o.outs.Row(r)
 			mu := h.Mean + h.Std*float64(row[0])
-			var sigma, d float64
-			if h.LogVar {
-				sigma, d = h.sigmaOf(float64(row[1]))
-			} else {
-				sigma, d = h.softplusOf(float64(row[1]), o.ey[s])
-			}
+			sigma, d := h.sigmaOf(float64(row[1]), o.ey[s])
 			o.mu[r], o.sigma[r], o.dsigma[r] = mu, sigma, d
 			sum += mu
 		}
