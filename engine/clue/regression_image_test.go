@@ -53,7 +53,7 @@ func TestTrainedImageRegressor(t *testing.T) {
 		}
 	}
 	rmse, std := math.Sqrt(se/float64(len(held))), math.Sqrt(spread/float64(len(held)))
-	sDim, sBright := avg(dim), avg(bright)
+	sDim, sBright := stat(dim).Mean, stat(bright).Mean
 	t.Logf("held-out bars: RMSE %.3f px (the rows' spread %.3f); mean σ %.3f px for dim bars, %.3f for bright ones", rmse, std, sDim, sBright)
 	if rmse > 0.5*std {
 		t.Errorf("the trained regressor's RMSE %.3f px is over half the rows' spread %.3f: it has not learnt the row", rmse, std)
@@ -72,12 +72,4 @@ func TestTrainedImageRegressor(t *testing.T) {
 	if got := hex.EncodeToString(h.Sum(nil)); got != trainedBarsGolden {
 		t.Errorf("the trained bars' search hashes to %s, want %s", got, trainedBarsGolden)
 	}
-}
-
-func avg(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
 }
