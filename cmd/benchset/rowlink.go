@@ -3,14 +3,9 @@
 package main
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
-
 	"github.com/deltaclue/deltaclue/engine/clue"
 	"github.com/deltaclue/deltaclue/engine/clue/kind"
 	"github.com/deltaclue/deltaclue/engine/clue/sharelink"
-	"github.com/deltaclue/deltaclue/internal/modelsource"
 )
 
 // rowLink is the share link (fragment) of a measured set on the row models named (credit: issue 41; concrete,
@@ -18,31 +13,17 @@ import (
 // stop), the models' defaults otherwise; and the git tree id of this tree's weights/<name>, which a build must
 // have for the link to be its. "" and "" when this tree ships no such models.
 func rowLink(root, name string) (link, tree string, err error) {
-	if _, err := os.Stat(filepath.Join(root, "weights", name, "model.json")); errors.Is(err, os.ErrNotExist) {
-		return "", "", nil
-	}
-	models, err := modelsource.Open(name)
-	if err != nil {
-		return "", "", err
-	}
-	m, err := clue.LoadBundle(models.Bundle)
-	if err != nil {
+	models, x, err := leastSure(root, name)
+	if models == nil || err != nil {
 		return "", "", err
 	}
 	d := models.Description()
-	x := make([]float32, d.Input.Size())
-	all := make([]float32, 0, models.Test.Len()*len(x))
-	for i := 0; i < models.Test.Len(); i++ {
-		all = append(all, models.Test.Float(i, x)...)
-	}
-	models.Test.Float(clue.MostUncertain(m.BNN, all, 1)[0], x)
 	p := clue.DefaultsFor(d)
 	p.N, p.MaxSteps, p.RelTol, p.AbsTol = setN, setSteps, 0, 0
 	row := kind.Table{Columns: d.Input.Columns}.Carry(x)
 	link = sharelink.Encode(sharelink.State{Models: d.Name, Model: models.Bundle.Fingerprint(), Height: 1, Width: len(row),
 		Channels: 1, Image: row, Params: p, Selected: sharelink.NoSelection})
-	tree, err = git(root, "rev-parse", "HEAD:weights/"+name)
-	if err != nil {
+	if tree, err = weightsTree(root, name); err != nil {
 		return "", "", err
 	}
 	return link, tree, nil
