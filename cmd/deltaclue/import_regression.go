@@ -268,14 +268,6 @@ func splitTargetColumn(b []byte, cols weights.Columns, column string) ([][]float
 	return rows, targets, nil
 }
 
-// clip shortens a value quoted in a sentence.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
-
 // rangesOf labels targets by the range of r each falls in.
 func rangesOf(r *weights.Regression, targets []float64) []int {
 	out := make([]int, len(targets))
