@@ -3,8 +3,6 @@
 package app
 
 import (
-	"fmt"
-
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/deltaclue/deltaclue/wasm/worker/searchworker"
@@ -15,5 +13,3 @@ import (
 func regressionView(*searchworker.Inspection, float64) app.UI { return nil }
 
 func explanationBand(string, *float32, float32, float64) app.UI { return nil } // (no regression: never called)
-
-func uncertaintyText(_ *float32, h float32) string { return fmt.Sprintf("H %.2f", h) }

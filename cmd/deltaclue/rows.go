@@ -194,10 +194,7 @@ func modeLines(w clue.Words, cols weights.Columns, row0 []float64, exps []clue.E
 			what += ", " + f
 		}
 		i := byRestart[c.Representative]
-		unc := w.Uncertainty(c.HTotal)
-		if m := exps[i].Mean; m != nil { // a regression's: what its cheapest predicts
-			unc = w.Prediction(*m, c.HTotal)
-		}
+		unc := w.UncertaintyOf(exps[i].Mean, c.HTotal) // a regression's: what its cheapest predicts
 		out = append(out, fmt.Sprintf("  %s: %s (p(y) %.2f); its cheapest: %s (%s, %s, d %.2f)", what,
 			plural.Of(c.Count, s.Restarts, "restart"), c.P, kind.Table{Columns: cols}.Arrows(row0, rows[i]), plural.Count(len(exps[i].Changed), "feature"), unc, c.Distance))
 	}
@@ -246,10 +243,7 @@ func reachLines(w clue.Words, cols weights.Columns, read kind.RowReader, row0 []
 		if err != nil {
 			continue
 		}
-		unc := w.Uncertainty(r.Explanation.HTotal)
-		if m := r.Explanation.Mean; m != nil {
-			unc = w.Prediction(*m, r.Explanation.HTotal)
-		}
+		unc := w.UncertaintyOf(r.Explanation.Mean, r.Explanation.HTotal)
 		out = append(out, fmt.Sprintf("  %s at δ = %g: %s (%s, %s, d %.2f)", w.Class(r.Label), r.Delta, kind.Table{Columns: cols}.InWords(row0, row),
 			plural.Count(len(r.Explanation.Changed), "feature"), unc, r.Explanation.Distance))
 	}

@@ -118,3 +118,12 @@ func (w Words) Uncertainty(h float32) string {
 	}
 	return fmt.Sprintf("H %.2f", h)
 }
+
+// UncertaintyOf is a result's uncertainty with what it predicts: a regression's prediction and σ ("41.3 MPa ±
+// 2.38") when its mean is known, else Uncertainty(h).
+func (w Words) UncertaintyOf(mean *float32, h float32) string {
+	if !weights.RegressionLeftOut && w.Regression != nil && mean != nil {
+		return w.Prediction(*mean, h)
+	}
+	return w.Uncertainty(h)
+}
