@@ -80,7 +80,7 @@ func (p *answerPanel) renderOverview(v overviewView) app.UI {
 								served().input().Placeholder("card-diff-"+id, inputkind.Card, "what it changes"),
 							),
 							app.Div().Class("card-p").Text(fmt.Sprintf("p(y) %.2f", c.P)),
-							app.Div().Class("card-numbers").Text(fmt.Sprintf("%s · d %.1f", served().words().UncertaintyOf(c.Mean, c.HTotal), c.Distance)),
+							app.Div().Class("card-numbers").Text(fmt.Sprintf("%s · d %.1f", uncertaintyText(c.Mean, c.HTotal), c.Distance)),
 							app.If(c.Mean != nil, func() app.UI { return explanationBand("card-band-"+id, c.Mean, c.HTotal, e.work.Run.Params.HThreshold) }),
 							app.Div().Class("card-count").Text(plural.Of(c.Count, v.Total, "restart")),
 						)

@@ -83,3 +83,6 @@ func bandSVG(id string, mean, sigma float32, tau float64) string {
 func explanationBand(id string, mean *float32, sigma float32, threshold float64) app.UI {
 	return app.Raw(`<div class="card-band">` + bandSVG(id, *mean, sigma, threshold) + `</div>`)
 }
+
+// uncertaintyText is a result's uncertainty on the cards: "H 0.24", or a regression's "41.3 MPa ± 2.38".
+func uncertaintyText(mean *float32, h float32) string { return served().words().UncertaintyOf(mean, h) }
