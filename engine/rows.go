@@ -296,25 +296,38 @@ func (g *Graph) RowDistance(x *Tensor, h *RowHead) *Tensor {
 
 func (o *rowDistanceOp) forward() {
 	w := o.x.Cols
-	x0 := o.h.X0
 	for r := 0; r < o.x.Rows(); r++ {
-		x := o.x.Data[r*w : (r+1)*w]
-		var d float64
-		for i := range o.h.cols {
-			c := &o.h.cols[i]
-			switch c.kind {
-			case rowNumber, rowInteger:
-				d += math.Abs(float64(x[c.start]) - float64(x0[c.start]))
-			case rowCategory:
-				var l1 float64
-				for j := c.start; j < c.end; j++ {
-					l1 += math.Abs(float64(x[j]) - float64(x0[j]))
-				}
-				d += l1 / 2
-			}
-		}
-		o.out.Data[r] = float32(d)
+		o.out.Data[r] = o.h.Distance(o.x.Data[r*w : (r+1)*w])
 	}
+}
+
+// Distance is RowDistance of one flattened row x: the L1 distance of its numbers and integers to x0's (in
+// standard units) plus the number of categories it changes, summed over the columns in order.
+func (h *RowHead) Distance(x []float32) float32 {
+	var d float64
+	for i := range h.cols {
+		d += h.part(x, i)
+	}
+	return float32(d)
+}
+
+// Part is column i's part of Distance(x): |x − x0| in standard units for a number or an integer, 1 for a
+// changed category, 0 for one that keeps x0's level.
+func (h *RowHead) Part(x []float32, i int) float64 { return h.part(x, i) }
+
+func (h *RowHead) part(x []float32, i int) float64 {
+	c, x0 := &h.cols[i], h.X0
+	switch c.kind {
+	case rowNumber, rowInteger:
+		return math.Abs(float64(x[c.start]) - float64(x0[c.start]))
+	case rowCategory:
+		var l1 float64
+		for j := c.start; j < c.end; j++ {
+			l1 += math.Abs(float64(x[j]) - float64(x0[j]))
+		}
+		return l1 / 2
+	}
+	return 0
 }
 
 func (o *rowDistanceOp) backward() {
@@ -375,6 +388,32 @@ func NewRowObjective(v *VAE, b *BNN, capacity int, w LossWeights, h *RowHead, y0
 	o := &Objective{Graph: g}
 	o.Z = g.Input(v.Latent, true)
 	o.Logits, o.Image = v.DecodeRow(g, o.Z, h)
+	var target []float32
+	if w.LambdaY != 0 {
+		target = y0
+	}
+	o.Pred = b.Predict(g, o.Image, target)
+	o.Distance = g.RowDistance(o.Image, h)
+	if err := o.sum(w, len(h.Columns)); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// NewRowScorer builds the objective's terms after the row head for batches of up to capacity rows given
+// directly: set the flattened rows in Image (its first rows, after Graph.SetBatch), call Forward, and read Pred,
+// Distance and Cost. They are the ops NewRowObjective runs on the rows the head gives it, so a row scores the
+// same bits here as there. Z and Logits are nil.
+func NewRowScorer(b *BNN, capacity int, w LossWeights, h *RowHead, y0 []float32) (*Objective, error) {
+	if b.Input.Size() != len(h.X0) {
+		return nil, fmt.Errorf("the table's columns flatten to %d values; the classifier reads %v", len(h.X0), b.Input)
+	}
+	if err := checkY0(b, w, y0); err != nil {
+		return nil, err
+	}
+	g := NewGraph(capacity)
+	o := &Objective{Graph: g}
+	o.Image = g.Input(len(h.X0), false)
 	var target []float32
 	if w.LambdaY != 0 {
 		target = y0

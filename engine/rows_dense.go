@@ -33,3 +33,11 @@ func NewRowObjective(*VAE, *BNN, int, LossWeights, *RowHead, []float32) (*Object
 
 // DecodeRow is never reached in this build (NewRowHead refuses first).
 func (v *VAE) DecodeRow(*Graph, *Tensor, *RowHead) (raw, row *Tensor) { panic(errRowsLeftOut) }
+
+// NewRowScorer refuses: this build leaves rows out.
+func NewRowScorer(*BNN, int, LossWeights, *RowHead, []float32) (*Objective, error) {
+	return nil, errRowsLeftOut
+}
+
+// Part is never reached in this build (NewRowHead refuses first).
+func (h *RowHead) Part([]float32, int) float64 { panic(errRowsLeftOut) }

@@ -319,6 +319,52 @@ func rowObjective(t testing.TB, n int) *Objective {
 	return o
 }
 
+// TestRowScorerScoresAsTheObjective: the rows the row objective's head gives, scored by NewRowScorer (in batches
+// of another size, in another order), have the objective's H, its parts, d and cost bit for bit, and Part sums
+// to d column by column.
+func TestRowScorerScoresAsTheObjective(t *testing.T) {
+	const n = 20
+	o := rowObjective(t, n)
+	o.Forward()
+	_, b, cols := tableModels(t)
+	row := testbundle.Rows(cols, 3, 4)[2]
+	locked := make([]bool, len(cols))
+	locked[cols.Index("Income")] = true
+	h, err := NewRowHead(cols, row, locked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewRowScorer(b, 7, LossWeights{Total: 1, LambdaX: 0.03, LambdaY: 0.1}, h, b.Classify(h.X0)[0].Probs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }
+	for from := 0; from < n; from += 7 {
+		k := min(7, n-from)
+		s.Graph.SetBatch(k)
+		for j := range k { // backwards, so that each row meets other neighbours
+			copy(s.Image.Row(j), o.Image.Row(from+k-1-j))
+		}
+		s.Graph.Forward()
+		for j := range k {
+			r := from + k - 1 - j
+			if !same(s.Pred.Total.Data[j], o.Pred.Total.Data[r]) || !same(s.Pred.Aleatoric.Data[j], o.Pred.Aleatoric.Data[r]) ||
+				!same(s.Pred.Epistemic.Data[j], o.Pred.Epistemic.Data[r]) || !same(s.Distance.Data[j], o.Distance.Data[r]) ||
+				!same(s.Cost.Data[j], o.Cost.Data[r]) {
+				t.Fatalf("row %d scores H %v d %v cost %v, the objective %v %v %v", r, s.Pred.Total.Data[j], s.Distance.Data[j],
+					s.Cost.Data[j], o.Pred.Total.Data[r], o.Distance.Data[r], o.Cost.Data[r])
+			}
+			var d float64
+			for i := range cols {
+				d += h.Part(o.Image.Row(r), i)
+			}
+			if !same(float32(d), o.Distance.Data[r]) || !same(h.Distance(o.Image.Row(r)), o.Distance.Data[r]) {
+				t.Fatalf("row %d: its columns' parts sum to %v, d is %v", r, d, o.Distance.Data[r])
+			}
+		}
+	}
+}
+
 func TestRowObjectiveZeroAllocations(t *testing.T) {
 	o := rowObjective(t, 20)
 	step := func() {
