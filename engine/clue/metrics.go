@@ -104,7 +104,7 @@ func Summarize(x0, z0 []float32, classes int, p Params, exps []Explanation) Summ
 	rows, changed := false, make([]float64, len(accepted))
 	for k, i := range accepted {
 		changed[k] = float64(len(exps[i].Changed))
-		rows = rows || exps[i].Changed != nil
+		rows = rows || exps[i].Changed != nil || exps[i].Reverted != nil
 	}
 	if rows {
 		sp := stat(changed)

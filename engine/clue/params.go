@@ -193,6 +193,10 @@ type Params struct {
 	// change rule is "never"); empty for images, and refused for a model of images.
 	Lock ColumnList `json:"lock,omitempty"`
 
+	// Sparse, for a model of rows, gives back each sure explanation's changes the model stays sure without, the
+	// smallest first (sparse.go); false for images, true by default for rows (DefaultsFor).
+	Sparse bool `json:"sparse,omitempty"`
+
 	HThreshold float64 `json:"h_threshold"` // accept a result when H_total < this (nats)
 	DedupL1    float64 `json:"dedup_l1"`    // accepted results within this L1 image distance of a cheaper one are duplicates
 	Seed       uint64  `json:"seed"`
@@ -227,6 +231,7 @@ func DefaultsFor(d *weights.Description) Params {
 	if !weights.RegressionLeftOut && d != nil && d.Regression != nil { // a regression's threshold is its σ ≤ τ, in the target's unit
 		p.HThreshold = sureOf(d)
 	}
+	p.Sparse = d != nil && d.Input.IsTable()
 	if d == nil || d.Search == nil {
 		return p
 	}
@@ -333,6 +338,9 @@ func (p Params) ValidateFor(m *Models) error {
 	}
 	if err := p.validateLocks(m); err != nil {
 		return err
+	}
+	if p.Sparse && !m.readsRows() {
+		return &ParamError{"sparse", p.Sparse, "the models read images: only a row's changes can be given back"}
 	}
 	if p.Scheme == S2 {
 		switch {

@@ -82,6 +82,9 @@ func (m *Models) Columns() weights.Columns {
 	return m.desc.Input.Columns
 }
 
+// readsRows says whether the models read rows (and this build runs them: the dense-only worker reads none).
+func (m *Models) readsRows() bool { return !engine.DenseOnly && m.Columns() != nil }
+
 // validateLocks checks p.Lock against the models: no lock for an image model; for a table, every name one of
 // its columns, none twice. It returns a *ParamError with a sentence.
 func (p Params) validateLocks(m *Models) error {

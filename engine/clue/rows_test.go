@@ -334,4 +334,7 @@ func hashRowExplanation(h io.Writer, e Explanation) {
 	}
 	binary.Write(h, binary.LittleEndian, int64(e.Steps))
 	io.WriteString(h, strings.Join(e.Changed, ",")+";")
+	if e.Reverted != nil { // (so that the hashes of searches without Params.Sparse stay what they were)
+		io.WriteString(h, "reverted "+strings.Join(e.Reverted, ",")+";")
+	}
 }

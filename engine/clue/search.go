@@ -170,7 +170,7 @@ type Explanation struct {
 	Distance  float32  `json:"distance"` // summed L1 distance from x0 in input space
 	Rho       float32  `json:"rho"`      // latent distance ρ(z, z0)
 	OnShell   bool     `json:"on_shell"` // ρ = δ (within 1e-4 relative)
-	Cost      float32  `json:"cost"`     // L(z)
+	Cost      float32  `json:"cost"`     // L(z): the objective's terms at Image (after Sparse's reverts, at the row they leave)
 	Steps     int      `json:"steps"`    // updates taken to reach Z (under CLUERule, Window−1 fewer than the search computed)
 	Converged bool     `json:"converged"`
 	Accepted  bool     `json:"accepted"`
@@ -178,6 +178,9 @@ type Explanation struct {
 	// Changed names, for a model of rows, the columns whose value differs from x0's, in the columns' order: its
 	// length is the explanation's sparsity (features changed), and none changed leaves it out. Images have none.
 	Changed []string `json:"changed,omitempty"`
+	// Reverted names, in the columns' order, the columns the search changed and Params.Sparse gave back to x0's
+	// value, the model sure without them; none leaves it out.
+	Reverted []string `json:"reverted,omitempty"`
 	// YNN is CARLA's plausibility: the fraction of the NeighboursK training codes nearest to Z (among the
 	// anchors) that have this explanation's label; −1 when the models have no anchors.
 	YNN float32 `json:"ynn"`
@@ -268,13 +271,34 @@ func run(ctx Stopper, prob *Problem, p Params, restarts []int, starts [][]float6
 		div = newDiversity(len(states), d)
 	}
 	active := append([]*restart(nil), states...)
-	results := make([]Explanation, 0, len(states))
-	finish := func(s *restart, row int, failed string) {
-		e := prob.explanation(obj, row, s, p, starts[s.index], failed)
-		results = append(results, e)
-		if onResult != nil {
-			onResult(e)
+	var prune *pruner
+	if p.Sparse {
+		if prune, err = prob.newPruner(p); err != nil {
+			return nil, err
 		}
+	}
+	results := make([]Explanation, 0, len(states))
+	var done []Explanation // the pass's results, pruned together at its end
+	finish := func(s *restart, row int, failed string) {
+		done = append(done, prob.explanation(obj, row, s, p, starts[s.index], failed))
+	}
+	flush := func() {
+		if prune != nil {
+			var sure []*Explanation
+			for k := range done {
+				if done[k].Accepted {
+					sure = append(sure, &done[k])
+				}
+			}
+			prune.prune(sure)
+		}
+		for _, e := range done {
+			results = append(results, e)
+			if onResult != nil {
+				onResult(e)
+			}
+		}
+		done = done[:0]
 	}
 	grad := make([]float64, d)
 	for len(active) > 0 {
@@ -337,6 +361,7 @@ func run(ctx Stopper, prob *Problem, p Params, restarts []int, starts [][]float6
 			}
 			next = append(next, s)
 		}
+		flush()
 		active = next
 	}
 	sort.Slice(results, func(a, b int) bool { return results[a].Restart < results[b].Restart })

@@ -97,6 +97,7 @@ func decodeV3(body string) (State, error) {
 	}
 	r := reader{b: payload[4+nameLen:]}
 	flags, clueRule, count, n := r.head(&s)
+	s.Params.Sparse, flags = flags&16 != 0, flags&^16 // (v3 only: a v2 link's is an unknown flag)
 	if len(r.b) < 8*count+5 {
 		return s, damaged("it ends inside its δ sweep")
 	}

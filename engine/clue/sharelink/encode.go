@@ -32,7 +32,7 @@ func u16(v int) uint16 {
 // what they were), version 3 for any other model. It does not check s: Decode rejects a link made from an
 // invalid state.
 func Encode(s State) string {
-	if s.isDigits() && s.Params.Lock == "" {
+	if s.isDigits() && s.Params.Lock == "" && !s.Params.Sparse {
 		b := make([]byte, 0, payload2Length+8*len(s.Sweep.Radii)+crcLength)
 		b = append(b, 'D', 'C', 2)
 		b = appendFields(b, s)
@@ -84,6 +84,9 @@ func appendFields(b []byte, s State) []byte {
 	}
 	if p.Convergence == clue.CLUERule {
 		flags |= 8
+	}
+	if p.Sparse {
+		flags |= 16
 	}
 	b = append(b, flags)
 	b = f64(b, p.LambdaY)

@@ -13,7 +13,8 @@
 //
 //	"DC" | version 2 | model fingerprint u32 | delta f64 | n u16 | scheme u8 | w_total f64 | w_aleatoric f64 |
 //	w_epistemic f64 | lambda_x f64 | flags u8 (1 distance_mean, 2 rho = linf, 4 constraint = filter,
-//	8 convergence = clue: CLUE's rule; links written before it have the bit clear, the default rule) |
+//	8 convergence = clue: CLUE's rule; links written before it have the bit clear, the default rule; 16 sparse,
+//	v3 only: a model of rows gives back needless changes, clear in links written before it) |
 //	lambda_y f64 | lambda_d f64 | learning_rate f64 | max_steps u16 | window u8 | rel_tol f64 | abs_tol f64 |
 //	min_steps u16 | h_threshold f64 | dedup_l1 f64 | seed u64 | selected i16 (-1: none) |
 //	ladder count u8 (0 to 12; 0: no sweep) | ladder n u16 (0 when count is 0) | count × radius f64 |

@@ -118,7 +118,7 @@ func v1Fixtures(t testing.TB) []struct {
 
 // v1Params is p as a v1 link can hold it: v1 predates the choice of convergence rule (and locks).
 func v1Params(p clue.Params) clue.Params {
-	p.Convergence, p.Lock = clue.Spread, ""
+	p.Convergence, p.Lock, p.Sparse = clue.Spread, "", false
 	return p
 }
 
@@ -127,7 +127,7 @@ func nonDefaultParams() clue.Params {
 	return clue.Params{Delta: 3.25, N: 40, Scheme: clue.S2, WTotal: 0.5, WAleatoric: 0.25, WEpistemic: 2, LambdaX: 0.0125,
 		DistanceMean: true, LambdaY: 0.75, LambdaD: 1.5, Rho: clue.LInf, Constraint: clue.Filter, LearningRate: 0.05,
 		MaxSteps: 250, Convergence: clue.CLUERule, Window: 7, RelTol: 0.002, AbsTol: 5e-4, MinSteps: 11, HThreshold: 0.125,
-		DedupL1: 2.5, Seed: 0xfedcba9876543210, Lock: clue.NewColumnList("Age", "Home")}
+		DedupL1: 2.5, Seed: 0xfedcba9876543210, Lock: clue.NewColumnList("Age", "Home"), Sparse: true}
 }
 
 // TestConvergenceFlag: CLUE's convergence rule travels as flag 8 of a v2 link; a link without it (every link
@@ -200,7 +200,7 @@ func sampleState() State {
 // richState has every field away from its zero value and default: a v2 link with the most in it.
 func richState(t testing.TB) State {
 	p := nonDefaultParams()
-	p.Lock = "" // only a v3 link carries locks (TestLocksTravelInV3)
+	p.Lock, p.Sparse = "", false // only a v3 link carries locks and Sparse (TestLocksTravelInV3, TestSparseTravelsInV3)
 	return State{Image: hexImage(t, v1DrawnRows), Params: p, Model: 0x01234567, Selected: p.Restarts() - 1,
 		Sweep: clue.Ladder{Radii: []float64{0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 4, 5, 7.5, 20}, N: 1000}}
 }
@@ -667,7 +667,7 @@ func FuzzDecode(f *testing.F) {
 		again, err := Decode(Encode(s))
 		// Re-encoded, the digits' state (whatever link it came from) makes a v2 link, any other (or one with
 		// locks) a v3 one.
-		if err != nil || (again.Version == 2) != (s.isDigits() && s.Params.Lock == "") {
+		if err != nil || (again.Version == 2) != (s.isDigits() && s.Params.Lock == "" && !s.Params.Sparse) {
 			t.Fatalf("a decoded state does not survive re-encoding: %v", err)
 		}
 		again.Version = s.Version
@@ -885,6 +885,37 @@ func TestV3(t *testing.T) {
 	short.Image = short.Image[:100]
 	if _, err := Decode(Encode(short)); err == nil || !strings.Contains(err.Error(), changed) {
 		t.Errorf("an image shorter than its shape: %v", err)
+	}
+}
+
+// TestSparseTravelsInV3: Params.Sparse (a model of rows gives back needless changes) is flag 16 of a v3 link,
+// clear in every link written before it (which decode to the search's own rows, as they were made); a v2 link
+// with the flag is refused as damaged.
+func TestSparseTravelsInV3(t *testing.T) {
+	s := otherState()
+	plain := Encode(s)
+	s.Params.Sparse = true
+	link := Encode(s)
+	got, err := Decode(link)
+	if err != nil || !got.Params.Sparse || !same(got, withVersion(s, 3)) {
+		t.Fatalf("a sparse link came back as %+v (%v)", got.Params, err)
+	}
+	if got, err := Decode(plain); err != nil || got.Params.Sparse {
+		t.Fatalf("a link without the flag came back sparse (%v)", err)
+	}
+	digits := richState(t)
+	digits.Params.Sparse = true
+	if link := Encode(digits); !strings.HasPrefix(link, prefix3) {
+		t.Errorf("a sparse digits state is written as %.3s…, want v3", link)
+	}
+	v2 := payloadOf(t, Encode(richState(t)))
+	v2 = v2[:len(v2)-crcLength]
+	flagsAt := 3 + 4 + 8 + 2 + 1 + 4*8 // "DC" 2 | fingerprint | delta | n | scheme | four weights
+	v2[flagsAt] |= 16
+	_, err = Decode(prefix2 + compress(v2))
+	var linkErr *Error
+	if !errors.As(err, &linkErr) || !strings.Contains(err.Error(), "unknown flags") {
+		t.Errorf("a v2 link with flag 16: %v", err)
 	}
 }
 

@@ -369,8 +369,8 @@ func FuzzResponse(f *testing.F) {
 func TestWireRoundTrip(t *testing.T) {
 	p := clue.Defaults()
 	p.Scheme, p.Rho, p.Constraint, p.DistanceMean, p.Seed, p.LambdaD = clue.S5, clue.LInf, clue.Filter, true, 1<<63+5, 0.25
-	p.Convergence, p.Lock = clue.CLUERule, "Age,Marital"
-	e := clue.Explanation{Changed: []string{"Debt", "Records"}, Restart: 3, Start: []float32{1, -2}, Z: []float32{float32(math.Inf(1)), -0.0, 1e-45}, Image: []float32{0.5},
+	p.Convergence, p.Lock, p.Sparse = clue.CLUERule, "Age,Marital", true
+	e := clue.Explanation{Changed: []string{"Debt", "Records"}, Reverted: []string{"Income"}, Restart: 3, Start: []float32{1, -2}, Z: []float32{float32(math.Inf(1)), -0.0, 1e-45}, Image: []float32{0.5},
 		Label: 9, Probs: []float32{0.1, 0.9}, HTotal: 0.1, HAleatoric: 0.05, HEpistemic: 0.05, Distance: 28.3, Rho: 2,
 		OnShell: true, Cost: 0.9, Steps: 17, Converged: true, Accepted: true, Failed: "ünïcode", YNN: 0.6, Mode: 2, DuplicateOf: -1}
 	mean, negZero := float32(41.25), float32(math.Copysign(0, -1))

@@ -15,6 +15,7 @@ func (w *writer) params(p clue.Params) {
 		w.i32(v)
 	}
 	w.flag(p.DistanceMean)
+	w.flag(p.Sparse)
 	w.u64(p.Seed)
 	w.str(string(p.Lock))
 }
@@ -32,6 +33,7 @@ func (r *reader) params() clue.Params {
 	p.Scheme, p.Rho, p.Constraint = clue.Scheme(scheme), clue.Norm(rho), clue.Constraint(constraint)
 	p.Convergence = clue.Convergence(convergence)
 	p.DistanceMean = r.flag()
+	p.Sparse = r.flag()
 	p.Seed = r.u64()
 	p.Lock = clue.ColumnList(r.str())
 	return p
@@ -85,11 +87,29 @@ func (w *writer) explanation(e clue.Explanation) {
 	w.str(e.Failed)
 	w.i32(e.Mode)
 	w.i32(e.DuplicateOf)
-	w.u16(uint16(len(e.Changed))) // a row's changed columns (none for an image)
-	for _, c := range e.Changed {
+	w.names(e.Changed)  // a row's changed columns (none for an image)
+	w.names(e.Reverted) // and those Params.Sparse gave back
+	w.mean(e.Mean)
+}
+
+// names writes a list of column names.
+func (w *writer) names(ns []string) {
+	w.u16(uint16(len(ns)))
+	for _, c := range ns {
 		w.str(c)
 	}
-	w.mean(e.Mean)
+}
+
+// names reads a list of column names (nil when empty).
+func (r *reader) names() []string {
+	var ns []string
+	if n := int(r.u16()); n > 0 {
+		ns = make([]string, 0, min(n, weights.MaxColumns))
+		for i := 0; i < n && r.err == nil; i++ {
+			ns = append(ns, r.str())
+		}
+	}
+	return ns
 }
 
 func (r *reader) explanation() clue.Explanation {
@@ -99,12 +119,7 @@ func (r *reader) explanation() clue.Explanation {
 	}
 	e.OnShell, e.Converged, e.Accepted = r.flag(), r.flag(), r.flag()
 	e.Steps, e.Failed, e.Mode, e.DuplicateOf = r.i32(), r.str(), r.i32(), r.i32()
-	if n := int(r.u16()); n > 0 {
-		e.Changed = make([]string, 0, min(n, weights.MaxColumns))
-		for i := 0; i < n && r.err == nil; i++ {
-			e.Changed = append(e.Changed, r.str())
-		}
-	}
+	e.Changed, e.Reverted = r.names(), r.names()
 	e.Mean = r.mean()
 	return e
 }
