@@ -175,7 +175,15 @@ func explainRow(out string, m *models, cols weights.Columns, row0 []float64, pro
 	line := fmt.Sprintf("%s accepted in %.1fs: labels %v, %s %.3f..%.3f, d %.2f..%.2f", plural.Of(sum.Accepted, sum.Restarts, "restart"),
 		rep.Seconds, sum.LabelCounts, h, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max)
 	if sp := sum.Sparsity; sp != nil && sum.Accepted > 0 {
-		line += fmt.Sprintf(", changing %.0f..%.0f features (mean %.1f)", sp.Min, sp.Max, sp.Mean)
+		line += fmt.Sprintf(", changing %.0f..%.0f features (mean %.1f", sp.Min, sp.Max, sp.Mean)
+		if p.Sparse {
+			back := 0
+			for _, e := range exps {
+				back += len(e.Reverted)
+			}
+			line += fmt.Sprintf("; %.1f more given back on average, the model sure without them", float64(back)/float64(sum.Accepted))
+		}
+		line += ")"
 	}
 	fmt.Printf("%s, shell fraction %.2f, %s, modes %v\n", line, sum.ShellFraction, plural.Count(sum.Duplicates, "duplicate"), sum.Modes)
 	fmt.Println(sentence)

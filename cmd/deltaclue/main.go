@@ -135,6 +135,7 @@ func paramFlags(fs *flag.FlagSet, p *clue.Params) func() error {
 	fs.Float64Var(&p.HThreshold, "h-threshold", p.HThreshold, "accept results with predictive entropy below this (nats)"+modelsOwn)
 	fs.Float64Var(&p.DedupL1, "dedup-l1", p.DedupL1, "accepted results within this L1 image distance of a cheaper one are duplicates")
 	fs.Uint64Var(&p.Seed, "seed", p.Seed, "random seed")
+	fs.BoolVar(&p.Sparse, "sparse", p.Sparse, "a model of rows: give back each sure explanation's changes the model stays sure without, the smallest first (default: on for rows; -sparse=false keeps the search's rows)")
 	fs.Var(lockFlag{&p.Lock}, "lock", "a model of rows: the columns every explanation keeps at the input's value, by name, separated by commas (Age,Marital)")
 	return func() error {
 		if err := p.Scheme.UnmarshalText([]byte(*scheme)); err != nil {
