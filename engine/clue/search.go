@@ -276,6 +276,7 @@ func run(ctx Stopper, prob *Problem, p Params, restarts []int, starts [][]float6
 		if prune, err = prob.newPruner(p); err != nil {
 			return nil, err
 		}
+		defer prune.release()
 	}
 	results := make([]Explanation, 0, len(states))
 	var done []Explanation // the pass's results, pruned together at its end

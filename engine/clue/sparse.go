@@ -1,9 +1,11 @@
 package clue
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/deltaclue/deltaclue/engine"
 	"github.com/deltaclue/deltaclue/weights"
@@ -19,13 +21,13 @@ import (
 // more of m set, so z, ρ and the shell are the search's. The row it gives is scored by the objective's own ops
 // (engine.NewRowScorer): its H, d and cost are the bits the search would give that row.
 //
-// Each round scores, in one batch, the current row with the first 1, 2, … of the remaining changes given back,
-// keeps the longest prefix the model stays sure of, and sets aside the change after it (given back too, the model
-// was not sure). When a pass has set every change aside or given it back, one more batch gives back each change
-// left alone; if the model is sure without any of them, another pass. So no change an explanation keeps can be
-// given back on its own (TestSparseExplanations). The explanations a pass of the search ends go through their
-// rounds side by side, each round's rows scored in batches (on the concrete models' least sure mix, 81 sure
-// explanations of 100 took 11 rounds of 1,173 rows in all, 14.5 an explanation).
+// A pass bisects the remaining changes (smallest first) for a prefix the model stays sure without and the change
+// after it, which it needs on top of that prefix: the prefix is given back, the change set aside, and the pass
+// goes on with the rest (a round tries all of them first: often the drift goes at once). When a pass has set
+// every change aside or given it back, one more round gives back each change left alone; if the model is sure
+// without any of them, another pass. So no change an explanation keeps can be given back on its own
+// (TestSparseExplanations). The explanations a pass of the search ends go through their rounds side by side,
+// each round's rows scored in batches.
 
 // pruner gives back the needless changes of one search's sure explanations; one per search (its graph is not
 // shared), nil for images.
@@ -38,34 +40,41 @@ type pruner struct {
 	weights    engine.LossWeights
 	y0         []float32
 	capacity   int
+	key        string // scorerKey, once the scorer is taken
 	offs       []int
-	width      int
-
-	batch  []float32 // a round's candidate rows, one after another
-	scores []score   // their scores
 }
 
-// score is a candidate row's scores, as the scorer gives them.
-type score struct {
-	sure                        bool // of the explanation's label
-	probs                       []float32
-	total, aleatoric, epistemic float32
-	mean, distance, cost        float32
-}
-
-// pruning is one explanation's state between rounds: its row so far, the changes of this pass still to try (or,
-// with check, the changes left to try alone), and those given back.
+// pruning is one explanation's state between rounds: its row so far (cur, with the first lo changes of order
+// given back), the changes of this pass, the bisection's bounds, and those given back; or, with check, the changes
+// left, to try alone.
 type pruning struct {
-	e     *Explanation
-	cur   []float32
-	order []int
-	check bool
-	back  []int
-	first int // its rows' first index in the round's batch
+	e      *Explanation
+	cur    []float32
+	order  []int
+	lo, hi int // the model is sure with the first lo of order given back, not with the first hi (−1: not known)
+	check  bool
+	back   []int
+	first  int // its row's first index in the scorer's batch
 }
 
-// scorerRows is how many rows the scorer scores at once: a round's batch goes in parts of this size (each row
-// scores the same bits in any batch).
+// next is the prefix of order the bisection tries: all of it while hi is not known, else halfway.
+func (q *pruning) next() int {
+	if q.hi < 0 {
+		return len(q.order)
+	}
+	return (q.lo + q.hi) / 2
+}
+
+// rows is how many candidate rows q scores this round.
+func (q *pruning) rows() int {
+	if q.check {
+		return len(q.order)
+	}
+	return 1
+}
+
+// scorerRows is how many rows the scorer scores at once (or a row's columns, if more): a round's explanations go
+// in batches of whole explanations (each row scores the same bits in any batch).
 const scorerRows = 64
 
 // newPruner makes the pruner of a search with parameters p, or nil when the models read images.
@@ -84,125 +93,207 @@ func (prob *Problem) newPruner(p Params) (*pruner, error) {
 	}
 	cols := prob.models.Columns()
 	return &pruner{prob: prob, threshold: p.HThreshold, regression: regression, head: head,
-		offs: cols.Offsets(), width: len(prob.X0), weights: lossWeights(p), y0: y0,
-		capacity: min(scorerRows, p.Restarts()*len(cols))}, nil
+		offs: cols.Offsets(), weights: lossWeights(p), y0: y0,
+		capacity: max(len(cols), min(scorerRows, p.Restarts()*len(cols)))}, nil
 }
 
-// scorer is the pruner's scorer, built when first needed (a search with no sure explanation needs none).
+// scorer is the pruner's scorer, built when first needed (a search with no sure explanation needs none), or the
+// one an earlier search of the same row and parameters left (idleScorers).
 func (r *pruner) scorer() *engine.Objective {
 	if r.score == nil {
-		var err error
-		if r.score, err = engine.NewRowScorer(r.prob.models.BNN, r.capacity, r.weights, r.head, r.y0); err != nil {
-			panic(err) // the search's objective was built from the same models, weights and y0
+		r.key = r.scorerKey()
+		if r.score = idleScorers.take(r.prob.models, r.key); r.score == nil {
+			var err error
+			if r.score, err = engine.NewRowScorer(r.prob.models.BNN, r.capacity, r.weights, r.head, r.y0); err != nil {
+				panic(err) // the search's objective was built from the same models, weights and y0
+			}
 		}
 	}
 	return r.score
 }
 
+// release leaves the pruner's scorer for the next search of the same row and parameters.
+func (r *pruner) release() {
+	if r != nil && r.score != nil {
+		idleScorers.put(r.prob.models, r.key, r.score)
+		r.score = nil
+	}
+}
+
+// scorerKey is what a scorer is built from besides the models, as bytes: x0's row, the locks (the row head), y0,
+// the loss's weights and the capacity.
+func (r *pruner) scorerKey() string {
+	b := make([]byte, 0, 4*(len(r.head.X0)+len(r.y0)+8)+len(r.head.Locked))
+	f32 := func(v float32) { b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v)) }
+	for _, v := range r.head.X0 {
+		f32(v)
+	}
+	for _, l := range r.head.Locked {
+		b = append(b, flagByte(l))
+	}
+	b = append(b, '|')
+	for _, v := range r.y0 {
+		f32(v)
+	}
+	w := r.weights
+	for _, v := range []float32{w.Total, w.Aleatoric, w.Epistemic, w.LambdaX, w.LambdaY} {
+		f32(v)
+	}
+	b = append(b, flagByte(w.DistanceMean))
+	b = binary.LittleEndian.AppendUint32(b, uint32(r.capacity))
+	return string(b)
+}
+
+func flagByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// scorerCache keeps idle scorers for the next search of the same row and parameters: building one allocates its
+// buffers, a few per cent of a warm search of a row (the page's worker builds each search's problem anew). A
+// scorer is taken by one search at a time; the cache holds at most maxIdleScorers, the newest.
+type scorerCache struct {
+	mu   sync.Mutex
+	idle []idleScorer
+}
+
+type idleScorer struct {
+	models *Models
+	key    string
+	score  *engine.Objective
+}
+
+const maxIdleScorers = 4
+
+var idleScorers scorerCache
+
+func (c *scorerCache) take(m *Models, key string) *engine.Objective {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, s := range c.idle {
+		if s.models == m && s.key == key {
+			c.idle = slices.Delete(c.idle, i, i+1)
+			return s.score
+		}
+	}
+	return nil
+}
+
+func (c *scorerCache) put(m *Models, key string, score *engine.Objective) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.idle) == maxIdleScorers {
+		c.idle = slices.Delete(c.idle, 0, 1)
+	}
+	c.idle = append(c.idle, idleScorer{m, key, score})
+}
+
 // prune gives back the needless changes of es (sure explanations of a model of rows), each as if alone, and
 // rescores them; Reverted names what each gave back. The explanations go through their rounds side by side, a
-// round's candidate rows scored in one batch.
+// round's candidate rows scored in batches.
 func (r *pruner) prune(es []*Explanation) {
 	var live []*pruning
 	for _, e := range es {
-		q := &pruning{e: e, cur: slices.Clone(e.Image)}
+		q := &pruning{e: e, cur: slices.Clone(e.Image), hi: -1}
 		if q.order = r.changes(q.cur); len(q.order) > 0 {
 			live = append(live, q)
 		}
 	}
 	for len(live) > 0 {
-		r.batch, r.scores = r.batch[:0], r.scores[:0]
-		for _, q := range live {
-			q.first = len(r.scores)
-			r.candidates(q)
-		}
-		r.scoreBatch(live)
 		next := live[:0]
-		for _, q := range live {
-			if r.advance(q) {
-				next = append(next, q)
+		for from := 0; from < len(live); {
+			// A batch of whole explanations' rows, scored, then each explanation takes its scores.
+			s, rows, to := r.scorer(), 0, from
+			for ; to < len(live); to++ {
+				n := live[to].rows()
+				if rows+n > r.capacity {
+					break
+				}
+				live[to].first = rows
+				rows += n
 			}
+			if err := s.Graph.SetBatch(rows); err != nil {
+				panic(err) // rows ≤ its capacity
+			}
+			for _, q := range live[from:to] {
+				r.candidates(q)
+			}
+			s.Graph.Forward()
+			for _, q := range live[from:to] {
+				if r.advance(q) {
+					next = append(next, q)
+				}
+			}
+			from = to
 		}
 		live = next
 	}
 }
 
-// candidates adds q's rows of this round to the batch: cur with the first 1, 2, … of order given back, or (check)
-// with each of order given back alone.
+// candidates sets q's rows of the scorer's batch: cur with order's changes from lo to next given back, or
+// (check) with each of order given back alone.
 func (r *pruner) candidates(q *pruning) {
-	for k, c := range q.order {
-		if at := len(r.batch); q.check || k == 0 {
-			r.batch = append(r.batch, q.cur...)
-		} else {
-			r.batch = append(r.batch, r.batch[at-r.width:at]...) // the previous prefix
-		}
-		r.revert(r.batch[len(r.batch)-r.width:], c)
-		r.scores = append(r.scores, score{})
-	}
-}
-
-// scoreBatch scores the batch's rows, in parts of at most the scorer's capacity, each against its explanation's
-// label.
-func (r *pruner) scoreBatch(live []*pruning) {
-	labels := make([]int, len(r.scores))
-	for _, q := range live {
-		for k := range q.order {
-			labels[q.first+k] = q.e.Label
-		}
-	}
-	capacity := r.scorer().Graph.Capacity()
-	for from := 0; from < len(r.scores); from += capacity {
-		n := min(capacity, len(r.scores)-from)
-		if err := r.score.Graph.SetBatch(n); err != nil {
-			panic(err) // n ≤ its capacity
-		}
-		copy(r.score.Image.Data, r.batch[from*r.width:(from+n)*r.width])
-		r.score.Graph.Forward()
-		p := r.score.Pred
-		for k := range n {
-			s := score{total: p.Total.Data[k], aleatoric: p.Aleatoric.Data[k], epistemic: p.Epistemic.Data[k],
-				distance: r.score.Distance.Data[k], cost: r.score.Cost.Data[k]}
-			if r.regression {
-				s.mean = p.Mean.Data[k]
-			}
-			// The label only where H is below the threshold: a regression's ranges' probabilities cost more
-			// than the rest of the row's scores.
-			if h := float64(s.total); h < r.threshold || r.regression && h <= r.threshold {
-				s.probs = slices.Clone(p.ProbsRow(k))
-				s.sure = engine.Uncertainty{Probs: s.probs}.Label() == labels[from+k]
-			}
-			r.scores[from+k] = s
-		}
-	}
-}
-
-// advance takes q's round's scores: the longest prefix the model stays sure with, setting aside the change after
-// it; at a pass's end, the check of each change left alone, which starts another pass if any is needless. It says
-// whether q has rounds left; when it has none, its explanation holds what it gave back.
-func (r *pruner) advance(q *pruning) bool {
-	n := len(q.order)
-	scores := r.scores[q.first : q.first+n]
+	img := r.score.Image
 	if q.check {
-		if !slices.ContainsFunc(scores, func(s score) bool { return s.sure }) {
-			return r.done(q)
+		for k, c := range q.order {
+			row := img.Row(q.first + k)
+			copy(row, q.cur)
+			r.revert(row, c)
 		}
-		q.order, q.check = r.changes(q.cur), false
-		return true
+		return
 	}
-	best := -1
-	for k := n - 1; k >= 0; k-- {
-		if scores[k].sure {
-			best = k
-			break
+	row := img.Row(q.first)
+	copy(row, q.cur)
+	for _, c := range q.order[q.lo:q.next()] {
+		r.revert(row, c)
+	}
+}
+
+// sure says whether the scorer's row k is sure of label: H below the threshold (σ at most τ for a regression),
+// and then (a regression's ranges' probabilities cost more than the rest of its scores) the label.
+func (r *pruner) sure(k, label int) bool {
+	p := r.score.Pred
+	if h := float64(p.Total.Data[k]); !(h < r.threshold || r.regression && h <= r.threshold) {
+		return false
+	}
+	return engine.Uncertainty{Probs: p.ProbsRow(k)}.Label() == label
+}
+
+// advance takes q's round's scores. A pass bisects for a prefix of order (smallest first) the model is sure
+// with, given back, while the next change is needed on top of it, and sets that change aside; at the pass's end,
+// the check of each change left alone starts another pass if any is needless. It says whether q has rounds left;
+// when it has none, its explanation holds what it gave back.
+func (r *pruner) advance(q *pruning) bool {
+	if q.check {
+		for k := range q.order {
+			if r.sure(q.first+k, q.e.Label) {
+				q.order, q.check, q.lo, q.hi = r.changes(q.cur), false, 0, -1
+				return true
+			}
 		}
+		return r.done(q)
 	}
-	if best >= 0 {
-		copy(q.cur, r.batch[(q.first+best)*r.width:(q.first+best+1)*r.width])
-		q.back = append(q.back, q.order[:best+1]...)
-		r.take(q.e, scores[best], q.cur)
+	if tried := q.next(); r.sure(q.first, q.e.Label) {
+		copy(q.cur, r.score.Image.Row(q.first))
+		q.back = append(q.back, q.order[q.lo:tried]...)
+		r.take(q.e, q.first, q.cur)
+		if q.lo = tried; q.hi < 0 { // all of it
+			q.order = nil
+		}
+	} else {
+		q.hi = tried
 	}
-	if q.order = q.order[min(best+2, n):]; len(q.order) > 0 {
+	switch {
+	case q.order == nil:
+	case q.hi-q.lo > 1:
 		return true
+	default: // the change after the prefix is needed on it: set aside
+		q.order, q.lo, q.hi = q.order[q.hi:], 0, -1
+		if len(q.order) > 0 {
+			return true
+		}
 	}
 	if q.order = r.changes(q.cur); len(q.order) == 0 {
 		return r.done(q)
@@ -243,17 +334,18 @@ func (r *pruner) revert(x []float32, i int) {
 	copy(x[r.offs[i]:r.offs[i+1]], r.prob.X0[r.offs[i]:r.offs[i+1]])
 }
 
-// take sets e to the row cur, with its scores s.
-func (r *pruner) take(e *Explanation, s score, cur []float32) {
+// take sets e to the row cur, scored as the scorer's row k.
+func (r *pruner) take(e *Explanation, k int, cur []float32) {
+	p := r.score.Pred
 	e.Image = slices.Clone(cur)
 	e.Changed = r.prob.changedColumns(cur)
-	e.Probs = s.probs
-	e.HTotal, e.HAleatoric, e.HEpistemic = s.total, s.aleatoric, s.epistemic
+	e.Probs = slices.Clone(p.ProbsRow(k))
+	e.HTotal, e.HAleatoric, e.HEpistemic = p.Total.Data[k], p.Aleatoric.Data[k], p.Epistemic.Data[k]
 	if r.regression {
-		m := s.mean
+		m := p.Mean.Data[k]
 		e.Mean = &m
 	}
-	e.Distance, e.Cost = s.distance, s.cost
+	e.Distance, e.Cost = r.score.Distance.Data[k], r.score.Cost.Data[k]
 }
 
 // sameBits says whether a and b hold the same bits.
