@@ -328,12 +328,12 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		if credit != "" && sameWeights(b.root, "credit", creditTree) {
 			f := firstRuns[b]
-			f.linkCredit = credit
+			f.linkCredit = forBuild(credit, b.root)
 			firstRuns[b] = f
 		}
 		if concrete != "" && sameWeights(b.root, "concrete", concreteTree) {
 			f := firstRuns[b]
-			f.linkConcrete = concrete
+			f.linkConcrete = forBuild(concrete, b.root)
 			firstRuns[b] = f
 		}
 	}
