@@ -121,11 +121,18 @@ func TestBrowserCredit(t *testing.T) {
 					run := engineFinished(t, br, "the applicant's set")
 					_, frag, _ := strings.Cut(run.Link, "#")
 					s, err := sharelink.Decode(frag)
-					if err != nil || s.Params.Lock != "Age,Marital" || s.Models != "credit" {
-						t.Fatalf("%s: the link %s: %v, locks %q", name, run.Link, err, s.Params.Lock)
+					if err != nil || s.Params.Lock != "Age,Marital" || s.Models != "credit" || !s.Params.Sparse {
+						t.Fatalf("%s: the link %s: %v, locks %q, sparse %v (the default for rows)", name, run.Link, err, s.Params.Lock, s.Params.Sparse)
 					}
 					native, sum, x0, cols := creditNative(t, run.Link)
 					sameSet(t, name+": the applicant's set against the native engine's", run.Report.Explanations, native)
+					given := 0
+					for _, e := range run.Report.Explanations {
+						given += len(e.Reverted)
+					}
+					if run.Report.Summary.Accepted > 0 && given == 0 {
+						t.Errorf("%s: %d sure explanations gave no change back", name, run.Report.Summary.Accepted)
+					}
 					sameJSON(t, name+": the set's summaries", run.Report.Summary, sum)
 					tab := kind.Table{Columns: cols}
 					row0 := tab.Row(x0)

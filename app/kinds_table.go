@@ -19,8 +19,8 @@ import (
 
 const tablesLeftOut = false
 
-// A page for rows has their locks among its search's settings.
-func init() { core.Fields = append(core.Fields, core.LockField()) }
+// A page for rows has their locks and Sparse among its search's settings.
+func init() { core.Fields = append(core.Fields, core.LockField(), core.SparseField()) }
 
 // The page for rows is its kind's Locker.
 var _ inputkind.Locker = (*Explainer)(nil)

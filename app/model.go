@@ -261,7 +261,7 @@ func (m pageModel) check() error {
 // defaults, not its networks): what the form starts from, "Use the defaults" puts back and a costly link is
 // measured against.
 func (m *pageModel) defaults() clue.Params {
-	return clue.DefaultsFor(&weights.Description{Classes: m.classes, Search: m.search, Regression: m.regression})
+	return clue.DefaultsFor(&weights.Description{Input: weights.Input{Kind: m.Kind}, Classes: m.classes, Search: m.search, Regression: m.regression})
 }
 
 // uncertaintyName is what the models' uncertainty is called: H (an entropy, nats), or a regression's σ (in the

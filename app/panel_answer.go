@@ -92,6 +92,7 @@ func (p *answerPanel) Render() app.UI {
 	for _, f := range core.Fields {
 		switch {
 		case f.Kind == "hidden": // set elsewhere on the page (the locks, beside a row's fields)
+		case f.Rows && !served().IsTable():
 		case core.AtHand[f.Key]:
 			hand = append(hand, control(f))
 		case f.Advanced:

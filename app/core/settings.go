@@ -18,6 +18,7 @@ type Field struct {
 	Kind     string   // "number", "select" or "checkbox"
 	Options  []string // for selects
 	Advanced bool
+	Rows     bool // shown only for a model of rows
 	get      func(p *clue.Params) string
 	set      func(p *clue.Params, v string) error
 }
@@ -118,6 +119,15 @@ func LockField() Field {
 	return Field{Key: "lock", Label: "locked columns", Kind: "hidden",
 		get: func(p *clue.Params) string { return string(p.Lock) },
 		set: func(p *clue.Params, v string) error { p.Lock = clue.ColumnList(v); return nil }}
+}
+
+// SparseField is clue.Params.Sparse, a field of a page for models of rows (which adds it to Fields), shown
+// only while the served models read rows.
+func SparseField() Field {
+	return Field{Key: "sparse", Label: "only the changes that matter", Kind: "checkbox", Rows: true,
+		Help: "Give back each explanation's changes the model stays sure without, the smallest first: off, every column the search moved is shown.",
+		get:  func(p *clue.Params) string { return strconv.FormatBool(p.Sparse) },
+		set:  func(p *clue.Params, v string) error { p.Sparse = v == "true"; return nil }}
 }
 
 // AtHand are the parameters shown beside the Explain button; the others are folded under Search settings.
