@@ -51,6 +51,29 @@ func TestExperimentCreditApplicants(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(out, "d_best.svg")); !strings.Contains(string(b), "row distance") {
 		t.Errorf("d_best.svg does not say the row distance")
 	}
+	// The same grid without Sparse: every search as valid (the experiment accepts every restart and gives back
+	// the changes of those sure at the models' threshold), none sparser, and some less sparse.
+	plainOut := t.TempDir()
+	if _, err := captured(t, func() error {
+		return experiment([]string{"-models", "credit", "-digits", "3", "-deltas", "1,2", "-n", "10", "-variants", "1,3", "-sparse=false", "-out", plainOut})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	plain, sparser := readCSVFile(t, filepath.Join(plainOut, "sets.csv")), 0
+	for i, r := range sets[1:] {
+		q := plain[i+1]
+		sp, _ := strconv.ParseFloat(r[11], 64)
+		pl, _ := strconv.ParseFloat(q[11], 64)
+		if r[9] != q[9] || sp > pl {
+			t.Errorf("with Sparse validity %s, sparsity %v; without %s, %v", r[9], sp, q[9], pl)
+		}
+		if sp < pl {
+			sparser++
+		}
+	}
+	if sparser == 0 {
+		t.Error("no search of the grid is sparser with Sparse")
+	}
 	none := filepath.Join(t.TempDir(), "none")
 	err = experiment([]string{"-models", "credit", "-grid", "schemes", "-digits", "2", "-out", none})
 	checkRefusal(t, "experiment -models credit -grid schemes", nil, err, `the "credit" models have no translations (global.dcw), so scheme S6 cannot run: leave it out with -variants`, none)

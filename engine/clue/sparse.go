@@ -97,6 +97,27 @@ func (prob *Problem) newPruner(p Params) (*pruner, error) {
 		capacity: max(len(cols), min(scorerRows, p.Restarts()*len(cols)))}, nil
 }
 
+// GiveBack is Params.Sparse after a search without it: it gives back the needless changes of the explanations
+// (of a model of rows) whose H is below p.HThreshold (σ at most it, a regression's), the model sure without them,
+// and rescores them, as a search with Sparse would have. The experiment uses it: it accepts every restart (the
+// paper measures all n results) and makes those sure at the models' threshold sparse. Images are left as they are.
+func GiveBack(prob *Problem, p Params, exps []Explanation) error {
+	r, err := prob.newPruner(p)
+	if err != nil || r == nil {
+		return err
+	}
+	defer r.release()
+	var sure []*Explanation
+	for k := range exps {
+		e := &exps[k]
+		if h := float64(e.HTotal); e.Failed == "" && (h < p.HThreshold || r.regression && h <= p.HThreshold) {
+			sure = append(sure, e)
+		}
+	}
+	r.prune(sure)
+	return nil
+}
+
 // scorer is the pruner's scorer, built when first needed (a search with no sure explanation needs none), or the
 // one an earlier search of the same row and parameters left (idleScorers).
 func (r *pruner) scorer() *engine.Objective {

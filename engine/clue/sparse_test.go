@@ -123,3 +123,45 @@ func checkSparse(prob *Problem, p Params, head *engine.RowHead, e, twin Explanat
 	}
 	return ""
 }
+
+// TestGiveBackAfterASearch: GiveBack on a search made without Sparse gives the explanations a search with Sparse
+// gives, bit for bit, and leaves those that are not sure as they are (what the experiment does with a loose
+// acceptance threshold).
+func TestGiveBackAfterASearch(t *testing.T) {
+	m := creditModels(t)
+	apps := creditApplicants(t)
+	for _, n := range []int{0, 5, 12} {
+		prob, err := NewRowProblem(m, apps[n].Row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := m.Defaults()
+		p.N, p.MaxSteps = 20, 30
+		want, err := Search(context.Background(), prob, p, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := p
+		plain.Sparse = false
+		got, err := Search(context.Background(), prob, plain, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := GiveBack(prob, p, got); err != nil {
+			t.Fatal(err)
+		}
+		given := 0
+		for k := range got {
+			a, b := got[k], want[k]
+			if !slices.Equal(a.Image, b.Image) || !slices.Equal(a.Reverted, b.Reverted) || a.HTotal != b.HTotal ||
+				a.Distance != b.Distance || a.Cost != b.Cost || !slices.Equal(a.Changed, b.Changed) {
+				t.Fatalf("applicant %d, restart %d: given back after the search %v (H %v, d %v), in it %v (H %v, d %v)",
+					n, k, a.Reverted, a.HTotal, a.Distance, b.Reverted, b.HTotal, b.Distance)
+			}
+			given += len(a.Reverted)
+		}
+		if given == 0 {
+			t.Errorf("applicant %d: nothing given back", n)
+		}
+	}
+}
