@@ -57,6 +57,9 @@ func renderSet(s clue.Summary, f setFacts) app.UI {
 	if sp := s.Sparsity; sp != nil { // a row's: how many features an explanation changes
 		sparsity = append(sparsity, [2]string{"features changed min / mean / max", fmt.Sprintf("%.0f / %.1f / %.0f", sp.Min, sp.Mean, sp.Max)})
 	}
+	if gb := s.GivenBack; gb != nil { // and how many more the search moved, given back (Search settings)
+		sparsity = append(sparsity, [2]string{"changes given back min / mean / max", fmt.Sprintf("%.0f / %.1f / %.0f", gb.Min, gb.Mean, gb.Max)})
+	}
 	for _, kv := range append([][2]string{
 		{"accepted", fmt.Sprintf("%d of %d (%s, %d failed)", s.Accepted, s.Restarts, plural.Count(s.Duplicates, "duplicate"), s.Failed)},
 		{"labels", fmt.Sprintf("%d distinct: %s", s.DistinctLabels, countsText(s.LabelCounts))},

@@ -176,12 +176,8 @@ func explainRow(out string, m *models, cols weights.Columns, row0 []float64, pro
 		rep.Seconds, sum.LabelCounts, h, sum.H.Min, sum.H.Max, sum.D.Min, sum.D.Max)
 	if sp := sum.Sparsity; sp != nil && sum.Accepted > 0 {
 		line += fmt.Sprintf(", changing %.0f..%.0f features (mean %.1f", sp.Min, sp.Max, sp.Mean)
-		if p.Sparse {
-			back := 0
-			for _, e := range exps {
-				back += len(e.Reverted)
-			}
-			line += fmt.Sprintf("; %.1f more given back on average, the model sure without them", float64(back)/float64(sum.Accepted))
+		if gb := sum.GivenBack; gb != nil {
+			line += fmt.Sprintf("; %.1f more given back on average, the model sure without them", gb.Mean)
 		}
 		line += ")"
 	}

@@ -263,7 +263,8 @@ func TestCreditDefaults(t *testing.T) {
 }
 
 // TestRowSparsity: a set of rows reports how many features its accepted explanations change (Summary.Sparsity,
-// from each one's Changed); a set of images reports none.
+// from each one's Changed) and, searched with Sparse, how many they gave back (Summary.GivenBack); a set of
+// images reports neither.
 func TestRowSparsity(t *testing.T) {
 	m := creditModels(t)
 	cols := m.Columns()
@@ -283,11 +284,20 @@ func TestRowSparsity(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Summarize(prob.X0, prob.Z0, m.BNN.Classes, p, exps)
-	var want []float64
+	var want, back []float64
 	for _, e := range exps {
 		if e.Accepted {
 			want = append(want, float64(len(e.Changed)))
+			back = append(back, float64(len(e.Reverted)))
 		}
+	}
+	if s.GivenBack == nil || *s.GivenBack != stat(back) || s.GivenBack.Max < 1 {
+		t.Errorf("the set's changes given back %+v, its accepted explanations gave back %v", s.GivenBack, back)
+	}
+	plain := p
+	plain.Sparse = false
+	if s := Summarize(prob.X0, prob.Z0, m.BNN.Classes, plain, exps); s.GivenBack != nil {
+		t.Errorf("a set searched without Sparse reports changes given back %+v", s.GivenBack)
 	}
 	if len(want) == 0 {
 		t.Fatal("no explanation accepted: pick another applicant")

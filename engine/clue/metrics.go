@@ -50,6 +50,9 @@ type Summary struct {
 	// Sparsity, for a model of rows, is the features each accepted explanation changes (len(Explanation.Changed));
 	// nil for images, and for a set of rows none of whose explanations changed a feature.
 	Sparsity *Stat `json:"sparsity,omitempty"`
+	// GivenBack, for a model of rows searched with Params.Sparse, is the changes each accepted explanation gave
+	// back (len(Explanation.Reverted)), the model sure without them; nil otherwise.
+	GivenBack *Stat `json:"given_back,omitempty"`
 
 	ShellFraction float64 `json:"shell_fraction"` // of the restarts that did not fail, the fraction that end on the shell
 
@@ -109,6 +112,14 @@ func Summarize(x0, z0 []float32, classes int, p Params, exps []Explanation) Summ
 	if rows {
 		sp := stat(changed)
 		s.Sparsity = &sp
+		if p.Sparse {
+			back := make([]float64, len(accepted))
+			for k, i := range accepted {
+				back[k] = float64(len(exps[i].Reverted))
+			}
+			gb := stat(back)
+			s.GivenBack = &gb
+		}
 	}
 	if nonFailed > 0 {
 		s.ShellFraction = float64(onShell) / float64(nonFailed)

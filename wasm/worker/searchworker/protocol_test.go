@@ -406,7 +406,7 @@ func TestWireRoundTrip(t *testing.T) {
 		{Type: "done", ID: 5, Seconds: 0.25, Error: Cancelled, HeapBytes: 123456, SysBytes: 1 << 40},
 		// A set of rows' summary has its sparsity; an image's none.
 		{Type: "summarized", ID: 3, Summarized: &Summarized{Count: 2, Summary: clue.Summary{Restarts: 2, Accepted: 1, LabelCounts: []int{0, 1},
-			LabelDistribution: []float64{0, 1}, Modes: []int{0, 1}, Sparsity: &clue.Stat{Min: 1, Mean: 2.5, Max: 4}}, Marks: []Mark{{Restart: 1, Mode: 0, DuplicateOf: -1}}}},
+			LabelDistribution: []float64{0, 1}, Modes: []int{0, 1}, Sparsity: &clue.Stat{Min: 1, Mean: 2.5, Max: 4}, GivenBack: &clue.Stat{Min: 0, Mean: 3.25, Max: 7}}, Marks: []Mark{{Restart: 1, Mode: 0, DuplicateOf: -1}}}},
 		{Type: "summarized", ID: 4, Summarized: &Summarized{Count: 1, Summary: clue.Summary{Restarts: 1, LabelCounts: []int{0},
 			LabelDistribution: []float64{0}, Modes: []int{0}}}},
 		{Type: "warm", Seconds: 0.75, RestartSteps: 1000},
