@@ -648,6 +648,9 @@ func FuzzDecode(f *testing.F) {
 	locked := rich
 	locked.Params.Lock = clue.NewColumnList("Age", "Home")
 	f.Add(Encode(locked))
+	sparse := otherState()
+	sparse.Params.Sparse = true
+	f.Add(Encode(sparse))
 	link := Encode(rich)
 	f.Add(link[:len(link)/2])
 	f.Add(link[:40] + "A" + link[41:])
