@@ -272,7 +272,7 @@ func run(ctx Stopper, prob *Problem, p Params, restarts []int, starts [][]float6
 	}
 	active := append([]*restart(nil), states...)
 	var prune *pruner
-	if p.Sparse {
+	if p.Sparse && !engine.DenseOnly { // (the dense-only worker reads no rows: the pruner's code is left out)
 		if prune, err = prob.newPruner(p); err != nil {
 			return nil, err
 		}
@@ -284,7 +284,7 @@ func run(ctx Stopper, prob *Problem, p Params, restarts []int, starts [][]float6
 		done = append(done, prob.explanation(obj, row, s, p, starts[s.index], failed))
 	}
 	flush := func() {
-		if prune != nil {
+		if !engine.DenseOnly && prune != nil {
 			var sure []*Explanation
 			for k := range done {
 				if done[k].Accepted {
