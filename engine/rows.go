@@ -388,16 +388,22 @@ func NewRowObjective(v *VAE, b *BNN, capacity int, w LossWeights, h *RowHead, y0
 	o := &Objective{Graph: g}
 	o.Z = g.Input(v.Latent, true)
 	o.Logits, o.Image = v.DecodeRow(g, o.Z, h)
+	if err := o.rowTerms(b, w, h, y0); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// rowTerms adds the objective's terms on the rows in o.Image: the classifier's prediction (against y0 where λy
+// weighs it), the row distance and their weighted sum, the cost.
+func (o *Objective) rowTerms(b *BNN, w LossWeights, h *RowHead, y0 []float32) error {
 	var target []float32
 	if w.LambdaY != 0 {
 		target = y0
 	}
-	o.Pred = b.Predict(g, o.Image, target)
-	o.Distance = g.RowDistance(o.Image, h)
-	if err := o.sum(w, len(h.Columns)); err != nil {
-		return nil, err
-	}
-	return o, nil
+	o.Pred = b.Predict(o.Graph, o.Image, target)
+	o.Distance = o.Graph.RowDistance(o.Image, h)
+	return o.sum(w, len(h.Columns))
 }
 
 // NewRowScorer builds the objective's terms after the row head for batches of up to capacity rows given
@@ -411,16 +417,9 @@ func NewRowScorer(b *BNN, capacity int, w LossWeights, h *RowHead, y0 []float32)
 	if err := checkY0(b, w, y0); err != nil {
 		return nil, err
 	}
-	g := NewGraph(capacity)
-	o := &Objective{Graph: g}
-	o.Image = g.Input(len(h.X0), false)
-	var target []float32
-	if w.LambdaY != 0 {
-		target = y0
-	}
-	o.Pred = b.Predict(g, o.Image, target)
-	o.Distance = g.RowDistance(o.Image, h)
-	if err := o.sum(w, len(h.Columns)); err != nil {
+	o := &Objective{Graph: NewGraph(capacity)}
+	o.Image = o.Graph.Input(len(h.X0), false)
+	if err := o.rowTerms(b, w, h, y0); err != nil {
 		return nil, err
 	}
 	return o, nil

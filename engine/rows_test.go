@@ -298,8 +298,11 @@ func TestNewRowHeadRefuses(t *testing.T) {
 	}
 }
 
-// rowObjective is the row objective on the test table around one of its rows, at seeded points.
-func rowObjective(t testing.TB, n int) *Objective {
+// rowTestWeights are the loss's weights of rowObjective.
+var rowTestWeights = LossWeights{Total: 1, LambdaX: 0.03, LambdaY: 0.1}
+
+// rowTestHead is the row head rowObjective searches around: one of the test table's rows, Income locked.
+func rowTestHead(t testing.TB) (*VAE, *BNN, *RowHead) {
 	v, b, cols := tableModels(t)
 	row := testbundle.Rows(cols, 3, 4)[2]
 	locked := make([]bool, len(cols))
@@ -308,7 +311,13 @@ func rowObjective(t testing.TB, n int) *Objective {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := NewRowObjective(v, b, n, LossWeights{Total: 1, LambdaX: 0.03, LambdaY: 0.1}, h, b.Classify(h.X0)[0].Probs)
+	return v, b, h
+}
+
+// rowObjective is the row objective on the test table around one of its rows, at seeded points.
+func rowObjective(t testing.TB, n int) *Objective {
+	v, b, h := rowTestHead(t)
+	o, err := NewRowObjective(v, b, n, rowTestWeights, h, b.Classify(h.X0)[0].Probs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,15 +335,9 @@ func TestRowScorerScoresAsTheObjective(t *testing.T) {
 	const n = 20
 	o := rowObjective(t, n)
 	o.Forward()
-	_, b, cols := tableModels(t)
-	row := testbundle.Rows(cols, 3, 4)[2]
-	locked := make([]bool, len(cols))
-	locked[cols.Index("Income")] = true
-	h, err := NewRowHead(cols, row, locked)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewRowScorer(b, 7, LossWeights{Total: 1, LambdaX: 0.03, LambdaY: 0.1}, h, b.Classify(h.X0)[0].Probs)
+	_, b, h := rowTestHead(t)
+	cols := h.Columns
+	s, err := NewRowScorer(b, 7, rowTestWeights, h, b.Classify(h.X0)[0].Probs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -210,17 +210,33 @@ func (prob *Problem) changedColumns(x []float32) []string {
 	if engine.DenseOnly || cols == nil {
 		return nil
 	}
-	off := cols.Offsets()
 	var out []string
-	for i, col := range cols {
-		for j := off[i]; j < off[i+1]; j++ {
-			if math.Float32bits(x[j]) != math.Float32bits(prob.X0[j]) {
-				out = append(out, col.Name)
-				break
-			}
+	for _, i := range prob.changedIndices(x, cols.Offsets()) {
+		out = append(out, cols[i].Name)
+	}
+	return out
+}
+
+// changedIndices lists, in order, the columns (their flattened values between off[i] and off[i+1]) whose values in
+// x differ from x0's, bit for bit.
+func (prob *Problem) changedIndices(x []float32, off []int) []int {
+	var out []int
+	for i := range len(off) - 1 {
+		if !sameBits(x[off[i]:off[i+1]], prob.X0[off[i]:off[i+1]]) {
+			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// sameBits says whether a and b hold the same bits.
+func sameBits(a, b []float32) bool {
+	for i, v := range a {
+		if math.Float32bits(v) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return len(a) == len(b)
 }
 
 // ExplanationRow is an explanation's row in natural units: its flattened row x read back

@@ -339,13 +339,7 @@ func (r *pruner) done(q *pruning) bool {
 // changes lists the columns x changes (bit for bit), by their part of d, smallest first (ties in the columns'
 // order).
 func (r *pruner) changes(x []float32) []int {
-	x0, off := r.prob.X0, r.offs
-	var order []int
-	for i := range len(off) - 1 {
-		if !sameBits(x[off[i]:off[i+1]], x0[off[i]:off[i+1]]) {
-			order = append(order, i)
-		}
-	}
+	order := r.prob.changedIndices(x, r.offs)
 	sort.SliceStable(order, func(a, b int) bool { return r.head.Part(x, order[a]) < r.head.Part(x, order[b]) })
 	return order
 }
@@ -367,14 +361,4 @@ func (r *pruner) take(e *Explanation, k int, cur []float32) {
 		e.Mean = &m
 	}
 	e.Distance, e.Cost = r.score.Distance.Data[k], r.score.Cost.Data[k]
-}
-
-// sameBits says whether a and b hold the same bits.
-func sameBits(a, b []float32) bool {
-	for i, v := range a {
-		if math.Float32bits(v) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }

@@ -47,16 +47,7 @@ func TestSparseExplanations(t *testing.T) {
 			if !p.Sparse {
 				t.Fatal("the credit models' defaults do not make sparse explanations")
 			}
-			plain := p
-			plain.Sparse = false
-			sparse, err := Search(context.Background(), prob, p, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			twins, err := Search(context.Background(), prob, plain, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sparse, twins := sparseAndPlain(t, prob, p)
 			head, err := prob.rowHead(p)
 			if err != nil {
 				t.Fatal(err)
@@ -137,16 +128,7 @@ func TestGiveBackAfterASearch(t *testing.T) {
 		}
 		p := m.Defaults()
 		p.N, p.MaxSteps = 20, 30
-		want, err := Search(context.Background(), prob, p, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plain := p
-		plain.Sparse = false
-		got, err := Search(context.Background(), prob, plain, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want, got := sparseAndPlain(t, prob, p)
 		if err := GiveBack(prob, p, got); err != nil {
 			t.Fatal(err)
 		}
@@ -164,4 +146,19 @@ func TestGiveBackAfterASearch(t *testing.T) {
 			t.Errorf("applicant %d: nothing given back", n)
 		}
 	}
+}
+
+// sparseAndPlain runs the search with p (Sparse) and again with Sparse off.
+func sparseAndPlain(t *testing.T, prob *Problem, p Params) (sparse, plain []Explanation) {
+	t.Helper()
+	sparse, err := Search(context.Background(), prob, p, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p
+	q.Sparse = false
+	if plain, err = Search(context.Background(), prob, q, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return sparse, plain
 }
