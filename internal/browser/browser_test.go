@@ -4,6 +4,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -175,4 +176,106 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// TestWebKitReplacesALostBrowser kills WebKitGTK's browser under a page, as a crash would: the driver forgets the
+// session, the next call fails, says so in the log, and a new browser opens the page again, so that a wait on
+// the page goes on in it. A second loss is not replaced: the calls fail.
+func TestWebKitReplacesALostBrowser(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, testPage)
+	}))
+	defer srv.Close()
+	if err := Installed(WebKit); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v, and CI=true: every engine must run in CI (.ci/run installs them)", err)
+		}
+		t.Skipf("SKIPPING %s: %v", WebKit, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var logged []string
+	b, err := Start(ctx, WebKit, Options{Logf: func(format string, args ...any) {
+		logged = append(logged, fmt.Sprintf(format, args...))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	w := b.(*webkit)
+	page := srv.URL + "/page?n=7"
+	if err := b.Navigate(ctx, page); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WaitFor(ctx, b, `window.loads == 1`, 30*time.Second, 0); err != nil {
+		t.Fatal(err)
+	}
+
+	killBrowser(t, w)
+	if _, err := WaitFor(ctx, b, `window.loads == 1 && location.href == `+jsonString(page), time.Minute, 50*time.Millisecond); err != nil {
+		t.Fatalf("after the browser was killed the wait did not go on in a new one: %v (log: %q)", err, logged)
+	}
+	t.Logf("the log: %q", logged)
+	if len(logged) != 1 || !strings.Contains(logged[0], "LOST ITS BROWSER") || !strings.Contains(logged[0], page) {
+		t.Errorf("the log says %q, want one line that the browser was lost and the page opened again", logged)
+	}
+
+	killBrowser(t, w)
+	var n int
+	if err := b.Eval(ctx, `1`, &n); !errors.Is(err, errSessionLost) {
+		t.Errorf("after a second loss an evaluation gave %v, want the lost session", err)
+	}
+	if _, err := WaitFor(ctx, b, `true`, 3*time.Second, 0); err == nil {
+		t.Error("after a second loss a wait succeeded")
+	}
+}
+
+// killBrowser kills the MiniBrowser processes the WebKit driver started, and waits until the driver has
+// forgotten its session.
+func killBrowser(t *testing.T, w *webkit) {
+	t.Helper()
+	driver := w.driver.cmd.Process.Pid
+	entries, _ := os.ReadDir("/proc")
+	killed := 0
+	for _, e := range entries {
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so read after its closing parenthesis.
+		i := strings.LastIndexByte(string(stat), ')')
+		var state byte
+		var ppid, pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil || i < 0 {
+			continue
+		}
+		if _, err := fmt.Sscanf(string(stat[i+1:]), " %c %d", &state, &ppid); err != nil || ppid != driver {
+			continue
+		}
+		if p, err := os.FindProcess(pid); err == nil && p.Kill() == nil {
+			killed++
+		}
+	}
+	if killed == 0 {
+		t.Fatal("found no browser process under the WebKit driver")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		var v int
+		err := w.do(ctx, "POST", w.session()+"/execute/sync", map[string]any{"script": "return 1;", "args": []any{}}, &v)
+		if errors.Is(err, errSessionLost) {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the driver still answers for its session after the browser was killed: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
