@@ -36,7 +36,7 @@ type predictiveOp struct {
 	logp, p                     []float64 // log p_k and p_k, [K·capacity·C]
 	pbar, logpbar               []float64 // [capacity·C]
 	gp                          []float64 // backward scratch [C]
-	arg, ex, hi                 []float64 // forward scratch: one point's K·C exponents and exponentials, K maxima
+	arg, ex, hi                 []float64 // forward scratch: every sample's exponents and exponentials, its maxima
 }
 
 // minProb64 keeps log p̄ finite when every sample's probability of a class underflows.
@@ -52,7 +52,7 @@ func (g *Graph) Predictive(logits *Tensor, target []float32) Prediction {
 		samples: g.newTensor(c, k, false), probs: g.newTensor(c, 1, grad),
 		total: g.newTensor(1, 1, grad), aleatoric: g.newTensor(1, 1, grad), epistemic: g.newTensor(1, 1, grad),
 		logp: make([]float64, g.capacity*k*c), p: make([]float64, g.capacity*k*c), pbar: make([]float64, g.capacity*c), logpbar: make([]float64, g.capacity*c),
-		gp: make([]float64, c), arg: make([]float64, k*c), ex: make([]float64, k*c), hi: make([]float64, k)}
+		gp: make([]float64, c), arg: make([]float64, g.capacity*k*c), ex: make([]float64, g.capacity*k*c), hi: make([]float64, g.capacity*k)}
 	if target != nil {
 		if len(target) != c && len(target) != g.capacity*c {
 			panic("engine: Predictive target is neither one row nor one row per point")
@@ -69,49 +69,50 @@ func (g *Graph) Predictive(logits *Tensor, target []float32) Prediction {
 		Epistemic: o.epistemic, CrossEnt: o.crossEnt}
 }
 
-// forward: per point, log-softmax of each sample's logits (max, Σ e^{x−max}, log-sum-exp), then p_k, p̄ and the
-// entropies. The exponentials of a point's K samples go to fmath.ExpTo together (two batches: e^{x−max}, then
-// e^{log p}); every sum runs in the same order as one sample and one class at a time would.
+// forward: log-softmax of each sample's logits (max, Σ e^{x−max}, log-sum-exp), then per point p_k, p̄ and the
+// entropies. The exponentials of all the batch's samples go to fmath.ExpTo together, in two calls (e^{x−max},
+// then e^{log p}): one call per point cost more than its work where C is small (the credit model's 2 classes,
+// through the SIMD module's import). Every sum runs in the same order as one sample and one class at a time
+// would.
 func (o *predictiveOp) forward() {
 	b, c, k := o.logits.g.batch, o.logits.Cols, o.logits.PerPoint
 	invK := 1 / float64(k)
-	arg, ex := o.arg[:k*c], o.ex[:k*c]
+	n := k * b * c
+	arg, ex := o.arg[:n], o.ex[:n]
+	for r := 0; r < k*b; r++ { // rows s·b + i, sample by sample
+		x := o.logits.Row(r)
+		hi := x[0]
+		for _, v := range x {
+			if v > hi {
+				hi = v
+			}
+		}
+		o.hi[r] = float64(hi)
+		a := arg[r*c : (r+1)*c]
+		for j, v := range x {
+			a[j] = float64(v - hi)
+		}
+	}
+	expTo(ex, arg)
+	for r := 0; r < k*b; r++ {
+		var sum float64
+		for _, e := range ex[r*c : (r+1)*c] {
+			sum += e
+		}
+		lse := o.hi[r] + fmath.Log(sum)
+		logp := o.logp[r*c : (r+1)*c]
+		for j, v := range o.logits.Row(r) {
+			logp[j] = float64(v) - lse // log p_kj
+		}
+	}
+	expTo(o.p[:n], o.logp[:n])
 	for i := 0; i < b; i++ {
 		pbar, logpbar := o.pbar[i*c:(i+1)*c], o.logpbar[i*c:(i+1)*c]
 		clear(pbar)
-		for s := 0; s < k; s++ {
-			x := o.logits.Row(s*b + i)
-			hi := x[0]
-			for _, v := range x {
-				if v > hi {
-					hi = v
-				}
-			}
-			o.hi[s] = float64(hi)
-			a := arg[s*c : (s+1)*c]
-			for j, v := range x {
-				a[j] = float64(v - hi)
-			}
-		}
-		expTo(ex, arg)
-		for s := 0; s < k; s++ {
-			var sum float64
-			for _, e := range ex[s*c : (s+1)*c] {
-				sum += e
-			}
-			lse := o.hi[s] + fmath.Log(sum)
-			a := arg[s*c : (s+1)*c]
-			for j, v := range o.logits.Row(s*b + i) {
-				a[j] = float64(v) - lse // log p_kj
-			}
-		}
-		expTo(ex, arg)
 		var ha float64
 		for s := 0; s < k; s++ {
 			r := s*b + i
 			logp, p64, p32 := o.logp[r*c:(r+1)*c], o.p[r*c:(r+1)*c], o.samples.Row(r)
-			copy(logp, arg[s*c:(s+1)*c])
-			copy(p64, ex[s*c:(s+1)*c])
 			var h float64
 			for j, p := range p64 {
 				lp := logp[j]
