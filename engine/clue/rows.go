@@ -172,21 +172,30 @@ func (prob *Problem) rowHead(p Params) (*engine.RowHead, error) {
 	return engine.NewRowHead(cols, prob.Row, locked)
 }
 
-// objective builds the search's objective for batches of up to capacity points: through the row head for rows.
-func (prob *Problem) objective(p Params, capacity int) (*engine.Objective, error) {
+// objective builds the search's objective for batches of up to capacity points: through the row head for rows,
+// or takes the one an earlier search of the same row and parameters left (idleObjectives). release, called once
+// the search is done with it, leaves it for the next.
+func (prob *Problem) objective(p Params, capacity int) (obj *engine.Objective, release func(), err error) {
 	m := prob.models
 	head, err := prob.rowHead(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	y0 := prob.Pred0.Probs
 	if !weights.RegressionLeftOut && prob.Pred0.Mean != nil { // a regression's λy term: the distance to the input's predictive mean
 		y0 = []float32{*prob.Pred0.Mean}
 	}
 	if head == nil {
-		return engine.NewObjective(m.VAE, m.BNN, capacity, lossWeights(p), prob.X0, y0)
+		obj, err = engine.NewObjective(m.VAE, m.BNN, capacity, lossWeights(p), prob.X0, y0)
+		return obj, func() {}, err
 	}
-	return engine.NewRowObjective(m.VAE, m.BNN, capacity, lossWeights(p), head, y0)
+	key := rowObjectiveKey('o', head, y0, lossWeights(p), capacity)
+	if obj = idleObjectives.take(m, key); obj == nil {
+		if obj, err = engine.NewRowObjective(m.VAE, m.BNN, capacity, lossWeights(p), head, y0); err != nil {
+			return nil, nil, err
+		}
+	}
+	return obj, func() { idleObjectives.put(m, key, obj) }, nil
 }
 
 // decode adds the decoder to g as the search sees it: the image, or the row head's valid row.

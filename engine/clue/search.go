@@ -253,10 +253,11 @@ func Search(ctx Stopper, prob *Problem, p Params, restarts []int, onResult func(
 // at which each restart's objective was evaluated, by restart: paths[i][0] is its start, the last its result.
 func run(ctx Stopper, prob *Problem, p Params, restarts []int, starts [][]float64, onResult func(Explanation), paths map[int][][]float32) ([]Explanation, error) {
 	m := prob.models
-	obj, err := prob.objective(p, len(restarts))
+	obj, release, err := prob.objective(p, len(restarts))
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	d := m.VAE.Latent
 	states := make([]*restart, len(restarts))
 	for k, i := range restarts {

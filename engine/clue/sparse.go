@@ -40,7 +40,7 @@ type pruner struct {
 	weights    engine.LossWeights
 	y0         []float32
 	capacity   int
-	key        string // scorerKey, once the scorer is taken
+	key        string // rowObjectiveKey, once the scorer is taken
 	offs       []int
 }
 
@@ -119,11 +119,11 @@ func GiveBack(prob *Problem, p Params, exps []Explanation) error {
 }
 
 // scorer is the pruner's scorer, built when first needed (a search with no sure explanation needs none), or the
-// one an earlier search of the same row and parameters left (idleScorers).
+// one an earlier search of the same row and parameters left (idleObjectives).
 func (r *pruner) scorer() *engine.Objective {
 	if r.score == nil {
-		r.key = r.scorerKey()
-		if r.score = idleScorers.take(r.prob.models, r.key); r.score == nil {
+		r.key = rowObjectiveKey('s', r.head, r.y0, r.weights, r.capacity)
+		if r.score = idleObjectives.take(r.prob.models, r.key); r.score == nil {
 			var err error
 			if r.score, err = engine.NewRowScorer(r.prob.models.BNN, r.capacity, r.weights, r.head, r.y0); err != nil {
 				panic(err) // the search's objective was built from the same models, weights and y0
@@ -136,32 +136,32 @@ func (r *pruner) scorer() *engine.Objective {
 // release leaves the pruner's scorer for the next search of the same row and parameters.
 func (r *pruner) release() {
 	if r != nil && r.score != nil {
-		idleScorers.put(r.prob.models, r.key, r.score)
+		idleObjectives.put(r.prob.models, r.key, r.score)
 		r.score = nil
 	}
 }
 
-// scorerKey is what a scorer is built from besides the models, as bytes: x0's row, the locks (the row head), y0,
-// the loss's weights and the capacity.
-func (r *pruner) scorerKey() string {
-	b := make([]byte, 0, 4*(len(r.head.X0)+len(r.y0)+8)+len(r.head.Locked))
+// rowObjectiveKey is what an objective of rows of kind ('o' the search's, 's' the pruner's scorer) is built from
+// besides the models, as bytes: x0's row, the locks (the row head), y0, the loss's weights and the capacity.
+func rowObjectiveKey(kind byte, head *engine.RowHead, y0 []float32, w engine.LossWeights, capacity int) string {
+	b := make([]byte, 0, 1+4*(len(head.X0)+len(y0)+8)+len(head.Locked))
+	b = append(b, kind)
 	f32 := func(v float32) { b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v)) }
-	for _, v := range r.head.X0 {
+	for _, v := range head.X0 {
 		f32(v)
 	}
-	for _, l := range r.head.Locked {
+	for _, l := range head.Locked {
 		b = append(b, flagByte(l))
 	}
 	b = append(b, '|')
-	for _, v := range r.y0 {
+	for _, v := range y0 {
 		f32(v)
 	}
-	w := r.weights
 	for _, v := range []float32{w.Total, w.Aleatoric, w.Epistemic, w.LambdaX, w.LambdaY} {
 		f32(v)
 	}
 	b = append(b, flagByte(w.DistanceMean))
-	b = binary.LittleEndian.AppendUint32(b, uint32(r.capacity))
+	b = binary.LittleEndian.AppendUint32(b, uint32(capacity))
 	return string(b)
 }
 
@@ -172,43 +172,45 @@ func flagByte(b bool) byte {
 	return 0
 }
 
-// scorerCache keeps idle scorers for the next search of the same row and parameters: building one allocates its
-// buffers, a few per cent of a warm search of a row (the page's worker builds each search's problem anew). A
-// scorer is taken by one search at a time; the cache holds at most maxIdleScorers, the newest.
-type scorerCache struct {
+// objectiveCache keeps the idle objectives of rows (the search's and the pruner's scorer) for the next search of
+// the same row and parameters: building one allocates its buffers, a few per cent of a warm search of a row (the
+// page's worker builds each search's problem anew). An objective is taken by one search at a time, and gives the
+// same bits whatever it computed before (TestRowObjectivesReused); the cache holds at most maxIdleObjectives, the
+// newest. (A row's objective is small; an image's, far larger and a smaller part of its search, is not kept.)
+type objectiveCache struct {
 	mu   sync.Mutex
-	idle []idleScorer
+	idle []idleObjective
 }
 
-type idleScorer struct {
+type idleObjective struct {
 	models *Models
 	key    string
-	score  *engine.Objective
+	obj    *engine.Objective
 }
 
-const maxIdleScorers = 4
+const maxIdleObjectives = 8
 
-var idleScorers scorerCache
+var idleObjectives objectiveCache
 
-func (c *scorerCache) take(m *Models, key string) *engine.Objective {
+func (c *objectiveCache) take(m *Models, key string) *engine.Objective {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, s := range c.idle {
 		if s.models == m && s.key == key {
 			c.idle = slices.Delete(c.idle, i, i+1)
-			return s.score
+			return s.obj
 		}
 	}
 	return nil
 }
 
-func (c *scorerCache) put(m *Models, key string, score *engine.Objective) {
+func (c *objectiveCache) put(m *Models, key string, obj *engine.Objective) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.idle) == maxIdleScorers {
+	if len(c.idle) == maxIdleObjectives {
 		c.idle = slices.Delete(c.idle, 0, 1)
 	}
-	c.idle = append(c.idle, idleScorer{m, key, score})
+	c.idle = append(c.idle, idleObjective{m, key, obj})
 }
 
 // prune gives back the needless changes of es (sure explanations of a model of rows), each as if alone, and

@@ -2,6 +2,8 @@ package clue
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"slices"
 	"testing"
@@ -161,4 +163,64 @@ func sparseAndPlain(t *testing.T, prob *Problem, p Params) (sparse, plain []Expl
 		t.Fatal(err)
 	}
 	return sparse, plain
+}
+
+// TestRowObjectivesReused: an objective of rows that one search leaves (idleObjectives) is taken by the next
+// search of the same row and parameters, and gives it the bits a new objective gives, whatever was searched
+// between them.
+func TestRowObjectivesReused(t *testing.T) {
+	m := creditModels(t)
+	apps := creditApplicants(t)
+	p := m.Defaults()
+	p.N, p.MaxSteps = 30, 40
+	q := p
+	q.Scheme, q.Lock = S2, NewColumnList("Age", "Marital")
+	search := func(n int, p Params) string {
+		prob, err := NewRowProblem(m, apps[n].Row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exps, err := Search(context.Background(), prob, p, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.New()
+		for _, e := range exps {
+			hashRowExplanation(h, e)
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	type run struct {
+		n int
+		p Params
+	}
+	a, b, c := run{0, p}, run{7, q}, run{0, q}
+	fresh := map[run]string{}
+	for _, r := range []run{a, b, c} {
+		idleObjectives = objectiveCache{} // nothing idle: new objectives
+		fresh[r] = search(r.n, r.p)
+	}
+	idleObjectives = objectiveCache{}
+	search(a.n, a.p)
+	var kept *engine.Objective
+	for _, o := range idleObjectives.idle {
+		if o.key[0] == 'o' {
+			kept = o.obj
+		}
+	}
+	if kept == nil {
+		t.Fatal("a search of a row left no objective idle")
+	}
+	for i, r := range []run{a, b, a, c, b, a, c} {
+		if got := search(r.n, r.p); got != fresh[r] {
+			t.Errorf("search %d (applicant %d, %v, locks %v) with the objectives left idle hashes %s, a new objective %s", i, r.n, r.p.Scheme, r.p.Lock, got, fresh[r])
+		}
+	}
+	found := false
+	for _, o := range idleObjectives.idle {
+		found = found || o.obj == kept
+	}
+	if !found {
+		t.Error("the first search's objective was not taken again and left idle by the searches of the same row and parameters")
+	}
 }

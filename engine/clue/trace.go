@@ -80,10 +80,11 @@ func evenly(n, k int) []int {
 
 // frames evaluates the objective at the chosen points of a path, as the search did.
 func (prob *Problem) frames(p Params, path [][]float32, steps []int) ([]Frame, error) {
-	obj, err := prob.objective(p, len(steps))
+	obj, release, err := prob.objective(p, len(steps))
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	if err := obj.Graph.SetBatch(len(steps)); err != nil {
 		return nil, err
 	}
