@@ -377,10 +377,7 @@ func gatherRow(dst, src []float32, idx []int32) {
 
 // gatherCols packs columns idx of the m rows of src [m × w] into dst [m × len(idx)].
 func gatherCols(dst, src []float32, m, w int, idx []int32) {
-	n := len(idx)
-	for i := 0; i < m; i++ {
-		gatherRow(dst[i*n:(i+1)*n], src[i*w:(i+1)*w], idx)
-	}
+	kernel.PackCols(dst, src, m, w, idx)
 }
 
 // scatterCols writes the m rows of src [m × len(idx)] into columns idx of dst [m × w].

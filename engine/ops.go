@@ -202,11 +202,7 @@ func (o *reluOp) forward() {
 				pos[j] = int32(j)
 			}
 		} else { // pack the active columns, in place: row i moves to i·n ≤ i·w, column t to t ≤ pos[t]
-			pos := pos[:n]
-			for i := 0; i < b; i++ {
-				src, dst := pk[i*w:(i+1)*w], pk[i*n:(i+1)*n]
-				gatherRow(dst, src, pos)
-			}
+			kernel.PackCols(pk, pk, b, w, pos[:n])
 		}
 		for t, j := range pos[:n] {
 			idx[t] = j

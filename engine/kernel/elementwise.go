@@ -47,6 +47,57 @@ func ReluGo(dst, in []float32) {
 	}
 }
 
+// PackCols copies columns idx of the rows × w values of src (row-major, stride w), row by row, into dst packed
+// (stride len(idx)): dst[i·n + t] = src[i·w + idx[t]], bits and all. dst and src may be the same slice when idx
+// is increasing: a compaction packs a batch's active columns in place. In a js/wasm build with the wasmsimd tag
+// it runs matmul.wasm's pack_cols, one call for the batch (Go's loop compiled to WASM cost more than the products
+// packing saves, on the credit model's 64-unit layers); elsewhere PackColsGo.
+//
+// It panics if rows or w is negative, a slice is shorter than its rows, or an index is outside [0, w).
+func PackCols(dst, src []float32, rows, w int, idx []int32) {
+	dst, src = checkPack(dst, src, rows, w, idx)
+	if rows == 0 || len(idx) == 0 {
+		return
+	}
+	packCols(dst, src, rows, w, idx)
+}
+
+// PackColsGo is PackCols always in Go: the reference the SIMD version is tested against.
+func PackColsGo(dst, src []float32, rows, w int, idx []int32) {
+	dst, src = checkPack(dst, src, rows, w, idx)
+	packColsGo(dst, src, rows, w, idx)
+}
+
+func checkPack(dst, src []float32, rows, w int, idx []int32) ([]float32, []float32) {
+	n := len(idx)
+	if rows < 0 || w < 0 || n > w && rows > 0 || rows*w > len(src) || rows*n > len(dst) {
+		panic("kernel.PackCols: rows=" + strconv.Itoa(rows) + " w=" + strconv.Itoa(w) + " n=" + strconv.Itoa(n) +
+			" do not fit len(src)=" + strconv.Itoa(len(src)) + ", len(dst)=" + strconv.Itoa(len(dst)))
+	}
+	for _, j := range idx {
+		if j < 0 || int(j) >= w {
+			panic("kernel.PackCols: column " + strconv.Itoa(int(j)) + " outside a row of " + strconv.Itoa(w))
+		}
+	}
+	return dst[:rows*n], src[:rows*w]
+}
+
+func packColsGo(dst, src []float32, rows, w int, idx []int32) {
+	n := len(idx)
+	for i := 0; i < rows; i++ {
+		d, row := dst[i*n:(i+1)*n], src[i*w:(i+1)*w]
+		t := 0
+		for ; t+4 <= n; t += 4 {
+			x := idx[t : t+4 : t+4]
+			o := d[t : t+4 : t+4]
+			o[0], o[1], o[2], o[3] = row[x[0]], row[x[1]], row[x[2]], row[x[3]]
+		}
+		for ; t < n; t++ {
+			d[t] = row[idx[t]]
+		}
+	}
+}
+
 // ReluRowsGo is ReluRows always in Go: the reference the SIMD version is tested against in one binary.
 func ReluRowsGo(in, dst []float32, acc []uint32, rows, w int) {
 	in, dst, acc = checkRows(in, dst, acc, rows, w)

@@ -4,6 +4,8 @@ package kernel
 
 func transpose(dst, src []float32, rows, cols int) { transposeGo(dst, src, rows, cols) }
 
+func packCols(dst, src []float32, rows, w int, idx []int32) { packColsGo(dst, src, rows, w, idx) }
+
 func scaleRows(dst, src, m []float32, rows, cols int) { scaleRowsGo(dst, src, m, rows, cols) }
 
 func sparseTranspose(s *Sparse, d []float32) { sparseTransposeGo(s, d) }

@@ -57,6 +57,17 @@ func scaleRows(dst, src, m []float32, rows, cols int) {
 	wasmScaleRows(unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0]), unsafe.Pointer(&m[0]), int32(rows), int32(cols))
 }
 
+// wasmPackCols is matmul.wasm's export "pack_cols", supplied like the others; it reads and writes only within
+// the sizes and columns PackCols checked.
+//
+//go:wasmimport deltaclue_kernel pack_cols
+//go:noescape
+func wasmPackCols(dst, src, idx unsafe.Pointer, rows, w, n int32)
+
+func packCols(dst, src []float32, rows, w int, idx []int32) {
+	wasmPackCols(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), unsafe.Pointer(&idx[0]), int32(rows), int32(w), int32(len(idx)))
+}
+
 // wasmGatherIdx and wasmScatterIdx are matmul.wasm's exports "gather_idx" and "scatter_idx", supplied like the
 // others; they touch only the n positions the caller checked (Index.check).
 //

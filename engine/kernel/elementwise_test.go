@@ -454,3 +454,75 @@ func TestSetWherePositiveBitForBit(t *testing.T) {
 		}
 	}
 }
+
+// TestPackColsBitForBit: PackCols (the SIMD module's pack_cols in a wasmsimd build) and PackColsGo copy the
+// chosen columns of every row, every bit (NaN payloads, -0) as it was, for widths with and without a tail of
+// fewer than four columns, into another slice and in place with increasing columns; nothing past the packed
+// rows is touched. Columns outside a row panic.
+func TestPackColsBitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 400; trial++ {
+		rows, w := r.IntN(9), 1+r.IntN(70)
+		src := randomFloats(r, rows*w+3)
+		var idx []int32
+		for j := 0; j < w; j++ {
+			if r.IntN(3) > 0 {
+				idx = append(idx, int32(j))
+			}
+		}
+		n := len(idx)
+		want := make([]uint32, rows*n)
+		for i := 0; i < rows; i++ {
+			for t, j := range idx {
+				want[i*n+t] = math.Float32bits(src[i*w+int(j)])
+			}
+		}
+		shuffled := append([]int32(nil), idx...)
+		r.Shuffle(len(shuffled), func(a, b int) { shuffled[a], shuffled[b] = shuffled[b], shuffled[a] })
+		wantShuffled := make([]uint32, rows*n)
+		for i := 0; i < rows; i++ {
+			for t, j := range shuffled {
+				wantShuffled[i*n+t] = math.Float32bits(src[i*w+int(j)])
+			}
+		}
+		for _, f := range []struct {
+			name string
+			fn   func(dst, src []float32, rows, w int, idx []int32)
+		}{{"PackCols", PackCols}, {"PackColsGo", PackColsGo}} {
+			check := func(how string, got []float32, want []uint32, past []float32) {
+				t.Helper()
+				for k, u := range want {
+					if math.Float32bits(got[k]) != u {
+						t.Fatalf("%s %s rows %d w %d n %d: value %d is %#x, want %#x", f.name, how, rows, w, n, k, math.Float32bits(got[k]), u)
+					}
+				}
+				for k, v := range past {
+					if math.Float32bits(v) != math.Float32bits(got[len(want)+k]) {
+						t.Fatalf("%s %s rows %d w %d n %d: wrote past the packed rows", f.name, how, rows, w, n)
+					}
+				}
+			}
+			dst := make([]float32, rows*n+3)
+			for k := range dst {
+				dst[k] = 7
+			}
+			f.fn(dst, src, rows, w, idx)
+			check("into another slice", dst, want, []float32{7, 7, 7})
+			f.fn(dst, src, rows, w, shuffled)
+			check("in any order of columns", dst, wantShuffled, []float32{7, 7, 7})
+			in := append([]float32(nil), src...)
+			f.fn(in, in, rows, w, idx)
+			check("in place", in, want, nil)
+			if rows > 0 {
+				func() {
+					defer func() {
+						if recover() == nil {
+							t.Fatalf("%s: a column outside the row did not panic", f.name)
+						}
+					}()
+					f.fn(dst, src, rows, w, append(append([]int32(nil), idx...), int32(w)))
+				}()
+			}
+		}
+	}
+}

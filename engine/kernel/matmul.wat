@@ -19,7 +19,7 @@
 ;; (load32_zero / store32_lane) blocks; the unused lanes compute garbage that is never stored, and nothing is
 ;; ever read or written outside the three matrices. Row tails (m mod 4) use the same blocks with one row.
 ;;
-;; Beside the kernel it exports three element-wise loops of the engine, relu_rows, mask_positive and add_positive, two loops
+;; Beside the kernel it exports four element-wise loops of the engine, pack_cols, relu_rows, mask_positive and add_positive, two loops
 ;; that lay out the models' weights as a worker starts, transpose and scale_rows, and a convolution's window
 ;; gather and scatter by index, gather_idx and scatter_idx (at the end of this file), which compute the same bits
 ;; as their Go versions in package kernel (elementwise.go, layout.go, windows.go).
@@ -374,9 +374,49 @@
 
   ;; ---- element-wise work beside the kernel ----
   ;;
-  ;; Two loops the engine runs at every step, which some engines (JavaScriptCore) run slowly as compiled Go. Each
+  ;; Loops the engine runs at every step, which engines run slowly as compiled Go (JavaScriptCore especially). Each
   ;; computes exactly what its pure-Go version in package kernel computes, with integer operations on the floats'
   ;; bits and comparisons: nothing is rounded.
+
+  ;; pack_cols(dst, src, idx, rows, w, n): for each row i < rows in turn and t < n, dst[i·n + t] = src[i·w + idx[t]],
+  ;; bits and all (integer loads and stores): a compaction packing a batch's active columns, one call for the
+  ;; batch. In place (dst = src) when idx is increasing: i·n + t ≤ i·w + idx[t], so nothing is overwritten before
+  ;; it is read. The caller checked the sizes and every index. Four values a turn, then the row's tail.
+  (func (export "pack_cols") (param $dst i32) (param $src i32) (param $idx i32) (param $rows i32) (param $w i32) (param $n i32)
+    (local $i i32) (local $p i32) (local $end i32) (local $end4 i32) (local $rowBytes i32)
+    (local.set $rowBytes (i32.shl (local.get $w) (i32.const 2)))
+    (local.set $end (i32.add (local.get $idx) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $end4 (i32.add (local.get $idx) (i32.shl (i32.and (local.get $n) (i32.const -4)) (i32.const 2))))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $i) (local.get $rows)))
+        (local.set $p (local.get $idx))
+        (block $fours_done
+          (loop $fours
+            (br_if $fours_done (i32.ge_u (local.get $p) (local.get $end4)))
+            (i32.store align=4 (local.get $dst)
+              (i32.load align=4 (i32.add (local.get $src) (i32.shl (i32.load align=4 (local.get $p)) (i32.const 2)))))
+            (i32.store offset=4 align=4 (local.get $dst)
+              (i32.load align=4 (i32.add (local.get $src) (i32.shl (i32.load offset=4 align=4 (local.get $p)) (i32.const 2)))))
+            (i32.store offset=8 align=4 (local.get $dst)
+              (i32.load align=4 (i32.add (local.get $src) (i32.shl (i32.load offset=8 align=4 (local.get $p)) (i32.const 2)))))
+            (i32.store offset=12 align=4 (local.get $dst)
+              (i32.load align=4 (i32.add (local.get $src) (i32.shl (i32.load offset=12 align=4 (local.get $p)) (i32.const 2)))))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+            (br $fours)))
+        (block $tail_done
+          (loop $tail
+            (br_if $tail_done (i32.ge_u (local.get $p) (local.get $end)))
+            (i32.store align=4 (local.get $dst)
+              (i32.load align=4 (i32.add (local.get $src) (i32.shl (i32.load align=4 (local.get $p)) (i32.const 2)))))
+            (local.set $p (i32.add (local.get $p) (i32.const 4)))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+            (br $tail)))
+        (local.set $src (i32.add (local.get $src) (local.get $rowBytes)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $row)))
+  )
 
   ;; relu_rows(in, dst, acc, rows, w): for every row i < rows and column j < w (row-major, stride w), with u the
   ;; bits of in[i][j] and r = u &^ (neg &^ nan) (neg: all ones if u's sign bit is set; nan: all ones if u is a
