@@ -185,7 +185,7 @@ func (prob *Problem) objective(p Params, capacity int) (obj *engine.Objective, r
 	if !weights.RegressionLeftOut && prob.Pred0.Mean != nil { // a regression's λy term: the distance to the input's predictive mean
 		y0 = []float32{*prob.Pred0.Mean}
 	}
-	if head == nil {
+	if engine.DenseOnly || head == nil { // (the dense-only worker reads no rows: the cache's code is left out)
 		obj, err = engine.NewObjective(m.VAE, m.BNN, capacity, lossWeights(p), prob.X0, y0)
 		return obj, func() {}, err
 	}
