@@ -204,6 +204,13 @@ func (c *objectiveCache) take(m *Models, key string) *engine.Objective {
 	return nil
 }
 
+// clear forgets every idle objective.
+func (c *objectiveCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.idle = nil
+}
+
 func (c *objectiveCache) put(m *Models, key string, obj *engine.Objective) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

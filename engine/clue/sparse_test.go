@@ -197,10 +197,10 @@ func TestRowObjectivesReused(t *testing.T) {
 	a, b, c := run{0, p}, run{7, q}, run{0, q}
 	fresh := map[run]string{}
 	for _, r := range []run{a, b, c} {
-		idleObjectives = objectiveCache{} // nothing idle: new objectives
+		idleObjectives.clear() // nothing idle: new objectives
 		fresh[r] = search(r.n, r.p)
 	}
-	idleObjectives = objectiveCache{}
+	idleObjectives.clear()
 	search(a.n, a.p)
 	var kept *engine.Objective
 	for _, o := range idleObjectives.idle {

@@ -197,6 +197,9 @@ func (w *webkit) recover(ctx context.Context, err error) (bool, error) {
 	}
 	w.recovered = true
 	w.o.Logf("WebKitGTK LOST ITS BROWSER (%v); starting a new one and opening %s again. The driver's last lines:\n%s", err, w.lastURL, w.driver.tail())
+	// A browser's start and a page's load get the time a first start has, not what is left of the call's.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
 	if err2 := w.newSession(ctx); err2 != nil {
 		return false, fmt.Errorf("%w; a new browser did not start: %v", err, err2)
 	}
