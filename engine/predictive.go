@@ -79,7 +79,18 @@ func (o *predictiveOp) forward() {
 	invK := 1 / float64(k)
 	n := k * b * c
 	arg, ex := o.arg[:n], o.ex[:n]
-	for r := 0; r < k*b; r++ { // rows s·b + i, sample by sample
+	two := c == 2 // (two classes, the credit model's: the same operations without loops of two, which cost more
+	// than their work in WebAssembly)
+	for r := 0; r < k*b && two; r++ {
+		x0, x1 := o.logits.Data[2*r], o.logits.Data[2*r+1]
+		hi := x0
+		if x1 > hi {
+			hi = x1
+		}
+		o.hi[r] = float64(hi)
+		arg[2*r], arg[2*r+1] = float64(x0-hi), float64(x1-hi)
+	}
+	for r := 0; r < k*b && !two; r++ { // rows s·b + i, sample by sample
 		x := o.logits.Row(r)
 		hi := x[0]
 		for _, v := range x {
@@ -94,7 +105,14 @@ func (o *predictiveOp) forward() {
 		}
 	}
 	expTo(ex, arg)
-	for r := 0; r < k*b; r++ {
+	for r := 0; r < k*b && two; r++ {
+		var sum float64
+		sum += ex[2*r]
+		sum += ex[2*r+1]
+		lse := o.hi[r] + fmath.Log(sum)
+		o.logp[2*r], o.logp[2*r+1] = float64(o.logits.Data[2*r])-lse, float64(o.logits.Data[2*r+1])-lse
+	}
+	for r := 0; r < k*b && !two; r++ {
 		var sum float64
 		for _, e := range ex[r*c : (r+1)*c] {
 			sum += e
@@ -110,7 +128,18 @@ func (o *predictiveOp) forward() {
 		pbar, logpbar := o.pbar[i*c:(i+1)*c], o.logpbar[i*c:(i+1)*c]
 		clear(pbar)
 		var ha float64
-		for s := 0; s < k; s++ {
+		for s := 0; s < k && two; s++ {
+			r := s*b + i
+			p0, p1, lp0, lp1 := o.p[2*r], o.p[2*r+1], o.logp[2*r], o.logp[2*r+1]
+			o.samples.Data[2*r], o.samples.Data[2*r+1] = float32(p0), float32(p1)
+			pbar[0] += p0
+			pbar[1] += p1
+			var h float64
+			h -= p0 * lp0
+			h -= p1 * lp1
+			ha += h
+		}
+		for s := 0; s < k && !two; s++ {
 			r := s*b + i
 			logp, p64, p32 := o.logp[r*c:(r+1)*c], o.p[r*c:(r+1)*c], o.samples.Row(r)
 			var h float64
@@ -170,7 +199,16 @@ func (o *predictiveOp) backward() {
 			}
 			gpbar[j] = g * invK
 		}
-		for s := 0; s < k; s++ {
+		for s := 0; s < k && c == 2; s++ { // (two classes: as below, without loops of two)
+			r := s*b + i
+			p0, p1, lp0, lp1 := o.p[2*r], o.p[2*r+1], o.logp[2*r], o.logp[2*r+1]
+			var dot float64
+			dot += p0 * (gpbar[0] - cA*invK*lp0)
+			dot += p1 * (gpbar[1] - cA*invK*lp1)
+			o.logits.Grad[2*r] += float32(p0 * (gpbar[0] - cA*invK*lp0 - dot))
+			o.logits.Grad[2*r+1] += float32(p1 * (gpbar[1] - cA*invK*lp1 - dot))
+		}
+		for s := 0; s < k && c != 2; s++ {
 			r := s*b + i
 			logp, p, dx := o.logp[r*c:(r+1)*c], o.p[r*c:(r+1)*c], o.logits.Grad[r*c:(r+1)*c]
 			var dot float64
