@@ -33,5 +33,3 @@ func addPlanes(dst, src []float32, size int, n float32) { AddPlanesGo(dst, src, 
 func relu(dst, in []float32) { ReluGo(dst, in) }
 
 func expTo(dst, src []float64) bool { return false } // (fmath.ExpTo)
-
-func setWherePositive(dx, d, h []float32) { setWherePositiveGo(dx, d, h) }

@@ -41,6 +41,12 @@ func maskPositive512(dx, d, h *float32, blocks int)
 //go:noescape
 func maskPositive256(dx, d, h *float32, blocks int)
 
+//go:noescape
+func setWherePositive512(dx, d, h *float32, blocks int)
+
+//go:noescape
+func setWherePositive256(dx, d, h *float32, blocks int)
+
 // scatterCD says whether the CPU has AVX512CD (CPUID 7: EBX bit 28), which scatterIdx512 needs.
 var scatterCD = kind == kindAVX512 && func() bool {
 	_, ebx7, _, _ := cpuid(7, 0)
@@ -144,4 +150,18 @@ func maskPositive(dx, d, h []float32) {
 		done = blocks * w
 	}
 	maskPositiveGo(dx[done:], d[done:], h[done:])
+}
+
+func setWherePositive(dx, d, h []float32) {
+	done := 0
+	if w := loopWidth; w > 0 && len(dx) >= w {
+		blocks := len(dx) / w
+		if w == 16 {
+			setWherePositive512(&dx[0], &d[0], &h[0], blocks)
+		} else {
+			setWherePositive256(&dx[0], &d[0], &h[0], blocks)
+		}
+		done = blocks * w
+	}
+	setWherePositiveGo(dx[done:], d[done:], h[done:])
 }

@@ -156,7 +156,7 @@ func TestNativeGatherScatter(t *testing.T) {
 	})
 }
 
-// TestNativeReluAndMasks: ReluRows, AddWherePositive and MaskPositive in AVX-512 and AVX2 give the Go loops' bits
+// TestNativeReluAndMasks: ReluRows, AddWherePositive, MaskPositive and SetWherePositive in AVX-512 and AVX2 give the Go loops' bits
 // (NaNs with payloads, ±Inf, ±0, subnormals), in place and not, for every width up to 50 and rows 1–5.
 func TestNativeReluAndMasks(t *testing.T) {
 	eachLoopWidth(t, func(t *testing.T) {
@@ -213,6 +213,16 @@ func TestNativeReluAndMasks(t *testing.T) {
 			MaskPositive(dx[:n], dx[:n], h)
 			maskPositiveGo(dxWant[:n], dxWant[:n], h)
 			sameBits(t, "MaskPositive in place", dx, dxWant)
+
+			SetWherePositive(dx[:n], d, h)
+			setWherePositiveGo(dxWant[:n], d, h)
+			sameBits(t, "SetWherePositive", dx, dxWant)
+			if n > 0 { // -0 where h > 0 (set +0) and not (+0 too)
+				d[0], h[0] = float32(math.Copysign(0, -1)), 1
+				SetWherePositive(dx[:n], d, h)
+				setWherePositiveGo(dxWant[:n], d, h)
+				sameBits(t, "SetWherePositive of -0", dx, dxWant)
+			}
 		}
 	})
 }

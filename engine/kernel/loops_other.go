@@ -6,6 +6,8 @@ func reluRows(in, dst []float32, acc []uint32, rows, w int) { reluRowsGo(in, dst
 
 func maskPositive(dx, d, h []float32) { maskPositiveGo(dx, d, h) }
 
+func setWherePositive(dx, d, h []float32) { setWherePositiveGo(dx, d, h) }
+
 func gatherIdx(dst, src []float32, idx []int32) { gatherIdxGo(dst, src, idx) }
 
 func scatterIdx(dst, src []float32, idx []int32) { scatterIdxGo(dst, src, idx) }
