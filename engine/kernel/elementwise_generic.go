@@ -30,6 +30,4 @@ func meanPlanes(dst, src []float32, size int, n float32) { MeanPlanesGo(dst, src
 
 func addPlanes(dst, src []float32, size int, n float32) { AddPlanesGo(dst, src, size, n) }
 
-func relu(dst, in []float32) { ReluGo(dst, in) }
-
 func expTo(dst, src []float64) bool { return false } // (fmath.ExpTo)

@@ -45,6 +45,12 @@ func maskPositive256(dx, d, h *float32, blocks int)
 func setWherePositive512(dx, d, h *float32, blocks int)
 
 //go:noescape
+func relu512(dst, in *float32, blocks int)
+
+//go:noescape
+func relu256(dst, in *float32, blocks int)
+
+//go:noescape
 func setWherePositive256(dx, d, h *float32, blocks int)
 
 // scatterCD says whether the CPU has AVX512CD (CPUID 7: EBX bit 28), which scatterIdx512 needs.
@@ -164,4 +170,18 @@ func setWherePositive(dx, d, h []float32) {
 		done = blocks * w
 	}
 	setWherePositiveGo(dx[done:], d[done:], h[done:])
+}
+
+func relu(dst, in []float32) {
+	done := 0
+	if w := loopWidth; w > 0 && len(in) >= w {
+		blocks := len(in) / w
+		if w == 16 {
+			relu512(&dst[0], &in[0], blocks)
+		} else {
+			relu256(&dst[0], &in[0], blocks)
+		}
+		done = blocks * w
+	}
+	ReluGo(dst[done:], in[done:])
 }

@@ -644,3 +644,59 @@ s256_loop:
 	JNZ s256_loop
 	VZEROUPPER
 	RET
+
+// func relu512(dst, in *float32, blocks int)
+//
+// dst = in's bits &^ (neg &^ nan) (ReluBits), 16 values a block: reluRows512 without the columns' OR.
+TEXT ·relu512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ in+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	MOVL $0x7fffffff, AX
+	VPBROADCASTD AX, Z30
+	MOVL $0x7f800000, AX
+	VPBROADCASTD AX, Z29
+u512_loop:
+	VMOVDQU32 (SI), Z0
+	VPSRAD $31, Z0, Z1     // neg
+	VPANDD Z30, Z0, Z2
+	VPSUBD Z2, Z29, Z2     // 0x7f800000 − (u & 0x7fffffff)
+	VPSRAD $31, Z2, Z2     // nan
+	VPANDND Z1, Z2, Z1     // neg &^ nan
+	VPANDND Z0, Z1, Z0     // u &^ (neg &^ nan)
+	VMOVDQU32 Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ u512_loop
+	VZEROUPPER
+	RET
+
+// func relu256(dst, in *float32, blocks int)
+//
+// relu512 in AVX2, 8 values a block.
+TEXT ·relu256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ in+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	MOVL $0x7fffffff, AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15
+	MOVL $0x7f800000, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14
+u256_loop:
+	VMOVDQU (SI), Y0
+	VPSRAD $31, Y0, Y1
+	VPAND Y15, Y0, Y2
+	VPSUBD Y2, Y14, Y2
+	VPSRAD $31, Y2, Y2
+	VPANDN Y1, Y2, Y1      // neg &^ nan
+	VPANDN Y0, Y1, Y0      // u &^ (neg &^ nan)
+	VMOVDQU Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ u256_loop
+	VZEROUPPER
+	RET

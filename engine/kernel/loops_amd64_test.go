@@ -156,7 +156,7 @@ func TestNativeGatherScatter(t *testing.T) {
 	})
 }
 
-// TestNativeReluAndMasks: ReluRows, AddWherePositive, MaskPositive and SetWherePositive in AVX-512 and AVX2 give the Go loops' bits
+// TestNativeReluAndMasks: ReluRows, Relu, AddWherePositive, MaskPositive and SetWherePositive in AVX-512 and AVX2 give the Go loops' bits
 // (NaNs with payloads, ±Inf, ±0, subnormals), in place and not, for every width up to 50 and rows 1–5.
 func TestNativeReluAndMasks(t *testing.T) {
 	eachLoopWidth(t, func(t *testing.T) {
@@ -217,6 +217,15 @@ func TestNativeReluAndMasks(t *testing.T) {
 			SetWherePositive(dx[:n], d, h)
 			setWherePositiveGo(dxWant[:n], d, h)
 			sameBits(t, "SetWherePositive", dx, dxWant)
+
+			Relu(dx[:n], d)
+			ReluGo(dxWant[:n], d)
+			sameBits(t, "Relu", dx, dxWant)
+			copy(dx, d) // in place
+			copy(dxWant, d)
+			Relu(dx[:n], dx[:n])
+			ReluGo(dxWant[:n], dxWant[:n])
+			sameBits(t, "Relu in place", dx, dxWant)
 			if n > 0 { // -0 where h > 0 (set +0) and not (+0 too)
 				d[0], h[0] = float32(math.Copysign(0, -1)), 1
 				SetWherePositive(dx[:n], d, h)

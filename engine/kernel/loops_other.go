@@ -8,6 +8,8 @@ func maskPositive(dx, d, h []float32) { maskPositiveGo(dx, d, h) }
 
 func setWherePositive(dx, d, h []float32) { setWherePositiveGo(dx, d, h) }
 
+func relu(dst, in []float32) { ReluGo(dst, in) }
+
 func gatherIdx(dst, src []float32, idx []int32) { gatherIdxGo(dst, src, idx) }
 
 func scatterIdx(dst, src []float32, idx []int32) { scatterIdxGo(dst, src, idx) }
