@@ -289,14 +289,14 @@ func (pr *prod) run(m int, a operand, c operand, wanted []int32, hasWanted bool,
 			w = len(a.cols)
 		}
 		av = ag[:m*nP]
-		gatherCols(av, a.data, m, w, PA)
+		kernel.PackCols(av, a.data, m, w, PA)
 	}
 	if !moveC {
 		pr.multiply(av, b, c.data, m, nP, nQ, sp)
 		return
 	}
 	cv := cg[:m*nQ]
-	gatherCols(cv, c.data, m, pr.n, Q)
+	kernel.PackCols(cv, c.data, m, pr.n, Q)
 	pr.multiply(av, b, cv, m, nP, nQ, sp)
 	scatterCols(c.data, cv, m, pr.n, Q)
 }
@@ -373,11 +373,6 @@ func gatherRow(dst, src []float32, idx []int32) {
 	for ; t < len(idx); t++ {
 		dst[t] = src[idx[t]]
 	}
-}
-
-// gatherCols packs columns idx of the m rows of src [m × w] into dst [m × len(idx)].
-func gatherCols(dst, src []float32, m, w int, idx []int32) {
-	kernel.PackCols(dst, src, m, w, idx)
 }
 
 // scatterCols writes the m rows of src [m × len(idx)] into columns idx of dst [m × w].

@@ -131,57 +131,44 @@ func reluRows(in, dst []float32, acc []uint32, rows, w int) {
 }
 
 func addWherePositive(dx, d, h []float32) {
-	done := 0
-	if w := loopWidth; w > 0 && len(dx) >= w {
-		blocks := len(dx) / w
-		if w == 16 {
-			addWherePositive512(&dx[0], &d[0], &h[0], blocks)
-		} else {
-			addWherePositive256(&dx[0], &d[0], &h[0], blocks)
-		}
-		done = blocks * w
-	}
+	done := inBlocks(len(dx),
+		func(blocks int) { addWherePositive512(&dx[0], &d[0], &h[0], blocks) },
+		func(blocks int) { addWherePositive256(&dx[0], &d[0], &h[0], blocks) })
 	addWherePositiveGo(dx[done:], d[done:], h[done:])
 }
 
 func maskPositive(dx, d, h []float32) {
-	done := 0
-	if w := loopWidth; w > 0 && len(dx) >= w {
-		blocks := len(dx) / w
-		if w == 16 {
-			maskPositive512(&dx[0], &d[0], &h[0], blocks)
-		} else {
-			maskPositive256(&dx[0], &d[0], &h[0], blocks)
-		}
-		done = blocks * w
-	}
+	done := inBlocks(len(dx),
+		func(blocks int) { maskPositive512(&dx[0], &d[0], &h[0], blocks) },
+		func(blocks int) { maskPositive256(&dx[0], &d[0], &h[0], blocks) })
 	maskPositiveGo(dx[done:], d[done:], h[done:])
 }
 
 func setWherePositive(dx, d, h []float32) {
-	done := 0
-	if w := loopWidth; w > 0 && len(dx) >= w {
-		blocks := len(dx) / w
-		if w == 16 {
-			setWherePositive512(&dx[0], &d[0], &h[0], blocks)
-		} else {
-			setWherePositive256(&dx[0], &d[0], &h[0], blocks)
-		}
-		done = blocks * w
-	}
+	done := inBlocks(len(dx),
+		func(blocks int) { setWherePositive512(&dx[0], &d[0], &h[0], blocks) },
+		func(blocks int) { setWherePositive256(&dx[0], &d[0], &h[0], blocks) })
 	setWherePositiveGo(dx[done:], d[done:], h[done:])
 }
 
 func relu(dst, in []float32) {
-	done := 0
-	if w := loopWidth; w > 0 && len(in) >= w {
-		blocks := len(in) / w
-		if w == 16 {
-			relu512(&dst[0], &in[0], blocks)
-		} else {
-			relu256(&dst[0], &in[0], blocks)
-		}
-		done = blocks * w
-	}
+	done := inBlocks(len(in),
+		func(blocks int) { relu512(&dst[0], &in[0], blocks) },
+		func(blocks int) { relu256(&dst[0], &in[0], blocks) })
 	ReluGo(dst[done:], in[done:])
+}
+
+// inBlocks runs an element-wise loop over the whole blocks of n values at this CPU's width, f512 with 16 values a
+// block or f256 with 8, and returns how many values it did: the caller's Go loop does the rest.
+func inBlocks(n int, f512, f256 func(blocks int)) int {
+	w := loopWidth
+	if w == 0 || n < w {
+		return 0
+	}
+	if w == 16 {
+		f512(n / w)
+	} else {
+		f256(n / w)
+	}
+	return n / w * w
 }

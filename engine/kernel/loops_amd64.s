@@ -28,6 +28,26 @@ DATA iota16<>+56(SB)/4, $14
 DATA iota16<>+60(SB)/4, $15
 GLOBL iota16<>(SB), RODATA|NOPTR, $64
 
+// RELU_BITS_512 sets Z0, the bits u of 16 values, to u &^ (neg &^ nan) (ReluBits): neg all ones where the sign
+// bit is set, nan all ones where 0x7f800000 − (u & 0x7fffffff) is negative. Z30 holds 0x7fffffff and Z29
+// 0x7f800000 in every lane; Z1 and Z2 are scratch.
+#define RELU_BITS_512 \
+	VPSRAD $31, Z0, Z1; \
+	VPANDD Z30, Z0, Z2; \
+	VPSUBD Z2, Z29, Z2; \
+	VPSRAD $31, Z2, Z2; \
+	VPANDND Z1, Z2, Z1; \
+	VPANDND Z0, Z1, Z0
+
+// RELU_BITS_256 is RELU_BITS_512 in AVX2 for Y0, with 0x7fffffff in Y15 and 0x7f800000 in Y14.
+#define RELU_BITS_256 \
+	VPSRAD $31, Y0, Y1; \
+	VPAND Y15, Y0, Y2; \
+	VPSUBD Y2, Y14, Y2; \
+	VPSRAD $31, Y2, Y2; \
+	VPANDN Y1, Y2, Y1; \
+	VPANDN Y0, Y1, Y0
+
 // Both AVX-512 routines below split a block of 16 positions into groups that one masked load or store serves:
 // the −1s (padding), then up to four times, from the first lane t left (position v), the lanes whose positions
 // are v − t plus their lane (a run: a window's row inside the image, as a convolution of stride 1 reads it).
@@ -437,12 +457,7 @@ r512_row:
 	XORQ BX, BX
 r512_col:
 	VMOVDQU32 (SI)(BX*4), Z0
-	VPSRAD $31, Z0, Z1     // neg
-	VPANDD Z30, Z0, Z2
-	VPSUBD Z2, Z29, Z2     // 0x7f800000 − (u & 0x7fffffff)
-	VPSRAD $31, Z2, Z2     // nan
-	VPANDND Z1, Z2, Z1     // neg &^ nan
-	VPANDND Z0, Z1, Z0     // u &^ (neg &^ nan)
+	RELU_BITS_512
 	VMOVDQU32 Z0, (DI)(BX*4)
 	VPORD (DX)(BX*4), Z0, Z0
 	VMOVDQU32 Z0, (DX)(BX*4)
@@ -477,12 +492,7 @@ r256_row:
 	XORQ BX, BX
 r256_col:
 	VMOVDQU (SI)(BX*4), Y0
-	VPSRAD $31, Y0, Y1
-	VPAND Y15, Y0, Y2
-	VPSUBD Y2, Y14, Y2
-	VPSRAD $31, Y2, Y2
-	VPANDN Y1, Y2, Y1      // neg &^ nan
-	VPANDN Y0, Y1, Y0      // u &^ (neg &^ nan)
+	RELU_BITS_256
 	VMOVDQU Y0, (DI)(BX*4)
 	VPOR (DX)(BX*4), Y0, Y0
 	VMOVDQU Y0, (DX)(BX*4)
@@ -658,12 +668,7 @@ TEXT ·relu512(SB), NOSPLIT, $0-24
 	VPBROADCASTD AX, Z29
 u512_loop:
 	VMOVDQU32 (SI), Z0
-	VPSRAD $31, Z0, Z1     // neg
-	VPANDD Z30, Z0, Z2
-	VPSUBD Z2, Z29, Z2     // 0x7f800000 − (u & 0x7fffffff)
-	VPSRAD $31, Z2, Z2     // nan
-	VPANDND Z1, Z2, Z1     // neg &^ nan
-	VPANDND Z0, Z1, Z0     // u &^ (neg &^ nan)
+	RELU_BITS_512
 	VMOVDQU32 Z0, (DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
@@ -687,12 +692,7 @@ TEXT ·relu256(SB), NOSPLIT, $0-24
 	VPBROADCASTD X14, Y14
 u256_loop:
 	VMOVDQU (SI), Y0
-	VPSRAD $31, Y0, Y1
-	VPAND Y15, Y0, Y2
-	VPSUBD Y2, Y14, Y2
-	VPSRAD $31, Y2, Y2
-	VPANDN Y1, Y2, Y1      // neg &^ nan
-	VPANDN Y0, Y1, Y0      // u &^ (neg &^ nan)
+	RELU_BITS_256
 	VMOVDQU Y0, (DI)
 	ADDQ $32, SI
 	ADDQ $32, DI
