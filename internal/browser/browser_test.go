@@ -18,6 +18,12 @@ import (
 // start starts an engine for a test, skipping loudly when it is not installed (failing under CI=true).
 func start(t *testing.T, engine string) Browser {
 	t.Helper()
+	return startWith(t, engine, Options{Logf: t.Logf})
+}
+
+// startWith is start with the options given.
+func startWith(t *testing.T, engine string, o Options) Browser {
+	t.Helper()
 	if err := Installed(engine); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%v, and CI=true: every engine must run in CI (.ci/run installs them)", err)
@@ -26,12 +32,22 @@ func start(t *testing.T, engine string) Browser {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := Start(ctx, engine, Options{Logf: t.Logf})
+	b, err := Start(ctx, engine, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
 	return b
+}
+
+// servePage serves testPage at every path until the test ends.
+func servePage(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, testPage)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // testPage records the pointer events it gets on a canvas, with whether the browser marked them trusted (real
@@ -50,11 +66,7 @@ for (const type of ["pointerdown", "pointermove", "pointerup"]) {
 </script>`
 
 func TestEngines(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, testPage)
-	}))
-	defer srv.Close()
+	srv := servePage(t)
 	for _, engine := range Engines {
 		t.Run(engine, func(t *testing.T) {
 			b := start(t, engine)
@@ -182,28 +194,14 @@ func abs(x float64) float64 {
 // session, the next call fails, says so in the log, and a new browser opens the page again, so that a wait on
 // the page goes on in it. A second loss is not replaced: the calls fail.
 func TestWebKitReplacesALostBrowser(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, testPage)
-	}))
-	defer srv.Close()
-	if err := Installed(WebKit); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v, and CI=true: every engine must run in CI (.ci/run installs them)", err)
-		}
-		t.Skipf("SKIPPING %s: %v", WebKit, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	srv := servePage(t)
 	var logged []string
-	b, err := Start(ctx, WebKit, Options{Logf: func(format string, args ...any) {
+	b := startWith(t, WebKit, Options{Logf: func(format string, args ...any) {
 		logged = append(logged, fmt.Sprintf(format, args...))
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	w := b.(*webkit)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	page := srv.URL + "/page?n=7"
 	if err := b.Navigate(ctx, page); err != nil {
 		t.Fatal(err)
