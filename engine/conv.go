@@ -471,7 +471,7 @@ func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool)
 			kernel.GatherIdx(col, x[r*in:(r+1)*in], s.idx)
 		}
 		for g := 0; g < G; g++ {
-			kernel.MatMulAdd(l.W[g*Cg*Kg:], col[g*Kg*P:], yr[g*Cg*P:], Cg, Kg, P)
+			kernel.MatMulAddT(l.W[g*Cg*Kg:], l.WT[g*Kg*Cg:], col[g*Kg*P:], yr[g*Cg*P:], Cg, Kg, P)
 		}
 	}
 }
@@ -513,12 +513,12 @@ func (s *convScratch) convGrad(l *Conv, li int, dy, dx []float32, n int, fresh, 
 		} else if s.pointwise {
 			// The windows' gradients are ∂x's, each added once to +0: the product lands in to itself.
 			for g := 0; g < G; g++ {
-				kernel.MatMulAdd(l.WT[g*Kg*Cg:], dy[r*outW+g*Cg*P:], to[g*Kg*P:], Kg, Cg, P)
+				kernel.MatMulAddT(l.WT[g*Kg*Cg:], l.W[g*Cg*Kg:], dy[r*outW+g*Cg*P:], to[g*Kg*P:], Kg, Cg, P)
 			}
 		} else {
 			clear(s.col)
 			for g := 0; g < G; g++ {
-				kernel.MatMulAdd(l.WT[g*Kg*Cg:], dy[r*outW+g*Cg*P:], s.col[g*Kg*P:], Kg, Cg, P)
+				kernel.MatMulAddT(l.WT[g*Kg*Cg:], l.W[g*Cg*Kg:], dy[r*outW+g*Cg*P:], s.col[g*Kg*P:], Kg, Cg, P)
 			}
 			kernel.ScatterAddIdx(to, s.col, s.idx)
 		}
@@ -765,7 +765,7 @@ func (p *depthwisePlanes) forward(l *Conv, x, y []float32, nb int) {
 				copy(p.cols[(ci*kk+k)*p.so:(ci*kk+k+1)*p.so], p.xp[c*p.si+off:])
 			}
 		}
-		kernel.MatMulAdd(l.W[g*p.m*p.cig*kk:], p.cols, p.yw[g*p.m*p.so:], p.m, p.cig*kk, p.so)
+		kernel.MatMulAddT(l.W[g*p.m*p.cig*kk:], l.WT[g*p.cig*kk*p.m:], p.cols, p.yw[g*p.m*p.so:], p.m, p.cig*kk, p.so)
 	}
 	if p.outRows != nil {
 		kernel.MoveRows(y[:nb*l.Out.Size()], p.yw, p.outRows[:nb*l.Out.C*p.outH], p.outW, false, false)
@@ -810,7 +810,7 @@ func (p *depthwisePlanes) backward(l *Conv, dy, dx []float32, nb int) {
 				continue
 			}
 			clear(p.cols)
-			kernel.MatMulAdd(l.WT[c*p.cig*kk*p.m:], p.dyw[c*p.m*p.so:], p.cols, p.cig*kk, p.m, p.so)
+			kernel.MatMulAddT(l.WT[c*p.cig*kk*p.m:], l.W[c*p.m*p.cig*kk:], p.dyw[c*p.m*p.so:], p.cols, p.cig*kk, p.m, p.so)
 			for ci := 0; ci < p.cig; ci++ {
 				e := p.cols[ci*kk*p.so:]
 				for phase, taps := range p.phases {
@@ -1002,7 +1002,7 @@ func (o *convTransposeOp) forward() {
 		clear(o.col)
 		x := o.x.Row(r)
 		for g := 0; g < G; g++ {
-			kernel.MatMulAdd(o.l.WT[g*Kg*Cg:], x[g*Cg*P:], o.col[g*Kg*P:], Kg, Cg, P)
+			kernel.MatMulAddT(o.l.WT[g*Kg*Cg:], o.l.W[g*Cg*Kg:], x[g*Cg*P:], o.col[g*Kg*P:], Kg, Cg, P)
 		}
 		kernel.ScatterAddIdx(y, o.col, o.idx)
 	}
@@ -1034,7 +1034,7 @@ func (o *convTransposeOp) backward() {
 				clear(dx)
 			}
 			for g := 0; g < G; g++ {
-				kernel.MatMulAdd(o.l.W[g*Cg*Kg:], o.col[g*Kg*P:], dx[g*Cg*P:], Cg, Kg, P)
+				kernel.MatMulAddT(o.l.W[g*Cg*Kg:], o.l.WT[g*Kg*Cg:], o.col[g*Kg*P:], dx[g*Cg*P:], Cg, Kg, P)
 			}
 		}
 		if !fresh {

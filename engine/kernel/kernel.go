@@ -86,6 +86,26 @@ func MatMulAdd(a, b, c []float32, m, k, n int) {
 	matMulAdd(a, b, c, m, k, n)
 }
 
+// MatMulAddT is MatMulAdd for an a whose transpose at [k×m] the caller also holds (a layer's weights, whose
+// transpose it keeps): the same bits, c += a·b. Natively, the last columns that would fill a vector only in part
+// (n not a multiple of the lanes) run as rows of cᵀ += (their columns of b)ᵀ·aᵀ, with the lanes across a's rows:
+// a convolution's 7×7 = 49 positions are three vectors of 16 and one column, which as a masked vector costs
+// each row of c a whole vector's work for one value. Each product is then b·a rather than a·b, the same float32
+// (multiplication commutes), added to the same element in the same order of p. Elsewhere (the pure-Go and the
+// WebAssembly kernels) at is not read.
+//
+// It panics as MatMulAdd does, and if len(at) < k*m.
+func MatMulAddT(a, at, b, c []float32, m, k, n int) {
+	a, b, c = check(a, b, c, m, k, n)
+	if m > 0 && k > len(at)/m {
+		panic("kernel.MatMulAddT: len(at)=" + strconv.Itoa(len(at)) + " < " + strconv.Itoa(k) + "*" + strconv.Itoa(m))
+	}
+	if m == 0 || k == 0 || n == 0 {
+		return
+	}
+	matMulAddT(a, at, b, c, m, k, n)
+}
+
 // MatMulAddGo is MatMulAdd always using the pure-Go kernel, whatever the build and CPU. It is the reference the
 // SIMD kernels (WebAssembly, AVX2, AVX-512) are compared with bit for bit in one binary.
 func MatMulAddGo(a, b, c []float32, m, k, n int) {

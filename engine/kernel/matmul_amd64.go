@@ -25,7 +25,10 @@ package kernel
 // unrolling p are all within noise of each other, ~200 GFLOP/s on the large shapes; AVX2's 6×2 YMM (16 registers
 // hold no more: 12 accumulators, 2 b vectors, the broadcast, the product) reaches ~100 GFLOP/s, half of it.
 
-import "os"
+import (
+	"os"
+	"sync"
+)
 
 // Kernel kinds, in increasing order of preference.
 const (
@@ -102,11 +105,97 @@ func detect() int {
 func matMulAdd(a, b, c []float32, m, k, n int) {
 	switch kind {
 	case kindAVX512:
-		matMulAddAVX512(a, b, c, m, k, n)
+		matMulAddAVX512(a, b, c, m, k, n, k, n, n)
 	case kindAVX2:
-		matMulAddAVX2(a, b, c, m, k, n)
+		matMulAddAVX2(a, b, c, m, k, n, k, n, n)
 	default:
 		matMulAddGo(a, b, c, m, k, n)
+	}
+}
+
+// matMulAddT is MatMulAdd given aᵀ (MatMulAddT): the whole vectors of columns by the kernels, and the last
+// r = n mod lanes columns, where they would take a masked vector, as rows of the transposed product where that
+// costs fewer vectors (r·⌈m/lanes⌉ < m).
+func matMulAddT(a, at, b, c []float32, m, k, n int) { matMulAddTOn(kind, a, at, b, c, m, k, n) }
+
+// matMulAddTOn is matMulAddT with the kernels of kind kd.
+func matMulAddTOn(kd int, a, at, b, c []float32, m, k, n int) {
+	w := avx512Width
+	switch kd {
+	case kindAVX512:
+	case kindAVX2:
+		w = avx2Width
+	default:
+		matMulAddGo(a, b, c, m, k, n)
+		return
+	}
+	r := n % w
+	if r == 0 || r*((m+w-1)/w) >= m {
+		r = 0
+	}
+	if main := n - r; main > 0 {
+		if kd == kindAVX512 {
+			matMulAddAVX512(a, b, c, m, k, main, k, n, n)
+		} else {
+			matMulAddAVX2(a, b, c, m, k, main, k, n, n)
+		}
+	}
+	if r > 0 {
+		transposedCols(kd, at, b, c, m, k, n, n-r)
+	}
+}
+
+// Panels of transposedCols: at most maxLanes-1 columns of c, tPanel values of p and tPanel rows of a at a time,
+// so that its packed buffers have a fixed size.
+const (
+	maxLanes = avx512Width
+	tPanel   = 256
+)
+
+// tBuffers holds transposedCols' packed columns of b and c; from a pool, as a stack array's clearing at each
+// call cost more than the packing (30 KB for a product of 64×288 by one column).
+type tBuffers struct {
+	bt, ct [(maxLanes - 1) * tPanel]float32
+}
+
+var tPool = sync.Pool{New: func() any { return new(tBuffers) }}
+
+// transposedCols adds a·b into the columns j0 … n-1 of c (fewer than a vector's lanes) as cᵀ[j0:n] += b[:,
+// j0:n]ᵀ·aᵀ: it packs those columns of b and c into rows, runs the kernel with at as its b, and unpacks c. Panels
+// of p run in increasing order, so each element still adds its products in increasing p.
+func transposedCols(kd int, at, b, c []float32, m, k, n, j0 int) {
+	buf := tPool.Get().(*tBuffers)
+	defer tPool.Put(buf)
+	bt, ct := buf.bt[:], buf.ct[:]
+	r := n - j0
+	for p0 := 0; p0 < k; p0 += tPanel {
+		kc := min(tPanel, k-p0)
+		for i := range r {
+			row := bt[i*kc : i*kc+kc]
+			for p := range row {
+				row[p] = b[(p0+p)*n+j0+i]
+			}
+		}
+		for i0 := 0; i0 < m; i0 += tPanel {
+			mc := min(tPanel, m-i0)
+			for i := range r {
+				row := ct[i*mc : i*mc+mc]
+				for j := range row {
+					row[j] = c[(i0+j)*n+j0+i]
+				}
+			}
+			if kd == kindAVX512 {
+				matMulAddAVX512(bt, at[p0*m+i0:], ct, r, kc, mc, kc, m, mc)
+			} else {
+				matMulAddAVX2(bt, at[p0*m+i0:], ct, r, kc, mc, kc, m, mc)
+			}
+			for i := range r {
+				row := ct[i*mc : i*mc+mc]
+				for j, v := range row {
+					c[(i0+j)*n+j0+i] = v
+				}
+			}
+		}
 	}
 }
 
@@ -118,9 +207,9 @@ const (
 	nativeBandRows = 240 // a multiple of avx2Rows and avx512Rows
 )
 
-// matMulAddAVX512 is MatMulAdd with the AVX-512 kernels. The caller has checked the shapes, m, k, n >= 1 and
-// resliced a, b, c to exactly m*k, k*n, m*n elements.
-func matMulAddAVX512(a, b, c []float32, m, k, n int) {
+// matMulAddAVX512 is MatMulAdd with the AVX-512 kernels, for a, b, c whose rows are lda, ldb, ldc apart (n
+// columns of b and c computed). The caller has checked the shapes and m, k, n >= 1.
+func matMulAddAVX512(a, b, c []float32, m, k, n, lda, ldb, ldc int) {
 	const R, V, W = avx512Rows, avx512Vecs, avx512Width
 	nFull := n - n%(V*W)
 	rem := n - nFull           // tail columns, < V·W
@@ -133,32 +222,32 @@ func matMulAddAVX512(a, b, c []float32, m, k, n int) {
 		for p0 := 0; p0 < k; p0 += nativePanelP {
 			kc := min(nativePanelP, k-p0)
 			for j0 := 0; j0 < nFull; j0 += V * W {
-				bp := &b[p0*n+j0]
+				bp := &b[p0*ldb+j0]
 				if blocks > 0 {
-					avx512Kernel(R, V, &a[i0*k+p0], bp, &c[i0*n+j0], kc, k, n, n, blocks)
+					avx512Kernel(R, V, &a[i0*lda+p0], bp, &c[i0*ldc+j0], kc, lda, ldb, ldc, blocks)
 				}
 				if tail > 0 {
-					avx512Kernel(tail, V, &a[it*k+p0], bp, &c[it*n+j0], kc, k, n, n, 1)
+					avx512Kernel(tail, V, &a[it*lda+p0], bp, &c[it*ldc+j0], kc, lda, ldb, ldc, 1)
 				}
 			}
 			if rem == 0 {
 				continue
 			}
-			bp := &b[p0*n+nFull]
+			bp := &b[p0*ldb+nFull]
 			if rem%W == 0 { // whole vectors: no mask needed
 				if blocks > 0 {
-					avx512Kernel(R, tv, &a[i0*k+p0], bp, &c[i0*n+nFull], kc, k, n, n, blocks)
+					avx512Kernel(R, tv, &a[i0*lda+p0], bp, &c[i0*ldc+nFull], kc, lda, ldb, ldc, blocks)
 				}
 				if tail > 0 {
-					avx512Kernel(tail, tv, &a[it*k+p0], bp, &c[it*n+nFull], kc, k, n, n, 1)
+					avx512Kernel(tail, tv, &a[it*lda+p0], bp, &c[it*ldc+nFull], kc, lda, ldb, ldc, 1)
 				}
 				continue
 			}
 			if blocks > 0 {
-				avx512KernelMasked(R, tv, &a[i0*k+p0], bp, &c[i0*n+nFull], kc, k, n, n, blocks, mask)
+				avx512KernelMasked(R, tv, &a[i0*lda+p0], bp, &c[i0*ldc+nFull], kc, lda, ldb, ldc, blocks, mask)
 			}
 			if tail > 0 {
-				avx512KernelMasked(tail, tv, &a[it*k+p0], bp, &c[it*n+nFull], kc, k, n, n, 1, mask)
+				avx512KernelMasked(tail, tv, &a[it*lda+p0], bp, &c[it*ldc+nFull], kc, lda, ldb, ldc, 1, mask)
 			}
 		}
 	}
@@ -173,9 +262,9 @@ var avx2Masks = func() (t [2 * avx2Cols]int32) {
 	return t
 }()
 
-// matMulAddAVX2 is MatMulAdd with the AVX2 kernels. The caller has checked the shapes, m, k, n >= 1 and resliced
-// a, b, c to exactly m*k, k*n, m*n elements.
-func matMulAddAVX2(a, b, c []float32, m, k, n int) {
+// matMulAddAVX2 is MatMulAdd with the AVX2 kernels, for a, b, c whose rows are lda, ldb, ldc apart (n columns
+// of b and c computed). The caller has checked the shapes and m, k, n >= 1.
+func matMulAddAVX2(a, b, c []float32, m, k, n, lda, ldb, ldc int) {
 	const R, V, W = avx2Rows, avx2Vecs, avx2Width
 	nFull := n - n%(V*W)
 	rem := n - nFull        // tail columns, < V·W
@@ -187,28 +276,28 @@ func matMulAddAVX2(a, b, c []float32, m, k, n int) {
 		for p0 := 0; p0 < k; p0 += nativePanelP {
 			kc := min(nativePanelP, k-p0)
 			for j0 := 0; j0 < nFull; j0 += V * W {
-				bp := &b[p0*n+j0]
+				bp := &b[p0*ldb+j0]
 				if blocks > 0 {
-					avx2Kernel(R, V, &a[i0*k+p0], bp, &c[i0*n+j0], kc, k, n, n, blocks)
+					avx2Kernel(R, V, &a[i0*lda+p0], bp, &c[i0*ldc+j0], kc, lda, ldb, ldc, blocks)
 				}
 				if tail > 0 {
-					avx2Kernel(tail, V, &a[it*k+p0], bp, &c[it*n+j0], kc, k, n, n, 1)
+					avx2Kernel(tail, V, &a[it*lda+p0], bp, &c[it*ldc+j0], kc, lda, ldb, ldc, 1)
 				}
 			}
 			if rem == 0 {
 				continue
 			}
 			if rem%W == 0 { // whole vectors: no mask needed
-				bp := &b[p0*n+nFull]
+				bp := &b[p0*ldb+nFull]
 				if blocks > 0 {
-					avx2Kernel(R, tv, &a[i0*k+p0], bp, &c[i0*n+nFull], kc, k, n, n, blocks)
+					avx2Kernel(R, tv, &a[i0*lda+p0], bp, &c[i0*ldc+nFull], kc, lda, ldb, ldc, blocks)
 				}
 				if tail > 0 {
-					avx2Kernel(tail, tv, &a[it*k+p0], bp, &c[it*n+nFull], kc, k, n, n, 1)
+					avx2Kernel(tail, tv, &a[it*lda+p0], bp, &c[it*ldc+nFull], kc, lda, ldb, ldc, 1)
 				}
 				continue
 			}
-			avx2TailCols(a, b, c, k, n, nFull, tv, i0, p0, kc, blocks, tail)
+			avx2TailCols(a, b, c, n, lda, ldb, ldc, nFull, tv, i0, p0, kc, blocks, tail)
 		}
 	}
 }
@@ -216,21 +305,21 @@ func matMulAddAVX2(a, b, c []float32, m, k, n int) {
 // avx2TailCols runs the last n-nFull columns (not a whole number of vectors; tv vectors) of one band and p panel:
 // it packs them into a zero-padded [kc][tv·8] buffer and runs the masked kernels, which read and write only those
 // columns of c.
-func avx2TailCols(a, b, c []float32, k, n, nFull, tv, i0, p0, kc, blocks, tail int) {
+func avx2TailCols(a, b, c []float32, n, lda, ldb, ldc, nFull, tv, i0, p0, kc, blocks, tail int) {
 	const R, W = avx2Rows, avx2Width
 	var pack [nativePanelP * avx2Cols]float32
 	cols, w := n-nFull, tv*W
 	for p := range kc {
 		row := pack[p*w : p*w+w]
-		copy(row, b[(p0+p)*n+nFull:(p0+p)*n+n])
+		copy(row, b[(p0+p)*ldb+nFull:(p0+p)*ldb+n])
 		clear(row[cols:])
 	}
 	mask := (*[avx2Cols]int32)(avx2Masks[avx2Cols-cols:])
 	if blocks > 0 {
-		avx2KernelMasked(R, tv, &a[i0*k+p0], &pack[0], &c[i0*n+nFull], kc, k, w, n, blocks, mask)
+		avx2KernelMasked(R, tv, &a[i0*lda+p0], &pack[0], &c[i0*ldc+nFull], kc, lda, w, ldc, blocks, mask)
 	}
 	if tail > 0 {
 		it := i0 + blocks*R
-		avx2KernelMasked(tail, tv, &a[it*k+p0], &pack[0], &c[it*n+nFull], kc, k, w, n, 1, mask)
+		avx2KernelMasked(tail, tv, &a[it*lda+p0], &pack[0], &c[it*ldc+nFull], kc, lda, w, ldc, 1, mask)
 	}
 }

@@ -16,13 +16,13 @@ import (
 // AVX2 and the AVX-512 kernel are tested and benchmarked on an AVX-512 machine), each wrapped like MatMulAdd
 // (shape checks; zero dimensions are no-ops).
 func altKernels() []namedKernel {
-	wrap := func(f func(a, b, c []float32, m, k, n int)) func(a, b, c []float32, m, k, n int) {
+	wrap := func(f func(a, b, c []float32, m, k, n, lda, ldb, ldc int)) func(a, b, c []float32, m, k, n int) {
 		return func(a, b, c []float32, m, k, n int) {
 			a, b, c = check(a, b, c, m, k, n)
 			if m == 0 || k == 0 || n == 0 {
 				return
 			}
-			f(a, b, c, m, k, n)
+			f(a, b, c, m, k, n, k, n, n)
 		}
 	}
 	var ks []namedKernel
@@ -35,11 +35,27 @@ func altKernels() []namedKernel {
 	return ks
 }
 
-// nativeKernels is altKernels, skipping the test where the CPU has no native kernel.
+// nativeKernels is altKernels and each native kind's MatMulAddT (given aᵀ, transposed for each call), skipping
+// the test where the CPU has no native kernel.
 func nativeKernels(t testing.TB) []namedKernel {
 	ks := altKernels()
 	if len(ks) == 0 {
 		t.Skip("SKIP: this CPU has neither AVX2 nor AVX-512 (with OS support)")
+	}
+	// withT runs MatMulAddT's path on kernels of kind kd, given a's transpose.
+	withT := func(kd int) func(a, b, c []float32, m, k, n int) {
+		return func(a, b, c []float32, m, k, n int) {
+			a, b, c = check(a, b, c, m, k, n)
+			if m == 0 || k == 0 || n == 0 {
+				return
+			}
+			at := make([]float32, m*k)
+			TransposeGo(at, a, m, k)
+			matMulAddTOn(kd, a, at, b, c, m, k, n)
+		}
+	}
+	for kd := kindAVX2; kd <= cpuKind; kd++ {
+		ks = append(ks, namedKernel{kindNames[kd] + " given aᵀ", withT(kd)})
 	}
 	return ks
 }

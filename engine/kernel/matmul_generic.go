@@ -11,3 +11,5 @@ var Native = "go"
 const SparsePays = true
 
 func matMulAdd(a, b, c []float32, m, k, n int) { matMulAddGo(a, b, c, m, k, n) }
+
+func matMulAddT(a, _, b, c []float32, m, k, n int) { matMulAddGo(a, b, c, m, k, n) }

@@ -30,3 +30,6 @@ func wasmMatMulAdd(a, b, c unsafe.Pointer, m, k, n int32)
 func matMulAdd(a, b, c []float32, m, k, n int) {
 	wasmMatMulAdd(unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&c[0]), int32(m), int32(k), int32(n))
 }
+
+// matMulAddT runs the SIMD kernel, which does not read aᵀ.
+func matMulAddT(a, _, b, c []float32, m, k, n int) { matMulAdd(a, b, c, m, k, n) }
