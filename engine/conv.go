@@ -321,7 +321,7 @@ type convScratch struct {
 // fwdWidth and bwdWidth the widths of the sparse products each pass would make (see sparseFor; 0 for none: a
 // grouped layer's products are one per group, which the sparse products do not split).
 func newConvScratch(geo geometry, in, chans, fwdWidth, bwdWidth int, grad bool) convScratch {
-	s := convScratch{geo: geo, idx: geo.index(), col: make([]float32, geo.rows()*geo.cols())}
+	s := convScratch{geo: geo, idx: geo.index().WithRuns(), col: make([]float32, geo.rows()*geo.cols())}
 	if grad {
 		s.dx = make([]float32, in)
 	}

@@ -59,6 +59,22 @@ var scatterCD = kind == kindAVX512 && func() bool {
 	return ebx7&(1<<28) != 0
 }()
 
+// runsPay says whether GatherIdx and ScatterAddIdx follow an Index's runs (Index.WithRuns): with AVX-512.
+func runsPay() bool { return loopWidth == 16 }
+
+//go:noescape
+func gatherRuns512(dst, src *float32, runs *run, n int)
+
+//go:noescape
+func sumRuns512(dst, src *float32, sums *sumRun, n int, taps *int32)
+
+// gatherRuns and sumRuns follow the runs of a map (cutRuns, cutSums) whose positions the caller has checked.
+func gatherRuns(dst, src []float32, runs []run) { gatherRuns512(&dst[0], &src[0], &runs[0], len(runs)) }
+
+func sumRuns(dst, src []float32, p *runPlan) {
+	sumRuns512(&dst[0], &src[0], &p.sums[0], len(p.sums), &p.taps[0])
+}
+
 // loopWidth is the block of the native loops: 16 values (AVX-512), 8 (AVX2) or none (the Go kernel).
 var loopWidth = [...]int{kindGo: 0, kindAVX2: 8, kindAVX512: 16}[kind]
 

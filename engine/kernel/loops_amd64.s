@@ -700,3 +700,154 @@ u256_loop:
 	JNZ u256_loop
 	VZEROUPPER
 	RET
+
+// 0, 2, …, 30: VPERMT2PS's indices of the even values of two vectors.
+DATA evens32<>+0(SB)/4, $0
+DATA evens32<>+4(SB)/4, $2
+DATA evens32<>+8(SB)/4, $4
+DATA evens32<>+12(SB)/4, $6
+DATA evens32<>+16(SB)/4, $8
+DATA evens32<>+20(SB)/4, $10
+DATA evens32<>+24(SB)/4, $12
+DATA evens32<>+28(SB)/4, $14
+DATA evens32<>+32(SB)/4, $16
+DATA evens32<>+36(SB)/4, $18
+DATA evens32<>+40(SB)/4, $20
+DATA evens32<>+44(SB)/4, $22
+DATA evens32<>+48(SB)/4, $24
+DATA evens32<>+52(SB)/4, $26
+DATA evens32<>+56(SB)/4, $28
+DATA evens32<>+60(SB)/4, $30
+GLOBL evens32<>(SB), RODATA|NOPTR, $64
+
+// 0, 0, 1, 1, …, 15, 15: VPERMPS's indices spreading a vector's values over the even lanes of two (the first
+// 16 for the first vector, the next 16 for the second).
+DATA pairs32<>+0(SB)/4, $0
+DATA pairs32<>+4(SB)/4, $0
+DATA pairs32<>+8(SB)/4, $1
+DATA pairs32<>+12(SB)/4, $1
+DATA pairs32<>+16(SB)/4, $2
+DATA pairs32<>+20(SB)/4, $2
+DATA pairs32<>+24(SB)/4, $3
+DATA pairs32<>+28(SB)/4, $3
+DATA pairs32<>+32(SB)/4, $4
+DATA pairs32<>+36(SB)/4, $4
+DATA pairs32<>+40(SB)/4, $5
+DATA pairs32<>+44(SB)/4, $5
+DATA pairs32<>+48(SB)/4, $6
+DATA pairs32<>+52(SB)/4, $6
+DATA pairs32<>+56(SB)/4, $7
+DATA pairs32<>+60(SB)/4, $7
+DATA pairs32<>+64(SB)/4, $8
+DATA pairs32<>+68(SB)/4, $8
+DATA pairs32<>+72(SB)/4, $9
+DATA pairs32<>+76(SB)/4, $9
+DATA pairs32<>+80(SB)/4, $10
+DATA pairs32<>+84(SB)/4, $10
+DATA pairs32<>+88(SB)/4, $11
+DATA pairs32<>+92(SB)/4, $11
+DATA pairs32<>+96(SB)/4, $12
+DATA pairs32<>+100(SB)/4, $12
+DATA pairs32<>+104(SB)/4, $13
+DATA pairs32<>+108(SB)/4, $13
+DATA pairs32<>+112(SB)/4, $14
+DATA pairs32<>+116(SB)/4, $14
+DATA pairs32<>+120(SB)/4, $15
+DATA pairs32<>+124(SB)/4, $15
+GLOBL pairs32<>(SB), RODATA|NOPTR, $128
+
+// func gatherRuns512(dst, src *float32, runs *run, n int)
+//
+// For each of the n runs (Index.WithRuns: i0, j0, lanes | s<<16, loads), dst[i0+u] = src[j0+s·u] for its lanes
+// u, or +0 where s = 0 (the padding): one masked load and store, or at a stride of 2 two masked loads of the 32
+// values from j0 (only those the run reads: the loads' lanes) and their even lanes by VPERMT2PS.
+TEXT ·gatherRuns512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ runs+16(FP), DX
+	MOVQ n+24(FP), CX
+	VPXORD Z28, Z28, Z28
+	VMOVDQU32 evens32<>(SB), Z29
+gr512_loop:
+	MOVL 0(DX), AX // i0
+	MOVL 4(DX), BX // j0
+	MOVL 8(DX), R10 // lanes | s<<16
+	KMOVW R10, K1
+	SHRL $16, R10
+	CMPL R10, $1
+	JNE gr512_other
+	VMOVUPS.Z (SI)(BX*4), K1, Z0
+	VMOVUPS Z0, K1, (DI)(AX*4)
+	JMP gr512_next
+gr512_other:
+	JLT gr512_zero
+	MOVL 12(DX), R11 // loads
+	KMOVW R11, K2
+	SHRL $16, R11
+	KMOVW R11, K3
+	VMOVUPS.Z (SI)(BX*4), K2, Z0
+	VMOVUPS.Z 64(SI)(BX*4), K3, Z1
+	VPERMT2PS Z1, Z29, Z0 // lane u: value 2u of the 32
+	VMOVUPS Z0, K1, (DI)(AX*4)
+	JMP gr512_next
+gr512_zero:
+	VMOVUPS Z28, K1, (DI)(AX*4)
+gr512_next:
+	ADDQ $16, DX
+	DECQ CX
+	JNZ gr512_loop
+	VZEROUPPER
+	RET
+
+// func sumRuns512(dst, src *float32, sums *sumRun, n int, taps *int32)
+//
+// For each of the n sums (Index.WithRuns: d0, lanes, first, ntaps), its positions' values of dst (loaded once:
+// at a stride of 2, the 16 from d0 where the lanes spread, their even lanes by VPERMPS) plus each tap's values
+// of src, from taps[first+t] on, in the taps' order (the map's), each sum dst + src as the Go loop adds; then
+// stored where they were loaded.
+TEXT ·sumRuns512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ sums+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVQ taps+32(FP), R8
+	VMOVDQU32 evens32<>(SB), Z29
+	VMOVDQU32 pairs32<>(SB), Z27
+sum_loop:
+	MOVL 0(DX), AX // d0
+	MOVL 4(DX), R10 // lanes | spread lanes<<16
+	MOVL 8(DX), BX // first
+	MOVL 12(DX), R11 // ntaps
+	LEAQ (R8)(BX*4), BX
+	KMOVW R10, K1
+	SHRL $16, R10
+	JNZ sum_two
+	VMOVUPS.Z (DI)(AX*4), K1, Z0
+sum_tap1:
+	MOVL (BX), R12
+	VMOVUPS.Z (SI)(R12*4), K1, Z1
+	VADDPS Z1, Z0, Z0
+	ADDQ $4, BX
+	DECL R11
+	JNZ sum_tap1
+	VMOVUPS Z0, K1, (DI)(AX*4)
+	JMP sum_next
+sum_two:
+	KMOVW R10, K2
+	VMOVUPS.Z (DI)(AX*4), K2, Z2
+	VPERMPS Z2, Z29, Z0 // lane u: value 2u
+sum_tap2:
+	MOVL (BX), R12
+	VMOVUPS.Z (SI)(R12*4), K1, Z1
+	VADDPS Z1, Z0, Z0
+	ADDQ $4, BX
+	DECL R11
+	JNZ sum_tap2
+	VPERMPS Z0, Z27, Z2 // lane 2u: value u
+	VMOVUPS Z2, K2, (DI)(AX*4)
+sum_next:
+	ADDQ $16, DX
+	DECQ CX
+	JNZ sum_loop
+	VZEROUPPER
+	RET

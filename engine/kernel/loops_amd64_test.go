@@ -115,7 +115,8 @@ func sameBits(t *testing.T, what string, got, want []float32) {
 
 // TestNativeGatherScatter: GatherIdx and ScatterAddIdx in AVX-512 and AVX2 give the Go loops' bits (NaNs, -0 and
 // subnormals in the values; runs, padding and repeated positions in the maps, in blocks and across them; every
-// length up to 70 and some long ones) and touch nothing past the map.
+// length up to 70 and some long ones) and touch nothing past the map; with AVX-512 also by the map's runs
+// (Index.WithRuns), the scatter-add onto its own result.
 func TestNativeGatherScatter(t *testing.T) {
 	eachLoopWidth(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(39, 1))
@@ -152,6 +153,25 @@ func TestNativeGatherScatter(t *testing.T) {
 			ScatterAddIdx(guarded[16:16+nsrc], col, x)
 			scatterIdxGo(wantS[16:16+nsrc], col, idx)
 			sameBits(t, "ScatterAddIdx", guarded, wantS)
+
+			if !runsPay() || n == 0 {
+				continue
+			}
+			// The same map cut into runs (Index.WithRuns), however short they are.
+			xr := x
+			sums, taps := cutSums(idx, x.max)
+			xr.runs = &runPlan{gather: cutRuns(idx), sums: sums, taps: taps}
+			for i := range got {
+				got[i] = 7
+			}
+			GatherIdx(got[16:16+n], src, xr)
+			sameBits(t, "GatherIdx by runs", got, want)
+			for i := range guarded {
+				guarded[i] = wantS[i]
+			}
+			ScatterAddIdx(guarded[16:16+nsrc], col, xr)
+			scatterIdxGo(wantS[16:16+nsrc], col, idx)
+			sameBits(t, "ScatterAddIdx by runs", guarded, wantS)
 		}
 	})
 }

@@ -6,8 +6,9 @@ import "strconv"
 // windows' matrix, the input value it is, or −1 for the padding), with its largest position, checked once so
 // that each call checks one number.
 type Index struct {
-	idx []int32
-	max int32
+	idx  []int32
+	max  int32
+	runs *runPlan // (WithRuns) the map cut into runs, where the native loops follow them
 }
 
 // NewIndex makes an Index of idx (kept, not copied): every position must be −1 or at least 0.
@@ -43,6 +44,10 @@ func GatherIdx(dst, src []float32, x Index) {
 		gatherIdxGo(dst, src, x.idx)
 		return
 	}
+	if x.runs != nil && x.runs.gather != nil {
+		gatherRuns(dst, src, x.runs.gather)
+		return
+	}
 	gatherIdx(dst, src, x.idx)
 }
 
@@ -61,6 +66,10 @@ func GatherIdxGo(dst, src []float32, x Index) {
 func ScatterAddIdx(dst, src []float32, x Index) {
 	x.check("ScatterAddIdx", len(src), len(dst))
 	if len(x.idx) == 0 || len(dst) == 0 { // (all padding: nothing to write)
+		return
+	}
+	if x.runs != nil && x.runs.sums != nil {
+		sumRuns(dst, src, x.runs)
 		return
 	}
 	scatterIdx(dst, src, x.idx)

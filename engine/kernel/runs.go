@@ -1,0 +1,191 @@
+package kernel
+
+import "slices"
+
+// WithRuns returns x with its map also cut into runs, where the machine's loops go faster by them (natively with
+// AVX-512), for a map used many times (a convolution's windows):
+//
+//   - for GatherIdx, stretches of up to 16 values whose positions step by 1 or by 2 (a window's row inside the
+//     image at a stride of 1 or 2) or are all −1 (the padding), each one or two masked loads and a masked store;
+//   - for ScatterAddIdx, the sums: up to 16 positions one or two apart (at most 8 at two) that take the same
+//     number of values, each from values of the map side by side (the same tap of neighbouring windows), each
+//     position's value loaded once, its values added in the map's order, and stored once. A scatter-add by
+//     blocks of the map would load and store a position once for each value it takes, each load waiting on the
+//     store before it where a stride of 2 interleaves two taps' positions.
+//
+// The same bits either way. Each half is kept only where its runs are long enough to pay (4 values or positions
+// on average); elsewhere, or where neither is, WithRuns returns x.
+func (x Index) WithRuns() Index {
+	if !runsPay() || len(x.idx) == 0 {
+		return x
+	}
+	p := new(runPlan)
+	if runs := cutRuns(x.idx); 4*len(runs) <= len(x.idx) {
+		p.gather = runs
+	}
+	values := 0 // the scatter-add's
+	for _, j := range x.idx {
+		if j >= 0 {
+			values++
+		}
+	}
+	if sums, taps := cutSums(x.idx, x.max); 4*len(sums) <= values {
+		p.sums, p.taps = sums, taps
+	}
+	if p.gather != nil || p.sums != nil {
+		x.runs = p
+	}
+	return x
+}
+
+// runPlan is a map cut into runs (Index.WithRuns): for the gather, and for the scatter-add's sums.
+type runPlan struct {
+	gather []run
+	sums   []sumRun
+	taps   []int32 // the sums' taps: where each takes its values in the map
+}
+
+// A run is one stretch of a map for the native gather (WithRuns): the map's values i0, i0+1, …, i0+n−1 are the
+// positions j0, j0+s, …, j0+(n−1)·s, or all −1 (s = 0). lanes holds n low bits and the kind s in bits 16–17;
+// loads, for s = 2, the lanes of the 32 values from j0 that the run reads (spreadEven of the lanes' halves, the
+// second half's in the high 16 bits).
+type run struct {
+	i0, j0       int32
+	lanes, loads uint32
+}
+
+// maxRun is the values of a run: a vector of AVX-512.
+const maxRun = 16
+
+// cutRuns cuts idx into runs, each as long as it can be (at most maxRun); a position alone is a run of one.
+func cutRuns(idx []int32) []run {
+	var runs []run
+	for i := 0; i < len(idx); {
+		j, s := idx[i], int32(1)
+		switch {
+		case j < 0:
+			s = 0
+		case i+1 < len(idx) && idx[i+1] == j+2:
+			s = 2
+		}
+		n := 1
+		for n < maxRun && i+n < len(idx) && (s == 0 && idx[i+n] < 0 || s > 0 && idx[i+n] == j+s*int32(n)) {
+			n++
+		}
+		r := run{i0: int32(i), j0: max(j, 0), lanes: uint32(1)<<n - 1 | uint32(s)<<16}
+		if s == 2 {
+			r.loads = uint32(spreadEven[r.lanes&0xff]) | uint32(spreadEven[r.lanes>>8&0xff])<<16
+		}
+		runs = append(runs, r)
+		i += n
+	}
+	return runs
+}
+
+// A sumRun is n positions d0, d0+s, …, d0+(n−1)·s of a scatter-add's destination (s = 1, n ≤ 16; or s = 2,
+// n ≤ 8) that each take values from ntaps places of the map, tap t of lane l from the map's value taps[first+t]
+// + l, in the map's order. lanes holds n low bits and, for s = 2, the same lanes spread over the even lanes of
+// 16 in its high 16 bits (0 for s = 1).
+type sumRun struct {
+	d0           int32
+	lanes        uint32
+	first, ntaps int32
+}
+
+// cutSums cuts the scatter-add through idx (largest position top) into sums: each position that takes a value,
+// with the next ones one apart (else two) while they take as many values from the map's next places; in the
+// order interleave gives them.
+func cutSums(idx []int32, top int32) ([]sumRun, []int32) {
+	if top < 0 {
+		return nil, nil
+	}
+	// Each position's places in the map, in the map's order: from[at[d]:at[d+1]].
+	at := make([]int32, top+2)
+	for _, j := range idx {
+		if j >= 0 {
+			at[j+1]++
+		}
+	}
+	for d := 1; d < len(at); d++ {
+		at[d] += at[d-1]
+	}
+	from, next := make([]int32, at[top+1]), slices.Clone(at[:top+1])
+	for i, j := range idx {
+		if j >= 0 {
+			from[next[j]] = int32(i)
+			next[j]++
+		}
+	}
+	places := func(d int32) []int32 { return from[at[d]:at[d+1]] }
+	done := make([]bool, top+1)
+	continues := func(d0, s, l int32) bool { // position d0 + s·l is lane l of a run from d0
+		d := d0 + s*l
+		if d > top || done[d] {
+			return false
+		}
+		a, b := places(d0), places(d)
+		if len(a) != len(b) {
+			return false
+		}
+		for t := range a {
+			if b[t] != a[t]+l {
+				return false
+			}
+		}
+		return true
+	}
+	var sums []sumRun
+	var taps []int32
+	for d0 := int32(0); d0 <= top; d0++ {
+		if done[d0] || at[d0] == at[d0+1] {
+			continue
+		}
+		s, most := int32(1), int32(maxRun)
+		if !continues(d0, 1, 1) && continues(d0, 2, 1) {
+			s, most = 2, maxRun/2
+		}
+		n := int32(1)
+		for n < most && continues(d0, s, n) {
+			n++
+		}
+		lanes := uint32(1)<<n - 1
+		if s == 2 {
+			lanes |= uint32(spreadEven[lanes]) << 16
+		}
+		for l := range n {
+			done[d0+s*l] = true
+		}
+		sums = append(sums, sumRun{d0: d0, lanes: lanes, first: int32(len(taps)), ntaps: int32(len(places(d0)))})
+		taps = append(taps, places(d0)...)
+	}
+	return interleave(sums), taps
+}
+
+// interleave orders runs (by their first positions) four ways, the first quarter's first, the second's, the
+// third's, the fourth's, then each quarter's second, …: a run whose positions lie beside the last one's (whose
+// load would wait on that run's store, even where their lanes do not meet) runs four runs after it.
+func interleave(runs []sumRun) []sumRun {
+	const ways = 4
+	q := (len(runs) + ways - 1) / ways
+	out := make([]sumRun, 0, len(runs))
+	for i := range q {
+		for w := range ways {
+			if j := w*q + i; j < len(runs) {
+				out = append(out, runs[j])
+			}
+		}
+	}
+	return out
+}
+
+// spreadEven[b] has bit 2i set where b has bit i: 8 lanes spread over the even lanes of 16.
+var spreadEven = func() (t [256]uint16) {
+	for b := range t {
+		for i := range 8 {
+			if b>>i&1 == 1 {
+				t[b] |= 1 << (2 * i)
+			}
+		}
+	}
+	return t
+}()

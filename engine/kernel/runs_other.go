@@ -1,0 +1,10 @@
+//go:build !(amd64 && !purego)
+
+package kernel
+
+// runsPay says whether GatherIdx and ScatterAddIdx follow an Index's runs (Index.WithRuns): only the native
+// AVX-512 loops do.
+func runsPay() bool { return false }
+
+func gatherRuns(_, _ []float32, _ []run) { panic("kernel: no runs in this build") }
+func sumRuns(_, _ []float32, _ *runPlan) { panic("kernel: no runs in this build") }
