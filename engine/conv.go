@@ -432,6 +432,19 @@ func fillBias(y, b []float32, P int) {
 	}
 }
 
+// fillBiases sets n images of y (rows of len(b)·P values) to their channels' biases: the first by fillBias, the
+// others copied from it, one copy an image rather than a few a channel (which took 5 % of Fashion's step).
+func fillBiases(y, b []float32, P, n int) {
+	size := len(b) * P
+	if n == 0 {
+		return
+	}
+	fillBias(y[:size], b, P)
+	for r := 1; r < n; r++ {
+		copy(y[r*size:(r+1)*size], y[:size])
+	}
+}
+
 // conv runs the convolution l on n images x (rows of l.In.Size()) into y (rows of l.Out.Size()), image by image:
 // the biases, then W_g·gather(x)_g for each group g (group g's window rows and output channels are contiguous);
 // sparse (one group only), each image's windows by position times Wᵀ from the biases, transposed into y. One
@@ -455,6 +468,9 @@ func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool)
 		s.rows.forward(l, li, x, y, n)
 		return
 	}
+	if !sparse {
+		fillBiases(y, l.B, P, n)
+	}
 	for r := 0; r < n; r++ {
 		yr := y[r*outW : (r+1)*outW]
 		if sparse {
@@ -464,7 +480,6 @@ func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool)
 			kernel.Transpose(yr, s.t, P, C)
 			continue
 		}
-		fillBias(yr, l.B, P)
 		col := x[r*in : (r+1)*in] // pointwise: the windows are the image
 		if !s.pointwise {
 			col = s.col
@@ -990,10 +1005,14 @@ func (o *convTransposeOp) forward() {
 	G := o.l.groups()
 	Kg, Cg := K/G, C/G
 	outP := o.l.Out.H * o.l.Out.W
+	sparse := o.sparseFwd && o.x.g.compact
+	if !sparse {
+		fillBiases(o.out.Data, o.l.B, outP, o.x.Rows())
+	}
 	for r := 0; r < o.x.Rows(); r++ {
 		y := o.out.Row(r)
-		fillBias(y, o.l.B, outP)
-		if o.sparseFwd && o.x.g.compact {
+		if sparse {
+			fillBias(y, o.l.B, outP)
 			o.chans.SetTranspose(o.x.Row(r))
 			kernel.MatMulAddSparse(o.chans, o.l.W, o.t, K, true)
 			kernel.ScatterAddPairs(y, o.t, o.fromPos)
