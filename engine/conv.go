@@ -285,6 +285,7 @@ func (c *Conv) scratch(images int, grad bool) convScratch {
 	s := newConvScratch(c.geometry(), c.In.Size(), c.Out.C, fw, bw, grad)
 	if c.groups() > 1 && c.In.C == c.groups() {
 		s.dw = newDepthwisePlanes(c, images, grad)
+		s.dwr = newDepthwiseRows(c)
 	}
 	w := c.Window
 	s.pointwise = w.KH == 1 && w.KW == 1 && w.StrideH == 1 && w.StrideW == 1 && w.PadH == 0 && w.PadW == 0
@@ -308,7 +309,8 @@ type convScratch struct {
 	byPos, chans         *kernel.Sparse
 	t                    []float32
 
-	dw *depthwisePlanes // a convolution with one input channel a group: its planes (directDepthwise); or planes chosen
+	dwr *depthwiseRows   // a depthwise convolution of stride 1, natively (directDepthwise): its rows' plans
+	dw  *depthwisePlanes // a convolution with one input channel a group: its planes (directDepthwise); or planes chosen
 
 	pointwise        bool       // the windows are the image itself (1×1, stride 1, no padding): nothing to gather
 	planes           bool       // the convolution runs in planes (dw), chosen for it (chooseLayout)
@@ -407,6 +409,63 @@ func sparseFor(width int) bool {
 // 64 (Fashion's 32→64 convolution), 144, 256, 288 and 512 wide about as fast or faster (Fashion: −25 %).
 func sparsePays(width int) bool { return width >= 128 || width >= 64 && width%32 == 0 }
 
+// depthwiseRows runs a depthwise convolution of stride 1 (one input and one output channel a group, any window,
+// padding and dilation) channel by channel with kernel.Depthwise, natively with AVX-512: each output row's sums
+// from the bias over the taps in order, 16 outputs a vector, reading the input where it lies; the input gradient
+// alike, the taps negated, from +0, added to ∂x. The same products added in the same order as the planes' and
+// the windows' products (the padding's products there are ±0, which change no sum), so the same bits
+// (TestDepthwiseRowsKeepBits). Elsewhere nil: the planes run.
+type depthwiseRows struct {
+	fwd, bwd *kernel.DepthwisePlan
+}
+
+// depthwiseByRows says whether depthwise convolutions run by rows where they can (newDepthwiseRows); tests flip it
+// to run the planes instead.
+var depthwiseByRows = true
+
+// newDepthwiseRows is c's depthwiseRows, or nil where kernel.Depthwise has no native loop or c is not a depthwise
+// convolution of stride 1.
+func newDepthwiseRows(c *Conv) *depthwiseRows {
+	w := c.Window
+	if !kernel.DepthwiseNative || !depthwiseByRows || c.Out.C != c.In.C || w.StrideH != 1 || w.StrideW != 1 {
+		return nil
+	}
+	dh, dw := w.dilation()
+	var dy, dx, ny, nx []int32
+	for ky := 0; ky < w.KH; ky++ {
+		for kx := 0; kx < w.KW; kx++ {
+			y, x := int32(ky*dh-w.PadH), int32(kx*dw-w.PadW)
+			dy, dx, ny, nx = append(dy, y), append(dx, x), append(ny, -y), append(nx, -x)
+		}
+	}
+	return &depthwiseRows{
+		fwd: kernel.NewDepthwisePlan(c.Out.H, c.Out.W, c.In.H, c.In.W, dy, dx),
+		bwd: kernel.NewDepthwisePlan(c.In.H, c.In.W, c.Out.H, c.Out.W, ny, nx),
+	}
+}
+
+// forward runs l on n images x into y.
+func (d *depthwiseRows) forward(l *Conv, x, y []float32, n int) {
+	T, inP, outP := len(d.fwd.DX), l.In.H*l.In.W, l.Out.H*l.Out.W
+	for r := 0; r < n; r++ {
+		for c := 0; c < l.In.C; c++ {
+			at, to := (r*l.In.C+c)*inP, (r*l.Out.C+c)*outP
+			kernel.Depthwise(y[to:to+outP], x[at:at+inP], l.W[c*T:(c+1)*T], d.fwd, l.B[c], false)
+		}
+	}
+}
+
+// backward adds the input gradients of n images, from dy, to dx.
+func (d *depthwiseRows) backward(l *Conv, dy, dx []float32, n int) {
+	T, inP, outP := len(d.fwd.DX), l.In.H*l.In.W, l.Out.H*l.Out.W
+	for r := 0; r < n; r++ {
+		for c := 0; c < l.In.C; c++ {
+			at, from := (r*l.In.C+c)*inP, (r*l.Out.C+c)*outP
+			kernel.Depthwise(dx[at:at+inP], dy[from:from+outP], l.W[c*T:(c+1)*T], d.bwd, 0, true)
+		}
+	}
+}
+
 // directDepthwise says whether a convolution with one input channel a group (depthwise, with a channel
 // multiplier or not) runs as depthwisePlanes does rather than gathering its windows: the same products added in
 // the same order, so the same bits (TestDepthwiseDirectKeepsBits); tests flip it.
@@ -457,6 +516,10 @@ func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool)
 	Kg, Cg := K/G, C/G
 	in, outW := l.In.Size(), l.Out.Size()
 	sparse := s.sparseFwd && compact
+	if s.dwr != nil && directDepthwise {
+		s.dwr.forward(l, x, y, n)
+		return
+	}
 	if s.dw != nil && (s.planes && !sparse || !s.planes && directDepthwise) {
 		for r := 0; r < n; r += s.dw.chunk {
 			nb := min(s.dw.chunk, n-r)
@@ -503,6 +566,10 @@ func (s *convScratch) convGrad(l *Conv, li int, dy, dx []float32, n int, fresh, 
 	Kg, Cg := K/G, C/G
 	in, outW := l.In.Size(), l.Out.Size()
 	sparse := s.sparseBwd && compact
+	if s.dwr != nil && directDepthwise {
+		s.dwr.backward(l, dy, dx, n)
+		return
+	}
 	if s.dw != nil && (s.planes && !sparse || !s.planes && directDepthwise) {
 		// Adding its sums, from +0, to dx is as adding them to a fresh +0 first.
 		for r := 0; r < n; r += s.dw.chunk {

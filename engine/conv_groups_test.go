@@ -705,3 +705,70 @@ func BenchmarkDepthwiseConv(b *testing.B) {
 		})
 	}
 }
+
+// TestDepthwiseRowsKeepBits: a depthwise convolution of stride 1 by rows (kernel.Depthwise, natively with
+// AVX-512) gives the bits of its planes and of its windows gathered, forward and input gradient: windows 1×1 to
+// 5×5, paddings, dilations 1–2, images 1–40 wide, a batch below the graph's capacity, its input's gradient shared
+// with another reader or not, inputs with +0 and -0, weights with zeros. Without the native loop (WebAssembly,
+// AVX2) no convolution runs by rows, and the planes give the windows' bits.
+func TestDepthwiseRowsKeepBits(t *testing.T) {
+	r := rng.New(97)
+	for trial := 0; trial < 40; trial++ {
+		in := Shape{2 + r.IntN(5), 1 + r.IntN(12), 1 + r.IntN(40)}
+		win := Window{KH: 1 + r.IntN(5), KW: 1 + r.IntN(5), StrideH: 1, StrideW: 1, DilH: 1 + r.IntN(2), DilW: 1 + r.IntN(2)}
+		win.PadH, win.PadW = r.IntN(win.DilH*(win.KH-1)/2+1), r.IntN(win.DilW*(win.KW-1)/2+1)
+		if dilatedOut(in.H, win.KH, 1, win.PadH, win.DilH) < 1 || dilatedOut(in.W, win.KW, 1, win.PadW, win.DilW) < 1 {
+			continue
+		}
+		w := randSlice(r, in.C*win.KH*win.KW, 0.5)
+		for i := range w {
+			if i%5 == 3 {
+				w[i] = 0
+			}
+		}
+		conv, err := NewConvGroups(in, in.C, win, in.C, w, randSlice(r, in.C, 0.1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		const batch = 3
+		x := randSlice(r, batch*in.Size(), 1)
+		for i := range x {
+			switch i % 6 {
+			case 1:
+				x[i] = 0
+			case 4:
+				x[i] = float32(math.Copysign(0, -1))
+			}
+		}
+		shared := trial%2 == 1
+		run := func() map[string][]float32 {
+			g := NewGraph(batch + 2)
+			if err := g.SetBatch(batch); err != nil {
+				t.Fatal(err)
+			}
+			z := g.Input(in.Size(), true)
+			y := g.Conv2D(z, &conv)
+			h := g.ReLU(y)
+			loss := g.Dense(h, randLayer(rng.New(1), h.Cols, 1))
+			if shared {
+				loss = g.Sum(Term{1, loss}, Term{1, g.Dense(z, randLayer(rng.New(2), in.Size(), 1))})
+			}
+			copy(z.Data, x)
+			g.Forward()
+			g.Backward(loss, nil)
+			if o := y.producer.(*convOp); (o.dwr != nil) != (depthwiseByRows && kernel.DepthwiseNative) {
+				t.Fatalf("trial %d: by rows %v (native loop %v), but the op's rows are %v", trial, depthwiseByRows, kernel.DepthwiseNative, o.dwr)
+			}
+			return map[string][]float32{"y": append([]float32(nil), y.Live()...), "∂x": append([]float32(nil), z.Grad[:batch*in.Size()]...)}
+		}
+		what := fmt.Sprintf("trial %d: depthwise %v → %v, %s, shared %v", trial, in, conv.Out, describeWindow(win), shared)
+		var windows, planes, rows map[string][]float32
+		withDirectDepthwise(false, func() { windows = run() })
+		depthwiseByRows = false
+		planes = run()
+		depthwiseByRows = true
+		rows = run()
+		sameBits(t, what+", rows against the windows", windows, rows, nil)
+		sameBits(t, what+", rows against the planes", planes, rows, nil)
+	}
+}

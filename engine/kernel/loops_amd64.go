@@ -75,6 +75,17 @@ func sumRuns(dst, src []float32, p *runPlan) {
 	sumRuns512(&dst[0], &src[0], &p.sums[0], len(p.sums), &p.taps[0])
 }
 
+// DepthwiseNative says whether Depthwise runs a native loop: with AVX-512 (16 outputs a vector).
+var DepthwiseNative = kind == kindAVX512
+
+//go:noescape
+func depthwise512(dst, src, w *float32, taps *int32, masks *uint16, ntaps, rows, blocks, outW, inH, inW, yLo, yHi int, init float32, add bool)
+
+// depthwise runs Depthwise's loop in AVX-512; the caller has checked the planes.
+func depthwise(dst, src, w []float32, p *DepthwisePlan, T int, init float32, add bool) {
+	depthwise512(&dst[0], &src[0], &w[0], &p.taps[0], &p.masks[0], T, p.OutH, p.blocks, p.OutW, p.InH, p.InW, p.yLo, p.yHi, init, add)
+}
+
 // loopWidth is the block of the native loops: 16 values (AVX-512), 8 (AVX2) or none (the Go kernel).
 var loopWidth = [...]int{kindGo: 0, kindAVX2: 8, kindAVX512: 16}[kind]
 

@@ -851,3 +851,149 @@ sum_next:
 	JNZ sum_loop
 	VZEROUPPER
 	RET
+
+// func depthwise512(dst, src, w *float32, taps *int32, masks *uint16, ntaps, rows, blocks, outW, inH, inW, yLo, yHi int, init float32, add bool)
+//
+// Depthwise's loop: for each output row y and block of 16 outputs from x0, the sum from init over the taps t in
+// order (taps: DY, and the offset DY·inW + DX) whose row y + DY lies in the input: the 16 values from
+// (y·inW + x0) + offset, those the tap's mask keeps (the others +0), times w[t], added; then stored under the
+// block's mask, or added to dst's values there (dst + sum). Rows yLo … yHi−1 read inside the input at every
+// tap: there four rows run at once (four chains of additions, not one waiting on each sum before it).
+//
+// Registers: DI dst, SI src, R8 w, R9 taps, R10 masks, R11 ntaps, R14 an input row's bytes, CX y, R12 the
+// block, R13 its masks, BX the tap, DX the block's first input place (then an output row's bytes), AX scratch;
+// Z31 init, Z0–Z3 the sums.
+TEXT ·depthwise512(SB), NOSPLIT, $0-109
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ w+16(FP), R8
+	MOVQ taps+24(FP), R9
+	MOVQ masks+32(FP), R10
+	MOVQ ntaps+40(FP), R11
+	MOVQ inW+80(FP), R14
+	SHLQ $2, R14
+	VBROADCASTSS init+104(FP), Z31
+	XORQ CX, CX
+dw512_row:
+	CMPQ CX, rows+48(FP)
+	JGE dw512_done
+	CMPQ CX, yLo+88(FP)
+	JLT dw512_one
+	LEAQ 4(CX), AX
+	CMPQ AX, yHi+96(FP)
+	JGT dw512_one
+	XORQ R12, R12
+	MOVQ R10, R13
+dw512_qblock:
+	MOVQ CX, DX
+	IMULQ inW+80(FP), DX
+	MOVQ R12, AX
+	SHLQ $4, AX
+	ADDQ AX, DX // y·inW + x0
+	VMOVAPS Z31, Z0
+	VMOVAPS Z31, Z1
+	VMOVAPS Z31, Z2
+	VMOVAPS Z31, Z3
+	XORQ BX, BX
+dw512_qtap:
+	MOVLQSX 4(R9)(BX*8), AX
+	ADDQ DX, AX
+	LEAQ (SI)(AX*4), AX
+	KMOVW (R13)(BX*2), K1
+	VBROADCASTSS (R8)(BX*4), Z8
+	VMOVUPS.Z (AX), K1, Z4
+	VMOVUPS.Z (AX)(R14*1), K1, Z5
+	LEAQ (AX)(R14*2), AX
+	VMOVUPS.Z (AX), K1, Z6
+	VMOVUPS.Z (AX)(R14*1), K1, Z7
+	VMULPS Z8, Z4, Z4
+	VMULPS Z8, Z5, Z5
+	VMULPS Z8, Z6, Z6
+	VMULPS Z8, Z7, Z7
+	VADDPS Z4, Z0, Z0
+	VADDPS Z5, Z1, Z1
+	VADDPS Z6, Z2, Z2
+	VADDPS Z7, Z3, Z3
+	INCQ BX
+	CMPQ BX, R11
+	JLT dw512_qtap
+	KMOVW (R13)(R11*2), K2 // the block's outputs
+	MOVQ CX, AX
+	IMULQ outW+64(FP), AX
+	MOVQ R12, BX
+	SHLQ $4, BX
+	ADDQ BX, AX
+	LEAQ (DI)(AX*4), AX // row y's outputs from x0
+	MOVQ outW+64(FP), DX
+	SHLQ $2, DX
+	CMPB add+108(FP), $0
+	JEQ dw512_qstore
+	VMOVUPS.Z (AX), K2, Z4
+	VADDPS Z0, Z4, Z0 // dst + sum
+	VMOVUPS.Z (AX)(DX*1), K2, Z5
+	VADDPS Z1, Z5, Z1
+	LEAQ (AX)(DX*2), BX
+	VMOVUPS.Z (BX), K2, Z6
+	VADDPS Z2, Z6, Z2
+	VMOVUPS.Z (BX)(DX*1), K2, Z7
+	VADDPS Z3, Z7, Z3
+dw512_qstore:
+	VMOVUPS Z0, K2, (AX)
+	VMOVUPS Z1, K2, (AX)(DX*1)
+	LEAQ (AX)(DX*2), AX
+	VMOVUPS Z2, K2, (AX)
+	VMOVUPS Z3, K2, (AX)(DX*1)
+	LEAQ 2(R13)(R11*2), R13
+	INCQ R12
+	CMPQ R12, blocks+56(FP)
+	JLT dw512_qblock
+	ADDQ $4, CX
+	JMP dw512_row
+dw512_one: // one row, each tap's row checked
+	XORQ R12, R12
+	MOVQ R10, R13
+dw512_block:
+	MOVQ CX, DX
+	IMULQ inW+80(FP), DX
+	MOVQ R12, AX
+	SHLQ $4, AX
+	ADDQ AX, DX // y·inW + x0
+	VMOVAPS Z31, Z0
+	XORQ BX, BX
+dw512_tap:
+	MOVLQSX (R9)(BX*8), AX
+	ADDQ CX, AX // the row it reads
+	CMPQ AX, inH+72(FP)
+	JCC dw512_skip // (outside the input, below or above)
+	MOVLQSX 4(R9)(BX*8), AX
+	ADDQ DX, AX
+	KMOVW (R13)(BX*2), K1
+	VMOVUPS.Z (SI)(AX*4), K1, Z1
+	VBROADCASTSS (R8)(BX*4), Z2
+	VMULPS Z2, Z1, Z1
+	VADDPS Z1, Z0, Z0
+dw512_skip:
+	INCQ BX
+	CMPQ BX, R11
+	JLT dw512_tap
+	KMOVW (R13)(R11*2), K2
+	MOVQ CX, AX
+	IMULQ outW+64(FP), AX
+	MOVQ R12, BX
+	SHLQ $4, BX
+	ADDQ BX, AX // y·outW + x0
+	CMPB add+108(FP), $0
+	JEQ dw512_store
+	VMOVUPS.Z (DI)(AX*4), K2, Z3
+	VADDPS Z0, Z3, Z0 // dst + sum
+dw512_store:
+	VMOVUPS Z0, K2, (DI)(AX*4)
+	LEAQ 2(R13)(R11*2), R13
+	INCQ R12
+	CMPQ R12, blocks+56(FP)
+	JLT dw512_block
+	INCQ CX
+	JMP dw512_row
+dw512_done:
+	VZEROUPPER
+	RET

@@ -8,3 +8,10 @@ func runsPay() bool { return false }
 
 func gatherRuns(_, _ []float32, _ []run) { panic("kernel: no runs in this build") }
 func sumRuns(_, _ []float32, _ *runPlan) { panic("kernel: no runs in this build") }
+
+// DepthwiseNative says whether Depthwise runs a native loop: only with AVX-512.
+const DepthwiseNative = false
+
+func depthwise(_, _, _ []float32, _ *DepthwisePlan, _ int, _ float32, _ bool) {
+	panic("kernel: no native depthwise loop in this build")
+}

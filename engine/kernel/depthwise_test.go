@@ -1,0 +1,84 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDepthwiseBitForBit: Depthwise (natively with AVX-512) gives DepthwiseGo's bits on random planes and taps: a
+// convolution's (padding 0–3, dilation 1–2, kernels 1×1 to 5×5, rows 1–40 wide, so one to three blocks and every
+// tail) and its input gradient's (the taps negated), from a bias and from +0, stored and added; values with -0,
+// subnormals and wide exponents, weights with zeros; guard values after each plane.
+func TestDepthwiseBitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 2))
+	for trial := 0; trial < 600; trial++ {
+		kh, kw := 1+r.IntN(5), 1+r.IntN(5)
+		dh, dw := 1+r.IntN(2), 1+r.IntN(2)
+		ph, pw := r.IntN(4), r.IntN(4)
+		inH, inW := 1+r.IntN(12), 1+r.IntN(40)
+		outH, outW := inH+2*ph-dh*(kh-1), inW+2*pw-dw*(kw-1)
+		if outH < 1 || outW < 1 {
+			continue
+		}
+		var dy, dx []int32
+		for ky := 0; ky < kh; ky++ {
+			for kx := 0; kx < kw; kx++ {
+				dy, dx = append(dy, int32(ky*dh-ph)), append(dx, int32(kx*dw-pw))
+			}
+		}
+		grad := trial%2 == 1
+		p := NewDepthwisePlan(outH, outW, inH, inW, dy, dx)
+		if grad { // the input gradient: ∂x (inH × inW) from ∂out (outH × outW), the taps negated
+			ny, nx := make([]int32, len(dy)), make([]int32, len(dx))
+			for i := range dy {
+				ny[i], nx[i] = -dy[i], -dx[i]
+			}
+			p = NewDepthwisePlan(inH, inW, outH, outW, ny, nx)
+		}
+		w := make([]float32, len(dx))
+		for i := range w {
+			w[i] = dwValue(r)
+			if i%4 == 2 {
+				w[i] = 0
+			}
+		}
+		src := make([]float32, p.InH*p.InW)
+		for i := range src {
+			src[i] = dwValue(r)
+			if i%7 == 3 {
+				src[i] = float32(math.Copysign(0, -1))
+			}
+		}
+		init := float32(0)
+		if !grad {
+			init = float32(r.NormFloat64())
+		}
+		n := p.OutH * p.OutW
+		got, want := make([]float32, n+16), make([]float32, n+16)
+		for i := range got {
+			got[i] = dwValue(r)
+			want[i] = got[i]
+		}
+		Depthwise(got, src, w, p, init, grad)
+		DepthwiseGo(want, src, w, p, init, grad)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("trial %d: value %d is %#x, DepthwiseGo gives %#x", trial, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
+			}
+		}
+	}
+}
+
+// dwValue is a finite value from a mix: normal, wide exponents, subnormals, ±0.
+func dwValue(r *rand.Rand) float32 {
+	switch r.IntN(8) {
+	case 0:
+		return 0
+	case 1:
+		return float32(math.Copysign(0, -1))
+	case 2:
+		return math.Float32frombits(uint32(1 + r.IntN(1<<22))) // subnormal
+	}
+	return float32(r.NormFloat64()) * float32(math.Pow(2, float64(r.IntN(40)-20)))
+}
