@@ -9,7 +9,8 @@ import "math"
 // blocks of 16 (or 8) values, their tails in Go; with DELTACLUE_KERNEL=go, all in Go. The same bits as the Go
 // loops (every lane does their operation on the same operands; see loops_amd64.s). A scatter-add in AVX-512 needs
 // AVX512CD (VPCONFLICTD) to find a block's repeated positions; AVX2 has no scatter: there a block that is not one
-// run of positions goes lane by lane.
+// run of positions goes lane by lane. With AVX-512 only: a map cut into runs once (Index.WithRuns) is followed
+// run by run (gatherRuns512, sumRuns512), and a depthwise convolution's channel runs by rows (depthwise512).
 
 //go:noescape
 func gatherIdx512(dst, src *float32, idx *int32, blocks int)

@@ -7,7 +7,8 @@
 // lane does the scalar loop's operation on the same operands (a copy of bits, one float32 addition x + d with x
 // in the order the Go loop's compiled code adds them, an integer mask), so the results are the Go loops' bits. No fused multiply-add, no reordering of sums:
 // the scatter-adds run a block of positions in order, and a block whose positions repeat one runs lane by lane.
-// Each routine runs whole blocks of 16 (AVX-512) or 8 (AVX2) values; the caller's Go loop does the rest.
+// Each routine runs whole blocks of 16 (AVX-512) or 8 (AVX2) values; the caller's Go loop does the rest. The runs'
+// (gatherRuns512, sumRuns512) and the depthwise rows (depthwise512), AVX-512 only, run whatever they are given.
 
 // 0, 1, …, 15: a run of consecutive positions is its first plus these.
 DATA iota16<>+0(SB)/4, $0
