@@ -3,7 +3,6 @@ package engine
 import (
 	"math"
 
-	"github.com/deltaclue/deltaclue/engine/fmath"
 	"github.com/deltaclue/deltaclue/engine/kernel"
 )
 
@@ -318,7 +317,7 @@ type sigmoidOp struct {
 	arg, ex []float64 // scratch: a chunk of −|x| and of e^{−|x|}
 }
 
-// sigmoidChunk is how many exponentials the sigmoid hands fmath.ExpTo at once.
+// sigmoidChunk is how many exponentials the sigmoid hands expTo at once.
 const sigmoidChunk = 256
 
 // Sigmoid is 1/(1+e^-x) elementwise.
@@ -332,7 +331,7 @@ func (g *Graph) Sigmoid(x *Tensor) *Tensor {
 }
 
 // forward: σ(x) = 1/(1+e^{−|x|}) for x ≥ 0 and e^{−|x|}/(1+e^{−|x|}) for x < 0 (NaN: the first), one division
-// either way, the exponentials a chunk at a time (fmath.ExpTo: the bits of fmath.Exp).
+// either way, the exponentials a chunk at a time (expTo: the bits of fmath.Exp).
 func (o *sigmoidOp) forward() {
 	x, out := o.x.Live(), o.out.Live()
 	out, e := out[:len(x)], o.e[:len(x)]
@@ -348,7 +347,7 @@ func (o *sigmoidOp) forward() {
 		for i, v := range xs {
 			arg[i] = -math.Abs(float64(v))
 		}
-		fmath.ExpTo(ex, arg)
+		expTo(ex, arg)
 		os, es := out[start:start+len(xs)], e[start:start+len(xs)]
 		for i, v := range xs {
 			ei := ex[i]

@@ -234,8 +234,8 @@ func (o *predictiveOp) targetRow(i int) []float64 {
 	return o.target[i*c : (i+1)*c]
 }
 
-// expTo is fmath.ExpTo, in the SIMD module where there is one (kernel.ExpTo: the same bits; not in a DenseOnly
-// worker, whose kernel leaves it out).
+// expTo is fmath.ExpTo, in the SIMD module or natively in AVX-512 where there is one (kernel.ExpTo: the same bits;
+// not in a DenseOnly worker, whose kernel leaves it out).
 func expTo(dst, src []float64) {
 	if !DenseOnly && kernel.ExpTo(dst, src) {
 		return

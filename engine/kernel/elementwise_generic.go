@@ -29,5 +29,3 @@ func l1Grad(dx, x, t, g []float32, rows, cols, stride int) { L1GradGo(dx, x, t, 
 func meanPlanes(dst, src []float32, size int, n float32) { MeanPlanesGo(dst, src, size, n) }
 
 func addPlanes(dst, src []float32, size int, n float32) { AddPlanesGo(dst, src, size, n) }
-
-func expTo(dst, src []float64) bool { return false } // (fmath.ExpTo)

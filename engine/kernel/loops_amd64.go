@@ -2,7 +2,11 @@
 
 package kernel
 
-import "math"
+import (
+	"math"
+
+	"github.com/deltaclue/deltaclue/engine/fmath"
+)
 
 // The element-wise loops natively (loops_amd64.s): where MatMulAdd runs AVX-512 (or AVX2), the gathers and
 // scatter-adds by index, the rectifier's forward pass and its backward masks run in AVX-512 (or AVX2) too, whole
@@ -85,6 +89,24 @@ func depthwise512(dst, src, w *float32, taps *int32, masks *uint16, ntaps, rows,
 // depthwise runs Depthwise's loop in AVX-512; the caller has checked the planes.
 func depthwise(dst, src, w []float32, p *DepthwisePlan, T int, init float32, add bool) {
 	depthwise512(&dst[0], &src[0], &w[0], &p.taps[0], &p.masks[0], T, p.OutH, p.blocks, p.OutW, p.InH, p.InW, p.yLo, p.yHi, init, add)
+}
+
+//go:noescape
+func exp512(dst, src *float64, blocks int) int
+
+// expTo runs fmath.ExpTo's steps in AVX-512, 8 values a block (the rest by fmath.ExpTo itself), where MatMulAdd
+// runs AVX-512; it reports false (dst then holds garbage) where some value needs another of Exp's cases, as the
+// SIMD module's does, or without AVX-512.
+func expTo(dst, src []float64) bool {
+	if kind != kindAVX512 {
+		return false
+	}
+	blocks := len(src) / 8
+	if blocks > 0 && exp512(&dst[0], &src[0], blocks) > 0 {
+		return false
+	}
+	fmath.ExpTo(dst[8*blocks:len(src)], src[8*blocks:])
+	return true
 }
 
 // loopWidth is the block of the native loops: 16 values (AVX-512), 8 (AVX2) or none (the Go kernel).

@@ -998,3 +998,128 @@ dw512_store:
 dw512_done:
 	VZEROUPPER
 	RET
+
+// fmath.Exp's constants, float64 bits: log2e, 0.5, ln2Hi, ln2Lo, the polynomial's P1–P5, 2, 1, underflow, overflow,
+// nearZero (2^−28), and k's bounds −1021 and 1023 as float64; |x|'s mask; the exponent's bias 1023.
+DATA expLog2e<>+0(SB)/8, $0x3ff71547652b82fe
+GLOBL expLog2e<>(SB), RODATA|NOPTR, $8
+DATA expHalf<>+0(SB)/8, $0x3fe0000000000000
+GLOBL expHalf<>(SB), RODATA|NOPTR, $8
+DATA expLn2Hi<>+0(SB)/8, $0x3fe62e42fee00000
+GLOBL expLn2Hi<>(SB), RODATA|NOPTR, $8
+DATA expLn2Lo<>+0(SB)/8, $0x3dea39ef35793c76
+GLOBL expLn2Lo<>(SB), RODATA|NOPTR, $8
+DATA expP1<>+0(SB)/8, $0x3fc5555555555555
+GLOBL expP1<>(SB), RODATA|NOPTR, $8
+DATA expP2<>+0(SB)/8, $0xbf66c16c16bebd93
+GLOBL expP2<>(SB), RODATA|NOPTR, $8
+DATA expP3<>+0(SB)/8, $0x3f11566aaf25de2c
+GLOBL expP3<>(SB), RODATA|NOPTR, $8
+DATA expP4<>+0(SB)/8, $0xbebbbd41c5d26bf1
+GLOBL expP4<>(SB), RODATA|NOPTR, $8
+DATA expP5<>+0(SB)/8, $0x3e66376972bea4d0
+GLOBL expP5<>(SB), RODATA|NOPTR, $8
+DATA expTwo<>+0(SB)/8, $0x4000000000000000
+GLOBL expTwo<>(SB), RODATA|NOPTR, $8
+DATA expOne<>+0(SB)/8, $0x3ff0000000000000
+GLOBL expOne<>(SB), RODATA|NOPTR, $8
+DATA expUnder<>+0(SB)/8, $0xc0874910d52d3051
+GLOBL expUnder<>(SB), RODATA|NOPTR, $8
+DATA expOver<>+0(SB)/8, $0x40862e42fefa39ef
+GLOBL expOver<>(SB), RODATA|NOPTR, $8
+DATA expNear<>+0(SB)/8, $0x3e30000000000000
+GLOBL expNear<>(SB), RODATA|NOPTR, $8
+DATA expKLo<>+0(SB)/8, $0xc08fe80000000000
+GLOBL expKLo<>(SB), RODATA|NOPTR, $8
+DATA expKHi<>+0(SB)/8, $0x408ff80000000000
+GLOBL expKHi<>(SB), RODATA|NOPTR, $8
+DATA expAbs<>+0(SB)/8, $0x7fffffffffffffff
+GLOBL expAbs<>(SB), RODATA|NOPTR, $8
+DATA expBias<>+0(SB)/8, $1023
+GLOBL expBias<>(SB), RODATA|NOPTR, $8
+
+// func exp512(dst, src *float64, blocks int) int
+//
+// fmath.ExpTo's steps for 8·blocks values, 8 a vector, the same float64 operations in the same order (k from
+// log2e·x ∓ 0.5 by x's sign, truncated; the reduction by ln2Hi and ln2Lo; the minimax polynomial; y·2^k with 2^k's
+// bits built; 1 + x where |x| < 2^−28), never a fused multiply-add. It returns how many values need another of
+// Exp's cases (a NaN, x outside [underflow, overflow], or k outside [−1021, 1023], where fmath scales by Ldexp),
+// whose results here are not fmath's: the caller then computes the whole slice itself.
+TEXT ·exp512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	XORQ AX, AX
+	VBROADCASTSD expLog2e<>(SB), Z20
+	VBROADCASTSD expHalf<>(SB), Z21
+	VBROADCASTSD expLn2Hi<>(SB), Z22
+	VBROADCASTSD expLn2Lo<>(SB), Z23
+	VBROADCASTSD expP1<>(SB), Z24
+	VBROADCASTSD expP2<>(SB), Z25
+	VBROADCASTSD expP3<>(SB), Z26
+	VBROADCASTSD expP4<>(SB), Z27
+	VBROADCASTSD expP5<>(SB), Z28
+	VBROADCASTSD expTwo<>(SB), Z29
+	VBROADCASTSD expOne<>(SB), Z30
+	VPXORQ Z31, Z31, Z31
+	VBROADCASTSD expUnder<>(SB), Z18
+	VBROADCASTSD expOver<>(SB), Z19
+	VBROADCASTSD expNear<>(SB), Z17
+	VBROADCASTSD expKLo<>(SB), Z16
+	VBROADCASTSD expKHi<>(SB), Z15
+	VBROADCASTSD expAbs<>(SB), Z14
+	VPBROADCASTQ expBias<>(SB), Z13
+exp512_loop:
+	VMOVUPD (SI), Z0
+	VMULPD Z0, Z20, Z1 // log2e·x
+	VADDPD Z21, Z1, Z2 // + 0.5
+	VSUBPD Z21, Z1, Z3 // − 0.5
+	VCMPPD $1, Z31, Z0, K1 // x < 0
+	VBLENDMPD Z3, Z2, K1, Z2
+	VCVTTPD2DQ Z2, Y4 // k
+	VCVTDQ2PD Y4, Z5 // float64(k)
+	VMULPD Z22, Z5, Z6
+	VSUBPD Z6, Z0, Z6 // hi = x − k·ln2Hi
+	VMULPD Z23, Z5, Z7 // lo = k·ln2Lo
+	VSUBPD Z7, Z6, Z8 // r = hi − lo
+	VMULPD Z8, Z8, Z9 // t = r·r
+	VMULPD Z28, Z9, Z10 // t·p5
+	VADDPD Z10, Z27, Z10 // p4 + …
+	VMULPD Z10, Z9, Z10
+	VADDPD Z10, Z26, Z10 // p3 + …
+	VMULPD Z10, Z9, Z10
+	VADDPD Z10, Z25, Z10 // p2 + …
+	VMULPD Z10, Z9, Z10
+	VADDPD Z10, Z24, Z10 // p1 + …
+	VMULPD Z10, Z9, Z10
+	VSUBPD Z10, Z8, Z10 // c = r − t·(…)
+	VMULPD Z10, Z8, Z11 // r·c
+	VSUBPD Z10, Z29, Z12 // 2 − c
+	VDIVPD Z12, Z11, Z11
+	VSUBPD Z11, Z7, Z11 // lo − r·c/(2 − c)
+	VSUBPD Z6, Z11, Z11 // … − hi
+	VSUBPD Z11, Z30, Z11 // y = 1 − …
+	VPMOVSXDQ Y4, Z12
+	VPADDQ Z13, Z12, Z12
+	VPSLLQ $52, Z12, Z12 // 2^k
+	VMULPD Z12, Z11, Z11 // y·2^k
+	VANDPD Z14, Z0, Z12 // |x|
+	VCMPPD $1, Z17, Z12, K2 // |x| < 2^−28
+	VADDPD Z0, Z30, K2, Z11 // there 1 + x
+	VMOVUPD Z11, (DI)
+	VCMPPD $13, Z18, Z0, K3 // x ≥ underflow (false for a NaN)
+	VCMPPD $2, Z19, Z0, K3, K3 // and x ≤ overflow
+	VCMPPD $13, Z16, Z5, K3, K3 // and k ≥ −1021
+	VCMPPD $2, Z15, Z5, K3, K3 // and k ≤ 1023
+	KMOVW K3, R8
+	NOTL R8
+	ANDL $0xff, R8
+	POPCNTL R8, R8
+	ADDQ R8, AX
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ exp512_loop
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
