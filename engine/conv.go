@@ -507,7 +507,8 @@ func fillBiases(y, b []float32, P, n int) {
 // conv runs the convolution l on n images x (rows of l.In.Size()) into y (rows of l.Out.Size()), image by image:
 // the biases, then W_g·gather(x)_g for each group g (group g's window rows and output channels are contiguous);
 // sparse (one group only), each image's windows by position times Wᵀ from the biases, transposed into y. One
-// input channel a group (depthwise), it runs through its planes instead, a chunk of images at a time; and as
+// input channel a group (depthwise), it runs through its planes instead, a chunk of images at a time (natively at
+// a stride of 1 with one output channel a group, by rows: depthwiseRows); and as
 // chooseLayout chose, in planes or a chunk of images' windows in rows (the sparse products first where wired).
 // l is layer li of the op (a convolution per MC sample has one a sample), whose row weights the layout keeps.
 func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool) {
@@ -558,8 +559,8 @@ func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool)
 // into its rows of the windows), from dy into dx. With fresh (dx all +0, as Backward clears it, and no other
 // writer before), it scatters into dx itself: the same sums in the same order from the same +0, without a
 // scratch image to clear and add. Sparse (one group only), Wᵀ·∂out is each image's ∂out channels by position
-// times W, scattered through a map in the same order. Depthwise, through its planes; and as chooseLayout chose,
-// in planes or in rows.
+// times W, scattered through a map in the same order. Depthwise, through its planes (or by rows: depthwiseRows);
+// and as chooseLayout chose, in planes or in rows.
 func (s *convScratch) convGrad(l *Conv, li int, dy, dx []float32, n int, fresh, compact bool) {
 	K, P, C := s.geo.rows(), s.geo.cols(), l.Out.C
 	G := l.groups()
