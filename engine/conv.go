@@ -517,7 +517,7 @@ func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool)
 	Kg, Cg := K/G, C/G
 	in, outW := l.In.Size(), l.Out.Size()
 	sparse := s.sparseFwd && compact
-	if s.dwr != nil && directDepthwise {
+	if kernel.DepthwiseNative && s.dwr != nil && directDepthwise { // (a constant false in WebAssembly: not linked)
 		s.dwr.forward(l, x, y, n)
 		return
 	}
@@ -567,7 +567,7 @@ func (s *convScratch) convGrad(l *Conv, li int, dy, dx []float32, n int, fresh, 
 	Kg, Cg := K/G, C/G
 	in, outW := l.In.Size(), l.Out.Size()
 	sparse := s.sparseBwd && compact
-	if s.dwr != nil && directDepthwise {
+	if kernel.DepthwiseNative && s.dwr != nil && directDepthwise {
 		s.dwr.backward(l, dy, dx, n)
 		return
 	}
