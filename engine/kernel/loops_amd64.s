@@ -824,26 +824,23 @@ sum_loop:
 	SHRL $16, R10
 	JNZ sum_two
 	VMOVUPS.Z (DI)(AX*4), K1, Z0
-sum_tap1:
-	MOVL (BX), R12
-	VMOVUPS.Z (SI)(R12*4), K1, Z1
-	VADDPS Z1, Z0, Z0
-	ADDQ $4, BX
-	DECL R11
-	JNZ sum_tap1
-	VMOVUPS Z0, K1, (DI)(AX*4)
-	JMP sum_next
+	JMP sum_taps
 sum_two:
 	KMOVW R10, K2
 	VMOVUPS.Z (DI)(AX*4), K2, Z2
 	VPERMPS Z2, Z29, Z0 // lane u: value 2u
-sum_tap2:
+sum_taps: // each tap's values, in the taps' order
 	MOVL (BX), R12
 	VMOVUPS.Z (SI)(R12*4), K1, Z1
 	VADDPS Z1, Z0, Z0
 	ADDQ $4, BX
 	DECL R11
-	JNZ sum_tap2
+	JNZ sum_taps
+	TESTL R10, R10
+	JNZ sum_store2
+	VMOVUPS Z0, K1, (DI)(AX*4)
+	JMP sum_next
+sum_store2:
 	VPERMPS Z0, Z27, Z2 // lane 2u: value u
 	VMOVUPS Z2, K2, (DI)(AX*4)
 sum_next:

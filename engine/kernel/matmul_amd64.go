@@ -139,14 +139,19 @@ func matMulAddT(a, at, b, c []float32, m, k, n int) {
 // rows of the transposed product.
 func matMulAddTOn(kd int, a, at, b, c []float32, m, k, n, r int) {
 	if main := n - r; main > 0 {
-		if kd == kindAVX512 {
-			matMulAddAVX512(a, b, c, m, k, main, k, n, n)
-		} else {
-			matMulAddAVX2(a, b, c, m, k, main, k, n, n)
-		}
+		matMulAddNative(kd, a, b, c, m, k, main, k, n, n)
 	}
 	if r > 0 {
 		transposedCols(kd, at, b, c, m, k, n, n-r)
+	}
+}
+
+// matMulAddNative is matMulAddAVX512 or matMulAddAVX2, as kd says.
+func matMulAddNative(kd int, a, b, c []float32, m, k, n, lda, ldb, ldc int) {
+	if kd == kindAVX512 {
+		matMulAddAVX512(a, b, c, m, k, n, lda, ldb, ldc)
+	} else {
+		matMulAddAVX2(a, b, c, m, k, n, lda, ldb, ldc)
 	}
 }
 
@@ -189,11 +194,7 @@ func transposedCols(kd int, at, b, c []float32, m, k, n, j0 int) {
 					row[j] = c[(i0+j)*n+j0+i]
 				}
 			}
-			if kd == kindAVX512 {
-				matMulAddAVX512(bt, at[p0*m+i0:], ct, r, kc, mc, kc, m, mc)
-			} else {
-				matMulAddAVX2(bt, at[p0*m+i0:], ct, r, kc, mc, kc, m, mc)
-			}
+			matMulAddNative(kd, bt, at[p0*m+i0:], ct, r, kc, mc, kc, m, mc)
 			for i := range r {
 				row := ct[i*mc : i*mc+mc]
 				for j, v := range row {
