@@ -492,7 +492,9 @@ func fillBias(y, b []float32, P int) {
 }
 
 // fillBiases sets n images of y (rows of len(b)·P values) to their channels' biases: the first by fillBias, the
-// others copied from it, one copy an image rather than a few a channel (which took 5 % of Fashion's step).
+// others copied from it, one copy an image rather than a few a channel (which took 5 % of Fashion's step). Not
+// fillRows's doubling copies: from a first image still in the cache they ran MobileNet's 16→96 pointwise
+// convolution 1.7× faster than copies of up to half the batch's outputs at once.
 func fillBiases(y, b []float32, P, n int) {
 	size := len(b) * P
 	if n == 0 {

@@ -376,25 +376,14 @@ func TestDepthwiseDirectKeepsBits(t *testing.T) {
 		}
 		m := 1 + r.IntN(3)
 		w := randSlice(r, in.C*m*win.KH*win.KW, 0.5)
-		for i := range w {
-			if i%5 == 3 {
-				w[i] = 0
-			}
-		}
+		zeroEveryFifth(w)
 		conv, err := NewConvGroups(in, in.C*m, win, in.C, w, randSlice(r, in.C*m, 0.1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		const batch = 3
 		x := randSlice(r, batch*in.Size(), 1)
-		for i := range x {
-			switch i % 6 {
-			case 1:
-				x[i] = 0
-			case 4:
-				x[i] = float32(math.Copysign(0, -1))
-			}
-		}
+		signedZeros(x)
 		shared, samples := trial%2 == 1, trial%3 == 2
 		run := func() map[string][]float32 {
 			g := NewGraph(batch + 2) // a batch below the capacity, as a search's shrinks
@@ -721,25 +710,14 @@ func TestDepthwiseRowsKeepBits(t *testing.T) {
 			continue
 		}
 		w := randSlice(r, in.C*win.KH*win.KW, 0.5)
-		for i := range w {
-			if i%5 == 3 {
-				w[i] = 0
-			}
-		}
+		zeroEveryFifth(w)
 		conv, err := NewConvGroups(in, in.C, win, in.C, w, randSlice(r, in.C, 0.1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		const batch = 3
 		x := randSlice(r, batch*in.Size(), 1)
-		for i := range x {
-			switch i % 6 {
-			case 1:
-				x[i] = 0
-			case 4:
-				x[i] = float32(math.Copysign(0, -1))
-			}
-		}
+		signedZeros(x)
 		shared := trial%2 == 1
 		run := func() map[string][]float32 {
 			g := NewGraph(batch + 2)
@@ -770,5 +748,27 @@ func TestDepthwiseRowsKeepBits(t *testing.T) {
 		rows = run()
 		sameBits(t, what+", rows against the windows", windows, rows, nil)
 		sameBits(t, what+", rows against the planes", planes, rows, nil)
+	}
+}
+
+// signedZeros sets every sixth value of x, from the second, to +0, and every sixth from the fifth to -0: the
+// exact zeros a ReLU's output and a product's -0 give a convolution's input.
+func signedZeros(x []float32) {
+	for i := range x {
+		switch i % 6 {
+		case 1:
+			x[i] = 0
+		case 4:
+			x[i] = float32(math.Copysign(0, -1))
+		}
+	}
+}
+
+// zeroEveryFifth sets every fifth weight, from the fourth, to +0 (weights a product may skip).
+func zeroEveryFifth(w []float32) {
+	for i := range w {
+		if i%5 == 3 {
+			w[i] = 0
+		}
 	}
 }

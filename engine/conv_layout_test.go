@@ -60,14 +60,7 @@ func TestConvLayoutsKeepBits(t *testing.T) {
 		}
 		batch := 1 + r.IntN(40)
 		x := randSlice(r, batch*in.Size(), 1)
-		for i := range x {
-			switch i % 6 {
-			case 1:
-				x[i] = 0
-			case 4:
-				x[i] = float32(math.Copysign(0, -1))
-			}
-		}
+		signedZeros(x)
 		shared, samples, sparse := trial%2 == 1, trial%3 == 2, trial%4 < 2
 		other := conv // a second MC sample's layer: other weights, some zero
 		other.W = append([]float32(nil), conv.W...)
