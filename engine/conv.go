@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/deltaclue/deltaclue/engine/kernel"
@@ -534,9 +535,6 @@ func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool)
 		s.rows.forward(l, li, x, y, n)
 		return
 	}
-	if !sparse {
-		fillBiases(y, l.B, P, n)
-	}
 	for r := 0; r < n; r++ {
 		yr := y[r*outW : (r+1)*outW]
 		if sparse {
@@ -551,8 +549,8 @@ func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool)
 			col = s.col
 			kernel.GatherIdx(col, x[r*in:(r+1)*in], s.idx)
 		}
-		for g := 0; g < G; g++ {
-			kernel.MatMulAddT(l.W[g*Cg*Kg:], l.WT[g*Kg*Cg:], col[g*Kg*P:], yr[g*Cg*P:], Cg, Kg, P)
+		for g := 0; g < G; g++ { // from the biases
+			kernel.MatMulInitT(l.W[g*Cg*Kg:], l.WT[g*Kg*Cg:], col[g*Kg*P:], yr[g*Cg*P:], l.B[g*Cg:(g+1)*Cg], Cg, Kg, P)
 		}
 	}
 }
@@ -589,21 +587,27 @@ func (s *convScratch) convGrad(l *Conv, li int, dy, dx []float32, n int, fresh, 
 		to := dx[r*in : (r+1)*in]
 		if !fresh {
 			to = s.dx
-			clear(to)
 		}
-		if sparse {
+		switch {
+		case sparse:
+			if !fresh {
+				clear(to)
+			}
 			s.chans.SetTranspose(dy[r*outW : (r+1)*outW])
 			kernel.MatMulAddSparse(s.chans, l.W, s.t, K, true)
 			kernel.ScatterAddPairs(to, s.t, s.fromPos)
-		} else if s.pointwise {
-			// The windows' gradients are ∂x's, each added once to +0: the product lands in to itself.
+		case s.pointwise:
+			// The windows' gradients are ∂x's, each added once to +0: the products land in to itself, from +0
+			// (the groups' rows cover it).
 			for g := 0; g < G; g++ {
-				kernel.MatMulAddT(l.WT[g*Kg*Cg:], l.W[g*Cg*Kg:], dy[r*outW+g*Cg*P:], to[g*Kg*P:], Kg, Cg, P)
+				kernel.MatMulInitT(l.WT[g*Kg*Cg:], l.W[g*Cg*Kg:], dy[r*outW+g*Cg*P:], to[g*Kg*P:], nil, Kg, Cg, P)
 			}
-		} else {
-			clear(s.col)
-			for g := 0; g < G; g++ {
-				kernel.MatMulAddT(l.WT[g*Kg*Cg:], l.W[g*Cg*Kg:], dy[r*outW+g*Cg*P:], s.col[g*Kg*P:], Kg, Cg, P)
+		default:
+			if !fresh {
+				clear(to)
+			}
+			for g := 0; g < G; g++ { // the windows' gradients from +0
+				kernel.MatMulInitT(l.WT[g*Kg*Cg:], l.W[g*Cg*Kg:], dy[r*outW+g*Cg*P:], s.col[g*Kg*P:], nil, Kg, Cg, P)
 			}
 			kernel.ScatterAddIdx(to, s.col, s.idx)
 		}
@@ -677,11 +681,19 @@ type depthwisePlanes struct {
 	// outputs' (outRows), ∂out's (dyRows). nil otherwise.
 	xRows, outRows, dyRows []int32
 
-	// Per number nb of images in a pass, the maps of its first nb images' values (image-major) to their places:
-	// the input's (xIn) and the outputs' (outOf) in the planes, and ∂x's from its planes (dxFrom).
-	xIn, outOf []kernel.Index
-	dxFrom     []*kernel.Pairs
+	// Per phase and number nb of images in a pass, the map of the phase's planes of channel 0 for nb images (the
+	// places of a channel's phase, image by image) to the input's positions (image-major, channel 0; −1 for the
+	// padding): each channel's planes are gathered from the input, and ∂x's added back, through it, from the
+	// channel's first value on (fromX[phase][nb]), cut into runs (kernel.Index.WithRuns: a phase's row steps
+	// through an input row at the stride). Per nb, the map of the outputs' values (image-major) to their places
+	// (outOf).
+	fromX [][]kernel.Index
+	outOf []kernel.Index
 }
+
+// planesInPlace says whether planes read their windows where they lie (kernel.RowsInPlace: natively with AVX-512,
+// and in WebAssembly with the SIMD kernel); tests flip it to run the copies.
+var planesInPlace = kernel.RowsInPlace
 
 // newDepthwisePlanes prepares l's planes for up to images images a call, with ∂x's if grad.
 func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
@@ -707,7 +719,7 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 	}
 	// The last channel's last phase is read up to slack values past its end.
 	p.xp, p.yw = make([]float32, l.In.C*p.si+slack), make([]float32, l.Out.C*p.so)
-	p.inPlace = kernel.RowsInPlace
+	p.inPlace = planesInPlace
 	if !p.inPlace || grad && p.m == 1 && p.cig == 1 {
 		p.cols = make([]float32, p.cig*kk*p.so)
 	}
@@ -760,9 +772,37 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 		}
 		p.dyRows = p.outRows
 	}
-	p.xIn, p.outOf = make([]kernel.Index, p.chunk+1), make([]kernel.Index, p.chunk+1)
+	p.outOf = make([]kernel.Index, p.chunk+1)
 	for nb := 1; nb <= p.chunk; nb++ {
-		p.xIn[nb], p.outOf[nb] = kernel.NewIndex(xIdx[:nb*in]), kernel.NewIndex(outIdx[:nb*out])
+		p.outOf[nb] = kernel.NewIndex(outIdx[:nb*out])
+	}
+	if p.xRows == nil {
+		p.fromX = make([][]kernel.Index, p.sh*p.sw)
+		for phase := range p.fromX {
+			m := make([]int32, p.chunk*p.plane) // image b's places at b·plane, as in the planes
+			for i := range m {
+				m[i] = -1
+			}
+			for b := 0; b < p.chunk; b++ {
+				for iy := 0; iy < H; iy++ {
+					for ix := 0; ix < W; ix++ {
+						if at := p.place(b, iy+p.ph, ix+p.pw); at/p.so == phase {
+							m[at%p.so] = int32(b*in + iy*W + ix)
+						}
+					}
+				}
+			}
+			// For nb images, the next image's places too, all −1 (+0): at a stride of 1 an image's bottom padding
+			// is the next one's top (planeSize).
+			p.fromX[phase] = make([]kernel.Index, p.chunk+1)
+			for nb := 1; nb <= p.chunk; nb++ {
+				mb := slices.Clone(m[:min(nb+1, p.chunk)*p.plane])
+				for i := nb * p.plane; i < len(mb); i++ {
+					mb[i] = -1
+				}
+				p.fromX[phase][nb] = kernel.NewIndex(mb).WithRuns()
+			}
+		}
 	}
 	if grad {
 		p.dyw, p.dxp, p.wt = make([]float32, l.Out.C*p.so), make([]float32, l.In.C*p.si), make([]float32, kk)
@@ -775,7 +815,7 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 			}
 			p.dyOf = make([]kernel.Index, p.chunk+1)
 			for nb := 1; nb <= p.chunk; nb++ {
-				p.dyOf[nb] = kernel.NewIndex(dyIdx[:nb*out])
+				p.dyOf[nb] = kernel.NewIndex(dyIdx[:nb*out]).WithRuns()
 			}
 			if p.dyRows != nil {
 				p.dyRows = make([]int32, len(dyIdx)/p.outW)
@@ -792,14 +832,6 @@ func newDepthwisePlanes(l *Conv, images int, grad bool) *depthwisePlanes {
 			for i := range p.ones {
 				p.ones[i] = 1
 			}
-		}
-		self := make([]int32, p.chunk*in)
-		for j := range self {
-			self[j] = int32(j)
-		}
-		p.dxFrom = make([]*kernel.Pairs, p.chunk+1)
-		for nb := 1; nb <= p.chunk; nb++ {
-			p.dxFrom[nb] = kernel.NewPairs(self[:nb*in], xIdx[:nb*in])
 		}
 	}
 	return p
@@ -829,11 +861,23 @@ func (p *depthwisePlanes) place(b, py, px int) int {
 
 // forward runs the convolution l on nb ≤ chunk images x into y.
 func (p *depthwisePlanes) forward(l *Conv, x, y []float32, nb int) {
-	clear(p.xp) // the padding, and the images past nb
 	if p.xRows != nil {
+		clear(p.xp) // the padding, and the images past nb
 		kernel.MoveRows(p.xp, x[:nb*p.in.Size()], p.xRows[:nb*p.in.C*p.in.H], p.in.W, true, true)
 	} else {
-		kernel.ScatterAddIdx(p.xp, x[:nb*p.in.Size()], p.xIn[nb])
+		// Every place of the first nb images' planes and the next one's (+0 for the padding and that image). The
+		// places of the images after it keep what they held: only the outputs past nb read them (an output reads
+		// its own image's planes and past them the next one's top rows, or the places past the outputs, whose
+		// values are dropped), and the slack stays +0. A -0 copied rather than added to +0 gives ±0 products,
+		// which change no sum from a bias.
+		x = x[:nb*p.in.Size()]
+		hw := p.in.H * p.in.W
+		for c := 0; c < p.in.C; c++ {
+			for phase, m := range p.fromX {
+				at := c*p.si + phase*p.so
+				kernel.GatherIdx(p.xp[at:at+m[nb].Len()], x[c*hw:], m[nb])
+			}
+		}
 	}
 	for o := 0; o < l.Out.C; o++ {
 		fillRows(p.yw[o*p.so:], l.B[o:o+1], p.so)
@@ -933,7 +977,14 @@ func (p *depthwisePlanes) backward(l *Conv, dy, dx []float32, nb int) {
 		kernel.MoveRows(dx[:nb*p.in.Size()], p.dxp, p.xRows[:nb*p.in.C*p.in.H], p.in.W, false, true)
 		return
 	}
-	kernel.ScatterAddPairs(dx[:nb*p.in.Size()], p.dxp, p.dxFrom[nb])
+	dx = dx[:nb*p.in.Size()]
+	hw := p.in.H * p.in.W
+	for c := 0; c < p.in.C; c++ { // each value of ∂x takes the one of its place
+		for phase, m := range p.fromX {
+			at := c*p.si + phase*p.so
+			kernel.ScatterAddIdx(dx[c*hw:], p.dxp[at:at+m[nb].Len()], m[nb])
+		}
+	}
 }
 
 // freshGrad reports whether x's gradient is all +0 when op o's backward runs: Backward cleared it right before
@@ -1088,10 +1139,9 @@ func (o *convTransposeOp) forward() {
 			kernel.ScatterAddPairs(y, o.t, o.fromPos)
 			continue
 		}
-		clear(o.col)
 		x := o.x.Row(r)
-		for g := 0; g < G; g++ {
-			kernel.MatMulAddT(o.l.WT[g*Kg*Cg:], o.l.W[g*Cg*Kg:], x[g*Cg*P:], o.col[g*Kg*P:], Kg, Cg, P)
+		for g := 0; g < G; g++ { // the windows from +0
+			kernel.MatMulInitT(o.l.WT[g*Kg*Cg:], o.l.W[g*Cg*Kg:], x[g*Cg*P:], o.col[g*Kg*P:], nil, Kg, Cg, P)
 		}
 		kernel.ScatterAddIdx(y, o.col, o.idx)
 	}
@@ -1119,11 +1169,8 @@ func (o *convTransposeOp) backward() {
 			kernel.Transpose(dx, o.t, P, C) // every value of dx, from the sums' +0 start: as adding them to fresh +0
 		} else {
 			kernel.GatherIdx(o.col, o.out.Grad[r*outW:(r+1)*outW], o.idx)
-			if !fresh {
-				clear(dx)
-			}
-			for g := 0; g < G; g++ {
-				kernel.MatMulAddT(o.l.W[g*Cg*Kg:], o.l.WT[g*Kg*Cg:], o.col[g*Kg*P:], dx[g*Cg*P:], Cg, Kg, P)
+			for g := 0; g < G; g++ { // from +0 (the groups' rows cover dx)
+				kernel.MatMulInitT(o.l.W[g*Cg*Kg:], o.l.WT[g*Kg*Cg:], o.col[g*Kg*P:], dx[g*Cg*P:], nil, Cg, Kg, P)
 			}
 		}
 		if !fresh {

@@ -292,3 +292,55 @@ func BenchmarkConvPrimitives(b *testing.B) {
 		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N), "ns/call")
 	})
 }
+
+// TestPlanesPassesKeepBits: a convolution in planes over more images than a pass takes gives the image layout's
+// bits in every pass, the last one short: its planes past its images still hold the pass before's, which only
+// outputs past its images may read (at a stride of 1 an image's bottom padding is the next one's top, which its
+// gather sets to +0). Strides 1 and 2, padding 0–2, in place and by copies, with ∂x.
+func TestPlanesPassesKeepBits(t *testing.T) {
+	r := rng.New(98)
+	for trial := 0; trial < 24; trial++ {
+		in := Shape{1 + r.IntN(4), 5 + r.IntN(8), 5 + r.IntN(8)}
+		k, s, pad := 1+2*r.IntN(2), 1+trial%2, r.IntN(3)
+		if pad > k-1+s-1 {
+			pad = k - 1
+		}
+		win := Window{KH: k, KW: k, StrideH: s, StrideW: s, PadH: pad, PadW: pad}
+		outC := 1 + r.IntN(4)
+		conv, err := NewConv(in, outC, win, randSlice(r, outC*in.C*k*k, 0.5), randSlice(r, outC, 0.1))
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		for _, inPlace := range []bool{false, true} {
+			old := planesInPlace
+			planesInPlace = inPlace && kernel.RowsInPlace
+			chunk := newDepthwisePlanes(&conv, 1000, true).chunk
+			batch := 2*chunk + 1 + r.IntN(chunk)
+			what := fmt.Sprintf("trial %d: %v → %v, %s, in place %v, batch %d in passes of %d", trial, in, conv.Out,
+				describeWindow(win), planesInPlace, batch, chunk)
+			x := randSlice(r, batch*in.Size(), 1)
+			for i := range x {
+				x[i] += 3 // no ReLU's zeros: every stale value nonzero
+			}
+			run := func(layout convLayout) map[string][]float32 {
+				var got map[string][]float32
+				withLayout(layout, func() {
+					g := NewGraph(batch)
+					z := g.Input(in.Size(), true)
+					y := g.Conv2D(z, &conv)
+					if o := y.producer.(*convOp); (layout == layoutPlanes) != o.planes {
+						t.Fatalf("%s: layout %d, planes %v", what, layout, o.planes)
+					}
+					loss := g.Dense(y, randLayer(rng.New(1), y.Cols, 1))
+					copy(z.Data, x)
+					g.Forward()
+					g.Backward(loss, nil)
+					got = map[string][]float32{"y": append([]float32(nil), y.Live()...), "∂x": append([]float32(nil), z.Grad[:batch*in.Size()]...)}
+				})
+				return got
+			}
+			sameBits(t, what, run(layoutImage), run(layoutPlanes), nil)
+			planesInPlace = old
+		}
+	}
+}

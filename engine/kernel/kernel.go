@@ -106,6 +106,48 @@ func MatMulAddT(a, at, b, c []float32, m, k, n int) {
 	matMulAddT(a, at, b, c, m, k, n)
 }
 
+// MatMulInitT is MatMulAddT onto a c whose row i starts as init[i] in every column (init nil: +0): c[i][j] =
+// init[i] + Σ_p float32(a[i][p]·b[p][j]) added in increasing p, the bits of setting c's rows and calling
+// MatMulAddT. Natively with AVX-512 the kernels start their tiles from init, neither writing c first nor loading
+// it (a convolution's outputs from their biases, its windows' gradients from +0); elsewhere it sets the rows and
+// calls MatMulAddT. init holds no -0, as MatMulAdd's c holds none. It panics as MatMulAddT does, and if init is
+// not nil and shorter than m.
+func MatMulInitT(a, at, b, c, init []float32, m, k, n int) {
+	a, b, c = check(a, b, c, m, k, n)
+	if m > 0 && k > len(at)/m {
+		panic("kernel.MatMulInitT: len(at)=" + strconv.Itoa(len(at)) + " < " + strconv.Itoa(k) + "*" + strconv.Itoa(m))
+	}
+	if init != nil && len(init) < m {
+		panic("kernel.MatMulInitT: len(init)=" + strconv.Itoa(len(init)) + " < m=" + strconv.Itoa(m))
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		setRows(c, init, m, n)
+		return
+	}
+	matMulInitT(a, at, b, c, init, m, k, n)
+}
+
+// setRows sets each row i of c [m×n] to init[i] (init nil: +0), as MatMulInitT's products start.
+func setRows(c, init []float32, m, n int) {
+	if n == 0 {
+		return
+	}
+	if init == nil {
+		clear(c[:m*n])
+		return
+	}
+	for i, v := range init[:m] {
+		row := c[i*n : (i+1)*n]
+		row[0] = v
+		for w := 1; w < n; w *= 2 {
+			copy(row[w:], row[:w])
+		}
+	}
+}
+
 // MatMulAddGo is MatMulAdd always using the pure-Go kernel, whatever the build and CPU. It is the reference the
 // SIMD kernels (WebAssembly, AVX2, AVX-512) are compared with bit for bit in one binary.
 func MatMulAddGo(a, b, c []float32, m, k, n int) {

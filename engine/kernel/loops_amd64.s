@@ -1120,3 +1120,227 @@ exp512_loop:
 	MOVQ AX, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func planesGrad512(a, b *float32, shifts *int32, dst *float32, taps, m, sb int, mask uint64)
+// PlanesGrad for one input channel and up to 64 columns (mask: 16 bits a vector, lowest first): acc = dst; for
+// each tap i in order, t = +0 then t += a[i·m+o]·b[o·sb − shifts[i] + j] for o = 0 … m−1 in order (VMULPS then
+// VADDPS), acc += t; dst = acc. Masked-off lanes are neither read nor written.
+TEXT ·planesGrad512(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ shifts+16(FP), R8
+	MOVQ dst+24(FP), DX
+	MOVQ taps+32(FP), R9
+	MOVQ m+40(FP), R10
+	MOVQ sb+48(FP), R11
+	SHLQ $2, R11
+	MOVQ mask+56(FP), AX
+	KMOVW AX, K1
+	SHRQ $16, AX
+	KMOVW AX, K2
+	SHRQ $16, AX
+	KMOVW AX, K3
+	SHRQ $16, AX
+	KMOVW AX, K4
+	VMOVUPS.Z (DX), K1, Z0
+	VMOVUPS.Z 64(DX), K2, Z1
+	VMOVUPS.Z 128(DX), K3, Z2
+	VMOVUPS.Z 192(DX), K4, Z3
+planesGrad512_tap:
+	MOVLQSX (R8), AX
+	SHLQ $2, AX
+	MOVQ SI, BX
+	SUBQ AX, BX
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ R10, CX
+planesGrad512_o:
+	VMOVUPS.Z (BX), K1, Z8
+	VMOVUPS.Z 64(BX), K2, Z9
+	VMOVUPS.Z 128(BX), K3, Z10
+	VMOVUPS.Z 192(BX), K4, Z11
+	VBROADCASTSS (DI), Z12
+	VMULPS Z8, Z12, Z13
+	VADDPS Z13, Z4, Z4
+	VMULPS Z9, Z12, Z14
+	VADDPS Z14, Z5, Z5
+	VMULPS Z10, Z12, Z15
+	VADDPS Z15, Z6, Z6
+	VMULPS Z11, Z12, Z16
+	VADDPS Z16, Z7, Z7
+	ADDQ $4, DI
+	ADDQ R11, BX
+	DECQ CX
+	JNZ planesGrad512_o
+	VADDPS Z4, Z0, Z0
+	VADDPS Z5, Z1, Z1
+	VADDPS Z6, Z2, Z2
+	VADDPS Z7, Z3, Z3
+	ADDQ $4, R8
+	DECQ R9
+	JNZ planesGrad512_tap
+	VMOVUPS Z0, K1, (DX)
+	VMOVUPS Z1, K2, 64(DX)
+	VMOVUPS Z2, K3, 128(DX)
+	VMOVUPS Z3, K4, 192(DX)
+	VZEROUPPER
+	RET
+
+// func planesGrad512x2(a, b *float32, shifts *int32, dst *float32, taps, m, sb, sd int, mask uint64)
+// planesGrad512 for two input channels at once (their weights taps·m apart, their rows of dst sd apart): each
+// vector of b loaded once for both, eight chains of additions in flight.
+TEXT ·planesGrad512x2(SB), NOSPLIT, $0-72
+	MOVQ a+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ shifts+16(FP), R8
+	MOVQ dst+24(FP), DX
+	MOVQ taps+32(FP), R9
+	MOVQ m+40(FP), R10
+	MOVQ sb+48(FP), R11
+	SHLQ $2, R11
+	MOVQ sd+56(FP), R12
+	SHLQ $2, R12
+	MOVQ R9, R13
+	IMULQ R10, R13
+	SHLQ $2, R13 // the second channel's weights: taps·m·4 bytes on
+	MOVQ mask+64(FP), AX
+	KMOVW AX, K1
+	SHRQ $16, AX
+	KMOVW AX, K2
+	SHRQ $16, AX
+	KMOVW AX, K3
+	SHRQ $16, AX
+	KMOVW AX, K4
+	VMOVUPS.Z (DX), K1, Z0
+	VMOVUPS.Z 64(DX), K2, Z1
+	VMOVUPS.Z 128(DX), K3, Z2
+	VMOVUPS.Z 192(DX), K4, Z3
+	VMOVUPS.Z (DX)(R12*1), K1, Z17
+	VMOVUPS.Z 64(DX)(R12*1), K2, Z18
+	VMOVUPS.Z 128(DX)(R12*1), K3, Z19
+	VMOVUPS.Z 192(DX)(R12*1), K4, Z20
+planesGrad512x2_tap:
+	MOVLQSX (R8), AX
+	SHLQ $2, AX
+	MOVQ SI, BX
+	SUBQ AX, BX
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	MOVQ R10, CX
+planesGrad512x2_o:
+	VMOVUPS.Z (BX), K1, Z8
+	VMOVUPS.Z 64(BX), K2, Z9
+	VMOVUPS.Z 128(BX), K3, Z10
+	VMOVUPS.Z 192(BX), K4, Z11
+	VBROADCASTSS (DI), Z12
+	VBROADCASTSS (DI)(R13*1), Z25
+	VMULPS Z8, Z12, Z13
+	VADDPS Z13, Z4, Z4
+	VMULPS Z9, Z12, Z14
+	VADDPS Z14, Z5, Z5
+	VMULPS Z10, Z12, Z15
+	VADDPS Z15, Z6, Z6
+	VMULPS Z11, Z12, Z16
+	VADDPS Z16, Z7, Z7
+	VMULPS Z8, Z25, Z26
+	VADDPS Z26, Z21, Z21
+	VMULPS Z9, Z25, Z27
+	VADDPS Z27, Z22, Z22
+	VMULPS Z10, Z25, Z28
+	VADDPS Z28, Z23, Z23
+	VMULPS Z11, Z25, Z29
+	VADDPS Z29, Z24, Z24
+	ADDQ $4, DI
+	ADDQ R11, BX
+	DECQ CX
+	JNZ planesGrad512x2_o
+	VADDPS Z4, Z0, Z0
+	VADDPS Z5, Z1, Z1
+	VADDPS Z6, Z2, Z2
+	VADDPS Z7, Z3, Z3
+	VADDPS Z21, Z17, Z17
+	VADDPS Z22, Z18, Z18
+	VADDPS Z23, Z19, Z19
+	VADDPS Z24, Z20, Z20
+	ADDQ $4, R8
+	DECQ R9
+	JNZ planesGrad512x2_tap
+	VMOVUPS Z0, K1, (DX)
+	VMOVUPS Z1, K2, 64(DX)
+	VMOVUPS Z2, K3, 128(DX)
+	VMOVUPS Z3, K4, 192(DX)
+	VMOVUPS Z17, K1, (DX)(R12*1)
+	VMOVUPS Z18, K2, 64(DX)(R12*1)
+	VMOVUPS Z19, K3, 128(DX)(R12*1)
+	VMOVUPS Z20, K4, 192(DX)(R12*1)
+	VZEROUPPER
+	RET
+
+// func addRows512(dst, src *float32, offs *int32, rows, w int, onDst bool)
+// MoveRows with add: for each row r, w values d[j] = d[j] + s[j] (VADDPS with d first, as Go's d += s), where
+// onDst puts row r of dst at offs[r] and of src at r·w, else row r of dst at r·w and of src at offs[r]; the last
+// w mod 16 values of a row by a mask.
+TEXT ·addRows512(SB), NOSPLIT, $0-41
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ offs+16(FP), R8
+	MOVQ rows+24(FP), R9
+	MOVQ w+32(FP), R10
+	MOVBLZX onDst+40(FP), R11
+	MOVQ R10, R12
+	SHLQ $2, R12
+	MOVQ R10, CX
+	ANDQ $15, CX
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	MOVQ R10, R13
+	SHRQ $4, R13
+addRows512_row:
+	MOVLQSX (R8), AX
+	SHLQ $2, AX
+	TESTQ R11, R11
+	JZ addRows512_fromTable
+	LEAQ (DI)(AX*1), DX
+	MOVQ SI, BX
+	ADDQ R12, SI
+	JMP addRows512_values
+addRows512_fromTable:
+	LEAQ (SI)(AX*1), BX
+	MOVQ DI, DX
+	ADDQ R12, DI
+addRows512_values:
+	MOVQ R13, CX
+	TESTQ CX, CX
+	JZ addRows512_tail
+addRows512_vec:
+	VMOVUPS (BX), Z1
+	VMOVUPS (DX), Z0
+	VADDPS Z1, Z0, Z0
+	VMOVUPS Z0, (DX)
+	ADDQ $64, BX
+	ADDQ $64, DX
+	DECQ CX
+	JNZ addRows512_vec
+addRows512_tail:
+	KORTESTW K1, K1
+	JZ addRows512_next
+	VMOVUPS.Z (BX), K1, Z1
+	VMOVUPS.Z (DX), K1, Z0
+	VADDPS Z1, Z0, Z0
+	VMOVUPS Z0, K1, (DX)
+addRows512_next:
+	ADDQ $4, R8
+	DECQ R9
+	JNZ addRows512_row
+	VZEROUPPER
+	RET

@@ -115,24 +115,31 @@ func matMulAdd(a, b, c []float32, m, k, n int) {
 
 // matMulAddT is MatMulAdd given aᵀ (MatMulAddT): the whole vectors of columns by the kernels, and the last
 // r = n mod lanes columns, where they would take a masked vector, as rows of the transposed product where that
-// pays: where it costs fewer vectors (r·⌈m/lanes⌉ < m), the masked vector is at least an eighth of the product's
-// (⌈n/lanes⌉ ≤ 8) and the product is not so small (m·k ≥ 1024) that packing the columns outweighs it. Measured
-// (BenchmarkMatMulAddT, AVX-512 and AVX2): 7×7 positions (n = 49) gain 15–40 %, 14×14 (n = 196) lose 5–10 %.
+// pays (transposedTail).
 func matMulAddT(a, at, b, c []float32, m, k, n int) {
-	w := avx512Width
 	switch kind {
-	case kindAVX512:
-	case kindAVX2:
-		w = avx2Width
+	case kindAVX512, kindAVX2:
+		matMulAddTOn(kind, a, at, b, c, m, k, n, transposedTail(kind, m, k, n))
 	default:
 		matMulAddGo(a, b, c, m, k, n)
-		return
+	}
+}
+
+// transposedTail is how many of the last columns MatMulAddT runs as rows of the transposed product with the
+// kernels of kind kd: r = n mod lanes where it costs fewer vectors (r·⌈m/lanes⌉ < m), the masked vector is at
+// least an eighth of the product's (⌈n/lanes⌉ ≤ 8) and the product is not so small (m·k ≥ 1024) that packing the
+// columns outweighs it; else 0. Measured (BenchmarkMatMulAddT, AVX-512 and AVX2): 7×7 positions (n = 49) gain
+// 15–40 %, 14×14 (n = 196) lose 5–10 %.
+func transposedTail(kd, m, k, n int) int {
+	w := avx512Width
+	if kd == kindAVX2 {
+		w = avx2Width
 	}
 	r := n % w
 	if r*((m+w-1)/w) >= m || (n+w-1)/w > 8 || m*k < 1024 {
-		r = 0
+		return 0
 	}
-	matMulAddTOn(kind, a, at, b, c, m, k, n, r)
+	return r
 }
 
 // matMulAddTOn runs MatMulAddT with the kernels of kind kd, the last r columns (fewer than a vector's lanes) as
@@ -142,7 +149,24 @@ func matMulAddTOn(kd int, a, at, b, c []float32, m, k, n, r int) {
 		matMulAddNative(kd, a, b, c, m, k, main, k, n, n)
 	}
 	if r > 0 {
-		transposedCols(kd, at, b, c, m, k, n, n-r)
+		transposedCols(kd, at, b, c, nil, false, m, k, n, n-r)
+	}
+}
+
+// matMulInitT is MatMulInitT: with AVX-512, matMulAddT's split with the init kernels for the first panel of p
+// (and the transposed columns packed from init, not from c); else c's rows set and matMulAddT.
+func matMulInitT(a, at, b, c, init []float32, m, k, n int) {
+	if kind != kindAVX512 {
+		setRows(c, init, m, n)
+		matMulAddT(a, at, b, c, m, k, n)
+		return
+	}
+	r := transposedTail(kind, m, k, n)
+	if main := n - r; main > 0 {
+		matMulAVX512(a, b, c, init, true, m, k, main, k, n, n)
+	}
+	if r > 0 {
+		transposedCols(kind, at, b, c, init, true, m, k, n, n-r)
 	}
 }
 
@@ -172,8 +196,9 @@ var tPool = sync.Pool{New: func() any { return new(tBuffers) }}
 
 // transposedCols adds a·b into the columns j0 … n-1 of c (fewer than a vector's lanes) as cᵀ[j0:n] += b[:,
 // j0:n]ᵀ·aᵀ: it packs those columns of b and c into rows, runs the kernel with at as its b, and unpacks c. Panels
-// of p run in increasing order, so each element still adds its products in increasing p.
-func transposedCols(kd int, at, b, c []float32, m, k, n, j0 int) {
+// of p run in increasing order, so each element still adds its products in increasing p. With useInit, c's
+// columns start from init (nil: +0) rather than from c (MatMulInitT).
+func transposedCols(kd int, at, b, c, init []float32, useInit bool, m, k, n, j0 int) {
 	buf := tPool.Get().(*tBuffers)
 	defer tPool.Put(buf)
 	bt, ct := buf.bt[:], buf.ct[:]
@@ -190,8 +215,15 @@ func transposedCols(kd int, at, b, c []float32, m, k, n, j0 int) {
 			mc := min(tPanel, m-i0)
 			for i := range r {
 				row := ct[i*mc : i*mc+mc]
-				for j := range row {
-					row[j] = c[(i0+j)*n+j0+i]
+				switch {
+				case p0 > 0 || !useInit:
+					for j := range row {
+						row[j] = c[(i0+j)*n+j0+i]
+					}
+				case init == nil:
+					clear(row)
+				default:
+					copy(row, init[i0:i0+mc])
 				}
 			}
 			matMulAddNative(kd, bt, at[p0*m+i0:], ct, r, kc, mc, kc, m, mc)
@@ -216,6 +248,15 @@ const (
 // matMulAddAVX512 is MatMulAdd with the AVX-512 kernels, for a, b, c whose rows are lda, ldb, ldc apart (n
 // columns of b and c computed). The caller has checked the shapes and m, k, n >= 1.
 func matMulAddAVX512(a, b, c []float32, m, k, n, lda, ldb, ldc int) {
+	matMulAVX512(a, b, c, nil, false, m, k, n, lda, ldb, ldc)
+}
+
+// zeroRows are +0 for the init kernels' tiles of a band (MatMulInitT with init nil).
+var zeroRows [nativeBandRows]float32
+
+// matMulAVX512 is matMulAddAVX512, and with useInit MatMulInitT's product: the first panel of p by the init
+// kernels, each row's tile from init[i] (init nil: +0) rather than from c.
+func matMulAVX512(a, b, c, init []float32, useInit bool, m, k, n, lda, ldb, ldc int) {
 	const R, V, W = avx512Rows, avx512Vecs, avx512Width
 	nFull := n - n%(V*W)
 	rem := n - nFull           // tail columns, < V·W
@@ -227,33 +268,44 @@ func matMulAddAVX512(a, b, c []float32, m, k, n, lda, ldb, ldc int) {
 		it := i0 + blocks*R // first tail row
 		for p0 := 0; p0 < k; p0 += nativePanelP {
 			kc := min(nativePanelP, k-p0)
+			first := useInit && p0 == 0
+			// run runs nb blocks of rs rows from row i, vs vectors from column j (masked: the tail's mask).
+			run := func(rs, vs, i, j, nb int, masked bool) {
+				ap, bp, cp := &a[i*lda+p0], &b[p0*ldb+j], &c[i*ldc+j]
+				switch {
+				case first:
+					from := &zeroRows[i-i0]
+					if init != nil {
+						from = &init[i]
+					}
+					if masked {
+						avx512InitMasked(rs, vs, ap, bp, cp, kc, lda, ldb, ldc, nb, from, mask)
+					} else {
+						avx512Init(rs, vs, ap, bp, cp, kc, lda, ldb, ldc, nb, from)
+					}
+				case masked:
+					avx512KernelMasked(rs, vs, ap, bp, cp, kc, lda, ldb, ldc, nb, mask)
+				default:
+					avx512Kernel(rs, vs, ap, bp, cp, kc, lda, ldb, ldc, nb)
+				}
+			}
 			for j0 := 0; j0 < nFull; j0 += V * W {
-				bp := &b[p0*ldb+j0]
 				if blocks > 0 {
-					avx512Kernel(R, V, &a[i0*lda+p0], bp, &c[i0*ldc+j0], kc, lda, ldb, ldc, blocks)
+					run(R, V, i0, j0, blocks, false)
 				}
 				if tail > 0 {
-					avx512Kernel(tail, V, &a[it*lda+p0], bp, &c[it*ldc+j0], kc, lda, ldb, ldc, 1)
+					run(tail, V, it, j0, 1, false)
 				}
 			}
 			if rem == 0 {
 				continue
 			}
-			bp := &b[p0*ldb+nFull]
-			if rem%W == 0 { // whole vectors: no mask needed
-				if blocks > 0 {
-					avx512Kernel(R, tv, &a[i0*lda+p0], bp, &c[i0*ldc+nFull], kc, lda, ldb, ldc, blocks)
-				}
-				if tail > 0 {
-					avx512Kernel(tail, tv, &a[it*lda+p0], bp, &c[it*ldc+nFull], kc, lda, ldb, ldc, 1)
-				}
-				continue
-			}
+			masked := rem%W != 0 // whole vectors need no mask
 			if blocks > 0 {
-				avx512KernelMasked(R, tv, &a[i0*lda+p0], bp, &c[i0*ldc+nFull], kc, lda, ldb, ldc, blocks, mask)
+				run(R, tv, i0, nFull, blocks, masked)
 			}
 			if tail > 0 {
-				avx512KernelMasked(tail, tv, &a[it*lda+p0], bp, &c[it*ldc+nFull], kc, lda, ldb, ldc, 1, mask)
+				run(tail, tv, it, nFull, 1, masked)
 			}
 		}
 	}

@@ -163,10 +163,34 @@ func avx512K8x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K8x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T8x3(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T8x3M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I8x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I8x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K7x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K7x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T7x3(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T7x3M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I7x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I7x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K6x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -175,10 +199,34 @@ func avx512K6x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K6x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T6x3(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T6x3M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I6x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I6x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K5x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K5x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T5x3(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T5x3M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I5x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I5x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K4x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -187,10 +235,34 @@ func avx512K4x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K4x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T4x3(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T4x3M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I4x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I4x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K3x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K3x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T3x3(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T3x3M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I3x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I3x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K2x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -199,10 +271,34 @@ func avx512K2x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K2x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T2x3(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T2x3M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I2x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I2x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K1x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K1x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T1x3(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T1x3M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I1x3(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I1x3M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K8x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -211,10 +307,34 @@ func avx512K8x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K8x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T8x2(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T8x2M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I8x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I8x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K7x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K7x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T7x2(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T7x2M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I7x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I7x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K6x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -223,10 +343,34 @@ func avx512K6x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K6x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T6x2(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T6x2M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I6x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I6x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K5x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K5x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T5x2(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T5x2M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I5x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I5x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K4x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -235,10 +379,34 @@ func avx512K4x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K4x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T4x2(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T4x2M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I4x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I4x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K3x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K3x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T3x2(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T3x2M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I3x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I3x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K2x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -247,10 +415,34 @@ func avx512K2x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K2x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T2x2(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T2x2M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I2x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I2x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K1x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K1x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T1x2(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T1x2M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I1x2(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I1x2M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K8x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -259,10 +451,34 @@ func avx512K8x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K8x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T8x1(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T8x1M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I8x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I8x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K7x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K7x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T7x1(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T7x1M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I7x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I7x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K6x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -271,10 +487,34 @@ func avx512K6x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K6x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T6x1(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T6x1M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I6x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I6x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K5x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K5x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T5x1(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T5x1M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I5x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I5x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K4x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -283,10 +523,34 @@ func avx512K4x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K4x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T4x1(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T4x1M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I4x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I4x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K3x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K3x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T3x1(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T3x1M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I3x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I3x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 //go:noescape
 func avx512K2x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
@@ -295,10 +559,34 @@ func avx512K2x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 func avx512K2x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
 
 //go:noescape
+func avx512T2x1(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T2x1M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I2x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I2x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
+
+//go:noescape
 func avx512K1x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int)
 
 //go:noescape
 func avx512K1x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512T1x1(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)
+
+//go:noescape
+func avx512T1x1M(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64)
+
+//go:noescape
+func avx512I1x1(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)
+
+//go:noescape
+func avx512I1x1M(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64)
 
 // avx512Kernel runs the avx512 kernel of rows (1..8) rows and vecs (1..3) vectors on blocks blocks of rows rows.
 func avx512Kernel(rows, vecs int, a, b, c *float32, kc, lda, ldb, ldc, blocks int) {
@@ -407,6 +695,230 @@ func avx512KernelMasked(rows, vecs int, a, b, c *float32, kc, lda, ldb, ldc, blo
 		avx512K2x1M(a, b, c, kc, lda, ldb, ldc, blocks, mask)
 	case 1<<8 | 1:
 		avx512K1x1M(a, b, c, kc, lda, ldb, ldc, blocks, mask)
+	default:
+		panic("kernel: bad block shape")
+	}
+}
+
+// avx512Table is avx512Kernel for b's rows through a table of offsets: row p of b at b + offs[p].
+func avx512Table(rows, vecs int, a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int) {
+	switch rows<<8 | vecs {
+	case 8<<8 | 3:
+		avx512T8x3(a, b, c, kc, lda, offs, ldc, blocks)
+	case 7<<8 | 3:
+		avx512T7x3(a, b, c, kc, lda, offs, ldc, blocks)
+	case 6<<8 | 3:
+		avx512T6x3(a, b, c, kc, lda, offs, ldc, blocks)
+	case 5<<8 | 3:
+		avx512T5x3(a, b, c, kc, lda, offs, ldc, blocks)
+	case 4<<8 | 3:
+		avx512T4x3(a, b, c, kc, lda, offs, ldc, blocks)
+	case 3<<8 | 3:
+		avx512T3x3(a, b, c, kc, lda, offs, ldc, blocks)
+	case 2<<8 | 3:
+		avx512T2x3(a, b, c, kc, lda, offs, ldc, blocks)
+	case 1<<8 | 3:
+		avx512T1x3(a, b, c, kc, lda, offs, ldc, blocks)
+	case 8<<8 | 2:
+		avx512T8x2(a, b, c, kc, lda, offs, ldc, blocks)
+	case 7<<8 | 2:
+		avx512T7x2(a, b, c, kc, lda, offs, ldc, blocks)
+	case 6<<8 | 2:
+		avx512T6x2(a, b, c, kc, lda, offs, ldc, blocks)
+	case 5<<8 | 2:
+		avx512T5x2(a, b, c, kc, lda, offs, ldc, blocks)
+	case 4<<8 | 2:
+		avx512T4x2(a, b, c, kc, lda, offs, ldc, blocks)
+	case 3<<8 | 2:
+		avx512T3x2(a, b, c, kc, lda, offs, ldc, blocks)
+	case 2<<8 | 2:
+		avx512T2x2(a, b, c, kc, lda, offs, ldc, blocks)
+	case 1<<8 | 2:
+		avx512T1x2(a, b, c, kc, lda, offs, ldc, blocks)
+	case 8<<8 | 1:
+		avx512T8x1(a, b, c, kc, lda, offs, ldc, blocks)
+	case 7<<8 | 1:
+		avx512T7x1(a, b, c, kc, lda, offs, ldc, blocks)
+	case 6<<8 | 1:
+		avx512T6x1(a, b, c, kc, lda, offs, ldc, blocks)
+	case 5<<8 | 1:
+		avx512T5x1(a, b, c, kc, lda, offs, ldc, blocks)
+	case 4<<8 | 1:
+		avx512T4x1(a, b, c, kc, lda, offs, ldc, blocks)
+	case 3<<8 | 1:
+		avx512T3x1(a, b, c, kc, lda, offs, ldc, blocks)
+	case 2<<8 | 1:
+		avx512T2x1(a, b, c, kc, lda, offs, ldc, blocks)
+	case 1<<8 | 1:
+		avx512T1x1(a, b, c, kc, lda, offs, ldc, blocks)
+	default:
+		panic("kernel: bad block shape")
+	}
+}
+
+// avx512TableMasked is avx512KernelMasked for b's rows through a table of offsets: row p of b at b + offs[p].
+func avx512TableMasked(rows, vecs int, a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask uint64) {
+	switch rows<<8 | vecs {
+	case 8<<8 | 3:
+		avx512T8x3M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 7<<8 | 3:
+		avx512T7x3M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 6<<8 | 3:
+		avx512T6x3M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 5<<8 | 3:
+		avx512T5x3M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 4<<8 | 3:
+		avx512T4x3M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 3<<8 | 3:
+		avx512T3x3M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 2<<8 | 3:
+		avx512T2x3M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 1<<8 | 3:
+		avx512T1x3M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 8<<8 | 2:
+		avx512T8x2M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 7<<8 | 2:
+		avx512T7x2M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 6<<8 | 2:
+		avx512T6x2M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 5<<8 | 2:
+		avx512T5x2M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 4<<8 | 2:
+		avx512T4x2M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 3<<8 | 2:
+		avx512T3x2M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 2<<8 | 2:
+		avx512T2x2M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 1<<8 | 2:
+		avx512T1x2M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 8<<8 | 1:
+		avx512T8x1M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 7<<8 | 1:
+		avx512T7x1M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 6<<8 | 1:
+		avx512T6x1M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 5<<8 | 1:
+		avx512T5x1M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 4<<8 | 1:
+		avx512T4x1M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 3<<8 | 1:
+		avx512T3x1M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 2<<8 | 1:
+		avx512T2x1M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	case 1<<8 | 1:
+		avx512T1x1M(a, b, c, kc, lda, offs, ldc, blocks, mask)
+	default:
+		panic("kernel: bad block shape")
+	}
+}
+
+// avx512Init is avx512Kernel with the tile starting from init[r] in every column of row r, not from c.
+func avx512Init(rows, vecs int, a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32) {
+	switch rows<<8 | vecs {
+	case 8<<8 | 3:
+		avx512I8x3(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 7<<8 | 3:
+		avx512I7x3(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 6<<8 | 3:
+		avx512I6x3(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 5<<8 | 3:
+		avx512I5x3(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 4<<8 | 3:
+		avx512I4x3(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 3<<8 | 3:
+		avx512I3x3(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 2<<8 | 3:
+		avx512I2x3(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 1<<8 | 3:
+		avx512I1x3(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 8<<8 | 2:
+		avx512I8x2(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 7<<8 | 2:
+		avx512I7x2(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 6<<8 | 2:
+		avx512I6x2(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 5<<8 | 2:
+		avx512I5x2(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 4<<8 | 2:
+		avx512I4x2(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 3<<8 | 2:
+		avx512I3x2(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 2<<8 | 2:
+		avx512I2x2(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 1<<8 | 2:
+		avx512I1x2(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 8<<8 | 1:
+		avx512I8x1(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 7<<8 | 1:
+		avx512I7x1(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 6<<8 | 1:
+		avx512I6x1(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 5<<8 | 1:
+		avx512I5x1(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 4<<8 | 1:
+		avx512I4x1(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 3<<8 | 1:
+		avx512I3x1(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 2<<8 | 1:
+		avx512I2x1(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	case 1<<8 | 1:
+		avx512I1x1(a, b, c, kc, lda, ldb, ldc, blocks, init)
+	default:
+		panic("kernel: bad block shape")
+	}
+}
+
+// avx512InitMasked is avx512KernelMasked with the tile starting from init[r] in every column of row r, not from c.
+func avx512InitMasked(rows, vecs int, a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask uint64) {
+	switch rows<<8 | vecs {
+	case 8<<8 | 3:
+		avx512I8x3M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 7<<8 | 3:
+		avx512I7x3M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 6<<8 | 3:
+		avx512I6x3M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 5<<8 | 3:
+		avx512I5x3M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 4<<8 | 3:
+		avx512I4x3M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 3<<8 | 3:
+		avx512I3x3M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 2<<8 | 3:
+		avx512I2x3M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 1<<8 | 3:
+		avx512I1x3M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 8<<8 | 2:
+		avx512I8x2M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 7<<8 | 2:
+		avx512I7x2M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 6<<8 | 2:
+		avx512I6x2M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 5<<8 | 2:
+		avx512I5x2M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 4<<8 | 2:
+		avx512I4x2M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 3<<8 | 2:
+		avx512I3x2M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 2<<8 | 2:
+		avx512I2x2M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 1<<8 | 2:
+		avx512I1x2M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 8<<8 | 1:
+		avx512I8x1M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 7<<8 | 1:
+		avx512I7x1M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 6<<8 | 1:
+		avx512I6x1M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 5<<8 | 1:
+		avx512I5x1M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 4<<8 | 1:
+		avx512I4x1M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 3<<8 | 1:
+		avx512I3x1M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 2<<8 | 1:
+		avx512I2x1M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
+	case 1<<8 | 1:
+		avx512I1x1M(a, b, c, kc, lda, ldb, ldc, blocks, init, mask)
 	default:
 		panic("kernel: bad block shape")
 	}

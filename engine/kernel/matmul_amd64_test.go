@@ -293,3 +293,74 @@ func TestAsmNoFMA(t *testing.T) {
 		}
 	}
 }
+
+// TestMatMulInitTMatchesGo compares MatMulInitT, and its two native halves forced (the init kernels on every
+// column, and the last n mod 16 columns transposed), with c's rows set to init (nil: +0) and MatMulAddGo, bit for
+// bit: TestNativeMatchesGo's random shapes, every row and column tail, p panels beyond 256 (whose later panels
+// load c) and row bands beyond 240 (the zero rows' offsets), init values with subnormals (no -0, as c holds
+// none); c holds NaN before the call, which it must not read, and the values past it keep their sentinels.
+func TestMatMulInitTMatchesGo(t *testing.T) {
+	rng := xorshift(0x6a09e667)
+	var shapes []shape
+	for it := 0; it < 600; it++ {
+		shapes = append(shapes, shape{int(rng.next() % 41), int(rng.next() % 41), int(rng.next() % 41)})
+	}
+	for n := 1; n <= 100; n++ {
+		shapes = append(shapes, shape{1 + int(rng.next()%20), 1 + int(rng.next()%9), n})
+	}
+	for m := 1; m <= 50; m++ {
+		shapes = append(shapes, shape{m, 1 + int(rng.next()%9), 1 + int(rng.next()%100)})
+	}
+	for it := 0; it < 6; it++ {
+		shapes = append(shapes, shape{1 + int(rng.next()%520), 1 + int(rng.next()%800), 1 + int(rng.next()%120)})
+	}
+	shapes = append(shapes, shape{241, 257, 49}, shape{480, 512, 96}, shape{64, 288, 49}, shape{72, 8, 784})
+	nan := float32(math.NaN())
+	const cSentinel = float32(-7.25)
+	for _, sh := range shapes {
+		m, k, n := sh.m, sh.k, sh.n
+		a, b := make([]float32, m*k), make([]float32, k*n)
+		rng.stressFill(a, true)
+		rng.stressFill(b, true)
+		at := make([]float32, m*k)
+		TransposeGo(at, a, m, k)
+		for _, withInit := range []bool{false, true} {
+			var init []float32
+			if withInit {
+				init = make([]float32, m)
+				rng.stressFill(init, false) // no -0: MatMulAdd's c holds none
+			}
+			want := make([]float32, m*n)
+			setRows(want, init, m, n)
+			if m > 0 && k > 0 && n > 0 {
+				MatMulAddGo(a, b, want, m, k, n)
+			}
+			runs := map[string]func(c []float32){"MatMulInitT": func(c []float32) { MatMulInitT(a, at, b, c, init, m, k, n) }}
+			if cpuKind >= kindAVX512 && m > 0 && k > 0 && n > 0 {
+				runs["init kernels, every column"] = func(c []float32) { matMulAVX512(a, b, c, init, true, m, k, n, k, n, n) }
+				if r := n % avx512Width; r > 0 {
+					runs["init kernels, the tail transposed"] = func(c []float32) {
+						if n > r {
+							matMulAVX512(a, b, c, init, true, m, k, n-r, k, n, n)
+						}
+						transposedCols(kindAVX512, at, b, c, init, true, m, k, n, n-r)
+					}
+				}
+			}
+			for name, run := range runs {
+				c, cbuf := padded(m*n, cSentinel)
+				for i := range c {
+					c[i] = nan
+				}
+				run(c)
+				if i := firstDiff(c, want); i >= 0 {
+					t.Fatalf("%s %dx%dx%d (init %v): c[%d,%d] = %v (%#08x), want %v (%#08x)", name, m, k, n, withInit,
+						i/n, i%n, c[i], math.Float32bits(c[i]), want[i], math.Float32bits(want[i]))
+				}
+				if !sentinelsIntact(cbuf, m*n, cSentinel) {
+					t.Fatalf("%s %dx%dx%d: wrote outside c", name, m, k, n)
+				}
+			}
+		}
+	}
+}

@@ -13,3 +13,8 @@ const SparsePays = true
 func matMulAdd(a, b, c []float32, m, k, n int) { matMulAddGo(a, b, c, m, k, n) }
 
 func matMulAddT(a, _, b, c []float32, m, k, n int) { matMulAddGo(a, b, c, m, k, n) }
+
+func matMulInitT(a, at, b, c, init []float32, m, k, n int) {
+	setRows(c, init, m, n)
+	matMulAddT(a, at, b, c, m, k, n)
+}

@@ -33,3 +33,8 @@ func matMulAdd(a, b, c []float32, m, k, n int) {
 
 // matMulAddT runs the SIMD kernel, which does not read aᵀ.
 func matMulAddT(a, _, b, c []float32, m, k, n int) { matMulAdd(a, b, c, m, k, n) }
+
+func matMulInitT(a, at, b, c, init []float32, m, k, n int) {
+	setRows(c, init, m, n)
+	matMulAdd(a, b, c, m, k, n)
+}

@@ -1,4 +1,4 @@
-//go:build !(js && wasm && wasmsimd)
+//go:build !(js && wasm && wasmsimd) && !(amd64 && !purego)
 
 package kernel
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestMatMulAddRowsBitForBit compares MatMulAddRows (matmul.wasm's under Node with the SIMD module) with
+// TestMatMulAddRowsBitForBit compares MatMulAddRows (natively the AVX-512 table kernels, matmul.wasm's under Node with the SIMD module) with
 // MatMulAddGo on B's rows copied out, bit for bit, on every row and column tail, the strips of a small a, rows that
 // overlap and repeat, and c's rows apart (the values between them untouched); and the Go loop likewise.
 func TestMatMulAddRowsBitForBit(t *testing.T) {
@@ -32,7 +32,7 @@ func TestMatMulAddRowsBitForBit(t *testing.T) {
 		}
 	}
 	shapes = append(shapes, shape{8, 72, 784}, shape{16, 72, 400}, shape{8, 9, 2048}, shape{1, 9, 2048}, shape{32, 288, 130},
-		shape{5, 800, 37}, shape{72, 8, 1000}, shape{7, 600, 41})
+		shape{5, 800, 37}, shape{72, 8, 1000}, shape{7, 600, 41}, shape{250, 20, 70})
 	for _, s := range shapes {
 		for _, gap := range []int{0, 3} {
 			m, k, n, ldc := s.m, s.k, s.n, s.n+gap
@@ -107,10 +107,11 @@ func TestMatMulAddRowsChecks(t *testing.T) {
 	}
 }
 
-// TestPlanesGradBitForBit compares PlanesGrad (matmul.wasm's under Node with the SIMD module) and PlanesGradGo
-// with what they replace: W_gᵀ·∂out_g by MatMulAddGo onto +0, each tap's column shifted right (+0 before it) and
-// the shifted columns added in tap order by a product with ones; bit for bit, on pairs of rows and a row left over,
-// column tails, one tap and one output; blocks of four rows (pg4) with pairs and a row left over.
+// TestPlanesGradBitForBit compares PlanesGrad (natively AVX-512's planesGrad512, matmul.wasm's under Node with the
+// SIMD module) and PlanesGradGo with what they replace: W_gᵀ·∂out_g by MatMulAddGo onto +0, each tap's column
+// shifted right (+0 before it) and the shifted columns added in tap order by a product with ones; bit for bit, on
+// pairs of rows and a row left over, column tails (of 64 and of 16 columns too), one tap and one output; blocks of
+// four rows (pg4) with pairs and a row left over.
 func TestPlanesGradBitForBit(t *testing.T) {
 	rng := rand.New(rand.NewSource(40))
 	val := func() float32 {

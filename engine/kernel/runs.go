@@ -1,6 +1,9 @@
 package kernel
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // WithRuns returns x with its map also cut into runs, where the machine's loops go faster by them (natively with
 // AVX-512), for a map used many times (a convolution's windows):
@@ -108,31 +111,36 @@ func cutSums(idx []int32, top int32) ([]sumRun, []int32) {
 	if top < 0 {
 		return nil, nil
 	}
-	// Each position's places in the map, in the map's order: from[at[d]:at[d+1]].
-	at := make([]int32, top+2)
-	for _, j := range idx {
-		if j >= 0 {
-			at[j+1]++
+	// The map's places by position, each position's in the map's order: the distinct positions pos[r], position
+	// pos[r]'s places order[start[r]:start[r+1]].
+	order := placesByPosition(idx, top)
+	var pos, start []int32
+	for k, i := range order {
+		if k == 0 || idx[i] != idx[order[k-1]] {
+			pos, start = append(pos, idx[i]), append(start, int32(k))
 		}
 	}
-	for d := 1; d < len(at); d++ {
-		at[d] += at[d-1]
-	}
-	from, next := make([]int32, at[top+1]), slices.Clone(at[:top+1])
-	for i, j := range idx {
-		if j >= 0 {
-			from[next[j]] = int32(i)
-			next[j]++
+	start = append(start, int32(len(order)))
+	places := func(r int) []int32 { return order[start[r]:start[r+1]] }
+	// rank is the rank of position d, or −1, for d = pos[r0] + k with 0 ≤ k ≤ 2·maxRun: the positions are
+	// distinct and increasing, so at most k ranks on.
+	rank := func(r0 int, d int32) int {
+		r := r0
+		for r < len(pos) && pos[r] < d {
+			r++
 		}
+		if r < len(pos) && pos[r] == d {
+			return r
+		}
+		return -1
 	}
-	places := func(d int32) []int32 { return from[at[d]:at[d+1]] }
-	done := make([]bool, top+1)
-	continues := func(d0, s, l int32) bool { // position d0 + s·l is lane l of a run from d0
-		d := d0 + s*l
-		if d > top || done[d] {
+	done := make([]bool, len(pos))
+	continues := func(r0 int, s, l int32) bool { // position pos[r0] + s·l is lane l of a run from pos[r0]
+		r := rank(r0, pos[r0]+s*l)
+		if r < 0 || done[r] {
 			return false
 		}
-		a, b := places(d0), places(d)
+		a, b := places(r0), places(r)
 		if len(a) != len(b) {
 			return false
 		}
@@ -145,16 +153,16 @@ func cutSums(idx []int32, top int32) ([]sumRun, []int32) {
 	}
 	var sums []sumRun
 	var taps []int32
-	for d0 := int32(0); d0 <= top; d0++ {
-		if done[d0] || at[d0] == at[d0+1] {
+	for r0, d0 := range pos {
+		if done[r0] {
 			continue
 		}
 		s, most := int32(1), int32(maxRun)
-		if !continues(d0, 1, 1) && continues(d0, 2, 1) {
+		if !continues(r0, 1, 1) && continues(r0, 2, 1) {
 			s, most = 2, maxRun/2
 		}
 		n := int32(1)
-		for n < most && continues(d0, s, n) {
+		for n < most && continues(r0, s, n) {
 			n++
 		}
 		lanes := uint32(1)<<n - 1
@@ -162,12 +170,59 @@ func cutSums(idx []int32, top int32) ([]sumRun, []int32) {
 			lanes |= uint32(spreadEven[lanes]) << 16
 		}
 		for l := range n {
-			done[d0+s*l] = true
+			done[rank(r0, d0+s*l)] = true
 		}
-		sums = append(sums, sumRun{d0: d0, lanes: lanes, first: int32(len(taps)), ntaps: int32(len(places(d0)))})
-		taps = append(taps, places(d0)...)
+		sums = append(sums, sumRun{d0: d0, lanes: lanes, first: int32(len(taps)), ntaps: int32(len(places(r0)))})
+		taps = append(taps, places(r0)...)
 	}
 	return interleave(sums), taps
+}
+
+// placesByPosition is the places of idx's positions (not −1), ordered by position and each position's in the map's
+// order: as they come where they increase (a plane's map, which reads one channel of images far apart), else by a
+// table as long as the positions' range where that is at most four times the map, else by a stable sort.
+func placesByPosition(idx []int32, top int32) []int32 {
+	order := make([]int32, 0, len(idx))
+	last := int32(-1)
+	for i, j := range idx {
+		if j >= 0 {
+			if j <= last { // not increasing: not its order
+				order = nil
+				break
+			}
+			order, last = append(order, int32(i)), j
+		}
+	}
+	if order != nil || last < 0 { // increasing (a plane's map), or no position at all
+		return order
+	}
+	if int(top) < 4*len(idx) {
+		at := make([]int32, top+2) // position d's places from at[d]
+		for _, j := range idx {
+			if j >= 0 {
+				at[j+1]++
+			}
+		}
+		for d := 1; d < len(at); d++ {
+			at[d] += at[d-1]
+		}
+		order := make([]int32, at[top+1])
+		for i, j := range idx {
+			if j >= 0 {
+				order[at[j]] = int32(i)
+				at[j]++
+			}
+		}
+		return order
+	}
+	order = make([]int32, 0, len(idx))
+	for i, j := range idx {
+		if j >= 0 {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(idx[a], idx[b]) })
+	return order
 }
 
 // interleave orders runs (by their first positions) four ways, the first quarter's first, the second's, the

@@ -28,17 +28,40 @@ type ISA struct {
 	Rows   int    // rows of the main kernel; kernels for 1..Rows-1 rows handle row tails
 	Vecs   int    // vectors per row (columns per kernel = Vecs·Width)
 	Unroll int    // p steps per loop iteration: 1 or 2
+	Table  bool   // also the table kernels: row p of b at b + offs[p] (MatMulAddRows), not b + p·ldb
+	Init   bool   // also the init kernels: the tile starts from init[r] in every column (MatMulInitT), not from c
 }
 
 // AVX2 and AVX512 are the shipped configurations (measured on a Zen 5 EPYC; see engine/README.md).
 var (
 	AVX2   = ISA{Name: "avx2", Width: 8, Regs: 16, Rows: 6, Vecs: 2, Unroll: 2}
-	AVX512 = ISA{Name: "avx512", Width: 16, Regs: 32, Rows: 8, Vecs: 3, Unroll: 2}
+	AVX512 = ISA{Name: "avx512", Width: 16, Regs: 32, Rows: 8, Vecs: 3, Unroll: 2, Table: true, Init: true}
 )
 
 // KernelName is the Go name of the kernel for rows rows and vecs vectors (masked: the column-tail variant).
 func (s ISA) KernelName(rows, vecs int, masked bool) string {
-	n := fmt.Sprintf("%sK%dx%d", s.Name, rows, vecs)
+	return s.kernelName("K", rows, vecs, masked)
+}
+
+// TableName is KernelName's for the table kernel (b's rows through a table of offsets).
+func (s ISA) TableName(rows, vecs int, masked bool) string {
+	return s.kernelName("T", rows, vecs, masked)
+}
+
+// InitName is KernelName's for the init kernel (the tile starting from a value a row).
+func (s ISA) InitName(rows, vecs int, masked bool) string {
+	return s.kernelName("I", rows, vecs, masked)
+}
+
+// Kernel variants: plain, b's rows through a table, the tile from init values.
+const (
+	plain = iota
+	table
+	initial
+)
+
+func (s ISA) kernelName(kind string, rows, vecs int, masked bool) string {
+	n := fmt.Sprintf("%s%s%dx%d", s.Name, kind, rows, vecs)
 	if masked {
 		n += "M"
 	}
@@ -93,19 +116,39 @@ func (w *writer) comment(c string)              { fmt.Fprintf(&w.Buffer, "\t// %
 // kernel writes one micro-kernel. Arguments (ABI0, 8 bytes each): a, b, c pointers to the block's top-left
 // elements; kc >= 1 the p steps; lda, ldb, ldc the row strides in elements; blocks >= 1 the number of R-row blocks
 // (consecutive, R·lda and R·ldc apart) sharing the same b; masked kernels add mask (AVX2: *[Vecs·8]int32 lane
-// masks, all-ones = column present; AVX-512: uint64 whose low Vecs·16 bits select columns).
-func (s ISA) kernel(w *writer, rows int, masked bool) {
+// masks, all-ones = column present; AVX-512: uint64 whose low Vecs·16 bits select columns). A table kernel
+// takes offs *int32 in ldb's place: row p of b starts offs[p] values past b (R11 walks the table, R13 holds the
+// offset of the step), every other step as the plain kernel's. An init kernel takes init *float32 after blocks
+// (the mask after it): its accumulators start from init[r] in every column (VBROADCASTSS) instead of c's values,
+// and init moves on R values a block, in its argument slot.
+func (s ISA) kernel(w *writer, rows int, masked bool, variant int) {
 	name := s.KernelName(rows, s.Vecs, masked)
+	switch variant {
+	case table:
+		name = s.TableName(rows, s.Vecs, masked)
+	case initial:
+		name = s.InitName(rows, s.Vecs, masked)
+	}
 	R, V, W := rows, s.Vecs, s.Width
 	groups := (R + 2) / 3
-	frame := 64
+	frame, maskOff := 64, 64
+	if variant == initial {
+		frame, maskOff = 72, 72
+	}
 	if masked {
-		frame = 72
+		frame += 8
 	}
 	vbytes := 4 * W
 	zmm := W == 16
 
-	fmt.Fprintf(&w.Buffer, "// func %s(a, b, c *float32, kc, lda, ldb, ldc, blocks int", name)
+	switch variant {
+	case table:
+		fmt.Fprintf(&w.Buffer, "// func %s(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int", name)
+	case initial:
+		fmt.Fprintf(&w.Buffer, "// func %s(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32", name)
+	default:
+		fmt.Fprintf(&w.Buffer, "// func %s(a, b, c *float32, kc, lda, ldb, ldc, blocks int", name)
+	}
 	if masked {
 		if zmm {
 			fmt.Fprintf(&w.Buffer, ", mask uint64")
@@ -118,14 +161,16 @@ func (s ISA) kernel(w *writer, rows int, masked bool) {
 	w.op("MOVQ c+16(FP), CX")
 	w.op("MOVQ lda+32(FP), SI")
 	w.op("SHLQ $2, SI")
-	w.op("MOVQ ldb+40(FP), R11")
-	w.op("SHLQ $2, R11")
+	if variant != table {
+		w.op("MOVQ ldb+40(FP), R11")
+		w.op("SHLQ $2, R11")
+	}
 	w.op("MOVQ ldc+48(FP), DX")
 	w.op("SHLQ $2, DX")
 	w.op("MOVQ blocks+56(FP), R12")
 	if masked && zmm {
 		w.comment("k1.. = the column masks of the V vectors")
-		w.op("MOVQ mask+64(FP), R13")
+		w.op("MOVQ mask+%d(FP), R13", maskOff)
 		for v := 0; v < V; v++ {
 			w.op("KMOVW R13, K%d", v+1)
 			if v < V-1 {
@@ -146,7 +191,18 @@ func (s ISA) kernel(w *writer, rows int, masked bool) {
 		w.op("LEAQ (AX)(DX*2), AX")
 		w.op("ADDQ DX, AX")
 	}
-	w.comment("load the c tile into the accumulators")
+	if variant == initial {
+		w.comment("the accumulators from init: row r's value in every column")
+		w.op("MOVQ init+64(FP), R13")
+		for r := 0; r < R; r++ {
+			w.op("VBROADCASTSS %d(R13), %s", 4*r, s.acc(r, 0))
+			for v := 1; v < V; v++ {
+				w.op("VMOVAPS %s, %s", s.acc(r, 0), s.acc(r, v))
+			}
+		}
+	} else {
+		w.comment("load the c tile into the accumulators")
+	}
 	if masked && !zmm {
 		w.op("MOVQ mask+64(FP), R13")
 		for v := 0; v < V; v++ {
@@ -154,7 +210,7 @@ func (s ISA) kernel(w *writer, rows int, masked bool) {
 		}
 	}
 	w.op("MOVQ CX, AX")
-	for r := 0; r < R; r++ {
+	for r := 0; r < R && variant != initial; r++ {
 		if r > 0 && r%3 == 0 {
 			nextCGroup()
 		}
@@ -170,6 +226,9 @@ func (s ISA) kernel(w *writer, rows int, masked bool) {
 		}
 	}
 	w.op("MOVQ b+8(FP), BX")
+	if variant == table {
+		w.op("MOVQ offs+40(FP), R11")
+	}
 
 	body := func(u int) {
 		bAddr := func(v int) string {
@@ -177,10 +236,16 @@ func (s ISA) kernel(w *writer, rows int, masked bool) {
 			if v > 0 {
 				d = fmt.Sprint(v * vbytes)
 			}
-			if u == 0 {
+			switch {
+			case variant == table:
+				return d + "(BX)(R13*4)"
+			case u == 0:
 				return d + "(BX)"
 			}
 			return d + "(BX)(R11*1)"
+		}
+		if variant == table {
+			w.op("MOVLQSX %d(R11), R13", 4*u)
 		}
 		for v := 0; v < V; v++ {
 			if masked && zmm {
@@ -202,9 +267,12 @@ func (s ISA) kernel(w *writer, rows int, masked bool) {
 		for g := 0; g < groups; g++ {
 			w.op("ADDQ $%d, %s", 4*steps, groupReg[g])
 		}
-		if steps == 1 {
+		switch {
+		case variant == table:
+			w.op("ADDQ $%d, R11", 4*steps)
+		case steps == 1:
 			w.op("ADDQ R11, BX")
-		} else {
+		default:
 			w.op("LEAQ (BX)(R11*2), BX")
 		}
 	}
@@ -263,6 +331,9 @@ func (s ISA) kernel(w *writer, rows int, masked bool) {
 	w.op("ADDQ R13, DI")
 	w.op("IMUL3Q $%d, DX, R13", R)
 	w.op("ADDQ R13, CX")
+	if variant == initial {
+		w.op("ADDQ $%d, init+64(FP)", 4*R)
+	}
 	w.op("DECQ R12")
 	w.op("JNZ %s_block", name)
 	w.op("VZEROUPPER")
@@ -285,8 +356,16 @@ func Asm(isas ...ISA) []byte {
 		}
 		for vecs := s.Vecs; vecs >= 1; vecs-- {
 			for rows := s.Rows; rows >= 1; rows-- {
-				s.with(vecs).kernel(&w, rows, false)
-				s.with(vecs).kernel(&w, rows, true)
+				s.with(vecs).kernel(&w, rows, false, plain)
+				s.with(vecs).kernel(&w, rows, true, plain)
+				if s.Table {
+					s.with(vecs).kernel(&w, rows, false, table)
+					s.with(vecs).kernel(&w, rows, true, table)
+				}
+				if s.Init {
+					s.with(vecs).kernel(&w, rows, false, initial)
+					s.with(vecs).kernel(&w, rows, true, initial)
+				}
 			}
 		}
 	}
@@ -317,6 +396,14 @@ func Decl(isas ...ISA) []byte {
 			for rows := s.Rows; rows >= 1; rows-- {
 				fmt.Fprintf(&b, "\n//go:noescape\nfunc %s(a, b, c *float32, kc, lda, ldb, ldc, blocks int)\n", s.KernelName(rows, vecs, false))
 				fmt.Fprintf(&b, "\n//go:noescape\nfunc %s(a, b, c *float32, kc, lda, ldb, ldc, blocks int, mask %s)\n", s.KernelName(rows, vecs, true), maskType)
+				if s.Table {
+					fmt.Fprintf(&b, "\n//go:noescape\nfunc %s(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int)\n", s.TableName(rows, vecs, false))
+					fmt.Fprintf(&b, "\n//go:noescape\nfunc %s(a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int, mask %s)\n", s.TableName(rows, vecs, true), maskType)
+				}
+				if s.Init {
+					fmt.Fprintf(&b, "\n//go:noescape\nfunc %s(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32)\n", s.InitName(rows, vecs, false))
+					fmt.Fprintf(&b, "\n//go:noescape\nfunc %s(a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32, mask %s)\n", s.InitName(rows, vecs, true), maskType)
+				}
 			}
 		}
 		maskType := fmt.Sprintf("*[%d]int32", s.Vecs*s.Width)
@@ -348,10 +435,52 @@ func Decl(isas ...ISA) []byte {
 			}
 		}
 		b.WriteString("\tdefault:\n\t\tpanic(\"kernel: bad block shape\")\n\t}\n}\n")
+		if s.Table {
+			s.tableDispatch(&b, maskType)
+		}
+		if s.Init {
+			s.initDispatch(&b, maskType)
+		}
 	}
 	out, err := format.Source([]byte(b.String()))
 	if err != nil {
 		panic("asmgen: " + err.Error())
 	}
 	return out
+}
+
+// tableDispatch writes the table kernels' dispatch by block shape (as Kernel's and KernelMasked's).
+func (s ISA) tableDispatch(b *strings.Builder, maskType string) {
+	for _, masked := range []bool{false, true} {
+		name, mask, arg := s.Name+"Table", "", ""
+		if masked {
+			name, mask, arg = name+"Masked", ", mask "+maskType, ", mask"
+		}
+		fmt.Fprintf(b, "\n// %s is %sKernel%s for b's rows through a table of offsets: row p of b at b + offs[p].\n", name, s.Name, map[bool]string{true: "Masked", false: ""}[masked])
+		fmt.Fprintf(b, "func %s(rows, vecs int, a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int%s) {\n\tswitch rows<<8 | vecs {\n", name, mask)
+		for vecs := s.Vecs; vecs >= 1; vecs-- {
+			for rows := s.Rows; rows >= 1; rows-- {
+				fmt.Fprintf(b, "\tcase %d<<8 | %d:\n\t\t%s(a, b, c, kc, lda, offs, ldc, blocks%s)\n", rows, vecs, s.TableName(rows, vecs, masked), arg)
+			}
+		}
+		b.WriteString("\tdefault:\n\t\tpanic(\"kernel: bad block shape\")\n\t}\n}\n")
+	}
+}
+
+// initDispatch writes the init kernels' dispatch by block shape (as Kernel's and KernelMasked's).
+func (s ISA) initDispatch(b *strings.Builder, maskType string) {
+	for _, masked := range []bool{false, true} {
+		name, mask, arg := s.Name+"Init", "", ""
+		if masked {
+			name, mask, arg = name+"Masked", ", mask "+maskType, ", mask"
+		}
+		fmt.Fprintf(b, "\n// %s is %sKernel%s with the tile starting from init[r] in every column of row r, not from c.\n", name, s.Name, map[bool]string{true: "Masked", false: ""}[masked])
+		fmt.Fprintf(b, "func %s(rows, vecs int, a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32%s) {\n\tswitch rows<<8 | vecs {\n", name, mask)
+		for vecs := s.Vecs; vecs >= 1; vecs-- {
+			for rows := s.Rows; rows >= 1; rows-- {
+				fmt.Fprintf(b, "\tcase %d<<8 | %d:\n\t\t%s(a, b, c, kc, lda, ldb, ldc, blocks, init%s)\n", rows, vecs, s.InitName(rows, vecs, masked), arg)
+			}
+		}
+		b.WriteString("\tdefault:\n\t\tpanic(\"kernel: bad block shape\")\n\t}\n}\n")
+	}
 }
