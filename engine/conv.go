@@ -535,6 +535,9 @@ func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool)
 		s.rows.forward(l, li, x, y, n)
 		return
 	}
+	if !sparse && !kernel.InitNative {
+		fillBiases(y, l.B, P, n)
+	}
 	for r := 0; r < n; r++ {
 		yr := y[r*outW : (r+1)*outW]
 		if sparse {
@@ -549,8 +552,12 @@ func (s *convScratch) conv(l *Conv, li int, x, y []float32, n int, compact bool)
 			col = s.col
 			kernel.GatherIdx(col, x[r*in:(r+1)*in], s.idx)
 		}
-		for g := 0; g < G; g++ { // from the biases
-			kernel.MatMulInitT(l.W[g*Cg*Kg:], l.WT[g*Kg*Cg:], col[g*Kg*P:], yr[g*Cg*P:], l.B[g*Cg:(g+1)*Cg], Cg, Kg, P)
+		for g := 0; g < G; g++ { // from the biases: the kernel's tiles start there, or fillBiases set them
+			if kernel.InitNative {
+				kernel.MatMulInitT(l.W[g*Cg*Kg:], l.WT[g*Kg*Cg:], col[g*Kg*P:], yr[g*Cg*P:], l.B[g*Cg:(g+1)*Cg], Cg, Kg, P)
+			} else {
+				kernel.MatMulAddT(l.W[g*Cg*Kg:], l.WT[g*Kg*Cg:], col[g*Kg*P:], yr[g*Cg*P:], Cg, Kg, P)
+			}
 		}
 	}
 }

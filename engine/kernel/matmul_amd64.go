@@ -153,6 +153,11 @@ func matMulAddTOn(kd int, a, at, b, c []float32, m, k, n, r int) {
 	}
 }
 
+// InitNative says whether MatMulInitT's kernels start their tiles from init (natively with AVX-512) rather than
+// setting c's rows and adding: where it is false, a caller that sets many products' rows at once (a batch's
+// biases, copied an image at a time) does better to do that and call MatMulAddT. Fixed at start-up.
+var InitNative = kind == kindAVX512
+
 // matMulInitT is MatMulInitT: with AVX-512, matMulAddT's split with the init kernels for the first panel of p
 // (and the transposed columns packed from init, not from c); else c's rows set and matMulAddT.
 func matMulInitT(a, at, b, c, init []float32, m, k, n int) {

@@ -34,6 +34,10 @@ func matMulAdd(a, b, c []float32, m, k, n int) {
 // matMulAddT runs the SIMD kernel, which does not read aᵀ.
 func matMulAddT(a, _, b, c []float32, m, k, n int) { matMulAdd(a, b, c, m, k, n) }
 
+// InitNative says whether MatMulInitT's kernels start their tiles from init: not in this build, where it sets
+// c's rows and adds (see the amd64 build's).
+const InitNative = false
+
 func matMulInitT(a, at, b, c, init []float32, m, k, n int) {
 	setRows(c, init, m, n)
 	matMulAdd(a, b, c, m, k, n)
