@@ -264,8 +264,8 @@ func Sigmoid(out, e, x []float32) bool {
 // AddTo sets dst[t] = a[t] + b[t] for t < len(dst), each sum rounded once to float32, as Go's float32 addition
 // gives it: the same bits in every build whenever the sum is not a NaN (WebAssembly leaves a NaN's sign and
 // payload to the engine). dst may be a or b, but must not overlap them otherwise. In a wasmsimd build it runs
-// matmul.wasm's add_to (four sums a lane); with the native AVX kernels as a product there: a copied to dst, then
-// dst += 1·b as a product [1×1]·[1×n] (1·x is x, bit for bit: so each element is a + b); elsewhere AddToGo.
+// matmul.wasm's add_to (four sums a lane); natively the AVX-512 or AVX2 loop (add512, add256: VADDPS, a first);
+// elsewhere AddToGo.
 //
 // It panics if a or b is shorter than dst.
 func AddTo(dst, a, b []float32) {
@@ -273,24 +273,10 @@ func AddTo(dst, a, b []float32) {
 	if len(dst) == 0 {
 		return
 	}
-	if !(SIMD || !SparsePays) {
+	if !addToSIMD(dst, a, b) {
 		addToGo(dst, a, b)
-		return
 	}
-	if addToSIMD(dst, a, b) {
-		return
-	}
-	if &dst[0] == &b[0] {
-		a, b = b, a // a + b is b + a, bit for bit
-	}
-	if &dst[0] != &a[0] {
-		copy(dst, a)
-	}
-	matMulAdd(one[:], b, dst, 1, 1, len(dst))
 }
-
-// one is the [1×1] matrix AddTo multiplies by.
-var one = [1]float32{1}
 
 // AddToGo is AddTo always in Go: the reference the SIMD version is tested against.
 func AddToGo(dst, a, b []float32) {

@@ -20,7 +20,7 @@ func scatterPairs(dst, src []float32, x *Pairs) { scatterPairsGo(dst, src, x) }
 
 func sigmoid(out, e, x []float32) bool { return false } // (the engine's own loop)
 
-func addToSIMD(dst, a, b []float32) bool { return false } // (a product by one, or Go's loop)
+func addToSIMD(dst, a, b []float32) bool { return addTo(dst, a, b) } // (natively the AVX loops; else Go's loop)
 
 func l1Rows(out, x, t []float32, rows, cols, stride int) { L1RowsGo(out, x, t, rows, cols, stride) }
 

@@ -53,6 +53,12 @@ func setWherePositive512(dx, d, h *float32, blocks int)
 func relu512(dst, in *float32, blocks int)
 
 //go:noescape
+func add512(dst, a, b *float32, blocks int)
+
+//go:noescape
+func add256(dst, a, b *float32, blocks int)
+
+//go:noescape
 func relu256(dst, in *float32, blocks int)
 
 //go:noescape
@@ -206,6 +212,18 @@ func relu(dst, in []float32) {
 		func(blocks int) { relu512(&dst[0], &in[0], blocks) },
 		func(blocks int) { relu256(&dst[0], &in[0], blocks) })
 	ReluGo(dst[done:], in[done:])
+}
+
+// addTo is AddTo with the AVX loops (whole blocks; Go's loop for the rest), or false with the Go kernel.
+func addTo(dst, a, b []float32) bool {
+	if loopWidth == 0 {
+		return false
+	}
+	done := inBlocks(len(dst),
+		func(blocks int) { add512(&dst[0], &a[0], &b[0], blocks) },
+		func(blocks int) { add256(&dst[0], &a[0], &b[0], blocks) })
+	addToGo(dst[done:], a[done:], b[done:])
+	return true
 }
 
 // inBlocks runs an element-wise loop over the whole blocks of n values at this CPU's width, f512 with 16 values a

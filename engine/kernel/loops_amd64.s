@@ -1344,3 +1344,43 @@ addRows512_next:
 	JNZ addRows512_row
 	VZEROUPPER
 	RET
+
+// func add512(dst, a, b *float32, blocks int)
+// AddTo's sums, 16 a block: dst = a + b (VADDPS with a first, as Go's a + b).
+TEXT ·add512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ blocks+24(FP), CX
+add512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS (DX), Z1
+	VADDPS Z1, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ add512_loop
+	VZEROUPPER
+	RET
+
+// func add256(dst, a, b *float32, blocks int)
+// add512 in AVX2, 8 values a block.
+TEXT ·add256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ blocks+24(FP), CX
+add256_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y1
+	VADDPS Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ add256_loop
+	VZEROUPPER
+	RET

@@ -10,6 +10,8 @@ func setWherePositive(dx, d, h []float32) { setWherePositiveGo(dx, d, h) }
 
 func relu(dst, in []float32) { ReluGo(dst, in) }
 
+func addTo(dst, a, b []float32) bool { return false }
+
 func gatherIdx(dst, src []float32, idx []int32) { gatherIdxGo(dst, src, idx) }
 
 func scatterIdx(dst, src []float32, idx []int32) { scatterIdxGo(dst, src, idx) }
