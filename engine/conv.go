@@ -414,14 +414,19 @@ func sparseFor(width int) bool {
 // 64 (Fashion's 32→64 convolution), 144, 256, 288 and 512 wide about as fast or faster (Fashion: −25 %).
 func sparsePays(width int) bool { return width >= 128 || width >= 64 && width%32 == 0 }
 
-// depthwiseRows runs a depthwise convolution of stride 1 (one input and one output channel a group, any window,
-// padding and dilation) channel by channel with kernel.Depthwise, natively with AVX-512: each output row's sums
-// from the bias over the taps in order, 16 outputs a vector, reading the input where it lies; the input gradient
-// alike, the taps negated, from +0, added to ∂x. The same products added in the same order as the planes' and
-// the windows' products (the padding's products there are ±0, which change no sum), so the same bits
-// (TestDepthwiseRowsKeepBits). Elsewhere nil: the planes run.
+// depthwiseRows runs a depthwise convolution of stride 1 or 2 (one input and one output channel a group, any
+// window, padding and dilation) channel by channel with kernel.Depthwise, natively with AVX-512: each output row's
+// sums from the bias over the taps in order, 16 outputs a vector, reading the input where it lies; the input
+// gradient alike, the taps negated, from +0, added to ∂x. The same products added in the same order as the
+// planes' and the windows' products (the padding's products there are ±0, which change no sum), so the same bits
+// (TestDepthwiseRowsKeepBits). A stride of s runs the convolution of stride 1 into a scratch plane and keeps every
+// s-th output of every s-th row (those are the strided outputs, the same sums); backward, ∂out is spread onto a
+// plane of +0 at those places, whose other products (w·0, ±0) leave the sums as they are: s² times the products,
+// at the rows' rate (for s = 2 still 1.5–2× the planes'). Elsewhere nil: the planes run.
 type depthwiseRows struct {
 	fwd, bwd *kernel.DepthwisePlan
+	sh, sw   int
+	full, up []float32 // strided: a channel's outputs at stride 1, and its ∂out spread out
 }
 
 // depthwiseByRows says whether depthwise convolutions run by rows where they can (newDepthwiseRows); tests flip it
@@ -429,10 +434,10 @@ type depthwiseRows struct {
 var depthwiseByRows = true
 
 // newDepthwiseRows is c's depthwiseRows, or nil where kernel.Depthwise has no native loop or c is not a depthwise
-// convolution of stride 1.
+// convolution of stride 1 or 2.
 func newDepthwiseRows(c *Conv) *depthwiseRows {
 	w := c.Window
-	if !kernel.DepthwiseNative || !depthwiseByRows || c.Out.C != c.In.C || w.StrideH != 1 || w.StrideW != 1 {
+	if !kernel.DepthwiseNative || !depthwiseByRows || c.Out.C != c.In.C || w.StrideH > 2 || w.StrideW > 2 {
 		return nil
 	}
 	dh, dw := w.dilation()
@@ -443,10 +448,15 @@ func newDepthwiseRows(c *Conv) *depthwiseRows {
 			dy, dx, ny, nx = append(dy, y), append(dx, x), append(ny, -y), append(nx, -x)
 		}
 	}
-	return &depthwiseRows{
-		fwd: kernel.NewDepthwisePlan(c.Out.H, c.Out.W, c.In.H, c.In.W, dy, dx),
-		bwd: kernel.NewDepthwisePlan(c.In.H, c.In.W, c.Out.H, c.Out.W, ny, nx),
+	d := &depthwiseRows{sh: w.StrideH, sw: w.StrideW}
+	oh, ow := c.Out.H, c.Out.W
+	if d.sh > 1 || d.sw > 1 {
+		oh, ow = dilatedOut(c.In.H, w.KH, 1, w.PadH, dh), dilatedOut(c.In.W, w.KW, 1, w.PadW, dw)
+		d.full, d.up = make([]float32, oh*ow), make([]float32, oh*ow)
 	}
+	d.fwd = kernel.NewDepthwisePlan(oh, ow, c.In.H, c.In.W, dy, dx)
+	d.bwd = kernel.NewDepthwisePlan(c.In.H, c.In.W, oh, ow, ny, nx)
+	return d
 }
 
 // forward runs l on n images x into y.
@@ -455,7 +465,18 @@ func (d *depthwiseRows) forward(l *Conv, x, y []float32, n int) {
 	for r := 0; r < n; r++ {
 		for c := 0; c < l.In.C; c++ {
 			at, to := (r*l.In.C+c)*inP, (r*l.Out.C+c)*outP
-			kernel.Depthwise(y[to:to+outP], x[at:at+inP], l.W[c*T:(c+1)*T], d.fwd, l.B[c], false)
+			if d.full == nil {
+				kernel.Depthwise(y[to:to+outP], x[at:at+inP], l.W[c*T:(c+1)*T], d.fwd, l.B[c], false)
+				continue
+			}
+			kernel.Depthwise(d.full, x[at:at+inP], l.W[c*T:(c+1)*T], d.fwd, l.B[c], false)
+			out := y[to : to+outP]
+			for oy := 0; oy < l.Out.H; oy++ {
+				row := d.full[oy*d.sh*d.fwd.OutW:]
+				for ox := range l.Out.W {
+					out[oy*l.Out.W+ox] = row[ox*d.sw]
+				}
+			}
 		}
 	}
 }
@@ -466,7 +487,17 @@ func (d *depthwiseRows) backward(l *Conv, dy, dx []float32, n int) {
 	for r := 0; r < n; r++ {
 		for c := 0; c < l.In.C; c++ {
 			at, from := (r*l.In.C+c)*inP, (r*l.Out.C+c)*outP
-			kernel.Depthwise(dx[at:at+inP], dy[from:from+outP], l.W[c*T:(c+1)*T], d.bwd, 0, true)
+			g := dy[from : from+outP]
+			if d.up != nil { // ∂out at the strided places of a plane of +0 (its other places stay +0)
+				for oy := 0; oy < l.Out.H; oy++ {
+					row := d.up[oy*d.sh*d.fwd.OutW:]
+					for ox := range l.Out.W {
+						row[ox*d.sw] = g[oy*l.Out.W+ox]
+					}
+				}
+				g = d.up
+			}
+			kernel.Depthwise(dx[at:at+inP], g, l.W[c*T:(c+1)*T], d.bwd, 0, true)
 		}
 	}
 }

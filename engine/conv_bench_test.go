@@ -48,6 +48,7 @@ var benchConvs = []benchConv{
 	// MobileNetV2-style inverted residual at 14×14 (expand 16→96, depthwise, project 96→24)
 	{name: "mbv2 1×1 16→96 at 14×14", in: Shape{16, 14, 14}, outC: 96, k: 1, s: 1, p: 0},
 	{name: "mbv2 depthwise 3×3 96 at 14×14", in: Shape{96, 14, 14}, outC: 96, k: 3, s: 1, p: 1, groups: 96},
+	{name: "mbv2 depthwise 3×3/2 96 14→7", in: Shape{96, 14, 14}, outC: 96, k: 3, s: 2, p: 1, groups: 96},
 	{name: "mbv2 1×1 96→24 at 14×14", in: Shape{96, 14, 14}, outC: 24, k: 1, s: 1, p: 0},
 	// the shipped Fashion classifier's convolutions
 	{name: "fashion 3×3/2 1→32 28→14", in: Shape{1, 28, 28}, outC: 32, k: 3, s: 2, p: 1},

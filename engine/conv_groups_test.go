@@ -695,18 +695,22 @@ func BenchmarkDepthwiseConv(b *testing.B) {
 	}
 }
 
-// TestDepthwiseRowsKeepBits: a depthwise convolution of stride 1 by rows (kernel.Depthwise, natively with
-// AVX-512) gives the bits of its planes and of its windows gathered, forward and input gradient: windows 1×1 to
-// 5×5, paddings, dilations 1–2, images 1–40 wide, a batch below the graph's capacity, its input's gradient shared
-// with another reader or not, inputs with +0 and -0, weights with zeros. Without the native loop (WebAssembly,
-// AVX2) no convolution runs by rows, and the planes give the windows' bits.
+// TestDepthwiseRowsKeepBits: a depthwise convolution of stride 1 or 2 by rows (kernel.Depthwise, natively with
+// AVX-512; a stride of 2 through the outputs of stride 1) gives the bits of its planes and of its windows
+// gathered, forward and input gradient: windows 1×1 to 5×5, strides 1–2 each way, paddings, dilations 1–2,
+// images 1–40 wide, a batch below the graph's capacity, its input's gradient shared with another reader or not,
+// inputs with +0 and -0, weights with zeros. Without the native loop (WebAssembly, AVX2) no convolution runs by
+// rows, and the planes give the windows' bits.
 func TestDepthwiseRowsKeepBits(t *testing.T) {
 	r := rng.New(97)
-	for trial := 0; trial < 40; trial++ {
+	for trial := 0; trial < 60; trial++ {
 		in := Shape{2 + r.IntN(5), 1 + r.IntN(12), 1 + r.IntN(40)}
 		win := Window{KH: 1 + r.IntN(5), KW: 1 + r.IntN(5), StrideH: 1, StrideW: 1, DilH: 1 + r.IntN(2), DilW: 1 + r.IntN(2)}
+		if trial%3 != 0 {
+			win.StrideH, win.StrideW = 1+r.IntN(2), 1+r.IntN(2)
+		}
 		win.PadH, win.PadW = r.IntN(win.DilH*(win.KH-1)/2+1), r.IntN(win.DilW*(win.KW-1)/2+1)
-		if dilatedOut(in.H, win.KH, 1, win.PadH, win.DilH) < 1 || dilatedOut(in.W, win.KW, 1, win.PadW, win.DilW) < 1 {
+		if dilatedOut(in.H, win.KH, win.StrideH, win.PadH, win.DilH) < 1 || dilatedOut(in.W, win.KW, win.StrideW, win.PadW, win.DilW) < 1 {
 			continue
 		}
 		w := randSlice(r, in.C*win.KH*win.KW, 0.5)
