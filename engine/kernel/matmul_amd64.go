@@ -168,7 +168,7 @@ func matMulInitT(a, at, b, c, init []float32, m, k, n int) {
 	}
 	r := transposedTail(kind, m, k, n)
 	if main := n - r; main > 0 {
-		matMulAVX512(a, b, c, init, true, m, k, main, k, n, n)
+		matMulAVX512(a, b, c, init, true, nil, m, k, main, k, n, n)
 	}
 	if r > 0 {
 		transposedCols(kind, at, b, c, init, true, m, k, n, n-r)
@@ -253,15 +253,16 @@ const (
 // matMulAddAVX512 is MatMulAdd with the AVX-512 kernels, for a, b, c whose rows are lda, ldb, ldc apart (n
 // columns of b and c computed). The caller has checked the shapes and m, k, n >= 1.
 func matMulAddAVX512(a, b, c []float32, m, k, n, lda, ldb, ldc int) {
-	matMulAVX512(a, b, c, nil, false, m, k, n, lda, ldb, ldc)
+	matMulAVX512(a, b, c, nil, false, nil, m, k, n, lda, ldb, ldc)
 }
 
 // zeroRows are +0 for the init kernels' tiles of a band (MatMulInitT with init nil).
 var zeroRows [nativeBandRows]float32
 
-// matMulAVX512 is matMulAddAVX512, and with useInit MatMulInitT's product: the first panel of p by the init
-// kernels, each row's tile from init[i] (init nil: +0) rather than from c.
-func matMulAVX512(a, b, c, init []float32, useInit bool, m, k, n, lda, ldb, ldc int) {
+// matMulAVX512 is matMulAddAVX512; with useInit MatMulInitT's product: the first panel of p by the init
+// kernels, each row's tile from init[i] (init nil: +0) rather than from c; with offs (and not useInit: there are
+// no init table kernels) MatMulAddRows': the table kernels, row p of b at b[offs[p]:] (ldb unused).
+func matMulAVX512(a, b, c, init []float32, useInit bool, offs []int32, m, k, n, lda, ldb, ldc int) {
 	const R, V, W = avx512Rows, avx512Vecs, avx512Width
 	nFull := n - n%(V*W)
 	rem := n - nFull           // tail columns, < V·W
@@ -276,7 +277,16 @@ func matMulAVX512(a, b, c, init []float32, useInit bool, m, k, n, lda, ldb, ldc 
 			first := useInit && p0 == 0
 			// run runs nb blocks of rs rows from row i, vs vectors from column j (masked: the tail's mask).
 			run := func(rs, vs, i, j, nb int, masked bool) {
-				ap, bp, cp := &a[i*lda+p0], &b[p0*ldb+j], &c[i*ldc+j]
+				ap, cp := &a[i*lda+p0], &c[i*ldc+j]
+				if offs != nil { // each block's b is column j of b; the kernel adds row p's offset
+					if masked {
+						avx512TableMasked(rs, vs, ap, &b[j], cp, kc, lda, &offs[p0], ldc, nb, mask)
+					} else {
+						avx512Table(rs, vs, ap, &b[j], cp, kc, lda, &offs[p0], ldc, nb)
+					}
+					return
+				}
+				bp := &b[p0*ldb+j]
 				switch {
 				case first:
 					from := &zeroRows[i-i0]

@@ -337,11 +337,11 @@ func TestMatMulInitTMatchesGo(t *testing.T) {
 			}
 			runs := map[string]func(c []float32){"MatMulInitT": func(c []float32) { MatMulInitT(a, at, b, c, init, m, k, n) }}
 			if cpuKind >= kindAVX512 && m > 0 && k > 0 && n > 0 {
-				runs["init kernels, every column"] = func(c []float32) { matMulAVX512(a, b, c, init, true, m, k, n, k, n, n) }
+				runs["init kernels, every column"] = func(c []float32) { matMulAVX512(a, b, c, init, true, nil, m, k, n, k, n, n) }
 				if r := n % avx512Width; r > 0 {
 					runs["init kernels, the tail transposed"] = func(c []float32) {
 						if n > r {
-							matMulAVX512(a, b, c, init, true, m, k, n-r, k, n, n)
+							matMulAVX512(a, b, c, init, true, nil, m, k, n-r, k, n, n)
 						}
 						transposedCols(kindAVX512, at, b, c, init, true, m, k, n, n-r)
 					}

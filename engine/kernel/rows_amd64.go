@@ -8,8 +8,8 @@ package kernel
 var RowsInPlace = kind == kindAVX512
 
 func matMulAddRows(a, b []float32, offs []int32, c []float32, m, k, n, ldc int) {
-	if kind == kindAVX512 {
-		matMulAddRowsAVX512(a, b, offs, c, m, k, n, ldc)
+	if kind == kindAVX512 { // blocked as MatMulAdd is, the table kernels stepping through offs
+		matMulAVX512(a, b, c, nil, false, offs, m, k, n, k, 0, ldc)
 		return
 	}
 	matMulAddRowsGo(a, b, offs, c, m, k, n, ldc)
@@ -50,51 +50,3 @@ func moveRows(dst, src []float32, offs []int32, w int, onDst, add bool) {
 
 //go:noescape
 func addRows512(dst, src *float32, offs *int32, rows, w int, onDst bool)
-
-// matMulAddRowsAVX512 is MatMulAddRows with the AVX-512 table kernels, blocked as matMulAddAVX512 is (bands of
-// rows, panels of p in increasing order, blocks of columns): each block's b pointer is column j0 of b, and the
-// kernel adds row p's offset at each step. The caller has checked the shapes and m, k, n >= 1.
-func matMulAddRowsAVX512(a, b []float32, offs []int32, c []float32, m, k, n, ldc int) {
-	const R, V, W = avx512Rows, avx512Vecs, avx512Width
-	nFull := n - n%(V*W)
-	rem := n - nFull
-	tv := (rem + W - 1) / W
-	mask := uint64(1)<<rem - 1
-	for i0 := 0; i0 < m; i0 += nativeBandRows {
-		rows := min(nativeBandRows, m-i0)
-		blocks, tail := rows/R, rows%R
-		it := i0 + blocks*R
-		for p0 := 0; p0 < k; p0 += nativePanelP {
-			kc := min(nativePanelP, k-p0)
-			op := &offs[p0]
-			for j0 := 0; j0 < nFull; j0 += V * W {
-				bp := &b[j0]
-				if blocks > 0 {
-					avx512Table(R, V, &a[i0*k+p0], bp, &c[i0*ldc+j0], kc, k, op, ldc, blocks)
-				}
-				if tail > 0 {
-					avx512Table(tail, V, &a[it*k+p0], bp, &c[it*ldc+j0], kc, k, op, ldc, 1)
-				}
-			}
-			if rem == 0 {
-				continue
-			}
-			bp := &b[nFull]
-			if rem%W == 0 {
-				if blocks > 0 {
-					avx512Table(R, tv, &a[i0*k+p0], bp, &c[i0*ldc+nFull], kc, k, op, ldc, blocks)
-				}
-				if tail > 0 {
-					avx512Table(tail, tv, &a[it*k+p0], bp, &c[it*ldc+nFull], kc, k, op, ldc, 1)
-				}
-				continue
-			}
-			if blocks > 0 {
-				avx512TableMasked(R, tv, &a[i0*k+p0], bp, &c[i0*ldc+nFull], kc, k, op, ldc, blocks, mask)
-			}
-			if tail > 0 {
-				avx512TableMasked(tail, tv, &a[it*k+p0], bp, &c[it*ldc+nFull], kc, k, op, ldc, 1, mask)
-			}
-		}
-	}
-}
