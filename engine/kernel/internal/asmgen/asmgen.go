@@ -436,10 +436,12 @@ func Decl(isas ...ISA) []byte {
 		}
 		b.WriteString("\tdefault:\n\t\tpanic(\"kernel: bad block shape\")\n\t}\n}\n")
 		if s.Table {
-			s.tableDispatch(&b, maskType)
+			s.variantDispatch(&b, maskType, "Table", "for b's rows through a table of offsets: row p of b at b + offs[p]",
+				"kc, lda int, offs *int32, ldc, blocks int", "kc, lda, offs, ldc, blocks", s.TableName)
 		}
 		if s.Init {
-			s.initDispatch(&b, maskType)
+			s.variantDispatch(&b, maskType, "Init", "with the tile starting from init[r] in every column of row r, not from c",
+				"kc, lda, ldb, ldc, blocks int, init *float32", "kc, lda, ldb, ldc, blocks, init", s.InitName)
 		}
 	}
 	out, err := format.Source([]byte(b.String()))
@@ -449,36 +451,20 @@ func Decl(isas ...ISA) []byte {
 	return out
 }
 
-// tableDispatch writes the table kernels' dispatch by block shape (as Kernel's and KernelMasked's).
-func (s ISA) tableDispatch(b *strings.Builder, maskType string) {
+// variantDispatch writes a kernel variant's two dispatches by block shape, plain and masked: s.Name+variant and
+// s.Name+variant+"Masked", taking rows, vecs, a, b, c and then params (passed on as args), each switching to the
+// kernel kernelName names.
+func (s ISA) variantDispatch(b *strings.Builder, maskType, variant, doc, params, args string, kernelName func(rows, vecs int, masked bool) string) {
 	for _, masked := range []bool{false, true} {
-		name, mask, arg := s.Name+"Table", "", ""
+		name, mask, arg, of := s.Name+variant, "", "", s.Name+"Kernel"
 		if masked {
-			name, mask, arg = name+"Masked", ", mask "+maskType, ", mask"
+			name, mask, arg, of = name+"Masked", ", mask "+maskType, ", mask", of+"Masked"
 		}
-		fmt.Fprintf(b, "\n// %s is %sKernel%s for b's rows through a table of offsets: row p of b at b + offs[p].\n", name, s.Name, map[bool]string{true: "Masked", false: ""}[masked])
-		fmt.Fprintf(b, "func %s(rows, vecs int, a, b, c *float32, kc, lda int, offs *int32, ldc, blocks int%s) {\n\tswitch rows<<8 | vecs {\n", name, mask)
+		fmt.Fprintf(b, "\n// %s is %s %s.\n", name, of, doc)
+		fmt.Fprintf(b, "func %s(rows, vecs int, a, b, c *float32, %s%s) {\n\tswitch rows<<8 | vecs {\n", name, params, mask)
 		for vecs := s.Vecs; vecs >= 1; vecs-- {
 			for rows := s.Rows; rows >= 1; rows-- {
-				fmt.Fprintf(b, "\tcase %d<<8 | %d:\n\t\t%s(a, b, c, kc, lda, offs, ldc, blocks%s)\n", rows, vecs, s.TableName(rows, vecs, masked), arg)
-			}
-		}
-		b.WriteString("\tdefault:\n\t\tpanic(\"kernel: bad block shape\")\n\t}\n}\n")
-	}
-}
-
-// initDispatch writes the init kernels' dispatch by block shape (as Kernel's and KernelMasked's).
-func (s ISA) initDispatch(b *strings.Builder, maskType string) {
-	for _, masked := range []bool{false, true} {
-		name, mask, arg := s.Name+"Init", "", ""
-		if masked {
-			name, mask, arg = name+"Masked", ", mask "+maskType, ", mask"
-		}
-		fmt.Fprintf(b, "\n// %s is %sKernel%s with the tile starting from init[r] in every column of row r, not from c.\n", name, s.Name, map[bool]string{true: "Masked", false: ""}[masked])
-		fmt.Fprintf(b, "func %s(rows, vecs int, a, b, c *float32, kc, lda, ldb, ldc, blocks int, init *float32%s) {\n\tswitch rows<<8 | vecs {\n", name, mask)
-		for vecs := s.Vecs; vecs >= 1; vecs-- {
-			for rows := s.Rows; rows >= 1; rows-- {
-				fmt.Fprintf(b, "\tcase %d<<8 | %d:\n\t\t%s(a, b, c, kc, lda, ldb, ldc, blocks, init%s)\n", rows, vecs, s.InitName(rows, vecs, masked), arg)
+				fmt.Fprintf(b, "\tcase %d<<8 | %d:\n\t\t%s(a, b, c, %s%s)\n", rows, vecs, kernelName(rows, vecs, masked), args, arg)
 			}
 		}
 		b.WriteString("\tdefault:\n\t\tpanic(\"kernel: bad block shape\")\n\t}\n}\n")
