@@ -293,6 +293,16 @@ func BenchmarkConvPrimitives(b *testing.B) {
 	})
 }
 
+// stepBits runs g forward from x (z's values) and backward from a dense layer over y, and returns y's values and
+// the first n rows of z's gradient.
+func stepBits(g *Graph, z, y *Tensor, x []float32, n int) map[string][]float32 {
+	loss := g.Dense(y, randLayer(rng.New(1), y.Cols, 1))
+	copy(z.Data, x)
+	g.Forward()
+	g.Backward(loss, nil)
+	return map[string][]float32{"y": append([]float32(nil), y.Live()...), "∂x": append([]float32(nil), z.Grad[:n*z.Cols]...)}
+}
+
 // TestPlanesPassesKeepBits: a convolution in planes over more images than a pass takes gives the image layout's
 // bits in every pass, the last one short: its planes past its images still hold the pass before's, which only
 // outputs past its images may read (at a stride of 1 an image's bottom padding is the next one's top, which its
@@ -331,11 +341,7 @@ func TestPlanesPassesKeepBits(t *testing.T) {
 					if o := y.producer.(*convOp); (layout == layoutPlanes) != o.planes {
 						t.Fatalf("%s: layout %d, planes %v", what, layout, o.planes)
 					}
-					loss := g.Dense(y, randLayer(rng.New(1), y.Cols, 1))
-					copy(z.Data, x)
-					g.Forward()
-					g.Backward(loss, nil)
-					got = map[string][]float32{"y": append([]float32(nil), y.Live()...), "∂x": append([]float32(nil), z.Grad[:batch*in.Size()]...)}
+					got = stepBits(g, z, y, x, batch)
 				})
 				return got
 			}
@@ -408,11 +414,7 @@ func TestInteriorKeepsBits(t *testing.T) {
 				if inPlace && o.in != nil {
 					used++
 				}
-				loss := g.Dense(y, randLayer(rng.New(1), y.Cols, 1))
-				copy(z.Data, x)
-				g.Forward()
-				g.Backward(loss, nil)
-				got = map[string][]float32{"y": append([]float32(nil), y.Live()...), "∂x": append([]float32(nil), z.Grad[:batch*in.Size()]...)}
+				got = stepBits(g, z, y, x, batch)
 			})
 			return got
 		}
