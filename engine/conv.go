@@ -731,12 +731,12 @@ func (s *convScratch) convGrad(l *Conv, li int, dy, dx []float32, n int, fresh, 
 		to := dx[r*in : (r+1)*in]
 		if !fresh {
 			to = s.dx
+			if sparse || !s.pointwise { // scattered into: from +0 (a pointwise product sets every value)
+				clear(to)
+			}
 		}
 		switch {
 		case sparse:
-			if !fresh {
-				clear(to)
-			}
 			s.chans.SetTranspose(dy[r*outW : (r+1)*outW])
 			kernel.MatMulAddSparse(s.chans, l.W, s.t, K, true)
 			kernel.ScatterAddPairs(to, s.t, s.fromPos)
@@ -747,9 +747,6 @@ func (s *convScratch) convGrad(l *Conv, li int, dy, dx []float32, n int, fresh, 
 				kernel.MatMulInitT(l.WT[g*Kg*Cg:], l.W[g*Cg*Kg:], dy[r*outW+g*Cg*P:], to[g*Kg*P:], nil, Kg, Cg, P)
 			}
 		default:
-			if !fresh {
-				clear(to)
-			}
 			for g := 0; g < G; g++ { // the windows' gradients from +0
 				kernel.MatMulInitT(l.WT[g*Kg*Cg:], l.W[g*Cg*Kg:], dy[r*outW+g*Cg*P:], s.col[g*Kg*P:], nil, Kg, Cg, P)
 			}
