@@ -415,9 +415,10 @@ func sparseFor(width int) bool {
 func sparsePays(width int) bool { return width >= 128 || width >= 64 && width%32 == 0 }
 
 // depthwiseRows runs a depthwise convolution of stride 1 or 2 (one input and one output channel a group, any
-// window, padding and dilation) channel by channel with kernel.Depthwise, natively with AVX-512: each output row's
-// sums from the bias over the taps in order, 16 outputs a vector, reading the input where it lies; the input
-// gradient alike, the taps negated, from +0, added to ∂x. The same products added in the same order as the
+// window, padding and dilation) an image's channels at a call with kernel.DepthwisePlanes, natively with AVX-512:
+// each output's sum from the bias over the taps in order, 16 outputs a vector (along the flattened plane, four
+// channels at once, where input and output rows are as wide), reading the input where it lies; the input gradient
+// alike, the taps negated, from +0, added to ∂x. The same products added in the same order as the
 // planes' and the windows' products (the padding's products there are ±0, which change no sum), so the same bits
 // (TestDepthwiseRowsKeepBits). A stride of s runs the convolution of stride 1 into a scratch plane and keeps every
 // s-th output of every s-th row (those are the strided outputs, the same sums); backward, ∂out is spread onto a
@@ -426,7 +427,8 @@ func sparsePays(width int) bool { return width >= 128 || width >= 64 && width%32
 type depthwiseRows struct {
 	fwd, bwd *kernel.DepthwisePlan
 	sh, sw   int
-	full, up []float32 // strided: a channel's outputs at stride 1, and its ∂out spread out
+	full, up []float32 // strided: a chunk of channels' outputs at stride 1, and their ∂out spread out (nil: stride 1)
+	chunk    int       // strided: the channels in full and up
 }
 
 // depthwiseByRows says whether depthwise convolutions run by rows where they can (newDepthwiseRows); tests flip it
@@ -452,52 +454,65 @@ func newDepthwiseRows(c *Conv) *depthwiseRows {
 	oh, ow := c.Out.H, c.Out.W
 	if d.sh > 1 || d.sw > 1 {
 		oh, ow = dilatedOut(c.In.H, w.KH, 1, w.PadH, dh), dilatedOut(c.In.W, w.KW, 1, w.PadW, dw)
-		d.full, d.up = make([]float32, oh*ow), make([]float32, oh*ow)
+		// channels in chunks of four (DepthwisePlanes' step) whose planes at stride 1 fit about depthwiseSpan
+		// values, so they are read again from the cache
+		d.chunk = min(c.In.C, max(4, depthwiseSpan/(oh*ow)/4*4))
+		d.full, d.up = make([]float32, d.chunk*oh*ow), make([]float32, d.chunk*oh*ow)
 	}
 	d.fwd = kernel.NewDepthwisePlan(oh, ow, c.In.H, c.In.W, dy, dx)
 	d.bwd = kernel.NewDepthwisePlan(c.In.H, c.In.W, oh, ow, ny, nx)
 	return d
 }
 
-// forward runs l on n images x into y.
+// forward runs l on n images x into y, an image's channels at a call (strided: a chunk of them).
 func (d *depthwiseRows) forward(l *Conv, x, y []float32, n int) {
-	T, inP, outP := len(d.fwd.DX), l.In.H*l.In.W, l.Out.H*l.Out.W
+	C, inP, outP := l.In.C, l.In.H*l.In.W, l.Out.H*l.Out.W
 	for r := 0; r < n; r++ {
-		for c := 0; c < l.In.C; c++ {
-			at, to := (r*l.In.C+c)*inP, (r*l.Out.C+c)*outP
-			if d.full == nil {
-				kernel.Depthwise(y[to:to+outP], x[at:at+inP], l.W[c*T:(c+1)*T], d.fwd, l.B[c], false)
-				continue
-			}
-			kernel.Depthwise(d.full, x[at:at+inP], l.W[c*T:(c+1)*T], d.fwd, l.B[c], false)
-			out := y[to : to+outP]
-			for oy := 0; oy < l.Out.H; oy++ {
-				row := d.full[oy*d.sh*d.fwd.OutW:]
-				for ox := range l.Out.W {
-					out[oy*l.Out.W+ox] = row[ox*d.sw]
+		in, out := x[r*C*inP:(r+1)*C*inP], y[r*C*outP:(r+1)*C*outP]
+		if d.full == nil {
+			kernel.DepthwisePlanes(out, in, l.W, l.B, d.fwd, C, false)
+			continue
+		}
+		T, fullP := len(d.fwd.DX), d.fwd.OutH*d.fwd.OutW
+		for c0 := 0; c0 < C; c0 += d.chunk {
+			m := min(d.chunk, C-c0)
+			kernel.DepthwisePlanes(d.full, in[c0*inP:], l.W[c0*T:], l.B[c0:], d.fwd, m, false)
+			for c := range m {
+				plane, o := d.full[c*fullP:(c+1)*fullP], out[(c0+c)*outP:(c0+c+1)*outP]
+				for oy := 0; oy < l.Out.H; oy++ {
+					row := plane[oy*d.sh*d.fwd.OutW:]
+					for ox := range l.Out.W {
+						o[oy*l.Out.W+ox] = row[ox*d.sw]
+					}
 				}
 			}
 		}
 	}
 }
 
-// backward adds the input gradients of n images, from dy, to dx.
+// backward adds the input gradients of n images, from dy, to dx, an image's channels at a call (strided: a chunk
+// of them).
 func (d *depthwiseRows) backward(l *Conv, dy, dx []float32, n int) {
-	T, inP, outP := len(d.fwd.DX), l.In.H*l.In.W, l.Out.H*l.Out.W
+	C, inP, outP := l.In.C, l.In.H*l.In.W, l.Out.H*l.Out.W
 	for r := 0; r < n; r++ {
-		for c := 0; c < l.In.C; c++ {
-			at, from := (r*l.In.C+c)*inP, (r*l.Out.C+c)*outP
-			g := dy[from : from+outP]
-			if d.up != nil { // ∂out at the strided places of a plane of +0 (its other places stay +0)
+		g, gx := dy[r*C*outP:(r+1)*C*outP], dx[r*C*inP:(r+1)*C*inP]
+		if d.full == nil {
+			kernel.DepthwisePlanes(gx, g, l.W, nil, d.bwd, C, true)
+			continue
+		}
+		T, upP := len(d.fwd.DX), d.fwd.OutH*d.fwd.OutW
+		for c0 := 0; c0 < C; c0 += d.chunk {
+			m := min(d.chunk, C-c0)
+			for c := range m { // ∂out at the strided places of planes of +0 (their other places stay +0)
+				plane, gc := d.up[c*upP:(c+1)*upP], g[(c0+c)*outP:(c0+c+1)*outP]
 				for oy := 0; oy < l.Out.H; oy++ {
-					row := d.up[oy*d.sh*d.fwd.OutW:]
+					row := plane[oy*d.sh*d.fwd.OutW:]
 					for ox := range l.Out.W {
-						row[ox*d.sw] = g[oy*l.Out.W+ox]
+						row[ox*d.sw] = gc[oy*l.Out.W+ox]
 					}
 				}
-				g = d.up
 			}
-			kernel.Depthwise(dx[at:at+inP], g, l.W[c*T:(c+1)*T], d.bwd, 0, true)
+			kernel.DepthwisePlanes(gx[c0*inP:], d.up, l.W[c0*T:], nil, d.bwd, m, true)
 		}
 	}
 }
@@ -1147,6 +1162,7 @@ func (g *Graph) Conv2D(x *Tensor, l *Conv) *Tensor {
 		panic(fmt.Sprintf("engine: Conv2D input width %d, the layer takes %v", x.Cols, l.In))
 	}
 	out := g.newTensor(l.Out.Size(), x.PerPoint, x.Grad != nil)
+	g.weights += len(l.W) + len(l.B)
 	o := &convOp{x: x, out: out, l: l, convScratch: l.scratch(g.capacity*x.PerPoint, x.Grad != nil)}
 	o.chooseLayout([]Conv{*l}, g.capacity*x.PerPoint, x.Grad != nil)
 	out.producer = o
@@ -1247,6 +1263,7 @@ func (g *Graph) ConvTranspose2D(x *Tensor, l *ConvTranspose) *Tensor {
 		panic(fmt.Sprintf("engine: ConvTranspose2D input width %d, the layer takes %v", x.Cols, l.In))
 	}
 	out := g.newTensor(l.Out.Size(), x.PerPoint, x.Grad != nil)
+	g.weights += len(l.W) + len(l.B)
 	fw, bw := l.Out.C*l.Window.KH*l.Window.KW, l.In.C
 	if l.groups() > 1 { // a grouped layer never multiplies sparse
 		fw, bw = 0, 0
@@ -1342,6 +1359,9 @@ func (g *Graph) ConvSamples(x *Tensor, layers []Conv) *Tensor {
 		}
 	}
 	out := g.newTensor(layers[0].Out.Size(), len(layers), x.Grad != nil)
+	for i := range layers {
+		g.weights += len(layers[i].W) + len(layers[i].B)
+	}
 	o := &convSamplesOp{x: x, out: out, layers: layers, convScratch: layers[0].scratch(g.capacity, x.Grad != nil)}
 	o.chooseLayout(layers, g.capacity, x.Grad != nil)
 	out.producer = o

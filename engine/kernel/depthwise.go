@@ -14,6 +14,14 @@ type DepthwisePlan struct {
 	taps                 []int32  // per tap: DY, and where it reads from the output's place (DY·InW + DX)
 	blocks               int
 	yLo, yHi             int // the output rows whose every tap reads a row of the input
+
+	// Where input and output rows are as wide (InW = OutW: a convolution of stride 1 with "same" padding, or its
+	// input gradient), output j of the flattened plane reads input j + DY·InW + DX at every tap, so the native
+	// loop of DepthwisePlanes runs the flattened plane 16 outputs a vector whatever its rows' width, two blocks at
+	// once: per pair of blocks and tap, each block's lanes that read inside the input (its row and its column),
+	// then each block's outputs; a last odd block is paired with one of no lanes.
+	pairs  int
+	pmasks []uint16
 }
 
 // NewDepthwisePlan makes the plan of taps dy, dx (as many of each) between planes of outH × outW and inH × inW.
@@ -44,7 +52,60 @@ func NewDepthwisePlan(outH, outW, inH, inW int, dy, dx []int32) *DepthwisePlan {
 			}
 		}
 	}
+	if inW == outW && T > 0 {
+		p.flatMasks()
+	}
 	return p
+}
+
+// flatMasks sets p's masks of the flattened plane (see DepthwisePlan.pairs).
+func (p *DepthwisePlan) flatMasks() {
+	T, n := len(p.DX), p.OutH*p.OutW
+	p.pairs = (n + 31) / 32
+	p.pmasks = make([]uint16, p.pairs*(T+1)*2)
+	for j := 0; j < n; j++ {
+		y, x, q, h, l := j/p.OutW, j%p.OutW, j/32, j/16%2, j%16
+		at := func(t int) *uint16 { return &p.pmasks[(q*(T+1)+t)*2+h] }
+		*at(T) |= 1 << l
+		for t := range T {
+			iy, ix := y+int(p.DY[t]), x+int(p.DX[t])
+			if iy >= 0 && iy < p.InH && ix >= 0 && ix < p.InW {
+				*at(t) |= 1 << l
+			}
+		}
+	}
+}
+
+// DepthwisePlanes runs Depthwise on planes channels one after another, each by plan p: plane k's input at
+// src[k·InH·InW:], its output at dst[k·OutH·OutW:], its taps' weights w[k·T:(k+1)·T] and its sums from bias[k]
+// (from +0 where bias is nil). The same bits as Depthwise plane by plane; natively with AVX-512, where input and
+// output rows are as wide, four planes at once along their flattened outputs (more work a call, and rows of any
+// width fill the vectors).
+//
+// It panics if w, bias or a plane is too short.
+func DepthwisePlanes(dst, src, w, bias []float32, p *DepthwisePlan, planes int, add bool) {
+	T := len(p.DX)
+	inP, outP := p.InH*p.InW, p.OutH*p.OutW
+	if planes < 0 || len(w) < planes*T || bias != nil && len(bias) < planes || len(src) < planes*inP || len(dst) < planes*outP {
+		panic("kernel.DepthwisePlanes: " + strconv.Itoa(planes) + " planes for " + strconv.Itoa(len(w)) + " weights, " + strconv.Itoa(len(bias)) + " biases, or a plane too short")
+	}
+	k := 0
+	if DepthwiseNative && p.pairs > 0 && inP > 0 {
+		for ; k+4 <= planes; k += 4 {
+			var init [4]float32
+			if bias != nil {
+				copy(init[:], bias[k:k+4])
+			}
+			depthwise4(dst[k*outP:], src[k*inP:], w[k*T:], &init, p, T, inP, outP, add)
+		}
+	}
+	for ; k < planes; k++ {
+		init := float32(0)
+		if bias != nil {
+			init = bias[k]
+		}
+		Depthwise(dst[k*outP:(k+1)*outP], src[k*inP:(k+1)*inP], w[k*T:(k+1)*T], p, init, add)
+	}
 }
 
 // Depthwise computes one channel of a depthwise convolution (or of its input gradient) by plan p: for every

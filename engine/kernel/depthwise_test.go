@@ -82,3 +82,84 @@ func dwValue(r *rand.Rand) float32 {
 	}
 	return float32(r.NormFloat64()) * float32(math.Pow(2, float64(r.IntN(40)-20)))
 }
+
+// TestDepthwisePlanesBitForBit: DepthwisePlanes (natively with AVX-512, four planes at once along their flattened
+// outputs where rows are as wide) gives DepthwiseGo's bits plane by plane: 1–9 planes (so four at once and a
+// tail), each with its own weights and bias or from +0, stored and added, on convolutions mostly with "same"
+// padding (rows as wide: planes 1×1 to 12×40, so odd and even counts of blocks, rows narrower and wider than a
+// vector) and their input gradients, and others (the loop plane by plane); guard values after the planes.
+func TestDepthwisePlanesBitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 5))
+	flat := 0
+	for trial := 0; trial < 800; trial++ {
+		kh, kw := 1+r.IntN(5), 1+r.IntN(5)
+		dh, dw := 1+r.IntN(2), 1+r.IntN(2)
+		ph, pw := r.IntN(4), r.IntN(4)
+		if trial%3 != 0 && dh*(kh-1)%2 == 0 && dw*(kw-1)%2 == 0 { // "same" padding
+			ph, pw = dh*(kh-1)/2, dw*(kw-1)/2
+		}
+		inH, inW := 1+r.IntN(12), 1+r.IntN(40)
+		outH, outW := inH+2*ph-dh*(kh-1), inW+2*pw-dw*(kw-1)
+		if outH < 1 || outW < 1 {
+			continue
+		}
+		var dy, dx, ny, nx []int32
+		for ky := 0; ky < kh; ky++ {
+			for kx := 0; kx < kw; kx++ {
+				y, x := int32(ky*dh-ph), int32(kx*dw-pw)
+				dy, dx, ny, nx = append(dy, y), append(dx, x), append(ny, -y), append(nx, -x)
+			}
+		}
+		grad := trial%2 == 1
+		p := NewDepthwisePlan(outH, outW, inH, inW, dy, dx)
+		if grad {
+			p = NewDepthwisePlan(inH, inW, outH, outW, ny, nx)
+		}
+		if p.pairs > 0 {
+			flat++
+		}
+		planes, T := 1+r.IntN(9), len(dx)
+		w := make([]float32, planes*T)
+		for i := range w {
+			w[i] = dwValue(r)
+			if i%4 == 2 {
+				w[i] = 0
+			}
+		}
+		var bias []float32
+		if !grad || r.IntN(2) == 0 {
+			bias = make([]float32, planes)
+			for i := range bias {
+				bias[i] = float32(r.NormFloat64())
+			}
+		}
+		inP, outP := p.InH*p.InW, p.OutH*p.OutW
+		src := make([]float32, planes*inP)
+		for i := range src {
+			src[i] = dwValue(r)
+		}
+		add := r.IntN(2) == 0
+		got, want := make([]float32, planes*outP+16), make([]float32, planes*outP+16)
+		for i := range got {
+			got[i] = dwValue(r)
+			want[i] = got[i]
+		}
+		DepthwisePlanes(got, src, w, bias, p, planes, add)
+		for k := range planes {
+			init := float32(0)
+			if bias != nil {
+				init = bias[k]
+			}
+			DepthwiseGo(want[k*outP:(k+1)*outP], src[k*inP:(k+1)*inP], w[k*T:(k+1)*T], p, init, add)
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("trial %d (%d planes of %d×%d from %d×%d, %d taps, add %v): value %d is %#x, DepthwiseGo gives %#x",
+					trial, planes, p.OutH, p.OutW, p.InH, p.InW, T, add, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
+			}
+		}
+	}
+	if flat < 300 {
+		t.Fatalf("only %d trials had rows as wide", flat)
+	}
+}

@@ -98,6 +98,14 @@ func depthwise(dst, src, w []float32, p *DepthwisePlan, T int, init float32, add
 }
 
 //go:noescape
+func depthwise4x512(dst, src, w, init *float32, taps *int32, masks *uint16, ntaps, pairs, inP, outP int, add bool)
+
+// depthwise4 runs DepthwisePlanes' loop on four planes in AVX-512; the caller has checked the planes.
+func depthwise4(dst, src, w []float32, init *[4]float32, p *DepthwisePlan, T, inP, outP int, add bool) {
+	depthwise4x512(&dst[0], &src[0], &w[0], &init[0], &p.taps[0], &p.pmasks[0], T, p.pairs, inP, outP, add)
+}
+
+//go:noescape
 func exp512(dst, src *float64, blocks int) int
 
 // expTo runs fmath.ExpTo's steps in AVX-512, 8 values a block (the rest by fmath.ExpTo itself), where MatMulAdd

@@ -1384,3 +1384,123 @@ add256_loop:
 	JNZ add256_loop
 	VZEROUPPER
 	RET
+
+// func depthwise4x512(dst, src, w, init *float32, taps *int32, masks *uint16, ntaps, pairs, inP, outP int, add bool)
+//
+// DepthwisePlanes' loop on four planes (inputs inP values apart, outputs outP, weights ntaps): per pair of blocks
+// of 16 flattened outputs from j, each plane's sums from its init over the taps t in order, the 16 values from
+// j + offset (taps: DY, and the offset DY·inW + DX) those the block's mask for the tap keeps (the others +0),
+// times the plane's w[t], added; then stored under the block's mask of outputs, or added to dst's values there
+// (dst + sum). Eight chains of additions (four planes, two blocks), the same tap's mask for the four planes.
+//
+// Registers: DI dst, SI src, R8 w, R9 taps, R13 the pair's masks, R11 ntaps, R12 a plane's weights in bytes,
+// R14 an input plane's bytes, R10 the pairs left, DX j, BX the tap, AX and CX scratch; Z20–Z23 the planes'
+// inits, Z0–Z7 the sums (plane k's two blocks in Z2k, Z2k+1).
+TEXT ·depthwise4x512(SB), NOSPLIT, $0-81
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ w+16(FP), R8
+	MOVQ init+24(FP), AX
+	VBROADCASTSS (AX), Z20
+	VBROADCASTSS 4(AX), Z21
+	VBROADCASTSS 8(AX), Z22
+	VBROADCASTSS 12(AX), Z23
+	MOVQ taps+32(FP), R9
+	MOVQ masks+40(FP), R13
+	MOVQ ntaps+48(FP), R11
+	MOVQ R11, R12
+	SHLQ $2, R12
+	MOVQ inP+64(FP), R14
+	SHLQ $2, R14
+	MOVQ pairs+56(FP), R10
+	XORQ DX, DX
+dw4_pair:
+	VMOVAPS Z20, Z0
+	VMOVAPS Z20, Z1
+	VMOVAPS Z21, Z2
+	VMOVAPS Z21, Z3
+	VMOVAPS Z22, Z4
+	VMOVAPS Z22, Z5
+	VMOVAPS Z23, Z6
+	VMOVAPS Z23, Z7
+	XORQ BX, BX
+dw4_tap:
+	MOVLQSX 4(R9)(BX*8), AX
+	ADDQ DX, AX
+	LEAQ (SI)(AX*4), AX // plane 0's inputs of the tap
+	KMOVW (R13)(BX*4), K1
+	KMOVW 2(R13)(BX*4), K2
+	LEAQ (R8)(BX*4), CX // plane 0's weight of the tap
+	VBROADCASTSS (CX), Z16
+	VBROADCASTSS (CX)(R12*1), Z17
+	LEAQ (CX)(R12*2), CX
+	VBROADCASTSS (CX), Z18
+	VBROADCASTSS (CX)(R12*1), Z19
+	VMOVUPS.Z (AX), K1, Z8
+	VMOVUPS.Z 64(AX), K2, Z9
+	VMOVUPS.Z (AX)(R14*1), K1, Z10
+	VMOVUPS.Z 64(AX)(R14*1), K2, Z11
+	LEAQ (AX)(R14*2), AX
+	VMOVUPS.Z (AX), K1, Z12
+	VMOVUPS.Z 64(AX), K2, Z13
+	VMOVUPS.Z (AX)(R14*1), K1, Z14
+	VMOVUPS.Z 64(AX)(R14*1), K2, Z15
+	VMULPS Z16, Z8, Z8
+	VMULPS Z16, Z9, Z9
+	VMULPS Z17, Z10, Z10
+	VMULPS Z17, Z11, Z11
+	VMULPS Z18, Z12, Z12
+	VMULPS Z18, Z13, Z13
+	VMULPS Z19, Z14, Z14
+	VMULPS Z19, Z15, Z15
+	VADDPS Z8, Z0, Z0
+	VADDPS Z9, Z1, Z1
+	VADDPS Z10, Z2, Z2
+	VADDPS Z11, Z3, Z3
+	VADDPS Z12, Z4, Z4
+	VADDPS Z13, Z5, Z5
+	VADDPS Z14, Z6, Z6
+	VADDPS Z15, Z7, Z7
+	INCQ BX
+	CMPQ BX, R11
+	JLT dw4_tap
+	KMOVW (R13)(R11*4), K1 // the blocks' outputs
+	KMOVW 2(R13)(R11*4), K2
+	LEAQ (DI)(DX*4), AX // plane 0's outputs from j
+	MOVQ outP+72(FP), CX
+	SHLQ $2, CX
+	CMPB add+80(FP), $0
+	JEQ dw4_store
+	LEAQ (AX)(CX*2), BX
+	VMOVUPS.Z (AX), K1, Z8
+	VADDPS Z0, Z8, Z0 // dst + sum
+	VMOVUPS.Z 64(AX), K2, Z9
+	VADDPS Z1, Z9, Z1
+	VMOVUPS.Z (AX)(CX*1), K1, Z10
+	VADDPS Z2, Z10, Z2
+	VMOVUPS.Z 64(AX)(CX*1), K2, Z11
+	VADDPS Z3, Z11, Z3
+	VMOVUPS.Z (BX), K1, Z12
+	VADDPS Z4, Z12, Z4
+	VMOVUPS.Z 64(BX), K2, Z13
+	VADDPS Z5, Z13, Z5
+	VMOVUPS.Z (BX)(CX*1), K1, Z14
+	VADDPS Z6, Z14, Z6
+	VMOVUPS.Z 64(BX)(CX*1), K2, Z15
+	VADDPS Z7, Z15, Z7
+dw4_store:
+	VMOVUPS Z0, K1, (AX)
+	VMOVUPS Z1, K2, 64(AX)
+	VMOVUPS Z2, K1, (AX)(CX*1)
+	VMOVUPS Z3, K2, 64(AX)(CX*1)
+	LEAQ (AX)(CX*2), AX
+	VMOVUPS Z4, K1, (AX)
+	VMOVUPS Z5, K2, 64(AX)
+	VMOVUPS Z6, K1, (AX)(CX*1)
+	VMOVUPS Z7, K2, 64(AX)(CX*1)
+	LEAQ 4(R13)(R11*4), R13 // the next pair's masks
+	ADDQ $32, DX
+	DECQ R10
+	JNZ dw4_pair
+	VZEROUPPER
+	RET

@@ -15,3 +15,7 @@ const DepthwiseNative = false
 func depthwise(_, _, _ []float32, _ *DepthwisePlan, _ int, _ float32, _ bool) {
 	panic("kernel: no native depthwise loop in this build")
 }
+
+func depthwise4(_, _, _ []float32, _ *[4]float32, _ *DepthwisePlan, _, _, _ int, _ bool) {
+	panic("kernel: no native depthwise loop in this build")
+}
