@@ -68,6 +68,7 @@ type Graph struct {
 	batch    int
 	ops      []op
 	tensors  []*Tensor
+	weights  int // the float32 weights its ops read a pass (WeightFloats)
 
 	compact bool    // compaction on for this Forward and the Backward after it (compact.go)
 	wired   int     // len(ops) when wire last ran
@@ -94,6 +95,24 @@ func (g *Graph) Capacity() int { return g.capacity }
 
 // Batch is the current number of live points.
 func (g *Graph) Batch() int { return g.batch }
+
+// PointFloats is how many float32 values a point's rows hold across the graph's tensors, their gradients included:
+// about what a pass over a batch of n points reads and writes, n times over (the ops' own scratch aside).
+func (g *Graph) PointFloats() int {
+	n := 0
+	for _, t := range g.tensors {
+		f := t.PerPoint * t.Cols
+		if t.Grad != nil {
+			f *= 2
+		}
+		n += f
+	}
+	return n
+}
+
+// WeightFloats is how many float32 weights a pass over the graph reads (the products' matrices, a transposed copy
+// counted again, and biases), whatever the batch.
+func (g *Graph) WeightFloats() int { return g.weights }
 
 // SetBatch sets the number of live points (rows 0..n-1 of every per-point tensor) for the next Forward and
 // Backward. Shrinking it is how converged points leave the computation.

@@ -46,6 +46,10 @@ func (g *Graph) Dense(x *Tensor, l *Layer) *Tensor {
 		panic("engine: Dense input width does not match the layer")
 	}
 	out := g.newTensor(l.Out, x.PerPoint, x.Grad != nil)
+	g.weights += len(l.W) + len(l.B)
+	if x.Grad != nil {
+		g.weights += len(l.WT)
+	}
 	// The forward product gathers only if x can come packed (a ReLU's output, ...) or W has zero rows.
 	o := &denseOp{x: x, out: out, l: l, fw: newProd(l.W, l.In, l.Out, l.nzRows, nil, x.pk != nil)}
 	rows := g.capacity * x.PerPoint
@@ -407,6 +411,12 @@ func (g *Graph) denseSamples(x *Tensor, layers []Layer, outCols [][]int32) *Tens
 		}
 	}
 	out := g.newTensor(layers[0].Out, len(layers), x.Grad != nil)
+	for i := range layers {
+		g.weights += len(layers[i].W) + len(layers[i].B)
+		if x.Grad != nil {
+			g.weights += len(layers[i].WT)
+		}
+	}
 	o := &denseSamplesOp{x: x, out: out, layers: layers}
 	in, n := layers[0].In, layers[0].Out
 	if outCols != nil {

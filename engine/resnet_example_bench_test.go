@@ -15,8 +15,9 @@ import (
 const exampleResNetDir = "../build/example/clothes-resnet"
 
 // BenchmarkPointStepExampleResNet times a step (forward and backward of L(z)) of the imported small ResNet's
-// objective (classifier and VAE) at 50 points, one of the page's two workers' share of 100 restarts, around the
-// item docs/peers-resnet.md explains (397), timed as timeSteps does. It is skipped where the example has not been
+// objective (classifier and VAE) at 50 points, one of the page's two workers' share of 100 restarts, and at 10,
+// the passes the search cuts those 50 into (clue's passRows), around the item docs/peers-resnet.md explains (397),
+// timed as timeSteps does. It is skipped where the example has not been
 // imported.
 func BenchmarkPointStepExampleResNet(b *testing.B) {
 	if _, err := os.Stat(exampleResNetDir + "/model.json"); err != nil {
@@ -30,7 +31,7 @@ func BenchmarkPointStepExampleResNet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{50} {
+	for _, n := range []int{10, 50} {
 		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
 			o := scatteredObjective(b, v, bnn, m.Test.Float(397, nil), n)
 			o.Forward()
