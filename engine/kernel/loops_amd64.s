@@ -805,7 +805,9 @@ gr512_next:
 // For each of the n sums (Index.WithRuns: d0, lanes, first, ntaps), its positions' values of dst (loaded once:
 // at a stride of 2, the 16 from d0 where the lanes spread, their even lanes by VPERMPS) plus each tap's values
 // of src, from taps[first+t] on, in the taps' order (the map's), each sum dst + src as the Go loop adds; then
-// stored where they were loaded.
+// stored where they were loaded. Two sums in a row at a stride of 1 with as many taps run together (two chains of
+// additions, not one waiting on each sum before it): their positions are distinct, so neither reads what the
+// other stores.
 TEXT ·sumRuns512(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -815,6 +817,44 @@ TEXT ·sumRuns512(SB), NOSPLIT, $0-40
 	VMOVDQU32 evens32<>(SB), Z29
 	VMOVDQU32 pairs32<>(SB), Z27
 sum_loop:
+	CMPQ CX, $2
+	JLT sum_one
+	MOVL 12(DX), R11
+	CMPL R11, 28(DX) // as many taps
+	JNE sum_one
+	MOVL 4(DX), R10
+	ORL 20(DX), R10
+	SHRL $16, R10 // neither spread
+	JNZ sum_one
+	MOVL 0(DX), AX
+	MOVL 16(DX), R9
+	MOVL 8(DX), BX
+	LEAQ (R8)(BX*4), BX
+	MOVL 24(DX), R13
+	LEAQ (R8)(R13*4), R13
+	KMOVW 4(DX), K1
+	KMOVW 20(DX), K2
+	VMOVUPS.Z (DI)(AX*4), K1, Z0
+	VMOVUPS.Z (DI)(R9*4), K2, Z2
+sum_pair_taps:
+	MOVL (BX), R12
+	MOVL (R13), R14
+	VMOVUPS.Z (SI)(R12*4), K1, Z1
+	VMOVUPS.Z (SI)(R14*4), K2, Z3
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	ADDQ $4, BX
+	ADDQ $4, R13
+	DECL R11
+	JNZ sum_pair_taps
+	VMOVUPS Z0, K1, (DI)(AX*4)
+	VMOVUPS Z2, K2, (DI)(R9*4)
+	ADDQ $32, DX
+	SUBQ $2, CX
+	JNZ sum_loop
+	VZEROUPPER
+	RET
+sum_one:
 	MOVL 0(DX), AX // d0
 	MOVL 4(DX), R10 // lanes | spread lanes<<16
 	MOVL 8(DX), BX // first
