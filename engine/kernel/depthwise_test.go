@@ -13,30 +13,12 @@ import (
 func TestDepthwiseBitForBit(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 2))
 	for trial := 0; trial < 600; trial++ {
-		kh, kw := 1+r.IntN(5), 1+r.IntN(5)
-		dh, dw := 1+r.IntN(2), 1+r.IntN(2)
-		ph, pw := r.IntN(4), r.IntN(4)
-		inH, inW := 1+r.IntN(12), 1+r.IntN(40)
-		outH, outW := inH+2*ph-dh*(kh-1), inW+2*pw-dw*(kw-1)
-		if outH < 1 || outW < 1 {
+		grad := trial%2 == 1
+		p := randomDepthwisePlan(r, false, grad)
+		if p == nil {
 			continue
 		}
-		var dy, dx []int32
-		for ky := 0; ky < kh; ky++ {
-			for kx := 0; kx < kw; kx++ {
-				dy, dx = append(dy, int32(ky*dh-ph)), append(dx, int32(kx*dw-pw))
-			}
-		}
-		grad := trial%2 == 1
-		p := NewDepthwisePlan(outH, outW, inH, inW, dy, dx)
-		if grad { // the input gradient: ∂x (inH × inW) from ∂out (outH × outW), the taps negated
-			ny, nx := make([]int32, len(dy)), make([]int32, len(dx))
-			for i := range dy {
-				ny[i], nx[i] = -dy[i], -dx[i]
-			}
-			p = NewDepthwisePlan(inH, inW, outH, outW, ny, nx)
-		}
-		w := make([]float32, len(dx))
+		w := make([]float32, len(p.DX))
 		for i := range w {
 			w[i] = dwValue(r)
 			if i%4 == 2 {
@@ -70,6 +52,34 @@ func TestDepthwiseBitForBit(t *testing.T) {
 	}
 }
 
+// randomDepthwisePlan is the plan of a random depthwise convolution's channel (a kernel 1×1 to 5×5, dilation 1–2,
+// padding 0–3, or "same" padding where same and the window allows it, planes 1×1 to 12×40), or with grad of its
+// input gradient (∂x from ∂out, the taps negated); nil where the padding leaves no output.
+func randomDepthwisePlan(r *rand.Rand, same, grad bool) *DepthwisePlan {
+	kh, kw := 1+r.IntN(5), 1+r.IntN(5)
+	dh, dw := 1+r.IntN(2), 1+r.IntN(2)
+	ph, pw := r.IntN(4), r.IntN(4)
+	if same && dh*(kh-1)%2 == 0 && dw*(kw-1)%2 == 0 {
+		ph, pw = dh*(kh-1)/2, dw*(kw-1)/2
+	}
+	inH, inW := 1+r.IntN(12), 1+r.IntN(40)
+	outH, outW := inH+2*ph-dh*(kh-1), inW+2*pw-dw*(kw-1)
+	if outH < 1 || outW < 1 {
+		return nil
+	}
+	var dy, dx, ny, nx []int32
+	for ky := 0; ky < kh; ky++ {
+		for kx := 0; kx < kw; kx++ {
+			y, x := int32(ky*dh-ph), int32(kx*dw-pw)
+			dy, dx, ny, nx = append(dy, y), append(dx, x), append(ny, -y), append(nx, -x)
+		}
+	}
+	if grad {
+		return NewDepthwisePlan(inH, inW, outH, outW, ny, nx)
+	}
+	return NewDepthwisePlan(outH, outW, inH, inW, dy, dx)
+}
+
 // dwValue is a finite value from a mix: normal, wide exponents, subnormals, ±0.
 func dwValue(r *rand.Rand) float32 {
 	switch r.IntN(8) {
@@ -92,33 +102,15 @@ func TestDepthwisePlanesBitForBit(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 5))
 	flat := 0
 	for trial := 0; trial < 800; trial++ {
-		kh, kw := 1+r.IntN(5), 1+r.IntN(5)
-		dh, dw := 1+r.IntN(2), 1+r.IntN(2)
-		ph, pw := r.IntN(4), r.IntN(4)
-		if trial%3 != 0 && dh*(kh-1)%2 == 0 && dw*(kw-1)%2 == 0 { // "same" padding
-			ph, pw = dh*(kh-1)/2, dw*(kw-1)/2
-		}
-		inH, inW := 1+r.IntN(12), 1+r.IntN(40)
-		outH, outW := inH+2*ph-dh*(kh-1), inW+2*pw-dw*(kw-1)
-		if outH < 1 || outW < 1 {
-			continue
-		}
-		var dy, dx, ny, nx []int32
-		for ky := 0; ky < kh; ky++ {
-			for kx := 0; kx < kw; kx++ {
-				y, x := int32(ky*dh-ph), int32(kx*dw-pw)
-				dy, dx, ny, nx = append(dy, y), append(dx, x), append(ny, -y), append(nx, -x)
-			}
-		}
 		grad := trial%2 == 1
-		p := NewDepthwisePlan(outH, outW, inH, inW, dy, dx)
-		if grad {
-			p = NewDepthwisePlan(inH, inW, outH, outW, ny, nx)
+		p := randomDepthwisePlan(r, trial%3 != 0, grad)
+		if p == nil {
+			continue
 		}
 		if p.pairs > 0 {
 			flat++
 		}
-		planes, T := 1+r.IntN(9), len(dx)
+		planes, T := 1+r.IntN(9), len(p.DX)
 		w := make([]float32, planes*T)
 		for i := range w {
 			w[i] = dwValue(r)
