@@ -110,8 +110,8 @@ func (g *Graph) PointFloats() int {
 	return n
 }
 
-// WeightFloats is how many float32 weights a pass over the graph reads (the products' matrices, a transposed copy
-// counted again, and biases), whatever the batch.
+// WeightFloats is how many float32 weights a pass over the graph reads, whatever the batch: its dense and
+// convolution layers' matrices and biases, and a dense layer's transposed matrix again where its backward reads it.
 func (g *Graph) WeightFloats() int { return g.weights }
 
 // SetBatch sets the number of live points (rows 0..n-1 of every per-point tensor) for the next Forward and

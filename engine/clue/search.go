@@ -303,6 +303,7 @@ func run(ctx Stopper, prob *Problem, p Params, restarts []int, starts [][]float6
 		done = done[:0]
 	}
 	grad := make([]float64, d)
+	per, weights := obj.Graph.PointFloats(), obj.Graph.WeightFloats() // (passRows' sizes: the graph's, fixed)
 	for len(active) > 0 {
 		if err := ctx.Err(); err != nil {
 			sort.Slice(results, func(a, b int) bool { return results[a].Restart < results[b].Restart })
@@ -310,7 +311,7 @@ func run(ctx Stopper, prob *Problem, p Params, restarts []int, starts [][]float6
 		}
 		rows := len(active)
 		if div == nil { // (the diversity term couples every restart: one pass)
-			rows = passRows(obj.Graph, len(active))
+			rows = passRows(per, weights, len(active))
 		}
 		next := active[:0] // (it overwrites only restarts already read)
 		for p0 := 0; p0 < len(active); p0 += rows {
@@ -394,11 +395,11 @@ var passWeights = 2
 // dense layers run 10 % slower at 8 points than at 25).
 const minPassRows = 8
 
-// passRows is how many of n points a pass of g takes: all of them, or, where they and the weights would hold
-// more than passFloats values and passFloats holds the weights passWeights times, as few passes as keep each under
-// it (or at minPassRows points), of nearly equal sizes.
-func passRows(g *engine.Graph, n int) int {
-	per, w := g.PointFloats(), g.WeightFloats()
+// passRows is how many of n points a pass takes, of a graph holding per values a point and w weights
+// (Graph.PointFloats, Graph.WeightFloats): all of them, or, where they and the weights would hold more than
+// passFloats values and passFloats holds the weights passWeights times, as few passes as keep each under it (or
+// at minPassRows points), of nearly equal sizes.
+func passRows(per, w, n int) int {
 	if n*per+w <= passFloats || passWeights*w > passFloats {
 		return n
 	}

@@ -46,7 +46,7 @@ func TestPassesKeepBits(t *testing.T) {
 				saved, savedWeights := passFloats, passWeights // room for 7 points: passes of minPassRows or fewer
 				per, w := obj.Graph.PointFloats(), obj.Graph.WeightFloats()
 				passFloats, passWeights = w+7*per, 0
-				rows := passRows(obj.Graph, p.N)
+				rows := passRows(per, w, p.N)
 				release()
 				cut, cutStream := search(prob, p)
 				passFloats, passWeights = saved, savedWeights
@@ -95,7 +95,7 @@ func TestPassRows(t *testing.T) {
 		{small, 420, 13, 7},                 // two passes, of 7 and 6
 	} {
 		passFloats = c.floats
-		if got := passRows(c.g, c.n); got != c.to {
+		if got := passRows(c.g.PointFloats(), c.g.WeightFloats(), c.n); got != c.to {
 			t.Errorf("passFloats %d, %d points: passes of %d, want %d", c.floats, c.n, got, c.to)
 		}
 	}
